@@ -1,0 +1,65 @@
+package io.hyperframes.bench;
+
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Layout;
+import io.hyperframes.parallel.Recompute;
+import io.hyperframes.plan.TrainingEstimate;
+import io.hyperframes.plan.TrainingEstimator;
+import io.hyperframes.precision.Optimizer;
+import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.workload.TrainingWorkload;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Time of one training-layout evaluation: GPT-3 175B on 1024 A100 (tp 8, pp 8, dp 16, interleaved,
+ * selective recomputation with sequence parallelism), the inner loop of the planner's search.
+ *
+ * <p>Run: {@code mvn -B -q package -DskipTests && java -jar hyperframes-bench/target/benchmarks.jar
+ * EstimatorBenchmark -f 1 -wi 3 -i 5}
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode({Mode.SampleTime})
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class EstimatorBenchmark {
+
+  private TrainingEstimator estimator;
+  private TransformerSpec model;
+  private Cluster cluster;
+  private TrainingWorkload workload;
+  private Layout layout;
+
+  @Setup
+  public void setUp() {
+    Catalog catalog = Catalog.builtIn();
+    estimator = TrainingEstimator.analytical();
+    model = catalog.model("model", "gpt3-175b");
+    var acc = catalog.accelerator("accelerator", "a100-sxm-80gb");
+    cluster = new Cluster(acc, 1024, 8, acc.intraNode(),
+        catalog.node("node", acc.defaultNode()).interNode());
+    workload = new TrainingWorkload(PrecisionRecipe.named("precision", "bf16-mixed"),
+        Optimizer.ADAM, 1536, 300e9);
+    layout = new Layout(8, 8, 16, 3, 1, true, Recompute.SELECTIVE, 1);
+  }
+
+  /** One layout evaluation (memory, step time, derived figures). */
+  @Benchmark
+  public double evaluateLayout() {
+    TrainingEstimate e = estimator.evaluate(model, cluster, workload, layout);
+    return e.stepSeconds() + e.memory().totalBytes() + e.mfu();
+  }
+}

@@ -1,0 +1,80 @@
+package io.hyperframes.hardware;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableMap;
+import io.hyperframes.precision.NumberFormat;
+import java.util.Map;
+
+/**
+ * One accelerator model: dense peak FLOP/s per number format (never the structured-sparsity
+ * figure), memory capacity and bandwidth, its intra-node fabric and the efficiencies training
+ * kernels sustain on it.
+ *
+ * @param id catalog identifier ("a100-sxm-80gb")
+ * @param name marketing name
+ * @param peakFlopsPerSecond dense peak per format; a format absent here is unsupported
+ * @param memoryBytes device memory in bytes
+ * @param memoryBandwidthBytesPerSecond device memory bandwidth
+ * @param l2Bytes last-level on-chip cache
+ * @param matmulEfficiency fraction of peak that large training matmuls sustain, in (0, 1]
+ * @param matmulHalfDim matrix dimension at which a matmul runs at half of
+ *     {@code matmulEfficiency} along that dimension (tile/wave quantization)
+ * @param memoryEfficiency fraction of memory bandwidth that streaming kernels sustain, in (0, 1]
+ * @param powerWatts board power
+ * @param intraNode fabric between devices of one node
+ * @param defaultNode node template used when a request names only the accelerator
+ * @param source where the numbers come from
+ */
+public record Accelerator(
+    String id,
+    String name,
+    Map<NumberFormat, Double> peakFlopsPerSecond,
+    double memoryBytes,
+    double memoryBandwidthBytesPerSecond,
+    double l2Bytes,
+    double matmulEfficiency,
+    double matmulHalfDim,
+    double memoryEfficiency,
+    double powerWatts,
+    Fabric intraNode,
+    String defaultNode,
+    String source) {
+
+  public Accelerator {
+    checkArgument(id != null && !id.isBlank(), "accelerator: id must be given");
+    peakFlopsPerSecond = ImmutableMap.copyOf(peakFlopsPerSecond);
+    for (Map.Entry<NumberFormat, Double> e : peakFlopsPerSecond.entrySet()) {
+      Checks.positive(id + ".peak." + e.getKey().id(), e.getValue());
+    }
+    Checks.positive(id + ".memoryBytes", memoryBytes);
+    Checks.positive(id + ".memoryBandwidth", memoryBandwidthBytesPerSecond);
+    Checks.nonNegative(id + ".l2Bytes", l2Bytes);
+    checkArgument(matmulEfficiency > 0 && matmulEfficiency <= 1,
+        "%s.matmulEfficiency: must be in (0, 1], got %s", id, matmulEfficiency);
+    Checks.nonNegative(id + ".matmulHalfDim", matmulHalfDim);
+    checkArgument(memoryEfficiency > 0 && memoryEfficiency <= 1,
+        "%s.memoryEfficiency: must be in (0, 1], got %s", id, memoryEfficiency);
+    Checks.nonNegative(id + ".powerWatts", powerWatts);
+    checkArgument(intraNode != null, "%s.intraNode: must be given", id);
+  }
+
+  /**
+   * Dense peak in this format.
+   *
+   * @throws IllegalArgumentException when the accelerator does not compute in the format
+   */
+  public double peakFlops(NumberFormat format) {
+    Double peak = peakFlopsPerSecond.get(format);
+    if (peak == null) {
+      throw new IllegalArgumentException(
+          "precision: accelerator " + id + " has no " + format.id() + " tensor throughput");
+    }
+    return peak;
+  }
+
+  /** Whether the accelerator computes in this format. */
+  public boolean supports(NumberFormat format) {
+    return peakFlopsPerSecond.containsKey(format);
+  }
+}

@@ -1,0 +1,242 @@
+package io.hyperframes.hardware;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.common.base.Supplier;
+import com.google.common.base.Suppliers;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSortedMap;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.NumberFormat;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The catalog of fabrics, accelerators, node templates and models: data files on the classpath
+ * ({@code io/hyperframes/catalog/*.json}), every number with its source, loaded once on first use.
+ * A user file in the same format overrides or adds entries by id ({@link #withOverrides(Path)}).
+ */
+public final class Catalog {
+
+  private static final Supplier<Catalog> BUILT_IN = Suppliers.memoize(Catalog::loadBuiltIn);
+
+  private final String version;
+  private final Map<String, Fabric> fabrics;
+  private final Map<String, Accelerator> accelerators;
+  private final Map<String, NodeTemplate> nodes;
+  private final Map<String, TransformerSpec> models;
+  private final Map<String, String> modelSources;
+
+  private Catalog(String version, Map<String, Fabric> fabrics,
+      Map<String, Accelerator> accelerators, Map<String, NodeTemplate> nodes,
+      Map<String, TransformerSpec> models, Map<String, String> modelSources) {
+    this.version = version;
+    this.fabrics = ImmutableSortedMap.copyOf(fabrics);
+    this.accelerators = ImmutableSortedMap.copyOf(accelerators);
+    this.nodes = ImmutableSortedMap.copyOf(nodes);
+    this.models = ImmutableSortedMap.copyOf(models);
+    this.modelSources = ImmutableMap.copyOf(modelSources);
+  }
+
+  /** The catalog shipped with the library (loaded on the first call, then shared). */
+  public static Catalog builtIn() {
+    return BUILT_IN.get();
+  }
+
+  /** Catalog data version ("2026-11"). */
+  public String version() {
+    return version;
+  }
+
+  public Map<String, Fabric> fabrics() {
+    return fabrics;
+  }
+
+  public Map<String, Accelerator> accelerators() {
+    return accelerators;
+  }
+
+  public Map<String, NodeTemplate> nodes() {
+    return nodes;
+  }
+
+  public Map<String, TransformerSpec> models() {
+    return models;
+  }
+
+  /** Where a catalog model's architecture comes from. */
+  public String modelSource(String id) {
+    return modelSources.getOrDefault(id, "");
+  }
+
+  /** The accelerator with this id; {@code IllegalArgumentException} naming it otherwise. */
+  public Accelerator accelerator(String field, String id) {
+    Accelerator a = id == null ? null : accelerators.get(id.toLowerCase(Locale.ROOT));
+    if (a == null) {
+      throw new IllegalArgumentException(field + ": unknown accelerator '" + id + "' (known: "
+          + String.join(", ", accelerators.keySet()) + ")");
+    }
+    return a;
+  }
+
+  /** The node template with this id. */
+  public NodeTemplate node(String field, String id) {
+    NodeTemplate n = id == null ? null : nodes.get(id.toLowerCase(Locale.ROOT));
+    if (n == null) {
+      throw new IllegalArgumentException(field + ": unknown node template '" + id + "' (known: "
+          + String.join(", ", nodes.keySet()) + ")");
+    }
+    return n;
+  }
+
+  /** The catalog model with this id. */
+  public TransformerSpec model(String field, String id) {
+    TransformerSpec m = id == null ? null : models.get(id.toLowerCase(Locale.ROOT));
+    if (m == null) {
+      throw new IllegalArgumentException(field + ": unknown catalog model '" + id + "' (known: "
+          + String.join(", ", models.keySet()) + ")");
+    }
+    return m;
+  }
+
+  /**
+   * This catalog with the entries of a user file (same format as the built-in files; any of
+   * "fabrics", "accelerators", "nodes", "models") replacing or adding entries by id.
+   *
+   * @throws IllegalArgumentException when the file is unreadable or malformed, naming the field
+   */
+  public Catalog withOverrides(Path file) {
+    checkArgument(file != null, "catalog: file must be given");
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("catalog: cannot read " + file + ": " + e.getMessage(), e);
+    }
+    return merge(JsonFields.parseObject("catalog " + file.getFileName(), text));
+  }
+
+  private static Catalog loadBuiltIn() {
+    Catalog empty = new Catalog("", Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+    Catalog c = empty.merge(JsonFields.parseObject("hardware.json", resource("hardware.json")));
+    return c.merge(JsonFields.parseObject("models.json", resource("models.json")));
+  }
+
+  private static String resource(String name) {
+    try (InputStream in = Catalog.class.getResourceAsStream("/io/hyperframes/catalog/" + name)) {
+      if (in == null) {
+        throw new IllegalStateException("catalog resource missing: " + name);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Catalog merge(JsonNode root) {
+    Map<String, Fabric> f = new LinkedHashMap<>(fabrics);
+    Map<String, Accelerator> a = new LinkedHashMap<>(accelerators);
+    Map<String, NodeTemplate> n = new LinkedHashMap<>(nodes);
+    Map<String, TransformerSpec> m = new LinkedHashMap<>(models);
+    Map<String, String> ms = new LinkedHashMap<>(modelSources);
+    String v = JsonFields.optionalString(root, "version", "version");
+    for (JsonNode e : array(root, "fabrics")) {
+      String id = key(e, "fabrics");
+      String p = "fabrics[" + id + "]";
+      f.put(id, new Fabric(id,
+          JsonFields.number(e, "bandwidthGBps", p + ".bandwidthGBps") * 1e9,
+          JsonFields.number(e, "latencyUs", p + ".latencyUs") * 1e-6,
+          JsonFields.number(e, "efficiency", p + ".efficiency"),
+          JsonFields.number(e, "halfEfficiencyMB", p + ".halfEfficiencyMB") * 1e6,
+          JsonFields.number(e, "inNetworkReductionGBps", p + ".inNetworkReductionGBps") * 1e9,
+          JsonFields.string(e, "source", p + ".source")));
+    }
+    for (JsonNode e : array(root, "accelerators")) {
+      String id = key(e, "accelerators");
+      String p = "accelerators[" + id + "]";
+      JsonNode peaks = JsonFields.object(e, "peakTflops", p + ".peakTflops");
+      Map<NumberFormat, Double> peak = new LinkedHashMap<>();
+      for (var it = peaks.fieldNames(); it.hasNext();) {
+        String fmt = it.next();
+        peak.put(NumberFormat.fromId(p + ".peakTflops", fmt),
+            JsonFields.number(peaks, fmt, p + ".peakTflops." + fmt) * 1e12);
+      }
+      String link = JsonFields.string(e, "intraNode", p + ".intraNode");
+      Fabric intra = f.get(link);
+      checkArgument(intra != null, "%s.intraNode: unknown fabric '%s'", p, link);
+      a.put(id, new Accelerator(id, JsonFields.string(e, "name", p + ".name"), peak,
+          JsonFields.number(e, "memoryGiB", p + ".memoryGiB") * (1L << 30),
+          JsonFields.number(e, "memoryBandwidthGBps", p + ".memoryBandwidthGBps") * 1e9,
+          JsonFields.number(e, "l2MB", p + ".l2MB") * 1e6,
+          JsonFields.number(e, "matmulEfficiency", p + ".matmulEfficiency"),
+          JsonFields.number(e, "matmulHalfDim", p + ".matmulHalfDim"),
+          JsonFields.number(e, "memoryEfficiency", p + ".memoryEfficiency"),
+          JsonFields.number(e, "powerWatts", p + ".powerWatts"), intra,
+          JsonFields.string(e, "defaultNode", p + ".defaultNode"),
+          JsonFields.string(e, "source", p + ".source")));
+    }
+    for (JsonNode e : array(root, "nodes")) {
+      String id = key(e, "nodes");
+      String p = "nodes[" + id + "]";
+      int perNode = JsonFields.integer(e, "devicesPerNode", p + ".devicesPerNode");
+      int nics = JsonFields.integer(e, "nics", p + ".nics");
+      Checks.positive(p + ".nics", nics);
+      String nicId = JsonFields.string(e, "nic", p + ".nic");
+      Fabric nic = f.get(nicId);
+      checkArgument(nic != null, "%s.nic: unknown fabric '%s'", p, nicId);
+      Fabric perDevice = new Fabric(nic.id() + "-x" + nics,
+          nic.bandwidthBytesPerSecond() * nics / perNode, nic.latencySeconds(), nic.efficiency(),
+          nic.halfEfficiencyBytes(), nic.inNetworkReductionBytesPerSecond(), nic.source());
+      n.put(id, new NodeTemplate(id, JsonFields.string(e, "accelerator", p + ".accelerator"),
+          perNode, perDevice, JsonFields.string(e, "source", p + ".source")));
+    }
+    for (JsonNode e : array(root, "models")) {
+      String id = key(e, "models");
+      m.put(id, transformer(e, "models[" + id + "]", id));
+      ms.put(id, JsonFields.string(e, "source", "models[" + id + "].source"));
+    }
+    return new Catalog(v != null ? v : version, f, a, n, m, ms);
+  }
+
+  /** Reads a transformer architecture from JSON fields (also used for request models). */
+  public static TransformerSpec transformer(JsonNode e, String path, String name) {
+    int hidden = JsonFields.integer(e, "hidden", path + ".hidden");
+    int heads = JsonFields.integer(e, "heads", path + ".heads");
+    Boolean gated = JsonFields.optionalBoolean(e, "gatedMlp", path + ".gatedMlp");
+    boolean g = gated != null && gated;
+    Integer kv = JsonFields.optionalInteger(e, "kvHeads", path + ".kvHeads");
+    Integer ffn = JsonFields.optionalInteger(e, "ffnHidden", path + ".ffnHidden");
+    Boolean tied = JsonFields.optionalBoolean(e, "tiedEmbeddings", path + ".tiedEmbeddings");
+    Checks.positive(path + ".hidden", hidden);
+    return new TransformerSpec(name,
+        JsonFields.integer(e, "layers", path + ".layers"), hidden, heads,
+        kv != null ? kv : heads,
+        ffn != null ? ffn : TransformerSpec.defaultFfnHidden(hidden, g), g,
+        JsonFields.integer(e, "vocab", path + ".vocab"),
+        JsonFields.integer(e, "seqLen", path + ".seqLen"),
+        tied != null ? tied : !g);
+  }
+
+  private static Iterable<JsonNode> array(JsonNode root, String name) {
+    JsonNode n = root.get(name);
+    if (n == null || n.isNull()) {
+      return java.util.List.of();
+    }
+    checkArgument(n.isArray(), "%s: must be an array", name);
+    return n;
+  }
+
+  private static String key(JsonNode e, String section) {
+    checkArgument(e.isObject(), "%s: entries must be objects", section);
+    return JsonFields.string(e, "id", section + ".id").toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,33 @@
+package io.hyperframes.hardware;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * A set of identical accelerators in nodes: {@code devices} in all, {@code devicesPerNode} per node
+ * joined by {@code intraNode}, nodes joined by {@code interNode}.
+ */
+public record Cluster(Accelerator accelerator, int devices, int devicesPerNode, Fabric intraNode,
+    Fabric interNode) {
+
+  /** Largest accepted device count; larger requests are rejected as implausible input. */
+  public static final int MAX_DEVICES = 1 << 22;
+
+  public Cluster {
+    checkArgument(accelerator != null, "cluster.accelerator: must be given");
+    Checks.positive("cluster.devices", devices);
+    Checks.positive("cluster.devicesPerNode", devicesPerNode);
+    checkArgument(devices <= MAX_DEVICES, "cluster.devices: must be <= %s, got %s", MAX_DEVICES,
+        devices);
+    checkArgument(devicesPerNode <= 1024, "cluster.devicesPerNode: must be <= 1024, got %s",
+        devicesPerNode);
+    checkArgument(devices <= devicesPerNode || devices % devicesPerNode == 0,
+        "cluster.devices: %s is more than one node holds (%s) but not a whole number of nodes",
+        devices, devicesPerNode);
+    checkArgument(intraNode != null && interNode != null, "cluster: fabrics must be given");
+  }
+
+  /** Number of nodes (1 when all devices fit in one). */
+  public int nodes() {
+    return devices <= devicesPerNode ? 1 : devices / devicesPerNode;
+  }
+}

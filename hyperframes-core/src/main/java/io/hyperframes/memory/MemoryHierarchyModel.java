@@ -1,0 +1,46 @@
+package io.hyperframes.memory;
+
+import io.hyperframes.hardware.Accelerator;
+import java.util.List;
+
+/** Where data lives and how long it takes to reach the compute units. */
+public interface MemoryHierarchyModel {
+
+  /** Levels from fastest to slowest. */
+  List<MemoryLevel> levels(Accelerator accelerator);
+
+  /**
+   * Roofline time of an operation: max(flops / (peak · e_compute), bytes / (B · e_memory))
+   * (Williams, Waterman and Patterson 2009, "Roofline", CACM 52(4)).
+   *
+   * @param flops floating-point operations
+   * @param bytes bytes moved to or from device memory
+   * @param peakFlopsPerSecond peak of the format the operation computes in
+   */
+  double rooflineSeconds(Accelerator accelerator, double flops, double bytes,
+      double peakFlopsPerSecond);
+
+  /**
+   * Time of {@code batch} independent matrix products of an m×k by a k×n matrix in a format of
+   * {@code elementBytes}: the roofline of their FLOPs (at a size-dependent efficiency) and of the
+   * bytes of their operands and result.
+   */
+  double matmulSeconds(Accelerator accelerator, double m, double n, double k, double batch,
+      double elementBytes, double peakFlopsPerSecond);
+
+  /** The fastest level whose capacity holds {@code bytes}; the slowest level if none does. */
+  default MemoryLevel placement(Accelerator accelerator, double bytes) {
+    List<MemoryLevel> levels = levels(accelerator);
+    for (MemoryLevel level : levels) {
+      if (bytes <= level.capacityBytes()) {
+        return level;
+      }
+    }
+    return levels.get(levels.size() - 1);
+  }
+
+  /** The analytical model with the catalog's bandwidths and efficiencies. */
+  static MemoryHierarchyModel analytical() {
+    return RooflineMemoryModel.INSTANCE;
+  }
+}

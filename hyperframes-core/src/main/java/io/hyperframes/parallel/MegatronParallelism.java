@@ -1,0 +1,135 @@
+package io.hyperframes.parallel;
+
+import io.hyperframes.model.ModelSpec;
+import io.hyperframes.model.ParametersOnlySpec;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.Optimizer;
+import io.hyperframes.precision.PrecisionRecipe;
+
+/**
+ * Tensor, pipeline, sequence and data parallelism as Megatron-LM implements them, with ZeRO
+ * sharding of the model states.
+ *
+ * <p>Model states (Rajbhandari et al. 2020, arXiv 1910.02054, §5.1 and Figure 1): with Ψ
+ * parameters on a device, w, g, k bytes per parameter of weights, gradients and optimizer state
+ * and N data-parallel ranks, stage 0 holds (w + g + k)Ψ, stage 1 (w + g + k/N)Ψ, stage 2
+ * (w + (g + k)/N)Ψ, stage 3 (w + g + k)Ψ/N.
+ *
+ * <p>Activations per layer (Korthikanti et al. 2022, arXiv 2205.05198, §4, equations 1-5), with
+ * s sequence, b micro-batch, h hidden, a heads, t tensor-parallel size, 16-bit activations:
+ * sbh(34 + 5as/h) without parallelism; sbh(10 + 24/t + 5as/(ht)) with tensor parallelism;
+ * sbh/t·(34 + 5as/h) with sequence parallelism; the 5as/h term vanishes with selective
+ * recomputation; full recomputation keeps only the layer input, 2sbh (÷t with sequence
+ * parallelism). The 34 decomposes as: LayerNorms 4, QKV input 2, Q and K 4, V 2, projection input
+ * 2, attention dropout mask 1, MLP input 2, MLP activations 16 (8 + 8 for f = 4h), MLP dropout
+ * mask 1. GQA shrinks K and V to kvHeads·headDim; a gated MLP keeps gate, up and product
+ * (3 × 2sbf); LLaMA-style models have no dropout masks. The first pipeline stage holds
+ * activations of all L layers (p micro-batches of L/p layers), times 1 + (p-1)/(pv) with v
+ * interleaved stages (§4.2.3).
+ */
+enum MegatronParallelism implements ParallelismModel {
+  INSTANCE;
+
+  @Override
+  public ModelStates modelStates(ModelSpec model, Layout layout, PrecisionRecipe precision,
+      Optimizer optimizer) {
+    double params;
+    double layerParams;
+    if (model instanceof TransformerSpec t) {
+      int perStage = ceilDiv(t.layers(), layout.pp());
+      layerParams = perStage * t.parametersPerLayer() / layout.tp();
+      double embedding = (double) t.vocab() * t.hidden() / layout.tp();
+      double positions = t.gatedMlp() ? 0.0 : (double) t.seqLen() * t.hidden();
+      double first = layerParams + embedding + positions;
+      // The last stage holds the output layer: a copy of the tied embedding when pp > 1, the
+      // untied output matrix otherwise (Megatron-LM, word-embedding sharing across stages).
+      double output = (!t.tiedEmbeddings() || layout.pp() > 1) ? embedding : 0.0;
+      double last = layerParams + output + t.hidden();
+      params = layout.pp() == 1 ? first + (t.tiedEmbeddings() ? 0.0 : embedding) + t.hidden()
+          : Math.max(first, last);
+    } else {
+      ParametersOnlySpec p = (ParametersOnlySpec) model;
+      params = p.parameters() / ((double) layout.tp() * layout.pp());
+      layerParams = params;
+    }
+    double w = precision.weightBytes();
+    double g = precision.gradientBytes();
+    double k = precision.masterBytes() + optimizer.stateBytesPerParameter();
+    double n = layout.dp();
+    int z = layout.zeroStage();
+    double weights = params * w / (z >= 3 ? n : 1.0);
+    double grads = params * g / (z >= 2 ? n : 1.0);
+    double opt = params * k / (z >= 1 ? n : 1.0);
+    double layerShare = params > 0 ? layerParams / params : 0.0;
+    return new ModelStates(weights, grads, opt, (weights + grads + opt) * layerShare, params);
+  }
+
+  @Override
+  public double activationBytesPerLayer(TransformerSpec m, Layout l, PrecisionRecipe precision) {
+    double s = m.seqLen();
+    double b = l.microBatch();
+    double h = m.hidden();
+    double f = m.ffnHidden();
+    double t = l.tp();
+    double kv = m.kvDim();
+    double e = precision.activationBytes();
+    double sp = l.sequenceParallel() ? t : 1.0;
+    double sb = s * b;
+    if (l.recompute() == Recompute.FULL) {
+      return e * sb * h / sp;
+    }
+    boolean dropout = !m.gatedMlp();
+    // Replicated across the tensor-parallel group unless sequence parallelism shards them.
+    double replicated = sb * h * (e /* LN1 input */ + e /* QKV input */ + e /* LN2 input */
+        + e /* MLP input */ + (dropout ? 2.0 : 0.0) /* two dropout masks */);
+    // Sharded by tensor parallelism.
+    double attention = sb * (e * h /* Q */ + e * kv /* K */ + e * kv /* V */ + e * h /* proj in */);
+    double mlp = m.gatedMlp() ? sb * f * e * 3 : sb * f * e * 2;
+    double sharded = attention + mlp;
+    double core = 0.0;
+    if (l.recompute() == Recompute.NONE) {
+      // softmax output (e), dropout mask (1) and dropout output (e) per score; no dropout: e.
+      double perScore = dropout ? 2 * e + 1 : e;
+      core = perScore * m.heads() * s * s * b;
+    }
+    return replicated / sp + (sharded + core) / t;
+  }
+
+  @Override
+  public double activationBytes(TransformerSpec m, Layout l, PrecisionRecipe precision,
+      int microBatches) {
+    double perLayer = activationBytesPerLayer(m, l, precision);
+    int p = l.pp();
+    double layersPerStage = ceilDiv(m.layers(), p);
+    double inFlight = Math.min(p, Math.max(1, microBatches));
+    double factor = l.virtualStages() > 1 && microBatches >= p
+        ? 1.0 + (p - 1.0) / (p * (double) l.virtualStages()) : 1.0;
+    // Korthikanti's accounting: the transient working set of the layer being recomputed is not
+    // counted (it is freed layer by layer and is covered by the runtime reserve).
+    return perLayer * layersPerStage * inFlight * factor;
+  }
+
+  @Override
+  public double tensorParallelMessageBytes(TransformerSpec m, Layout l, PrecisionRecipe precision) {
+    return (double) m.seqLen() * l.microBatch() * m.hidden() * precision.activationBytes();
+  }
+
+  @Override
+  public int tensorParallelCollectivesPerLayer(Layout l) {
+    if (l.tp() == 1) {
+      return 0;
+    }
+    return l.recompute() == Recompute.FULL ? 6 : 4;
+  }
+
+  @Override
+  public double pipelineMessageBytes(TransformerSpec m, Layout l, PrecisionRecipe precision) {
+    // Scatter/gather optimisation: each tensor-parallel rank sends 1/t of the tensor
+    // (Narayanan et al. 2021, §4.1).
+    return tensorParallelMessageBytes(m, l, precision) / l.tp();
+  }
+
+  static int ceilDiv(int a, int b) {
+    return (a + b - 1) / b;
+  }
+}

@@ -1,0 +1,51 @@
+package io.hyperframes.parallel;
+
+import io.hyperframes.model.ModelSpec;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.Optimizer;
+import io.hyperframes.precision.PrecisionRecipe;
+
+/**
+ * What a layout puts on each device: model states, activations, and the communication volume it
+ * adds per step.
+ */
+public interface ParallelismModel {
+
+  /** Model states of one device of the largest pipeline stage. */
+  ModelStates modelStates(ModelSpec model, Layout layout, PrecisionRecipe precision,
+      Optimizer optimizer);
+
+  /**
+   * Activation bytes one transformer layer keeps for backward, per micro-batch and device.
+   */
+  double activationBytesPerLayer(TransformerSpec model, Layout layout, PrecisionRecipe precision);
+
+  /**
+   * Activation bytes on the device that holds the most: the first pipeline stage, with every
+   * micro-batch in flight under the 1F1B schedule.
+   *
+   * @param microBatches micro-batches per step per data-parallel rank
+   */
+  double activationBytes(TransformerSpec model, Layout layout, PrecisionRecipe precision,
+      int microBatches);
+
+  /** Bytes of one tensor-parallel collective (the [s, b, h] activation tensor). */
+  double tensorParallelMessageBytes(TransformerSpec model, Layout layout,
+      PrecisionRecipe precision);
+
+  /**
+   * Tensor-parallel collectives per layer and micro-batch: 2 in forward and 2 in backward
+   * (Shoeybi et al. 2019, §3, the f and g operators), 2 more when the forward pass is recomputed.
+   * With sequence parallelism each all-reduce becomes a reduce-scatter plus an all-gather of the
+   * same total volume (Korthikanti 2022, §4.2.2), counted as one all-reduce here.
+   */
+  int tensorParallelCollectivesPerLayer(Layout layout);
+
+  /** Bytes of one pipeline point-to-point transfer per micro-batch and direction. */
+  double pipelineMessageBytes(TransformerSpec model, Layout layout, PrecisionRecipe precision);
+
+  /** Megatron-LM's scheme: layers split evenly, embeddings on the first and last stage. */
+  static ParallelismModel megatron() {
+    return MegatronParallelism.INSTANCE;
+  }
+}

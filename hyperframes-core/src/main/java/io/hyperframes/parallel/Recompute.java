@@ -1,0 +1,40 @@
+package io.hyperframes.parallel;
+
+import java.util.Locale;
+
+/**
+ * Activation recomputation policy (Korthikanti et al. 2022, arXiv 2205.05198, §4-5): keep all
+ * activations, recompute only the attention core (softmax, dropout, QKᵀ, A·V), or keep only each
+ * layer's input and rerun the whole forward pass in backward (Chen et al. 2016, arXiv 1604.06174).
+ */
+public enum Recompute {
+  NONE("none"),
+  SELECTIVE("selective"),
+  FULL("full");
+
+  private final String id;
+
+  Recompute(String id) {
+    this.id = id;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  /** The policy named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
+  public static Recompute fromId(String field, String value) {
+    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
+    switch (v) {
+      case "none":
+        return NONE;
+      case "selective":
+        return SELECTIVE;
+      case "full":
+        return FULL;
+      default:
+        throw new IllegalArgumentException(field + ": unknown recompute mode '" + value
+            + "' (expected none, selective or full)");
+    }
+  }
+}

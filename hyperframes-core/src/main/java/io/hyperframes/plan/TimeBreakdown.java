@@ -1,0 +1,28 @@
+package io.hyperframes.plan;
+
+/**
+ * One optimizer step, in seconds. The parts add up to {@code stepSeconds}.
+ *
+ * @param computeSeconds forward and backward of all micro-batches, without recomputation
+ * @param recomputeSeconds recomputed forward work
+ * @param tensorParallelCommSeconds tensor/sequence-parallel collectives (not overlapped)
+ * @param pipelineCommSeconds pipeline point-to-point transfers
+ * @param dataParallelCommSeconds gradient reduction and ZeRO gathers not hidden behind backward
+ * @param bubbleSeconds pipeline fill and drain
+ * @param optimizerSeconds optimizer update (memory-bound)
+ */
+public record TimeBreakdown(double computeSeconds, double recomputeSeconds,
+    double tensorParallelCommSeconds, double pipelineCommSeconds,
+    double dataParallelCommSeconds, double bubbleSeconds, double optimizerSeconds) {
+
+  /** Exposed communication of all kinds. */
+  public double exposedCommSeconds() {
+    return tensorParallelCommSeconds + pipelineCommSeconds + dataParallelCommSeconds;
+  }
+
+  /** The whole step. */
+  public double stepSeconds() {
+    return computeSeconds + recomputeSeconds + exposedCommSeconds() + bubbleSeconds
+        + optimizerSeconds;
+  }
+}

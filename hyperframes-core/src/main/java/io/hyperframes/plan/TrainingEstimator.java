@@ -1,0 +1,445 @@
+package io.hyperframes.plan;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import io.hyperframes.EstimateRequest;
+import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.interconnect.Collective;
+import io.hyperframes.interconnect.CollectiveGroup;
+import io.hyperframes.interconnect.InterconnectModel;
+import io.hyperframes.memory.MemoryHierarchyModel;
+import io.hyperframes.model.ModelSpec;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Layout;
+import io.hyperframes.parallel.ModelStates;
+import io.hyperframes.parallel.ParallelismModel;
+import io.hyperframes.parallel.PartialLayout;
+import io.hyperframes.parallel.Recompute;
+import io.hyperframes.precision.PrecisionModel;
+import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.workload.TrainingWorkload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Estimates memory and step time of a training layout by composing the four models.
+ *
+ * <p>Instances are immutable and thread-safe. {@link #analytical()} uses the analytical defaults;
+ * {@link #of} accepts calibrated variants of any model.
+ */
+public final class TrainingEstimator {
+
+  /*
+   * Step-time model (see docs/model-reference.md for every formula and its source).
+   *
+   * Per micro-batch and layer, the forward pass costs the roofline time of its matmuls (dense
+   * projections 2·tokens·P_matmul/t and attention scores 4·b·s²·h/t) plus the memory-bound
+   * element-wise work (norms, residual adds with dropout, the MLP activation and the attention
+   * softmax/dropout), whose bytes follow the activation inventory of Korthikanti et al. 2022 §4.
+   * Backward costs twice the forward (Narayanan et al. 2021 §5.1: the 3× of training FLOPs);
+   * full recomputation adds one forward, selective recomputation the attention core only.
+   * Tensor-parallel collectives are on the critical path (Megatron-LM does not overlap them).
+   * The slowest pipeline stage is the last one (it also computes the logits); the 1F1B bubble is
+   * (p-1)/v micro-batch times (Narayanan et al. 2021 §2.2). Data-parallel gradient reduction is
+   * bucketed and overlaps the backward pass of the last micro-batch, as in PyTorch DDP (Li et al.
+   * 2020, arXiv 2006.15704, §3.2.3) and Megatron's overlapped distributed optimizer; what does not
+   * fit in that window is exposed. The optimizer update is memory-bound.
+   */
+
+  /** Bytes the runtime keeps besides tensors: CUDA context, library workspaces, NCCL buffers. */
+  static final double RUNTIME_RESERVE_BYTES = 1.5 * (1L << 30);
+
+  private static final int[] MICRO_BATCHES = {1, 2, 4, 8, 16, 32};
+
+  private final PrecisionModel precisionModel;
+  private final MemoryHierarchyModel memoryModel;
+  private final InterconnectModel interconnect;
+  private final ParallelismModel parallelism;
+
+  private TrainingEstimator(PrecisionModel precisionModel, MemoryHierarchyModel memoryModel,
+      InterconnectModel interconnect, ParallelismModel parallelism) {
+    this.precisionModel = precisionModel;
+    this.memoryModel = memoryModel;
+    this.interconnect = interconnect;
+    this.parallelism = parallelism;
+  }
+
+  /** The estimator over the analytical models. */
+  public static TrainingEstimator analytical() {
+    return of(PrecisionModel.analytical(), MemoryHierarchyModel.analytical(),
+        InterconnectModel.alphaBeta(), ParallelismModel.megatron());
+  }
+
+  /** An estimator over the given models (for example calibrated by probes). */
+  public static TrainingEstimator of(PrecisionModel precision, MemoryHierarchyModel memory,
+      InterconnectModel interconnect, ParallelismModel parallelism) {
+    checkArgument(precision != null, "precisionModel: must be given");
+    checkArgument(memory != null, "memoryModel: must be given");
+    checkArgument(interconnect != null, "interconnectModel: must be given");
+    checkArgument(parallelism != null, "parallelismModel: must be given");
+    return new TrainingEstimator(precision, memory, interconnect, parallelism);
+  }
+
+  /**
+   * Estimates the request's layout; fields the layout leaves open are chosen by a small search
+   * for the shortest step that fits in memory (or, when none fits, the smallest footprint).
+   *
+   * @throws IllegalArgumentException when the fixed fields contradict each other or the model
+   */
+  public TrainingEstimate estimate(EstimateRequest request) {
+    checkArgument(request != null, "request: must be given");
+    List<Layout> candidates = candidates(request);
+    TrainingEstimate best = null;
+    TrainingEstimate smallest = null;
+    for (Layout layout : candidates) {
+      TrainingEstimate e = evaluate(request.model(), request.cluster(), request.workload(), layout);
+      if (e.feasible() && (best == null || e.stepSeconds() < best.stepSeconds())) {
+        best = e;
+      }
+      if (smallest == null || e.memory().totalBytes() < smallest.memory().totalBytes()) {
+        smallest = e;
+      }
+    }
+    return best != null ? best : smallest;
+  }
+
+  /** Evaluates one fully resolved layout (no search). */
+  public TrainingEstimate evaluate(ModelSpec model, Cluster cluster, TrainingWorkload workload,
+      Layout layout) {
+    checkLayout(model, cluster, workload, layout);
+    Accelerator acc = cluster.accelerator();
+    PrecisionRecipe recipe = workload.precision();
+    ModelStates states =
+        parallelism.modelStates(model, layout, recipe, workload.optimizer());
+    List<String> reasons = new ArrayList<>(2);
+    double peak = acc.supports(recipe.compute()) ? precisionModel.peakFlopsPerSecond(acc, recipe)
+        : 0.0;
+    if (peak == 0.0) {
+      reasons.add("precision: " + acc.id() + " has no " + recipe.compute().id()
+          + " tensor throughput");
+    }
+    if (!(model instanceof TransformerSpec m)) {
+      MemoryBreakdown memory = new MemoryBreakdown(states.weightsBytes(), states.gradientsBytes(),
+          states.optimizerBytes(), 0.0, 0.0, states.layerStatesBytes());
+      addMemoryReason(reasons, memory, acc);
+      reasons.add("time: a parameters-only model has no architecture, so no step time is estimated");
+      return new TrainingEstimate(reasons.size() == 1, reasons, layout, model.parameters(), memory,
+          new TimeBreakdown(0, 0, 0, 0, 0, 0, 0), 0, 0, layout.devices(),
+          Math.max(peak, 1.0), 0, workload.trainingTokens());
+    }
+    int microBatches = workload.globalBatchSize() / (layout.dp() * layout.microBatch());
+    double activations = parallelism.activationBytes(m, layout, recipe, microBatches);
+    double tokensPerMicroBatch = (double) m.seqLen() * layout.microBatch();
+    double logitBytes = tokensPerMicroBatch * m.vocab() / layout.tp()
+        * (recipe.activationBytes() + 4.0);
+    double bucketBytes = layout.dp() > 1 ? 2 * 25e6 * recipe.gradientBytes() : 0.0;
+    double other = RUNTIME_RESERVE_BYTES + logitBytes + bucketBytes;
+    MemoryBreakdown memory = new MemoryBreakdown(states.weightsBytes(), states.gradientsBytes(),
+        states.optimizerBytes(), activations, other, states.layerStatesBytes());
+    addMemoryReason(reasons, memory, acc);
+
+    TimeBreakdown time = peak > 0 ? stepTime(m, cluster, workload, layout, states, peak,
+        microBatches) : new TimeBreakdown(0, 0, 0, 0, 0, 0, 0);
+    double tokensPerStep = (double) workload.globalBatchSize() * m.seqLen();
+    double modelFlops = m.trainingFlopsPerToken() * tokensPerStep;
+    double recomputeFlops = switch (layout.recompute()) {
+      case FULL -> m.layers() * m.forwardFlopsPerTokenPerLayer() * tokensPerStep;
+      case SELECTIVE -> m.layers() * 4.0 * m.seqLen() * m.hidden() * tokensPerStep;
+      case NONE -> 0.0;
+    };
+    return new TrainingEstimate(reasons.isEmpty(), reasons, layout, m.parameters(), memory, time,
+        modelFlops, modelFlops + recomputeFlops, layout.devices(), Math.max(peak, 1.0),
+        tokensPerStep, workload.trainingTokens());
+  }
+
+  private static void addMemoryReason(List<String> reasons, MemoryBreakdown memory,
+      Accelerator acc) {
+    if (memory.totalBytes() > acc.memoryBytes()) {
+      reasons.add(String.format(Locale.ROOT,
+          "memory: %.1f GiB per device exceeds the %.1f GiB of %s (model states %.1f GiB,"
+              + " activations %.1f GiB, other %.1f GiB)",
+          gib(memory.totalBytes()), gib(acc.memoryBytes()), acc.id(),
+          gib(memory.modelStatesBytes()), gib(memory.activationsBytes()),
+          gib(memory.otherBytes())));
+    }
+  }
+
+  static double gib(double bytes) {
+    return bytes / (1L << 30);
+  }
+
+  private TimeBreakdown stepTime(TransformerSpec m, Cluster cluster, TrainingWorkload w,
+      Layout l, ModelStates states, double peak, int microBatches) {
+    Accelerator acc = cluster.accelerator();
+    PrecisionRecipe recipe = w.precision();
+    double e = recipe.activationBytes();
+    double tp = l.tp();
+    double s = m.seqLen();
+    double b = l.microBatch();
+    double h = m.hidden();
+    double f = m.ffnHidden();
+    double kv = m.kvDim();
+    double tokens = s * b;
+    double bandwidth = acc.memoryBandwidthBytesPerSecond() * acc.memoryEfficiency();
+
+    // Matmuls of one layer, forward: QKV, attention scores and values (per head), output
+    // projection, MLP up (gate and up for a gated MLP) and down.
+    double hd = m.headDim();
+    double headsPerRank = m.heads() / tp;
+    double tDense = memoryModel.matmulSeconds(acc, tokens, (h + 2 * kv) / tp, h, 1, e, peak)
+        + memoryModel.matmulSeconds(acc, tokens, h, h / tp, 1, e, peak)
+        + memoryModel.matmulSeconds(acc, tokens, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, e, peak)
+        + memoryModel.matmulSeconds(acc, tokens, h, f / tp, 1, e, peak);
+    double tAttn = memoryModel.matmulSeconds(acc, s, s, hd, b * headsPerRank, e, peak)
+        + memoryModel.matmulSeconds(acc, s, hd, s, b * headsPerRank, e, peak);
+
+    // Element-wise work of one layer, forward (bytes read + written).
+    boolean dropout = !m.gatedMlp();
+    double sp = l.sequenceParallel() ? tp : 1.0;
+    double norms = 2 * 2 * e * tokens * h;
+    double residuals = 2 * (3 * e + (dropout ? 1 : 0)) * tokens * h;
+    double activation = (m.gatedMlp() ? 3 : 2) * e * tokens * f / tp;
+    double core = (dropout ? 4 * e + 1 : 2 * e) * m.heads() * s * s * b / tp;
+    double tElementwise = ((norms + residuals) / sp + activation) / bandwidth;
+    double tCore = core / bandwidth;
+
+    double forward = tDense + tAttn + tElementwise + tCore;
+    double recompute = switch (l.recompute()) {
+      case FULL -> forward;
+      case SELECTIVE -> tAttn + tCore;
+      case NONE -> 0.0;
+    };
+
+    // Tensor-parallel collectives, on the critical path.
+    double tTp = 0.0;
+    int tpCollectives = parallelism.tensorParallelCollectivesPerLayer(l);
+    if (tpCollectives > 0) {
+      CollectiveGroup group = new CollectiveGroup(l.tp(),
+          Math.min(l.tp(), cluster.devicesPerNode()) == l.tp() ? l.tp() : cluster.devicesPerNode());
+      tTp = tpCollectives * interconnect.time(cluster, Collective.ALL_REDUCE,
+          parallelism.tensorParallelMessageBytes(m, l, recipe), group).seconds();
+    }
+
+    // Logits and loss on the last stage: three matmul passes plus the cross-entropy softmax.
+    double logitBytes = tokens * m.vocab() / tp * (e + 16.0);
+    double tLogits = 3 * memoryModel.matmulSeconds(acc, tokens, m.vocab() / tp, h, 1, e, peak)
+        + logitBytes / bandwidth;
+
+    int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
+    double mbCompute = layersPerStage * 3 * forward + tLogits;
+    double mbRecompute = layersPerStage * recompute;
+    double mbTp = layersPerStage * tTp;
+
+    double mbP2p = 0.0;
+    if (l.pp() > 1) {
+      int stride = l.tp() * l.dp();
+      boolean crossesNodes = stride >= cluster.devicesPerNode();
+      CollectiveGroup pair = new CollectiveGroup(2, crossesNodes ? 1 : 2);
+      double p2p = interconnect.time(cluster, Collective.POINT_TO_POINT,
+          parallelism.pipelineMessageBytes(m, l, recipe), pair).seconds();
+      mbP2p = 2.0 * l.virtualStages() * p2p;
+    }
+    double mb = mbCompute + mbRecompute + mbTp + mbP2p;
+    double bubble = (l.pp() - 1.0) / l.virtualStages() * mb;
+
+    // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward.
+    double dpExposed = 0.0;
+    if (l.dp() > 1) {
+      int perNode = l.tp() >= cluster.devicesPerNode() ? 1
+          : Math.min(l.dp(), cluster.devicesPerNode() / l.tp());
+      CollectiveGroup group = new CollectiveGroup(l.dp(), perNode);
+      double params = states.parametersOnDevice();
+      double gradBytes = params * recipe.gradientBytes();
+      double weightBytes = params * recipe.weightBytes();
+      double backwardWindow = layersPerStage * 2 * forward;
+      double perStep;
+      double perMicroBatch = 0.0;
+      if (l.zeroStage() == 0) {
+        perStep = interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group).seconds();
+      } else if (l.zeroStage() == 1) {
+        perStep = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
+            .seconds()
+            + interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group).seconds();
+      } else {
+        perStep = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group).seconds();
+        perMicroBatch = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
+            .seconds();
+        if (l.zeroStage() == 3) {
+          perMicroBatch += 2 * interconnect.time(cluster, Collective.ALL_GATHER, weightBytes,
+              group).seconds();
+        }
+      }
+      double perMicroBatchExposed = Math.max(0.0, perMicroBatch - (mbCompute + mbRecompute));
+      dpExposed = Math.max(0.0, perStep - backwardWindow)
+          + microBatches * perMicroBatchExposed;
+    }
+
+    // Optimizer: read gradients, read/write master weights and moments, write working weights.
+    double stateBytes = recipe.gradientBytes() + 2 * Math.max(recipe.masterBytes(),
+        recipe.weightBytes()) + 2 * w.optimizer().stateBytesPerParameter()
+        + (recipe.masterBytes() > 0 ? recipe.weightBytes() : 0.0);
+    double shard = l.zeroStage() >= 1 ? l.dp() : 1.0;
+    double optimizer = states.parametersOnDevice() / shard * stateBytes / bandwidth;
+
+    return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
+        microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Layout resolution
+
+  private static void checkLayout(ModelSpec model, Cluster cluster, TrainingWorkload w,
+      Layout l) {
+    checkArgument(l.devices() == cluster.devices(),
+        "layout: tp·pp·dp = %s·%s·%s = %s does not equal cluster.devices %s", l.tp(), l.pp(),
+        l.dp(), l.devices(), cluster.devices());
+    if (model instanceof TransformerSpec m) {
+      checkArgument(m.heads() % l.tp() == 0, "layout.tp: %s does not divide model.heads %s",
+          l.tp(), m.heads());
+      checkArgument(l.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s",
+          l.pp(), m.layers());
+      int perStage = (m.layers() + l.pp() - 1) / l.pp();
+      checkArgument(perStage % l.virtualStages() == 0,
+          "layout.virtualStages: %s does not divide the %s layers of a pipeline stage",
+          l.virtualStages(), perStage);
+      checkArgument(w.globalBatchSize() > 0,
+          "workload.globalBatchSize: must be given for a transformer model");
+      checkArgument(w.globalBatchSize() % ((long) l.dp() * l.microBatch()) == 0,
+          "workload.globalBatchSize: %s is not divisible by dp·microBatch = %s·%s",
+          w.globalBatchSize(), l.dp(), l.microBatch());
+    }
+  }
+
+  /** Every layout consistent with the request's fixed fields. */
+  List<Layout> candidates(EstimateRequest request) {
+    ModelSpec model = request.model();
+    Cluster cluster = request.cluster();
+    PartialLayout p = request.layout();
+    int devices = cluster.devices();
+    TransformerSpec m = model instanceof TransformerSpec t ? t : null;
+    int batch = request.workload().globalBatchSize();
+
+    if (m != null) {
+      checkArgument(batch > 0, "workload.globalBatchSize: must be given for a transformer model");
+      if (p.tp() != null) {
+        checkArgument(m.heads() % p.tp() == 0, "layout.tp: %s does not divide model.heads %s",
+            p.tp(), m.heads());
+      }
+      if (p.pp() != null) {
+        checkArgument(p.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s",
+            p.pp(), m.layers());
+      }
+    }
+    if (p.tp() != null && p.pp() != null && p.dp() != null) {
+      long product = (long) p.tp() * p.pp() * p.dp();
+      checkArgument(product == devices,
+          "layout: tp·pp·dp = %s·%s·%s = %s does not equal cluster.devices %s", p.tp(), p.pp(),
+          p.dp(), product, devices);
+    }
+    List<Integer> tps = p.tp() != null ? List.of(p.tp()) : divisorsUpTo(devices,
+        cluster.devicesPerNode(), m == null ? 0 : m.heads());
+    ImmutableList.Builder<Layout> out = ImmutableList.builder();
+    for (int tp : tps) {
+      checkArgument(devices % tp == 0, "layout.tp: %s does not divide cluster.devices %s", tp,
+          devices);
+      List<Integer> pps = p.pp() != null ? List.of(p.pp())
+          : divisorsUpTo(devices / tp, m == null ? devices : m.layers(), 0);
+      for (int pp : pps) {
+        if (p.pp() != null) {
+          checkArgument(devices % ((long) tp * pp) == 0,
+              "layout: tp·pp = %s·%s does not divide cluster.devices %s", tp, pp, devices);
+        }
+        if (devices % (tp * pp) != 0) {
+          continue;
+        }
+        int dp = devices / (tp * pp);
+        if (p.dp() != null && p.dp() != dp) {
+          checkArgument(p.tp() == null || p.pp() == null,
+              "layout: tp·pp·dp = %s·%s·%s does not equal cluster.devices %s", tp, pp, p.dp(),
+              devices);
+          continue;
+        }
+        addMicroLayouts(out, p, m, batch, tp, pp, dp);
+      }
+    }
+    List<Layout> all = out.build();
+    checkArgument(!all.isEmpty(),
+        "layout: no layout satisfies the fixed fields (global batch %s, %s devices)", batch,
+        devices);
+    return all;
+  }
+
+  private static void addMicroLayouts(ImmutableList.Builder<Layout> out, PartialLayout p,
+      TransformerSpec m, int batch, int tp, int pp, int dp) {
+    List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
+        : dp == 1 ? List.of(0) : List.of(0, 1, 2, 3);
+    if (m == null) {
+      for (int z : zeros) {
+        out.add(new Layout(tp, pp, dp, 1, 1, false, Recompute.NONE, z));
+      }
+      return;
+    }
+    if (batch % dp != 0) {
+      checkArgument(p.dp() == null && (p.tp() == null || p.pp() == null),
+          "workload.globalBatchSize: %s is not divisible by layout.dp %s", batch, dp);
+      return;
+    }
+    int perReplica = batch / dp;
+    List<Integer> mbs = new ArrayList<>();
+    if (p.microBatch() != null) {
+      checkArgument(perReplica % p.microBatch() == 0,
+          "layout.microBatch: %s does not divide the %s sequences per data-parallel rank",
+          p.microBatch(), perReplica);
+      mbs.add(p.microBatch());
+    } else {
+      for (int mb : MICRO_BATCHES) {
+        if (mb <= perReplica && perReplica % mb == 0) {
+          mbs.add(mb);
+        }
+      }
+    }
+    int perStage = (m.layers() + pp - 1) / pp;
+    List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
+        : tp > 1 ? List.of(false, true) : List.of(false);
+    List<Recompute> recomputes = p.recompute() != null ? List.of(p.recompute())
+        : List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
+    for (int mb : mbs) {
+      int microBatches = perReplica / mb;
+      List<Integer> vs = new ArrayList<>();
+      if (p.virtualStages() != null) {
+        vs.add(p.virtualStages());
+      } else {
+        vs.add(1);
+        if (pp > 1 && microBatches % pp == 0) {
+          for (int v = 2; v <= Math.min(8, perStage); v++) {
+            if (perStage % v == 0) {
+              vs.add(v);
+            }
+          }
+        }
+      }
+      for (int v : vs) {
+        for (boolean sp : sps) {
+          for (Recompute r : recomputes) {
+            for (int z : zeros) {
+              out.add(new Layout(tp, pp, dp, v, mb, sp, r, z));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private static List<Integer> divisorsUpTo(int n, int max, int mustDivide) {
+    List<Integer> out = new ArrayList<>();
+    for (int d = 1; d <= Math.min(n, max); d++) {
+      if (n % d == 0 && (mustDivide == 0 || mustDivide % d == 0)) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,99 @@
+package io.hyperframes.precision;
+
+/**
+ * A number format an accelerator computes or stores in, with its storage size and, for floating
+ * formats, its exponent and mantissa widths and largest finite value.
+ *
+ * <p>Sources: IEEE 754-2019 (FP64, FP32, FP16); NVIDIA A100 architecture whitepaper (TF32, BF16);
+ * Micikevicius et al. 2022, "FP8 Formats for Deep Learning" (arXiv 2209.05433), Table 1 (E4M3
+ * max 448, E5M2 max 57344). Integer formats are two's complement.
+ */
+public enum NumberFormat {
+  FP64("fp64", 8.0, 11, 52, Double.MAX_VALUE),
+  FP32("fp32", 4.0, 8, 23, Float.MAX_VALUE),
+  /** TF32 is stored as FP32 and computed with a 10-bit mantissa inside the tensor cores. */
+  TF32("tf32", 4.0, 8, 10, 3.40e38),
+  FP16("fp16", 2.0, 5, 10, 65504.0),
+  BF16("bf16", 2.0, 8, 7, 3.3895313892515355e38),
+  FP8_E4M3("fp8-e4m3", 1.0, 4, 3, 448.0),
+  FP8_E5M2("fp8-e5m2", 1.0, 5, 2, 57344.0),
+  INT8("int8", 1.0, 0, 0, 127.0),
+  INT4("int4", 0.5, 0, 0, 7.0);
+
+  private final String id;
+  private final double bytes;
+  private final int exponentBits;
+  private final int mantissaBits;
+  private final double maxValue;
+
+  NumberFormat(String id, double bytes, int exponentBits, int mantissaBits, double maxValue) {
+    this.id = id;
+    this.bytes = bytes;
+    this.exponentBits = exponentBits;
+    this.mantissaBits = mantissaBits;
+    this.maxValue = maxValue;
+  }
+
+  /** Lower-case identifier used in catalogs and requests ("bf16", "fp8-e4m3"). */
+  public String id() {
+    return id;
+  }
+
+  /** Storage size of one element in bytes (0.5 for INT4). */
+  public double bytes() {
+    return bytes;
+  }
+
+  /** Exponent width in bits; 0 for integer formats. */
+  public int exponentBits() {
+    return exponentBits;
+  }
+
+  /** Explicit mantissa (fraction) width in bits; 0 for integer formats. */
+  public int mantissaBits() {
+    return mantissaBits;
+  }
+
+  /** Largest finite representable magnitude. */
+  public double maxValue() {
+    return maxValue;
+  }
+
+  /** Whether this is a floating-point format. */
+  public boolean isFloating() {
+    return exponentBits > 0;
+  }
+
+  /**
+   * Unit roundoff 2^-(mantissaBits+1) of a floating format: the relative error bound of one
+   * rounding (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., §2.1).
+   *
+   * @throws IllegalStateException for integer formats, which have no relative rounding bound
+   */
+  public double unitRoundoff() {
+    if (!isFloating()) {
+      throw new IllegalStateException("format " + id + " is an integer format");
+    }
+    return Math.scalb(1.0, -(mantissaBits + 1));
+  }
+
+  /**
+   * The format with this identifier (case-insensitive; "fp8" means E4M3).
+   *
+   * @throws IllegalArgumentException naming the value when it is unknown
+   */
+  public static NumberFormat fromId(String field, String value) {
+    if (value != null) {
+      String v = value.trim().toLowerCase(java.util.Locale.ROOT);
+      if (v.equals("fp8")) {
+        return FP8_E4M3;
+      }
+      for (NumberFormat f : values()) {
+        if (f.id.equals(v)) {
+          return f;
+        }
+      }
+    }
+    throw new IllegalArgumentException(field + ": unknown number format '" + value + "'");
+  }
+}

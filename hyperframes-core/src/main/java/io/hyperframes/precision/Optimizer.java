@@ -1,0 +1,50 @@
+package io.hyperframes.precision;
+
+import java.util.Locale;
+
+/**
+ * Optimizer, by the state it keeps per parameter in FP32.
+ *
+ * <p>Adam keeps two moments (8 bytes; Kingma and Ba 2015); SGD with momentum one (4 bytes);
+ * Adafactor a factored second moment whose size is negligible next to the parameters (Shazeer and
+ * Stern 2018, arXiv 1804.04235, §3), counted here as 0 bytes per parameter.
+ */
+public enum Optimizer {
+  ADAM("adam", 8.0),
+  SGD("sgd", 4.0),
+  ADAFACTOR("adafactor", 0.0);
+
+  private final String id;
+  private final double stateBytesPerParameter;
+
+  Optimizer(String id, double stateBytesPerParameter) {
+    this.id = id;
+    this.stateBytesPerParameter = stateBytesPerParameter;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  /** FP32 optimizer state per parameter, excluding any master copy of the weights. */
+  public double stateBytesPerParameter() {
+    return stateBytesPerParameter;
+  }
+
+  /** The optimizer with this id; {@code IllegalArgumentException} naming the value otherwise. */
+  public static Optimizer fromId(String field, String value) {
+    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
+    switch (v) {
+      case "adam":
+      case "adamw":
+        return ADAM;
+      case "sgd":
+        return SGD;
+      case "adafactor":
+        return ADAFACTOR;
+      default:
+        throw new IllegalArgumentException(field + ": unknown optimizer '" + value
+            + "' (expected adam, sgd or adafactor)");
+    }
+  }
+}

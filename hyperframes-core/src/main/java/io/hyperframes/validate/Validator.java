@@ -1,0 +1,167 @@
+package io.hyperframes.validate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hyperframes.EstimateRequest;
+import io.hyperframes.Requests;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.interconnect.Collective;
+import io.hyperframes.interconnect.CollectiveGroup;
+import io.hyperframes.interconnect.InterconnectModel;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.plan.TrainingEstimate;
+import io.hyperframes.plan.TrainingEstimator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs a file of measured cases (the format of {@code published-runs.json}: training requests with
+ * or without a layout, and collectives) and compares every published figure with the prediction.
+ */
+public final class Validator {
+
+  private static final double GIB = 1L << 30;
+
+  private final Catalog catalog;
+  private final TrainingEstimator estimator;
+  private final InterconnectModel interconnect;
+
+  private Validator(Catalog catalog, TrainingEstimator estimator, InterconnectModel interconnect) {
+    this.catalog = catalog;
+    this.estimator = estimator;
+    this.interconnect = interconnect;
+  }
+
+  /** A validator over the built-in catalog and analytical models. */
+  public static Validator analytical() {
+    return new Validator(Catalog.builtIn(), TrainingEstimator.analytical(),
+        InterconnectModel.alphaBeta());
+  }
+
+  /**
+   * Validates every case in the JSON document.
+   *
+   * @throws IllegalArgumentException when the document or a case is malformed, naming the case
+   */
+  public ValidationReport run(String casesJson) {
+    JsonNode root = JsonFields.parseObject("cases", casesJson);
+    JsonNode cases = root.get("cases");
+    if (cases == null || !cases.isArray()) {
+      throw new IllegalArgumentException("cases: must be an array of cases");
+    }
+    List<CaseResult> out = new ArrayList<>();
+    int index = 0;
+    for (JsonNode c : cases) {
+      String id = c.hasNonNull("id") ? c.get("id").asText() : "case[" + index + "]";
+      index++;
+      JsonNode expected = JsonFields.object(c, "expected", id + ".expected");
+      if (c.has("collective")) {
+        collective(id, c.get("collective"), expected, out);
+      } else {
+        JsonNode request = JsonFields.object(c, "request", id + ".request");
+        JsonNode workload = request.get("workload");
+        String type = workload != null && workload.hasNonNull("type")
+            ? workload.get("type").asText() : "";
+        if (!type.equals("training")) {
+          skip(id, expected, "workload type '" + type
+              + "': only training cases are estimated by this version", out);
+          continue;
+        }
+        training(id, request, expected, out);
+      }
+    }
+    return new ValidationReport(out);
+  }
+
+  private void training(String id, JsonNode requestJson, JsonNode expected, List<CaseResult> out) {
+    EstimateRequest request;
+    try {
+      request = Requests.fromJson(requestJson, catalog);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(id + ": " + e.getMessage(), e);
+    }
+    TrainingEstimate e = estimator.estimate(request);
+    boolean search = !requestJson.has("layout");
+    for (Map.Entry<String, JsonNode> f : expected.properties()) {
+      if (!f.getValue().isNumber()) {
+        continue;
+      }
+      double want = f.getValue().asDouble();
+      String note = "";
+      double got;
+      switch (f.getKey()) {
+        case "stepSeconds" -> got = e.stepSeconds();
+        case "tflopsPerDevice" -> got = e.flopsPerSecondPerDevice() / 1e12;
+        case "parameters" -> got = e.parameters();
+        case "mfu" -> got = e.mfu();
+        case "tokensPerSecondPerDevice" -> got = e.tokensPerSecondPerDevice();
+        case "gpuHours" -> got = e.gpuHours();
+        case "modelStatesBytesPerDevice", "modelStatesBytes" -> got = e.memory().modelStatesBytes();
+        case "weightsGradsOptimizerGiB" -> {
+          got = e.memory().layerStatesBytes() / GIB;
+          note = "transformer layers only, as the source counts (memory.layerStatesBytes)";
+        }
+        case "activationsGiB" -> got = e.memory().activationsBytes() / GIB;
+        case "activationsBytes" -> got = e.memory().activationsBytes();
+        case "totalBytes" -> got = e.memory().totalBytes();
+        default -> {
+          out.add(new CaseResult(id, f.getKey(), want, Double.NaN, Double.NaN,
+              "metric not predicted by the training estimator", "point"));
+          continue;
+        }
+      }
+      String bound = "point";
+      if (search) {
+        bound = f.getKey().equals("gpuHours") || f.getKey().equals("stepSeconds") ? "atMost"
+            : "atLeast";
+        note = "search case: the published figure is what the best layout must reach";
+      }
+      out.add(new CaseResult(id, f.getKey(), want, got, (got - want) / want, note, bound));
+    }
+  }
+
+  private void collective(String id, JsonNode c, JsonNode expected, List<CaseResult> out) {
+    String p = id + ".collective";
+    Cluster cluster;
+    try {
+      com.fasterxml.jackson.databind.node.ObjectNode cl = JsonFields.mapper().createObjectNode();
+      cl.put("accelerator", JsonFields.string(c, "accelerator", p + ".accelerator"));
+      cl.put("devices", JsonFields.integer(c, "devices", p + ".devices"));
+      cl.put("devicesPerNode", JsonFields.integer(c, "devicesPerNode", p + ".devicesPerNode"));
+      if (c.has("interconnect")) {
+        cl.set("interconnect", c.get("interconnect"));
+      }
+      cluster = Requests.fromJson(wrap(cl), catalog).cluster();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(id + ": " + e.getMessage(), e);
+    }
+    Collective op = Collective.fromId(p + ".op", JsonFields.string(c, "op", p + ".op"));
+    double bytes = JsonFields.number(c, "messageBytes", p + ".messageBytes");
+    int n = cluster.devices();
+    CollectiveGroup group = new CollectiveGroup(n, Math.min(n, cluster.devicesPerNode()));
+    var t = interconnect.time(cluster, op, bytes, group);
+    double want = JsonFields.number(expected, "busBandwidthBytesPerSecond",
+        id + ".expected.busBandwidthBytesPerSecond");
+    double got = t.busBandwidthBytesPerSecond();
+    out.add(new CaseResult(id, "busBandwidthBytesPerSecond", want, got, (got - want) / want,
+        "algorithm " + t.algorithm().name().toLowerCase(java.util.Locale.ROOT), "point"));
+  }
+
+  private static JsonNode wrap(JsonNode cluster) {
+    var root = JsonFields.mapper().createObjectNode();
+    root.putObject("model").put("name", "collective").put("parameters", 1.0);
+    root.set("cluster", cluster);
+    root.putObject("workload").put("type", "training").put("precision", "fp32");
+    return root;
+  }
+
+  private static void skip(String id, JsonNode expected, String why, List<CaseResult> out) {
+    for (Map.Entry<String, JsonNode> f : expected.properties()) {
+      if (f.getValue().isNumber()) {
+        out.add(new CaseResult(id, f.getKey(), f.getValue().asDouble(), Double.NaN, Double.NaN,
+            why, "point"));
+      }
+    }
+  }
+}

@@ -1,0 +1,161 @@
+package io.hyperframes.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Layout;
+import io.hyperframes.parallel.Recompute;
+import io.hyperframes.precision.Optimizer;
+import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.workload.TrainingWorkload;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/** Laws every estimate obeys, over random models and layouts (≥ 1000 tries each). */
+class ModelLawProperties {
+
+  private static final TrainingEstimator ESTIMATOR = TrainingEstimator.analytical();
+
+  /** A random transformer, cluster size and fully resolved layout. */
+  record Job(TransformerSpec model, Cluster cluster, TrainingWorkload workload, Layout layout) {
+    TrainingEstimate estimate() {
+      return ESTIMATOR.evaluate(model, cluster, workload, layout);
+    }
+
+    Job with(Layout l) {
+      return new Job(model, cluster, workload, l);
+    }
+
+    Job with(TransformerSpec m) {
+      return new Job(m, cluster, workload, layout);
+    }
+
+    Job with(TrainingWorkload w) {
+      return new Job(model, cluster, w, layout);
+    }
+  }
+
+  @Provide
+  Arbitrary<Job> jobs() {
+    Arbitrary<Integer> headDim = Arbitraries.of(64, 128);
+    Arbitrary<Integer> heads = Arbitraries.of(8, 16, 32, 64);
+    Arbitrary<Integer> layers = Arbitraries.of(4, 8, 16, 24, 32, 48);
+    Arbitrary<Boolean> gated = Arbitraries.of(true, false);
+    Arbitrary<Integer> seq = Arbitraries.of(512, 1024, 2048, 4096);
+    Arbitrary<Integer> kvDiv = Arbitraries.of(1, 2, 4, 8);
+    Arbitrary<String> acc = Arbitraries.of("a100-sxm-80gb", "h100-sxm-80gb", "v100-sxm-32gb",
+        "mi300x-192gb", "l40s-48gb");
+    Arbitrary<TransformerSpec> models = Combinators.combine(headDim, heads, layers, gated, seq,
+        kvDiv).as((d, a, l, g, s, kd) -> new TransformerSpec("m", l, d * a, a,
+            Math.max(1, a / kd), TransformerSpec.defaultFfnHidden(d * a, g), g, 32000, s, !g));
+    Arbitrary<int[]> shape = Combinators.combine(Arbitraries.of(1, 2, 4, 8),
+        Arbitraries.of(1, 2, 4), Arbitraries.of(1, 2, 4, 8, 16), Arbitraries.of(1, 2, 4),
+        Arbitraries.of(1, 2, 4, 8)).as((tp, pp, dp, mb, accum) -> new int[] {tp, pp, dp, mb,
+            accum});
+    Arbitrary<Recompute> recompute = Arbitraries.of(Recompute.class);
+    Arbitrary<Integer> zero = Arbitraries.integers().between(0, 3);
+    Arbitrary<Boolean> sp = Arbitraries.of(true, false);
+    Arbitrary<String> precision = Arbitraries.of("fp16-mixed", "bf16-mixed", "fp32");
+    return Combinators.combine(models, acc, shape, recompute, zero, sp, precision)
+        .as((m, a, sh, r, z, s, p) -> {
+          int tp = sh[0];
+          int pp = Math.min(sh[1], m.layers());
+          int dp = sh[2];
+          int devices = tp * pp * dp;
+          int perNode = 8; // powers of two: devices <= 8 or a whole number of nodes
+          Cluster c = new Cluster(Catalog.builtIn().accelerators().get(a), devices,
+              devices > perNode ? perNode : devices, Catalog.builtIn().accelerators().get(a)
+                  .intraNode(), Catalog.builtIn().nodes().get(Catalog.builtIn().accelerators()
+                      .get(a).defaultNode()).interNode());
+          PrecisionRecipe recipe = PrecisionRecipe.named("precision", p);
+          int layersPerStage = (m.layers() + pp - 1) / pp;
+          int v = pp > 1 && layersPerStage % 2 == 0 && sh[4] % pp == 0 ? 2 : 1;
+          TrainingWorkload w = new TrainingWorkload(recipe, Optimizer.ADAM,
+              dp * sh[3] * sh[4], 1e9);
+          return new Job(m, c, w, new Layout(tp, pp, dp, v, sh[3], s && tp > 1, r, z));
+        })
+        .filter(j -> j.model().heads() % j.layout().tp() == 0)
+        .filter(j -> j.cluster().accelerator().supports(j.workload().precision().compute()));
+  }
+
+  @Property(tries = 1000)
+  void everyFigureIsFiniteAndNonNegative(@ForAll("jobs") Job job) {
+    TrainingEstimate e = job.estimate();
+    MemoryBreakdown m = e.memory();
+    TimeBreakdown t = e.time();
+    double[] values = {m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
+        m.activationsBytes(), m.otherBytes(), m.totalBytes(), t.computeSeconds(),
+        t.recomputeSeconds(), t.tensorParallelCommSeconds(), t.pipelineCommSeconds(),
+        t.dataParallelCommSeconds(), t.bubbleSeconds(), t.optimizerSeconds(), t.stepSeconds(),
+        e.mfu(), e.hfu(), e.flopsPerSecondPerDevice(), e.tokensPerSecond(), e.commShare(),
+        e.scalingEfficiency(), e.trainingDays(), e.gpuHours()};
+    for (double v : values) {
+      assertTrue(Double.isFinite(v) && v >= 0, () -> "bad figure " + v + " in " + e);
+    }
+    assertTrue(t.stepSeconds() > 0);
+    assertTrue(e.mfu() <= e.hfu() + 1e-12);
+    assertTrue(e.hfu() <= 1.0, () -> "HFU above 1: " + e.hfu());
+  }
+
+  @Property(tries = 1000)
+  void memoryNeverDecreasesWhenMicroBatchGrows(@ForAll("jobs") Job job) {
+    Layout l = job.layout();
+    Layout bigger = new Layout(l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch() * 2,
+        l.sequenceParallel(), l.recompute(), l.zeroStage());
+    TrainingWorkload w = job.workload();
+    // Same number of micro-batches: the global batch doubles with the micro-batch.
+    Job twice = job.with(bigger).with(new TrainingWorkload(w.precision(), w.optimizer(),
+        w.globalBatchSize() * 2, w.trainingTokens()));
+    assertTrue(twice.estimate().memory().totalBytes() >= job.estimate().memory().totalBytes());
+  }
+
+  @Property(tries = 1000)
+  void memoryNeverDecreasesWhenSequenceGrows(@ForAll("jobs") Job job) {
+    TransformerSpec m = job.model();
+    TransformerSpec longer = new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(),
+        m.kvHeads(), m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen() * 2, m.tiedEmbeddings());
+    assertTrue(job.with(longer).estimate().memory().totalBytes()
+        >= job.estimate().memory().totalBytes());
+  }
+
+  @Property(tries = 1000)
+  void higherZeroStageNeverNeedsMoreMemory(@ForAll("jobs") Job job) {
+    Layout l = job.layout();
+    double previous = Double.MAX_VALUE;
+    for (int z = 0; z <= 3; z++) {
+      double total = job.with(new Layout(l.tp(), l.pp(), l.dp(), l.virtualStages(),
+          l.microBatch(), l.sequenceParallel(), l.recompute(), z)).estimate().memory()
+          .totalBytes();
+      assertTrue(total <= previous, "stage " + z + " needs more than stage " + (z - 1));
+      previous = total;
+    }
+  }
+
+  @Property(tries = 1000)
+  void moreRecomputationNeverNeedsMoreActivationsNorLessTime(@ForAll("jobs") Job job) {
+    Layout l = job.layout();
+    double previousMemory = Double.MAX_VALUE;
+    double previousTime = 0.0;
+    for (Recompute r : new Recompute[] {Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL}) {
+      TrainingEstimate e = job.with(new Layout(l.tp(), l.pp(), l.dp(), l.virtualStages(),
+          l.microBatch(), l.sequenceParallel(), r, l.zeroStage())).estimate();
+      assertTrue(e.memory().activationsBytes() <= previousMemory, "activations grew at " + r);
+      // Equal up to rounding when the step is bound by overlapped communication.
+      assertTrue(e.stepSeconds() >= previousTime * (1 - 1e-12), "time fell at " + r);
+      previousMemory = e.memory().activationsBytes();
+      previousTime = e.stepSeconds();
+    }
+  }
+
+  @Property(tries = 1000)
+  void theSameRequestGivesTheSameResult(@ForAll("jobs") Job job) {
+    assertEquals(job.estimate(), job.estimate());
+  }
+}

@@ -1,0 +1,114 @@
+package io.hyperframes.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.hyperframes.EstimateRequest;
+import io.hyperframes.HyperFrames;
+import io.hyperframes.Requests;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.plan.EstimateJson;
+import io.hyperframes.plan.MemoryBreakdown;
+import io.hyperframes.plan.TimeBreakdown;
+import io.hyperframes.plan.TrainingEstimate;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code hyperframes estimate}: the training estimate of one layout. */
+@Command(name = "estimate", mixinStandardHelpOptions = true,
+    description = "Estimate memory, step time, MFU and time-to-train of one training layout.")
+final class EstimateCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--request", required = true, paramLabel = "FILE",
+      description = "Request JSON (model, cluster, workload, layout).")
+  Path request;
+
+  @Option(names = "--catalog", paramLabel = "FILE",
+      description = "User catalog file overriding or adding entries of the built-in catalog.")
+  Path catalog;
+
+  @Option(names = "--format", defaultValue = "table",
+      description = "table (default) or json.")
+  Format format;
+
+  @Override
+  public Integer call() throws JsonProcessingException {
+    Catalog c = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
+    EstimateRequest r = Requests.parse(Files2.read("--request", request), c);
+    TrainingEstimate e = catalog == null ? HyperFrames.estimate(r)
+        : io.hyperframes.plan.TrainingEstimator.analytical().estimate(r);
+    var out = spec.commandLine().getOut();
+    if (format == Format.json) {
+      out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
+          .writeValueAsString(EstimateJson.toJson(e)));
+    } else {
+      out.print(table(r, e));
+    }
+    out.flush();
+    return 0;
+  }
+
+  static String table(EstimateRequest r, TrainingEstimate e) {
+    StringBuilder b = new StringBuilder();
+    var l = e.layout();
+    b.append(String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s%n",
+        r.model().name(), r.cluster().devices(), r.cluster().accelerator().id()));
+    b.append(String.format(Locale.ROOT,
+        "layout      tp=%d pp=%d dp=%d virtualStages=%d microBatch=%d sequenceParallel=%s"
+            + " recompute=%s zeroStage=%d%n",
+        l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(), l.sequenceParallel(),
+        l.recompute().id(), l.zeroStage()));
+    b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
+    for (String reason : e.reasons()) {
+      b.append("  - ").append(reason).append('\n');
+    }
+    b.append(String.format(Locale.ROOT, "parameters  %.3f B%n", e.parameters() / 1e9));
+    MemoryBreakdown m = e.memory();
+    b.append("memory per device (largest stage)\n");
+    row(b, "weights", gib(m.weightsBytes()), "GiB");
+    row(b, "gradients", gib(m.gradientsBytes()), "GiB");
+    row(b, "optimizer", gib(m.optimizerBytes()), "GiB");
+    row(b, "activations", gib(m.activationsBytes()), "GiB");
+    row(b, "other", gib(m.otherBytes()), "GiB");
+    row(b, "total", gib(m.totalBytes()), String.format(Locale.ROOT, "GiB of %.1f",
+        gib(r.cluster().accelerator().memoryBytes())));
+    TimeBreakdown t = e.time();
+    b.append("step time\n");
+    row(b, "compute", t.computeSeconds(), "s");
+    row(b, "recompute", t.recomputeSeconds(), "s");
+    row(b, "comm tensor-par", t.tensorParallelCommSeconds(), "s");
+    row(b, "comm pipeline", t.pipelineCommSeconds(), "s");
+    row(b, "comm data-par", t.dataParallelCommSeconds(), "s (exposed)");
+    row(b, "bubble", t.bubbleSeconds(), "s");
+    row(b, "optimizer", t.optimizerSeconds(), "s");
+    row(b, "step", t.stepSeconds(), "s");
+    b.append("efficiency\n");
+    row(b, "MFU", 100 * e.mfu(), "%");
+    row(b, "HFU", 100 * e.hfu(), "%");
+    row(b, "TFLOP/s/device", e.flopsPerSecondPerDevice() / 1e12, "(hardware FLOPs)");
+    row(b, "tokens/s", e.tokensPerSecond(), "");
+    row(b, "comm share", 100 * e.commShare(), "%");
+    row(b, "scaling eff.", 100 * e.scalingEfficiency(), "%");
+    if (r.workload().trainingTokens() > 0) {
+      b.append(String.format(Locale.ROOT, "time to train %.3g tokens%n",
+          r.workload().trainingTokens()));
+      row(b, "days", e.trainingDays(), "");
+      row(b, "GPU-hours", e.gpuHours(), "");
+    }
+    return b.toString();
+  }
+
+  private static void row(StringBuilder b, String name, double value, String unit) {
+    b.append(String.format(Locale.ROOT, "  %-16s %12.4g %s%n", name, value, unit));
+  }
+
+  private static double gib(double bytes) {
+    return bytes / (1L << 30);
+  }
+}

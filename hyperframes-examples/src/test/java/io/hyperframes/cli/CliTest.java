@@ -1,0 +1,133 @@
+package io.hyperframes.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hyperframes.json.JsonFields;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line: output contracts, exit statuses and one-line errors. */
+class CliTest {
+
+  @TempDir Path dir;
+
+  record Result(int status, String out, String err) {}
+
+  static Result run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Result(status, out.toString(), err.toString());
+  }
+
+  Path write(String name, String text) throws IOException {
+    return Files.writeString(dir.resolve(name), text);
+  }
+
+  static final String REQUEST = """
+      {"model": {"catalog": "llama2-70b"},
+       "cluster": {"accelerator": "h100-sxm-80gb", "devices": 256},
+       "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": 1024,
+                    "trainingTokens": 2e12},
+       "layout": {"tp": 8, "pp": 4, "dp": 8}}
+      """;
+
+  @Test
+  void estimateJsonHasTheContractFields() throws IOException {
+    Result r = run("estimate", "--request", write("r.json", REQUEST).toString(), "--format",
+        "json");
+    assertEquals(0, r.status(), r.err());
+    JsonNode json = JsonFields.parseObject("output", r.out());
+    for (String f : List.of("feasible", "reasons", "layout", "parameters", "memory", "time", "mfu",
+        "hfu", "tflopsPerDevice", "tokensPerSecond", "tokensPerSecondPerDevice", "commShare",
+        "trainingDays", "gpuHours")) {
+      assertTrue(json.has(f), "missing " + f);
+    }
+    for (String f : List.of("weightsBytes", "gradientsBytes", "optimizerBytes",
+        "activationsBytes", "otherBytes", "totalBytes", "modelStatesBytes")) {
+      assertTrue(json.get("memory").has(f), "missing memory." + f);
+    }
+    for (String f : List.of("stepSeconds", "computeSeconds", "recomputeSeconds",
+        "exposedCommSeconds", "bubbleSeconds")) {
+      assertTrue(json.get("time").has(f), "missing time." + f);
+    }
+    for (String f : List.of("tp", "pp", "dp", "virtualStages", "microBatch", "sequenceParallel",
+        "recompute", "zeroStage")) {
+      assertTrue(json.get("layout").has(f), "missing layout." + f);
+    }
+    assertTrue(json.get("trainingDays").asDouble() > 0);
+  }
+
+  @Test
+  void estimateTableIsReadable() throws IOException {
+    Result r = run("estimate", "--request", write("r.json", REQUEST).toString());
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.out().contains("MFU"));
+    assertTrue(r.out().contains("GPU-hours"));
+  }
+
+  @Test
+  void badInputExitsTwoWithOneLine() throws IOException {
+    Result r = run("estimate", "--request",
+        write("bad.json", REQUEST.replace("\"tp\": 8", "\"tp\": 3")).toString());
+    assertEquals(2, r.status());
+    assertEquals(1, r.err().strip().lines().count(), r.err());
+    assertTrue(r.err().contains("layout.tp") && r.err().contains("3"), r.err());
+    assertFalse(r.err().contains("Exception"), r.err());
+  }
+
+  @Test
+  void emptyAndMissingFilesExitTwo() throws IOException {
+    Result empty = run("estimate", "--request", write("empty.json", "").toString());
+    assertEquals(2, empty.status());
+    assertTrue(empty.err().contains("empty"), empty.err());
+    Result missing = run("estimate", "--request", dir.resolve("nope.json").toString());
+    assertEquals(2, missing.status());
+    assertTrue(missing.err().contains("nope.json"), missing.err());
+    Result malformed = run("estimate", "--request", write("m.json", "{\"model\":").toString());
+    assertEquals(2, malformed.status());
+    assertTrue(malformed.err().contains("malformed JSON"), malformed.err());
+  }
+
+  @Test
+  void validateJsonHasTheContractFields() throws IOException {
+    String cases;
+    try (var in = CliTest.class.getResourceAsStream("/validation/published-runs.json")) {
+      cases = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    Result r = run("validate", "--cases", write("c.json", cases).toString(), "--format", "json");
+    assertEquals(0, r.status(), r.err());
+    JsonNode json = JsonFields.parseObject("output", r.out());
+    assertTrue(json.get("meanAbsRelativeError").isNumber());
+    assertTrue(json.get("maxAbsRelativeError").isNumber());
+    JsonNode first = json.get("cases").get(0);
+    for (String f : List.of("id", "metric", "expected", "predicted", "relativeError")) {
+      assertTrue(first.has(f), "missing cases[0]." + f);
+    }
+  }
+
+  @Test
+  void catalogListsTheRequiredAccelerators() {
+    Result r = run("catalog", "accelerators");
+    assertEquals(0, r.status(), r.err());
+    for (String id : List.of("v100-sxm-32gb", "a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm-80gb",
+        "h100-pcie-80gb", "h800-sxm-80gb", "h200-sxm-141gb", "b200-sxm-192gb", "l40s-48gb",
+        "mi300x-192gb")) {
+      assertTrue(r.out().contains(id), "missing " + id);
+    }
+  }
+
+  @Test
+  void unknownOptionExitsTwo() {
+    assertEquals(2, run("estimate", "--frobnicate").status());
+  }
+}
