@@ -1,0 +1,109 @@
+package io.hyperframes.bench;
+
+import io.hyperframes.nd4j.Activation;
+import io.hyperframes.nd4j.Baselines;
+import io.hyperframes.nd4j.FusedDense;
+import java.util.concurrent.TimeUnit;
+import org.nd4j.linalg.activations.IActivation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The fused dense layer y = act(x·W + b) + r, forward and backward, beside the ND4J code users
+ * write today, in one run: x [m, k], W [k, n]. GFLOP/s = 2·m·n·k (forward) or 4·m·n·k (backward)
+ * divided by the time per operation.
+ *
+ * <p>Run: {@code mvn -B -q package -DskipTests && java -jar hyperframes-bench/target/benchmarks.jar
+ * DenseLayerBenchmark -f 1 -wi 3 -i 5 -w 1 -r 1}
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class DenseLayerBenchmark {
+
+  @Param({"256"})
+  int m;
+
+  @Param({"1024"})
+  int n;
+
+  @Param({"1024"})
+  int k;
+
+  @Param({"GELU_TANH"})
+  Activation activation;
+
+  private INDArray x;
+  private INDArray w;
+  private INDArray b;
+  private INDArray r;
+  private INDArray z;
+  private INDArray dY;
+  private FusedDense fp32;
+  private FusedDense bf16;
+  private IActivation nd4j;
+
+  @Setup
+  public void setUp() {
+    Nd4j.getRandom().setSeed(42);
+    x = Nd4j.rand(DataType.FLOAT, m, k).subi(0.5);
+    w = Nd4j.rand(DataType.FLOAT, k, n).subi(0.5).muli(0.05);
+    b = Nd4j.rand(DataType.FLOAT, 1, n);
+    r = Nd4j.rand(DataType.FLOAT, m, n);
+    dY = Nd4j.rand(DataType.FLOAT, m, n).subi(0.5);
+    fp32 = FusedDense.of(activation, FusedDense.Precision.FP32);
+    bf16 = FusedDense.of(activation, FusedDense.Precision.BF16);
+    z = fp32.forwardTraining(x, w, b, null).preActivation();
+    nd4j = Baselines.nd4jActivation(activation);
+  }
+
+  @Benchmark
+  public INDArray forwardFusedBf16() {
+    return bf16.forward(x, w, b, r);
+  }
+
+  @Benchmark
+  public INDArray forwardFusedFp32() {
+    return fp32.forward(x, w, b, r);
+  }
+
+  @Benchmark
+  public INDArray forwardNd4jUnfusedFp32() {
+    return Baselines.unfusedForward(nd4j, x, w, b, r);
+  }
+
+  @Benchmark
+  public INDArray forwardNd4jXwPlusBFp32() {
+    return Baselines.xwPlusBForward(nd4j, x, w, b, r);
+  }
+
+  @Benchmark
+  public FusedDense.Gradients backwardFusedBf16() {
+    return bf16.backward(x, w, z, dY);
+  }
+
+  @Benchmark
+  public FusedDense.Gradients backwardFusedFp32() {
+    return fp32.backward(x, w, z, dY);
+  }
+
+  @Benchmark
+  public INDArray[] backwardNd4jUnfusedFp32() {
+    return Baselines.unfusedBackward(nd4j, x, w, z, dY);
+  }
+}

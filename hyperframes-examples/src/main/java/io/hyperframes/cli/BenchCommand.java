@@ -1,0 +1,9 @@
+package io.hyperframes.cli;
+
+import picocli.CommandLine.Command;
+
+/** {@code hyperframes bench}: measurements on this machine. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = "Measure workloads on this machine.",
+    subcommands = {BenchKernelsCommand.class})
+final class BenchCommand {}

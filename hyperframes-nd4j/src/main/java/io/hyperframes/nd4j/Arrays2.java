@@ -1,0 +1,85 @@
+package io.hyperframes.nd4j;
+
+import static org.bytedeco.dnnl.global.dnnl.*;
+
+import java.util.Arrays;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+
+/** Checks and conversions between ND4J arrays and oneDNN operands. */
+final class Arrays2 {
+  private Arrays2() {}
+
+  /** Requires a non-empty rank-2 array of one of the given types. */
+  static void check2d(String name, INDArray a, DataType... types) {
+    if (a == null) {
+      throw new IllegalArgumentException(name + ": must be given");
+    }
+    if (a.rank() != 2) {
+      throw new IllegalArgumentException(name + ": must be a matrix (rank 2), got shape "
+          + Arrays.toString(a.shape()));
+    }
+    if (a.length() == 0) {
+      throw new IllegalArgumentException(name + ": must not be empty, got shape "
+          + Arrays.toString(a.shape()));
+    }
+    for (DataType t : types) {
+      if (a.dataType() == t || (isHalf(t) && isHalf(a.dataType()))) {
+        return;
+      }
+    }
+    throw new IllegalArgumentException(name + ": data type " + a.dataType() + " not supported"
+        + " (expected one of " + Arrays.toString(types) + ")");
+  }
+
+  /** ND4J reports FLOAT16 arrays as the deprecated HALF constant; both mean IEEE FP16. */
+  static boolean isHalf(DataType t) {
+    return t == DataType.FLOAT16 || "HALF".equals(t.name());
+  }
+
+  /** The oneDNN data type of an ND4J array. */
+  static int dnnlType(INDArray a) {
+    DataType t = a.dataType();
+    if (t == DataType.FLOAT) {
+      return dnnl_f32;
+    } else if (t == DataType.BFLOAT16) {
+      return dnnl_bf16;
+    } else if (isHalf(t)) {
+      return dnnl_f16;
+    }
+    throw new IllegalArgumentException("data type " + t + " not supported");
+  }
+
+  /** The array as an operand (its own strides; no copy), optionally transposed. */
+  static DnnlKernels.Operand operand(INDArray a, boolean transpose) {
+    long[] stride = a.stride();
+    long rows = a.rows();
+    long cols = a.columns();
+    long rowStride = stride[0];
+    long colStride = stride[1];
+    // ND4J gives vectors strides [1, 1]; the stride of a size-1 dimension is free, and oneDNN
+    // wants the plain dense value there.
+    if (rows == 1 && cols > 1) {
+      rowStride = cols * colStride;
+    } else if (cols == 1 && rows > 1) {
+      colStride = rows * rowStride;
+    }
+    DnnlKernels.Operand o = new DnnlKernels.Operand(rows, cols, rowStride, colStride,
+        dnnlType(a));
+    return transpose ? o.transposed() : o;
+  }
+
+  /** Address of element (0, 0); ND4J view buffers already include the view's offset. */
+  static long address(INDArray a) {
+    return a.data().addressPointer().address();
+  }
+
+  /** The array itself when it is dense row-major FP32, else a dense FP32 copy. */
+  static INDArray denseFloat(INDArray a) {
+    if (a.dataType() == DataType.FLOAT && a.ordering() == 'c' && a.elementWiseStride() == 1
+        && a.stride(a.rank() - 1) == 1 && (a.rank() < 2 || a.stride(0) == a.size(1))) {
+      return a;
+    }
+    return a.castTo(DataType.FLOAT).dup('c');
+  }
+}

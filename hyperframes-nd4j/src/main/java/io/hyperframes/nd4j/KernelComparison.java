@@ -1,0 +1,173 @@
+package io.hyperframes.nd4j;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.nd4j.linalg.activations.IActivation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * Runs each HyperFrames kernel beside its ND4J baselines in the same process and reports GFLOP/s
+ * (2·M·N·K per matmul) and speedups. Timing: warm-up calls, then the median of timed calls within a
+ * time budget per kernel (at least {@code minRuns}). This is the engine of
+ * {@code hyperframes bench kernels}; the JMH benchmarks in hyperframes-bench measure the same
+ * code with JMH's harness.
+ */
+public final class KernelComparison {
+
+  /**
+   * One measured kernel.
+   *
+   * @param kernel "matmul", "dense-forward" or "dense-backward"
+   * @param precision "fp32", "bf16" or "fp16"
+   * @param shape "MxNxK"
+   * @param activation activation of dense rows ("identity" for matmul)
+   * @param gflops achieved GFLOP/s of the HyperFrames kernel
+   * @param implementation oneDNN implementation used (or "nd4j" on the fallback)
+   * @param baselines GFLOP/s of each ND4J baseline by name
+   * @param speedups kernel GFLOP/s over each baseline's
+   * @param medianSeconds median time of one call of the kernel
+   */
+  public record Row(String kernel, String precision, String shape, String activation,
+      double gflops, String implementation, Map<String, Double> baselines,
+      Map<String, Double> speedups, double medianSeconds) {}
+
+  private final double budgetSeconds;
+  private final int minRuns;
+
+  /**
+   * @param budgetSeconds time to spend measuring each kernel or baseline (after warm-up)
+   * @param minRuns timed calls at least, even beyond the budget
+   */
+  public KernelComparison(double budgetSeconds, int minRuns) {
+    if (!(budgetSeconds > 0) || Double.isInfinite(budgetSeconds)) {
+      throw new IllegalArgumentException("budgetSeconds: must be > 0, got " + budgetSeconds);
+    }
+    if (minRuns < 1) {
+      throw new IllegalArgumentException("minRuns: must be >= 1, got " + minRuns);
+    }
+    this.budgetSeconds = budgetSeconds;
+    this.minRuns = minRuns;
+  }
+
+  /** The acceptance set: matmul 1024³ and the 256×1024·1024×1024 GELU dense layer. */
+  public List<Row> runStandard() {
+    List<Row> rows = new ArrayList<>();
+    rows.add(matmul(DataType.BFLOAT16, 1024, 1024, 1024));
+    rows.add(matmul(DataType.FLOAT, 1024, 1024, 1024));
+    for (FusedDense.Precision p : FusedDense.Precision.values()) {
+      rows.add(denseForward(p, Activation.GELU_TANH, 256, 1024, 1024));
+    }
+    for (FusedDense.Precision p : FusedDense.Precision.values()) {
+      rows.add(denseBackward(p, Activation.GELU_TANH, 256, 1024, 1024));
+    }
+    return ImmutableList.copyOf(rows);
+  }
+
+  /** Matmul of [m, k]·[k, n] inputs of {@code type} into FP32. */
+  public Row matmul(DataType type, int m, int n, int k) {
+    INDArray a = Nd4j.rand(DataType.FLOAT, m, k).castTo(type);
+    INDArray b = Nd4j.rand(DataType.FLOAT, k, n).castTo(type);
+    INDArray c = Nd4j.create(DataType.FLOAT, m, n);
+    INDArray a32 = a.castTo(DataType.FLOAT);
+    INDArray b32 = b.castTo(DataType.FLOAT);
+    INDArray a16 = a.castTo(DataType.BFLOAT16);
+    INDArray b16 = b.castTo(DataType.BFLOAT16);
+    double flops = 2.0 * m * n * k;
+    double t = median(() -> Matmul.gemm(a, false, b, false, c, 1f, 0f));
+    Map<String, Double> base = new LinkedHashMap<>();
+    base.put("nd4j-fp32-mmul", flops / median(() -> a32.mmul(b32)) / 1e9);
+    base.put("nd4j-bf16-mmul", flops / median(() -> a16.mmul(b16)) / 1e9);
+    String precision = name(type);
+    return row("matmul", precision, m, n, k, "identity", flops, t,
+        Kernels.cpu().implementation("matmul." + precision), base);
+  }
+
+  /** Dense forward y = act(x·W + b) + r with x [m, k], W [k, n]. */
+  public Row denseForward(FusedDense.Precision precision, Activation act, int m, int n, int k) {
+    INDArray x = Nd4j.rand(DataType.FLOAT, m, k).subi(0.5);
+    INDArray w = Nd4j.rand(DataType.FLOAT, k, n).subi(0.5).muli(0.05);
+    INDArray b = Nd4j.rand(DataType.FLOAT, 1, n);
+    INDArray r = Nd4j.rand(DataType.FLOAT, m, n);
+    FusedDense layer = FusedDense.of(act, precision);
+    IActivation nd4j = Baselines.nd4jActivation(act);
+    double flops = 2.0 * m * n * k;
+    double t = median(() -> layer.forward(x, w, b, r));
+    Map<String, Double> base = new LinkedHashMap<>();
+    base.put("nd4j-fp32-unfused", flops / median(() -> Baselines.unfusedForward(nd4j, x, w, b,
+        r)) / 1e9);
+    base.put("nd4j-fp32-xw-plus-b", flops / median(() -> Baselines.xwPlusBForward(nd4j, x, w, b,
+        r)) / 1e9);
+    base.put("nd4j-fp32-mmul", flops / median(() -> x.mmul(w)) / 1e9);
+    String type = precision.name().toLowerCase(Locale.ROOT);
+    return row("dense-forward", type, m, n, k, activationName(act), flops, t,
+        Kernels.cpu().implementation("dense.forward." + type), base);
+  }
+
+  /** Dense backward (dX, dW, db) of the same layer; 4·m·n·k FLOPs. */
+  public Row denseBackward(FusedDense.Precision precision, Activation act, int m, int n, int k) {
+    INDArray x = Nd4j.rand(DataType.FLOAT, m, k).subi(0.5);
+    INDArray w = Nd4j.rand(DataType.FLOAT, k, n).subi(0.5).muli(0.05);
+    INDArray b = Nd4j.rand(DataType.FLOAT, 1, n);
+    INDArray dY = Nd4j.rand(DataType.FLOAT, m, n).subi(0.5);
+    FusedDense layer = FusedDense.of(act, precision);
+    INDArray z = layer.forwardTraining(x, w, b, null).preActivation();
+    IActivation nd4j = Baselines.nd4jActivation(act);
+    double flops = 4.0 * m * n * k;
+    double t = median(() -> layer.backward(x, w, z, dY));
+    Map<String, Double> base = new LinkedHashMap<>();
+    base.put("nd4j-fp32-unfused", flops / median(() -> Baselines.unfusedBackward(nd4j, x, w, z,
+        dY)) / 1e9);
+    String type = precision.name().toLowerCase(Locale.ROOT);
+    return row("dense-backward", type, m, n, k, activationName(act), flops, t,
+        Kernels.cpu().implementation("dense.backward.data." + type), base);
+  }
+
+  private static Row row(String kernel, String precision, int m, int n, int k, String act,
+      double flops, double seconds, String impl, Map<String, Double> baselines) {
+    double gflops = flops / seconds / 1e9;
+    Map<String, Double> speedups = new LinkedHashMap<>();
+    baselines.forEach((name, g) -> speedups.put(name, gflops / g));
+    return new Row(kernel, precision, m + "x" + n + "x" + k, act, gflops, impl,
+        ImmutableMap.copyOf(baselines), ImmutableMap.copyOf(speedups), seconds);
+  }
+
+  private double median(Runnable r) {
+    r.run();
+    r.run();
+    List<Double> times = new ArrayList<>();
+    long deadline = System.nanoTime() + (long) (budgetSeconds * 1e9);
+    while (times.size() < minRuns || System.nanoTime() < deadline) {
+      long t0 = System.nanoTime();
+      r.run();
+      times.add((System.nanoTime() - t0) / 1e9);
+      if (times.size() >= 10_000) {
+        break;
+      }
+    }
+    double[] sorted = times.stream().mapToDouble(Double::doubleValue).toArray();
+    Arrays.sort(sorted);
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  }
+
+  private static String name(DataType t) {
+    if (t == DataType.FLOAT) {
+      return "fp32";
+    } else if (t == DataType.BFLOAT16) {
+      return "bf16";
+    }
+    return "fp16";
+  }
+
+  private static String activationName(Activation a) {
+    return a.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+}

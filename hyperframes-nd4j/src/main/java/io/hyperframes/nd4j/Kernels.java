@@ -1,0 +1,96 @@
+package io.hyperframes.nd4j;
+
+import com.google.common.base.Supplier;
+import com.google.common.base.Suppliers;
+import com.google.common.collect.ImmutableMap;
+import io.hyperframes.spi.Backend;
+import java.util.Map;
+import java.util.TreeMap;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * The CPU kernel backend: oneDNN when it loads, ND4J otherwise. One instance per JVM, created on
+ * first use ({@link #cpu()}); native code loads then, never at class initialisation.
+ */
+public final class Kernels implements Backend {
+
+  private static final Supplier<Kernels> CPU = Suppliers.memoize(Kernels::new);
+
+  private final DnnlKernels dnnl;
+  private final String fallbackReason;
+  private final Dnnl engine;
+
+  private Kernels() {
+    this(Dnnl.availability());
+  }
+
+  private Kernels(Dnnl.Availability a) {
+    this.engine = a.dnnl();
+    this.dnnl = engine == null ? null : new DnnlKernels(engine);
+    this.fallbackReason = a.reason();
+  }
+
+  /** The CPU backend of this JVM. */
+  public static Kernels cpu() {
+    return CPU.get();
+  }
+
+  /** A backend that always takes the ND4J path (tests of the fallback). */
+  static Kernels fallbackOnly(String reason) {
+    return new Kernels(new Dnnl.Availability(null, reason));
+  }
+
+  /** The oneDNN kernels, or null on the fallback path. */
+  DnnlKernels dnnl() {
+    return dnnl;
+  }
+
+  @Override
+  public String name() {
+    return dnnl != null ? "cpu-onednn" : "cpu-nd4j";
+  }
+
+  @Override
+  public boolean accelerated() {
+    return dnnl != null;
+  }
+
+  @Override
+  public String fallbackReason() {
+    return fallbackReason;
+  }
+
+  /** Whether BF16 runs on native instructions (avx512_bf16 or AMX) rather than emulated. */
+  public boolean nativeBf16() {
+    return engine != null && engine.bf16Native;
+  }
+
+  @Override
+  public Map<String, String> capabilities() {
+    Map<String, String> m = new TreeMap<>();
+    m.put("backend", name());
+    m.put("nd4j.backend", Nd4j.getBackend().getClass().getSimpleName());
+    if (engine != null) {
+      m.put("onednn.version", engine.version);
+      m.put("onednn.isa", engine.isa);
+      m.put("bf16.native", String.valueOf(engine.bf16Native));
+      dnnl.implementations.forEach((k, v) -> m.put("impl." + k, v));
+    } else {
+      m.put("fallback.reason", fallbackReason);
+    }
+    return ImmutableMap.copyOf(m);
+  }
+
+  /** Implementation chosen for a primitive kind ("matmul.bf16"), or "nd4j" on the fallback. */
+  public String implementation(String kind) {
+    if (dnnl == null) {
+      return "nd4j";
+    }
+    return dnnl.implementations.getOrDefault(kind, "not yet used");
+  }
+
+  /** Cached kernel plans (bounded by -Dhyperframes.kernels.cacheSize, default 64). */
+  public long cachedPlans() {
+    return dnnl == null ? 0 : dnnl.cachedPlans();
+  }
+}
