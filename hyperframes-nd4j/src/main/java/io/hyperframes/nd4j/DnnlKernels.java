@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.bytedeco.dnnl.const_dnnl_op_desc_t;
+import org.bytedeco.dnnl.dnnl_binary_desc_t;
 import org.bytedeco.dnnl.dnnl_eltwise_desc_t;
 import org.bytedeco.dnnl.dnnl_matmul_desc_t;
 import org.bytedeco.dnnl.dnnl_memory_desc_t;
@@ -255,40 +256,45 @@ final class DnnlKernels {
   }
 
   /**
-   * Element-wise activation y = act(z) (+ residual) on dense FP32 [rows, cols]: arguments src,
-   * dst, [residual].
+   * Element-wise activation y = act(z) on dense FP32 [rows, cols]: arguments src, dst. (A residual
+   * add as a binary post-op would push oneDNN 2.5 onto its reference implementation on AVX2, so
+   * the residual is a separate {@link #add} primitive.)
    */
-  NativePrimitive eltwiseForward(Activation activation, long rows, long cols, boolean residual) {
+  NativePrimitive eltwiseForward(Activation activation, long rows, long cols) {
     dnnl_memory_desc_t md = NativePrimitive.dense(rows, cols, dnnl_f32);
     dnnl_eltwise_desc_t desc = new dnnl_eltwise_desc_t();
     int alg = activation == Activation.IDENTITY ? dnnl_eltwise_linear : algorithm(activation);
     float alpha = activation == Activation.IDENTITY || activation == Activation.SILU ? 1f : 0f;
-    Dnnl.check(dnnl_eltwise_forward_desc_init(desc, dnnl_forward_training, alg, md, alpha, 0f),
-        "eltwise desc");
-    dnnl_primitive_attr attr = new dnnl_primitive_attr();
-    Dnnl.check(dnnl_primitive_attr_create(attr), "attr create");
-    dnnl_post_ops ops = new dnnl_post_ops();
-    Dnnl.check(dnnl_post_ops_create(ops), "post-ops create");
     try {
-      if (residual) {
-        Dnnl.check(dnnl_post_ops_append_binary(ops, dnnl_binary_add, md), "binary post-op");
-        Dnnl.check(dnnl_primitive_attr_set_post_ops(attr, ops), "set post-ops");
-      }
+      Dnnl.check(dnnl_eltwise_forward_desc_init(desc, dnnl_forward_training, alg, md, alpha, 0f),
+          "eltwise desc");
       dnnl_primitive_desc pd = new dnnl_primitive_desc();
-      Dnnl.check(dnnl_primitive_desc_create(pd, new const_dnnl_op_desc_t(desc), attr,
+      Dnnl.check(dnnl_primitive_desc_create(pd, new const_dnnl_op_desc_t(desc), null,
           dnnl.engine, null), "eltwise primitive desc");
-      int[] ids = residual
-          ? new int[] {DNNL_ARG_SRC, DNNL_ARG_DST,
-              DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE | DNNL_ARG_SRC_1}
-          : new int[] {DNNL_ARG_SRC, DNNL_ARG_DST};
-      dnnl_memory_desc_t[] mds = residual ? new dnnl_memory_desc_t[] {md, md, md}
-          : new dnnl_memory_desc_t[] {md, md};
-      NativePrimitive p = new NativePrimitive(dnnl, pd, ids, mds);
+      NativePrimitive p = new NativePrimitive(dnnl, pd, new int[] {DNNL_ARG_SRC, DNNL_ARG_DST},
+          new dnnl_memory_desc_t[] {md, md});
       implementations.put("eltwise.forward", p.implementation);
       return p;
     } finally {
-      dnnl_post_ops_destroy(ops);
-      dnnl_primitive_attr_destroy(attr);
+      desc.close();
+    }
+  }
+
+  /** dst = a + b on dense FP32 [rows, cols]: arguments a, b, dst. */
+  NativePrimitive add(long rows, long cols) {
+    dnnl_memory_desc_t md = NativePrimitive.dense(rows, cols, dnnl_f32);
+    dnnl_binary_desc_t desc = new dnnl_binary_desc_t();
+    try {
+      Dnnl.check(dnnl_binary_desc_init(desc, dnnl_binary_add, md, md, md), "binary desc");
+      dnnl_primitive_desc pd = new dnnl_primitive_desc();
+      Dnnl.check(dnnl_primitive_desc_create(pd, new const_dnnl_op_desc_t(desc), null,
+          dnnl.engine, null), "binary primitive desc");
+      NativePrimitive p = new NativePrimitive(dnnl, pd,
+          new int[] {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST},
+          new dnnl_memory_desc_t[] {md, md, md});
+      implementations.put("binary.add", p.implementation);
+      return p;
+    } finally {
       desc.close();
     }
   }

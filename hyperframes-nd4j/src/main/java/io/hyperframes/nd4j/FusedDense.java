@@ -244,6 +244,7 @@ public final class FusedDense {
     Converter w;
     NativePrimitive matmul;
     NativePrimitive eltwise;
+    NativePrimitive residualAdd;
     boolean bias;
     boolean residual;
 
@@ -260,8 +261,10 @@ public final class FusedDense {
       if (key.training()) {
         p.matmul = p.add(k.matmul(p.x.result, p.w.result, out, key.bias(), Activation.IDENTITY,
             false, 1f, 0f, "dense.forward." + type));
-        p.eltwise = p.add(k.eltwiseForward(key.activation(), out.rows(), out.cols(),
-            key.residual()));
+        p.eltwise = p.add(k.eltwiseForward(key.activation(), out.rows(), out.cols()));
+        if (key.residual()) {
+          p.residualAdd = p.add(k.add(out.rows(), out.cols()));
+        }
       } else {
         p.matmul = p.add(k.matmul(p.x.result, p.w.result, out, key.bias(), key.activation(),
             key.residual(), 1f, 0f, "dense.forward." + type));
@@ -288,10 +291,13 @@ public final class FusedDense {
       matmul.execute();
       eltwise.bind(0, z);
       eltwise.bind(1, y);
-      if (residual) {
-        eltwise.bind(2, r);
-      }
       eltwise.execute();
+      if (residualAdd != null) {
+        residualAdd.bind(0, y);
+        residualAdd.bind(1, r);
+        residualAdd.bind(2, y);
+        residualAdd.execute();
+      }
     }
   }
 
