@@ -132,7 +132,8 @@ public final class Requests {
         inter = override(inter, out, "cluster.interconnect.interNode", "bandwidthGBpsPerDevice");
       }
     }
-    return new Cluster(acc, devices, dpn, intra, inter);
+    return new Cluster(acc, devices, dpn, intra, inter, template.hostCores(),
+        template.hostMemoryBytes());
   }
 
   private static Fabric override(Fabric base, JsonNode n, String path, String bwField) {

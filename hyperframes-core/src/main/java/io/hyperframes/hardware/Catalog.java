@@ -35,16 +35,33 @@ public final class Catalog {
   private final Map<String, NodeTemplate> nodes;
   private final Map<String, TransformerSpec> models;
   private final Map<String, String> modelSources;
+  private final Map<String, Price> prices;
+
+  /**
+   * An accelerator-hour price.
+   *
+   * @param usdPerHour on-demand price per device-hour in USD
+   * @param source where it was read
+   * @param date when (YYYY-MM)
+   */
+  public record Price(double usdPerHour, String source, String date) {}
 
   private Catalog(String version, Map<String, Fabric> fabrics,
       Map<String, Accelerator> accelerators, Map<String, NodeTemplate> nodes,
-      Map<String, TransformerSpec> models, Map<String, String> modelSources) {
+      Map<String, TransformerSpec> models, Map<String, String> modelSources,
+      Map<String, Price> prices) {
     this.version = version;
     this.fabrics = ImmutableSortedMap.copyOf(fabrics);
     this.accelerators = ImmutableSortedMap.copyOf(accelerators);
     this.nodes = ImmutableSortedMap.copyOf(nodes);
     this.models = ImmutableSortedMap.copyOf(models);
     this.modelSources = ImmutableMap.copyOf(modelSources);
+    this.prices = ImmutableSortedMap.copyOf(prices);
+  }
+
+  /** Prices by accelerator id. */
+  public Map<String, Price> prices() {
+    return prices;
   }
 
   /** The catalog shipped with the library (loaded on the first call, then shared). */
@@ -126,8 +143,9 @@ public final class Catalog {
   }
 
   private static Catalog loadBuiltIn() {
-    Catalog empty = new Catalog("", Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+    Catalog empty = new Catalog("", Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
     Catalog c = empty.merge(JsonFields.parseObject("hardware.json", resource("hardware.json")));
+    c = c.merge(JsonFields.parseObject("prices.json", resource("prices.json")));
     return c.merge(JsonFields.parseObject("models.json", resource("models.json")));
   }
 
@@ -148,6 +166,7 @@ public final class Catalog {
     Map<String, NodeTemplate> n = new LinkedHashMap<>(nodes);
     Map<String, TransformerSpec> m = new LinkedHashMap<>(models);
     Map<String, String> ms = new LinkedHashMap<>(modelSources);
+    Map<String, Price> pr = new LinkedHashMap<>(prices);
     String v = JsonFields.optionalString(root, "version", "version");
     for (JsonNode e : array(root, "fabrics")) {
       String id = key(e, "fabrics");
@@ -197,14 +216,24 @@ public final class Catalog {
           nic.bandwidthBytesPerSecond() * nics / perNode, nic.latencySeconds(), nic.efficiency(),
           nic.halfEfficiencyBytes(), nic.inNetworkReductionBytesPerSecond(), nic.source());
       n.put(id, new NodeTemplate(id, JsonFields.string(e, "accelerator", p + ".accelerator"),
-          perNode, perDevice, JsonFields.string(e, "source", p + ".source")));
+          perNode, perDevice, JsonFields.integer(e, "hostCores", p + ".hostCores"),
+          JsonFields.number(e, "hostMemoryGiB", p + ".hostMemoryGiB") * (1L << 30),
+          JsonFields.string(e, "source", p + ".source")));
     }
     for (JsonNode e : array(root, "models")) {
       String id = key(e, "models");
       m.put(id, transformer(e, "models[" + id + "]", id));
       ms.put(id, JsonFields.string(e, "source", "models[" + id + "].source"));
     }
-    return new Catalog(v != null ? v : version, f, a, n, m, ms);
+    for (JsonNode e : array(root, "prices")) {
+      String id = JsonFields.string(e, "accelerator", "prices.accelerator").toLowerCase(Locale.ROOT);
+      String p = "prices[" + id + "]";
+      pr.put(id, new Price(Checks.positive(p + ".usdPerHour",
+          JsonFields.number(e, "usdPerHour", p + ".usdPerHour")),
+          JsonFields.string(e, "source", p + ".source"),
+          JsonFields.string(e, "date", p + ".date")));
+    }
+    return new Catalog(v != null ? v : version, f, a, n, m, ms, pr);
   }
 
   /** Reads a transformer architecture from JSON fields (also used for request models). */

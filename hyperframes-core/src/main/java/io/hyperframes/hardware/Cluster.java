@@ -7,7 +7,20 @@ import static com.google.common.base.Preconditions.checkArgument;
  * joined by {@code intraNode}, nodes joined by {@code interNode}.
  */
 public record Cluster(Accelerator accelerator, int devices, int devicesPerNode, Fabric intraNode,
-    Fabric interNode) {
+    Fabric interNode, int hostCoresPerNode, double hostMemoryBytesPerNode) {
+
+  /** A cluster whose host CPUs and memory are not known (golden parameters assume 8 cores and 1 TiB per node). */
+  public Cluster(Accelerator accelerator, int devices, int devicesPerNode, Fabric intraNode,
+      Fabric interNode) {
+    this(accelerator, devices, devicesPerNode, intraNode, interNode, 0, 0.0);
+  }
+
+  /** The same cluster with another device count. */
+  public Cluster withDevices(int count) {
+    return new Cluster(accelerator, count, devicesPerNode, intraNode, interNode, hostCoresPerNode,
+        hostMemoryBytesPerNode);
+  }
+
 
   /** Largest accepted device count; larger requests are rejected as implausible input. */
   public static final int MAX_DEVICES = 1 << 22;

@@ -106,6 +106,12 @@ public final class TrainingEstimator {
     return best != null ? best : smallest;
   }
 
+  /** Model-state bytes of a layout (independent of micro-batch, SP and recomputation). */
+  public io.hyperframes.parallel.ModelStates modelStates(ModelSpec model, Layout layout,
+      TrainingWorkload workload) {
+    return parallelism.modelStates(model, layout, workload.precision(), workload.optimizer());
+  }
+
   /** Evaluates one fully resolved layout (no search). */
   public TrainingEstimate evaluate(ModelSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout) {

@@ -55,10 +55,15 @@ final class EstimateCommand implements Callable<Integer> {
   }
 
   static String table(EstimateRequest r, TrainingEstimate e) {
+    return String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s%n",
+        r.model().name(), r.cluster().devices(), r.cluster().accelerator().id())
+        + table(r, e, r.cluster().accelerator(), r.model().name(), r.workload().trainingTokens());
+  }
+
+  static String table(EstimateRequest ignored, TrainingEstimate e,
+      io.hyperframes.hardware.Accelerator accelerator, String model, double trainingTokens) {
     StringBuilder b = new StringBuilder();
     var l = e.layout();
-    b.append(String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s%n",
-        r.model().name(), r.cluster().devices(), r.cluster().accelerator().id()));
     b.append(String.format(Locale.ROOT,
         "layout      tp=%d pp=%d dp=%d virtualStages=%d microBatch=%d sequenceParallel=%s"
             + " recompute=%s zeroStage=%d%n",
@@ -77,7 +82,7 @@ final class EstimateCommand implements Callable<Integer> {
     row(b, "activations", gib(m.activationsBytes()), "GiB");
     row(b, "other", gib(m.otherBytes()), "GiB");
     row(b, "total", gib(m.totalBytes()), String.format(Locale.ROOT, "GiB of %.1f",
-        gib(r.cluster().accelerator().memoryBytes())));
+        gib(accelerator.memoryBytes())));
     TimeBreakdown t = e.time();
     b.append("step time\n");
     row(b, "compute", t.computeSeconds(), "s");
@@ -95,9 +100,8 @@ final class EstimateCommand implements Callable<Integer> {
     row(b, "tokens/s", e.tokensPerSecond(), "");
     row(b, "comm share", 100 * e.commShare(), "%");
     row(b, "scaling eff.", 100 * e.scalingEfficiency(), "%");
-    if (r.workload().trainingTokens() > 0) {
-      b.append(String.format(Locale.ROOT, "time to train %.3g tokens%n",
-          r.workload().trainingTokens()));
+    if (trainingTokens > 0) {
+      b.append(String.format(Locale.ROOT, "time to train %.3g tokens%n", trainingTokens));
       row(b, "days", e.trainingDays(), "");
       row(b, "GPU-hours", e.gpuHours(), "");
     }

@@ -12,8 +12,8 @@ import picocli.CommandLine.Command;
     versionProvider = Main.Version.class,
     description = "Plan and measure AI compute: estimate training layouts, validate the planner,"
         + " benchmark kernels.",
-    subcommands = {EstimateCommand.class, ValidateCommand.class, CatalogCommand.class,
-        BenchCommand.class})
+    subcommands = {PlanCommand.class, EstimateCommand.class, ValidateCommand.class,
+        CatalogCommand.class, BenchCommand.class})
 public final class Main {
 
   /** Runs the command line and exits with its status. */

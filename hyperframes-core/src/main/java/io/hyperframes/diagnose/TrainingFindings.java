@@ -1,0 +1,158 @@
+package io.hyperframes.diagnose;
+
+import com.google.common.collect.ImmutableList;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Layout;
+import io.hyperframes.plan.TimeBreakdown;
+import io.hyperframes.plan.TrainingEstimate;
+import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.workload.TrainingWorkload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Rules that turn a training estimate into advice. Thresholds come from the hyperframes method
+ * (communication above 30 % of the step: fix the network before adding cards; device utilisation
+ * below 50 % means a bottleneck in the pipeline; host memory 1.5-2× device memory), from
+ * Narayanan et al. 2021 (pipeline bubble (p-1)/m: keep m ≥ 4p), and from Hoffmann et al. 2022
+ * (about 20 training tokens per parameter for compute-optimal training).
+ */
+public final class TrainingFindings {
+  private TrainingFindings() {}
+
+  /** Communication share above which the network, not the device count, limits scaling. */
+  public static final double COMM_SHARE_LIMIT = 0.30;
+  /** Bubble share of the step above which the pipeline needs more micro-batches. */
+  public static final double BUBBLE_LIMIT = 0.15;
+  /** Free memory below which allocator fragmentation risks out-of-memory errors. */
+  public static final double HEADROOM_LIMIT = 0.10;
+  /** MFU below which the devices are mostly waiting. */
+  public static final double MFU_LIMIT = 0.35;
+  /** Scaling efficiency below which adding devices buys little. */
+  public static final double SCALING_LIMIT = 0.80;
+
+  /** The findings for an estimate of {@code model} on {@code cluster}. */
+  public static List<Finding> of(TrainingEstimate e, TransformerSpec model, Cluster cluster,
+      TrainingWorkload workload) {
+    List<Finding> out = new ArrayList<>();
+    TimeBreakdown t = e.time();
+    Layout l = e.layout();
+    double step = e.stepSeconds();
+    double capacity = cluster.accelerator().memoryBytes();
+    if (!e.feasible()) {
+      out.add(new Finding("infeasible", Severity.CRITICAL, "the plan does not fit or cannot run",
+          String.join("; ", e.reasons()),
+          "use more devices, more pipeline or tensor parallelism, ZeRO sharding, activation"
+              + " recomputation, or an accelerator with more memory"));
+    }
+    double headroom = 1.0 - e.memory().totalBytes() / capacity;
+    if (e.feasible() && headroom < HEADROOM_LIMIT) {
+      out.add(new Finding("memory-headroom", Severity.WARNING,
+          pct("memory headroom is %s of the device", headroom),
+          fmt("%.1f GiB used of %.1f GiB", gib(e.memory().totalBytes()), gib(capacity)),
+          "keep at least 10 % free against fragmentation: smaller micro-batch, selective"
+              + " recomputation, sequence parallelism or a higher ZeRO stage"));
+    }
+    if (step <= 0) {
+      return ImmutableList.copyOf(out);
+    }
+    if (e.commShare() > COMM_SHARE_LIMIT) {
+      out.add(new Finding("comm-bound", Severity.WARNING,
+          pct("communication is %s of the step: fix the network before adding cards",
+              e.commShare()),
+          fmt("exposed communication %.3g s of a %.3g s step (tensor %.3g s, pipeline %.3g s,"
+              + " data-parallel %.3g s)", t.exposedCommSeconds(), step,
+              t.tensorParallelCommSeconds(), t.pipelineCommSeconds(),
+              t.dataParallelCommSeconds()),
+          "keep tensor parallelism inside a node, overlap the gradient reduction with backward,"
+              + " raise the global batch, or move to a faster fabric (more NICs per node)"));
+    }
+    double bubble = t.bubbleSeconds() / step;
+    if (bubble > BUBBLE_LIMIT) {
+      out.add(new Finding("pipeline-bubble", Severity.WARNING,
+          pct("the pipeline bubble is %s of the step", bubble),
+          fmt("pp = %d, %d micro-batches per step, %d virtual stages", l.pp(),
+              microBatches(e, workload), l.virtualStages()),
+          "use at least 4 micro-batches per pipeline stage, interleaved stages, or less"
+              + " pipeline parallelism"));
+    }
+    if (e.mfu() < MFU_LIMIT) {
+      out.add(new Finding("low-mfu", Severity.WARNING,
+          pct("MFU is %s: the devices are mostly waiting", e.mfu()),
+          fmt("%.0f TFLOP/s per device of a %.0f TFLOP/s peak", e.flopsPerSecondPerDevice()
+              / 1e12, e.peakFlopsPerSecond() / 1e12),
+          "look at the largest part of the step (communication, bubble, recomputation) and at"
+              + " the micro-batch; use BF16/FP8 and fused kernels"));
+    }
+    if (e.scalingEfficiency() < SCALING_LIMIT) {
+      out.add(new Finding("scaling-efficiency", Severity.WARNING,
+          pct("scaling efficiency is %s", e.scalingEfficiency()),
+          fmt("1 / (1 + C/T) with C = %.3g s exposed communication, T = %.3g s compute",
+              t.exposedCommSeconds(), t.computeSeconds() + t.recomputeSeconds()),
+          "each added device buys less than 80 % of a device: reduce communication first"));
+    }
+    int m = microBatches(e, workload);
+    if (l.pp() > 1 && m < l.pp()) {
+      out.add(new Finding("batch-too-small", Severity.WARNING,
+          fmt("%d micro-batches cannot fill a %d-stage pipeline", m, l.pp()),
+          fmt("global batch %d = dp %d × micro-batch %d × %d", workload.globalBatchSize(),
+              l.dp(), l.microBatch(), m),
+          "raise the global batch or lower pipeline parallelism"));
+    }
+    if ((double) l.microBatch() * model.seqLen() < 1024) {
+      out.add(new Finding("small-matmuls", Severity.INFO,
+          fmt("each micro-batch has only %d tokens", l.microBatch() * model.seqLen()),
+          "matmuls with fewer than ~1024 rows run well below peak",
+          "raise the micro-batch if memory allows"));
+    }
+    if (l.tp() > cluster.devicesPerNode()) {
+      out.add(new Finding("tp-across-nodes", Severity.WARNING,
+          fmt("tensor parallelism (%d) spans nodes of %d devices", l.tp(),
+              cluster.devicesPerNode()),
+          "tensor-parallel all-reduces run on the inter-node fabric, 4-20× slower than NVLink",
+          "keep tp ≤ devices per node; use pipeline parallelism across nodes"));
+    }
+    if (workload.precision().compute() == NumberFormat.FP16) {
+      out.add(new Finding("fp16-loss-scaling", Severity.INFO,
+          "FP16 needs dynamic loss scaling",
+          "FP16 has 5 exponent bits: gradients below 6e-8 underflow to zero",
+          "use a dynamic loss scaler (initial 2^16, ×2 after 2000 clean steps, ×0.5 and skip on"
+              + " overflow) or switch to BF16"));
+    }
+    if (workload.precision().compute() == NumberFormat.FP32
+        || workload.precision().compute() == NumberFormat.TF32) {
+      out.add(new Finding("full-precision", Severity.INFO,
+          "training in FP32/TF32 leaves the tensor cores' 16-bit throughput unused",
+          fmt("peak %.0f TFLOP/s in %s", e.peakFlopsPerSecond() / 1e12,
+              workload.precision().compute().id()),
+          "use bf16-mixed: half the memory traffic, 2-8× the matmul peak"));
+    }
+    double tokensPerParameter = workload.trainingTokens() / model.parameters();
+    if (workload.trainingTokens() > 0 && tokensPerParameter < 20) {
+      out.add(new Finding("undertrained", Severity.INFO,
+          fmt("%.1f training tokens per parameter", tokensPerParameter),
+          "compute-optimal training uses about 20 tokens per parameter (Hoffmann et al. 2022)",
+          "a smaller model trained on the same tokens may reach the same loss for less"));
+    }
+    return ImmutableList.copyOf(out);
+  }
+
+  private static int microBatches(TrainingEstimate e, TrainingWorkload w) {
+    Layout l = e.layout();
+    return Math.max(1, w.globalBatchSize() / (l.dp() * l.microBatch()));
+  }
+
+  private static String pct(String format, double share) {
+    return String.format(Locale.ROOT, format, String.format(Locale.ROOT, "%.0f %%", 100 * share));
+  }
+
+  private static String fmt(String format, Object... args) {
+    return String.format(Locale.ROOT, format, args);
+  }
+
+  private static double gib(double bytes) {
+    return bytes / (1L << 30);
+  }
+}

@@ -1,0 +1,37 @@
+package io.hyperframes.plan;
+
+import com.google.common.collect.ImmutableList;
+import io.hyperframes.diagnose.Finding;
+import io.hyperframes.tuning.GoldenParameter;
+import java.util.List;
+
+/**
+ * The answer of the planner.
+ *
+ * @param feasible whether the best candidate fits (with the requested headroom) and meets the
+ *     deadline
+ * @param reasons why not, when not
+ * @param best the best candidate (or, when nothing fits, the one with the smallest footprint)
+ * @param alternatives runner-up candidates, best first
+ * @param pareto candidates not beaten on both time and cost, fastest first (one per device count)
+ * @param scaling the best candidate per device count, fewest devices first
+ * @param goldenParameters settings derived from the best candidate
+ * @param findings advice on the best candidate
+ * @param candidatesEvaluated candidates evaluated by the search
+ * @param seconds wall time of the search
+ * @param objective what was optimised
+ */
+public record Plan(boolean feasible, List<String> reasons, Candidate best,
+    List<Candidate> alternatives, List<Candidate> pareto, List<Candidate> scaling,
+    List<GoldenParameter> goldenParameters, List<Finding> findings, long candidatesEvaluated,
+    double seconds, Objective objective) {
+
+  public Plan {
+    reasons = ImmutableList.copyOf(reasons);
+    alternatives = ImmutableList.copyOf(alternatives);
+    pareto = ImmutableList.copyOf(pareto);
+    scaling = ImmutableList.copyOf(scaling);
+    goldenParameters = ImmutableList.copyOf(goldenParameters);
+    findings = ImmutableList.copyOf(findings);
+  }
+}

@@ -1,0 +1,75 @@
+package io.hyperframes.plan;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import io.hyperframes.hardware.Checks;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.PartialLayout;
+import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.workload.TrainingWorkload;
+import java.util.List;
+
+/**
+ * A planning question: train {@code model} on {@code minDevices..maxDevices} devices like
+ * {@code cluster}'s, under constraints, for an objective.
+ *
+ * @param model the transformer to train
+ * @param cluster accelerator, node shape and fabrics (its device count is ignored)
+ * @param minDevices fewest devices to consider
+ * @param maxDevices most devices to consider
+ * @param workload precision, optimizer, token budget; {@code globalBatchSize} 0 lets the planner
+ *     choose it within {@code minGlobalBatch..maxGlobalBatch}
+ * @param layout fields the user fixed
+ * @param minGlobalBatch smallest global batch (sequences) when the batch is open
+ * @param maxGlobalBatch largest global batch (sequences) when the batch is open
+ * @param memoryHeadroom fraction of device memory to leave free, in [0, 0.5]
+ * @param deadlineDays latest acceptable training time (0 = none)
+ * @param precisions recipes the planner may choose among (the workload's alone by default)
+ * @param objective what to optimise
+ * @param pricing prices for the cost
+ * @param alternatives how many runner-up plans to return
+ * @param exhaustive evaluate every candidate (no pruning); for checking the pruned search
+ */
+public record PlanRequest(TransformerSpec model, Cluster cluster, int minDevices, int maxDevices,
+    TrainingWorkload workload, PartialLayout layout, int minGlobalBatch, int maxGlobalBatch,
+    double memoryHeadroom, double deadlineDays, List<PrecisionRecipe> precisions,
+    Objective objective, Pricing pricing, int alternatives, boolean exhaustive) {
+
+  /** Device counts beyond this many values are rejected (a range too wide to search). */
+  public static final int MAX_DEVICE_COUNTS = 4096;
+
+  public PlanRequest {
+    checkArgument(model != null, "model: must be a transformer architecture to plan");
+    checkArgument(cluster != null, "cluster: must be given");
+    checkArgument(workload != null, "workload: must be given");
+    checkArgument(layout != null, "layout: must be given");
+    Checks.positive("cluster.devices (min)", minDevices);
+    checkArgument(maxDevices >= minDevices, "cluster.devices: range %s-%s is empty", minDevices,
+        maxDevices);
+    checkArgument(maxDevices <= Cluster.MAX_DEVICES, "cluster.devices: must be <= %s, got %s",
+        Cluster.MAX_DEVICES, maxDevices);
+    checkArgument(memoryHeadroom >= 0 && memoryHeadroom <= 0.5,
+        "constraints.memoryHeadroom: must be in [0, 0.5], got %s", memoryHeadroom);
+    Checks.nonNegative("constraints.deadlineDays", deadlineDays);
+    checkArgument(minGlobalBatch >= 0 && maxGlobalBatch >= 0,
+        "constraints.globalBatch: bounds must be >= 0");
+    checkArgument(workload.globalBatchSize() > 0 || maxGlobalBatch > 0,
+        "workload.globalBatchSize: give it, or constraints.maxGlobalBatch");
+    checkArgument(maxGlobalBatch == 0 || maxGlobalBatch >= minGlobalBatch,
+        "constraints.maxGlobalBatch: %s is below minGlobalBatch %s", maxGlobalBatch,
+        minGlobalBatch);
+    checkArgument(objective != null, "objective: must be given");
+    checkArgument(pricing != null, "pricing: must be given");
+    checkArgument(alternatives >= 0 && alternatives <= 100,
+        "search.alternatives: must be in [0, 100], got %s", alternatives);
+    precisions = ImmutableList.copyOf(precisions.isEmpty() ? List.of(workload.precision())
+        : precisions);
+    checkArgument(objective != Objective.DEVICES || deadlineDays > 0,
+        "constraints.deadlineDays: required by the objective 'devices'");
+    checkArgument(objective != Objective.COST || pricing.usdPerDeviceHour() > 0,
+        "pricing.pricePerDeviceHour: no price known for %s; give one for the objective 'cost'",
+        cluster.accelerator().id());
+  }
+}

@@ -1,0 +1,443 @@
+package io.hyperframes.plan;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import io.hyperframes.diagnose.TrainingFindings;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Layout;
+import io.hyperframes.parallel.PartialLayout;
+import io.hyperframes.parallel.Recompute;
+import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.tuning.GoldenParameters;
+import io.hyperframes.workload.TrainingWorkload;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Searches training layouts for the best plan under constraints.
+ *
+ * <p>Instances are immutable and thread-safe; a search runs on the common fork-join pool.
+ */
+public final class Planner {
+
+  /*
+   * Search space, per device count N: tp (divisors of N up to a node that divide the heads),
+   * pp (divisors of N/tp up to the layers), dp = N/(tp·pp), ZeRO 0-3, micro-batch 1-32, the
+   * global batch, virtual stages (divisors of the stage's layers up to 8 when the micro-batch
+   * count is a multiple of pp), sequence parallelism, recomputation and the allowed precisions.
+   *
+   * Pruning, each exact (the jqwik property PlannerProperties checks pruned = exhaustive):
+   * 1. Model states do not depend on micro-batch, batch, interleaving, SP or recomputation, and
+   *    memory is never below them: a (tp, pp, dp, ZeRO, precision) whose model states exceed the
+   *    usable memory is skipped whole.
+   * 2. With an open global batch, for fixed everything else, activation memory depends on the
+   *    micro-batch count m only through min(p, m) (in-flight micro-batches, 1F1B), and time per
+   *    token falls as m grows (the bubble and the per-step communication are amortised). So for
+   *    m ≥ p only the largest m, and the largest multiple of p (which admits interleaving), can be
+   *    best; every m < p is still evaluated.
+   */
+
+  private static final int[] MICRO_BATCHES = {1, 2, 4, 8, 16, 32};
+  private static final int MAX_VIRTUAL_STAGES = 8;
+
+  private final TrainingEstimator estimator;
+
+  private Planner(TrainingEstimator estimator) {
+    this.estimator = estimator;
+  }
+
+  /** A planner over the analytical models. */
+  public static Planner analytical() {
+    return new Planner(TrainingEstimator.analytical());
+  }
+
+  /** A planner over the given estimator (calibrated models). */
+  public static Planner of(TrainingEstimator estimator) {
+    checkArgument(estimator != null, "estimator: must be given");
+    return new Planner(estimator);
+  }
+
+  /** Plans without progress reporting. */
+  public Plan plan(PlanRequest request) {
+    return plan(request, PlanListener.NONE);
+  }
+
+  /**
+   * Searches the layouts of {@code request} and returns the best plan, alternatives, the Pareto
+   * front of time against cost, golden parameters and findings. An infeasible request gives a
+   * plan with {@code feasible = false} and the reasons.
+   *
+   * @throws IllegalArgumentException when fixed fields contradict the model or the device range
+   * @throws CancellationException when the listener cancels
+   */
+  public Plan plan(PlanRequest request, PlanListener listener) {
+    checkArgument(request != null, "request: must be given");
+    checkArgument(listener != null, "listener: must be given");
+    long start = System.nanoTime();
+    List<Task> tasks = tasks(request);
+    checkArgument(!tasks.isEmpty(), "layout: no (tp, pp, dp) satisfies the fixed fields on %s-%s"
+        + " devices", request.minDevices(), request.maxDevices());
+    AtomicLong evaluated = new AtomicLong();
+    AtomicInteger done = new AtomicInteger();
+    Comparator<Candidate> order = order(request);
+    Accumulator total = tasks.parallelStream()
+        .map(t -> {
+          if (listener.cancelled()) {
+            throw new CancellationException("plan search cancelled");
+          }
+          Accumulator a = search(request, t, order, listener);
+          evaluated.addAndGet(a.evaluated);
+          listener.progress((double) done.incrementAndGet() / tasks.size(), evaluated.get());
+          return a;
+        })
+        .reduce(new Accumulator(request.alternatives() + 1, order),
+            (a, b) -> a.merge(b, order), (a, b) -> a.merge(b, order));
+    double seconds = (System.nanoTime() - start) / 1e9;
+    return result(request, total, order, seconds);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private record Task(int devices, int tp, int pp) {}
+
+  private List<Task> tasks(PlanRequest r) {
+    TransformerSpec m = r.model();
+    PartialLayout p = r.layout();
+    int perNode = r.cluster().devicesPerNode();
+    List<Integer> counts = new ArrayList<>();
+    for (long n = r.minDevices(); n <= r.maxDevices(); n++) {
+      if (n <= perNode || n % perNode == 0) {
+        counts.add((int) n);
+        checkArgument(counts.size() <= PlanRequest.MAX_DEVICE_COUNTS,
+            "cluster.devices: the range %s-%s holds more than %s device counts",
+            r.minDevices(), r.maxDevices(), PlanRequest.MAX_DEVICE_COUNTS);
+      }
+    }
+    checkArgument(!counts.isEmpty(), "cluster.devices: no count in %s-%s is a whole number of"
+        + " nodes of %s", r.minDevices(), r.maxDevices(), perNode);
+    if (p.tp() != null) {
+      checkArgument(m.heads() % p.tp() == 0, "layout.tp: %s does not divide model.heads %s",
+          p.tp(), m.heads());
+    }
+    if (p.pp() != null) {
+      checkArgument(p.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s", p.pp(),
+          m.layers());
+    }
+    List<Task> out = new ArrayList<>();
+    for (int n : counts) {
+      for (int tp = 1; tp <= Math.min(n, perNode); tp++) {
+        if (n % tp != 0 || m.heads() % tp != 0 || (p.tp() != null && p.tp() != tp)) {
+          continue;
+        }
+        for (int pp = 1; pp <= Math.min(n / tp, m.layers()); pp++) {
+          if ((n / tp) % pp != 0 || (p.pp() != null && p.pp() != pp)) {
+            continue;
+          }
+          int dp = n / tp / pp;
+          if (p.dp() != null && p.dp() != dp) {
+            continue;
+          }
+          out.add(new Task(n, tp, pp));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Everything evaluated under one (N, tp, pp). */
+  private Accumulator search(PlanRequest r, Task t, Comparator<Candidate> order,
+      PlanListener listener) {
+    Accumulator acc = new Accumulator(r.alternatives() + 1, order);
+    Cluster cluster = r.cluster().withDevices(t.devices());
+    TransformerSpec m = r.model();
+    PartialLayout p = r.layout();
+    int dp = t.devices() / t.tp() / t.pp();
+    double usable = cluster.accelerator().memoryBytes() * (1 - r.memoryHeadroom());
+    int perStage = (m.layers() + t.pp() - 1) / t.pp();
+    List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
+        : dp == 1 ? List.of(0) : List.of(0, 1, 2, 3);
+    List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
+        : t.tp() > 1 ? List.of(false, true) : List.of(false);
+    List<Recompute> recomputes = p.recompute() != null ? List.of(p.recompute())
+        : List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
+    for (PrecisionRecipe precision : r.precisions()) {
+      if (!cluster.accelerator().supports(precision.compute())) {
+        continue;
+      }
+      for (int zero : zeros) {
+        TrainingWorkload probe = workload(r, precision, Math.max(1, dp));
+        Layout statesLayout = new Layout(t.tp(), t.pp(), dp, 1, 1, false, Recompute.NONE, zero);
+        if (!r.exhaustive()
+            && estimator.modelStates(m, statesLayout, probe).totalBytes() > usable) {
+          // Nothing in this group fits; keep its smallest member so that an infeasible request
+          // still shows the closest layout.
+          smallest(r, t, cluster, precision, zero, dp, usable, acc, order);
+          continue;
+        }
+        for (int mb : microBatches(p)) {
+          for (int batch : batches(r, dp, mb, t.pp())) {
+            TrainingWorkload w = workload(r, precision, batch);
+            int micro = batch / (dp * mb);
+            for (int v : virtualStages(p, t.pp(), perStage, micro)) {
+              for (boolean sp : sps) {
+                for (Recompute rc : recomputes) {
+                  Layout l = new Layout(t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
+                  TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
+                  acc.offer(candidate(r, e, w, usable), order);
+                  if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
+                    throw new CancellationException("plan search cancelled");
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    return acc;
+  }
+
+  /** The least-memory member of a group: micro-batch 1, fewest micro-batches, SP, full recompute. */
+  private void smallest(PlanRequest r, Task t, Cluster cluster, PrecisionRecipe precision,
+      int zero, int dp, double usable, Accumulator acc, Comparator<Candidate> order) {
+    PartialLayout p = r.layout();
+    for (int mb : microBatches(p)) {
+      List<Integer> batches = batches(r, dp, mb, t.pp());
+      if (batches.isEmpty()) {
+        continue;
+      }
+      int batch = batches.get(0);
+      boolean sp = p.sequenceParallel() != null ? p.sequenceParallel() : t.tp() > 1;
+      Recompute rc = p.recompute() != null ? p.recompute() : Recompute.FULL;
+      int v = p.virtualStages() != null ? p.virtualStages() : 1;
+      if (v > 1 && (t.pp() == 1 || ((r.model().layers() + t.pp() - 1) / t.pp()) % v != 0)) {
+        continue;
+      }
+      TrainingWorkload w = workload(r, precision, batch);
+      Layout l = new Layout(t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
+      acc.offer(candidate(r, estimator.evaluate(r.model(), cluster, w, l), w, usable), order);
+      acc.evaluated++;
+      return;
+    }
+  }
+
+  private static TrainingWorkload workload(PlanRequest r, PrecisionRecipe precision, int batch) {
+    PrecisionRecipe recipe = precision;
+    if (r.workload().precision().name().equals(precision.name())) {
+      recipe = r.workload().precision();
+    }
+    return new TrainingWorkload(recipe, r.workload().optimizer(), batch,
+        r.workload().trainingTokens());
+  }
+
+  private static List<Integer> microBatches(PartialLayout p) {
+    if (p.microBatch() != null) {
+      return List.of(p.microBatch());
+    }
+    List<Integer> out = new ArrayList<>();
+    for (int mb : MICRO_BATCHES) {
+      out.add(mb);
+    }
+    return out;
+  }
+
+  /** Global batches to try for (dp, mb); see pruning rule 2. */
+  static List<Integer> batches(PlanRequest r, int dp, int mb, int pp) {
+    long unit = (long) dp * mb;
+    int fixed = r.workload().globalBatchSize();
+    if (fixed > 0) {
+      return fixed % unit == 0 ? List.of(fixed) : List.of();
+    }
+    long lo = Math.max(1, (Math.max(1, r.minGlobalBatch()) + unit - 1) / unit);
+    long hi = r.maxGlobalBatch() / unit;
+    if (hi < lo) {
+      return List.of();
+    }
+    List<Integer> out = new ArrayList<>();
+    if (r.exhaustive()) {
+      for (long m = lo; m <= hi; m++) {
+        out.add((int) (m * unit));
+      }
+      return out;
+    }
+    for (long m = lo; m <= Math.min(hi, pp - 1); m++) {
+      out.add((int) (m * unit));
+    }
+    if (hi >= pp) {
+      long multiple = hi / pp * pp;
+      if (multiple >= lo && multiple != hi) {
+        out.add((int) (multiple * unit));
+      }
+      out.add((int) (hi * unit));
+    }
+    return out;
+  }
+
+  private static List<Integer> virtualStages(PartialLayout p, int pp, int perStage, int micro) {
+    if (p.virtualStages() != null) {
+      int v = p.virtualStages();
+      return (v == 1 || (pp > 1 && perStage % v == 0)) ? List.of(v) : List.of();
+    }
+    List<Integer> out = new ArrayList<>();
+    out.add(1);
+    if (pp > 1 && micro % pp == 0) {
+      for (int v = 2; v <= Math.min(MAX_VIRTUAL_STAGES, perStage); v++) {
+        if (perStage % v == 0) {
+          out.add(v);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Candidate candidate(PlanRequest r, TrainingEstimate e, TrainingWorkload w,
+      double usable) {
+    TrainingEstimate checked = e;
+    if (e.feasible() && e.memory().totalBytes() > usable) {
+      List<String> reasons = new ArrayList<>(e.reasons());
+      reasons.add(String.format(Locale.ROOT, "memory: %.1f GiB leaves less than the requested"
+          + " %.0f %% headroom", e.memory().totalBytes() / (1L << 30),
+          100 * r.memoryHeadroom()));
+      checked = new TrainingEstimate(false, reasons, e.layout(), e.parameters(), e.memory(),
+          e.time(), e.modelFlopsPerStep(), e.hardwareFlopsPerStep(), e.devices(),
+          e.peakFlopsPerSecond(), e.tokensPerStep(), e.trainingTokens());
+    }
+    return new Candidate(checked, Cost.of(checked, r.pricing()), w);
+  }
+
+  /** Best first: feasible before infeasible, then the objective, then a total tie-break. */
+  static Comparator<Candidate> order(PlanRequest r) {
+    Comparator<Candidate> objective = switch (r.objective()) {
+      case TIME -> Comparator.comparingDouble(Candidate::timeMetric);
+      case COST -> Comparator.comparingDouble(Candidate::costMetric)
+          .thenComparingDouble(Candidate::timeMetric);
+      case THROUGHPUT -> Comparator.comparingDouble(
+          (Candidate c) -> -c.estimate().tokensPerSecond());
+      case DEVICES -> Comparator.comparing(
+          (Candidate c) -> c.timeMetric() > r.deadlineDays())
+          .thenComparingLong(c -> c.estimate().devices())
+          .thenComparingDouble(Candidate::costMetric);
+    };
+    Comparator<Candidate> feasibleFirst = Comparator.comparing(
+        (Candidate c) -> !c.estimate().feasible());
+    Comparator<Candidate> infeasibleBySize = (a, b) -> a.estimate().feasible()
+        ? 0 : Double.compare(a.estimate().memory().totalBytes(),
+            b.estimate().memory().totalBytes());
+    return feasibleFirst.thenComparing(infeasibleBySize).thenComparing(objective)
+        .thenComparingLong(c -> c.estimate().devices())
+        .thenComparingDouble(c -> c.estimate().memory().totalBytes())
+        .thenComparing(LAYOUT_ORDER);
+  }
+
+  /** A total order on the remaining fields, so that the best plan never depends on threads. */
+  private static final Comparator<Candidate> LAYOUT_ORDER = Comparator
+      .comparingInt((Candidate c) -> c.estimate().layout().tp())
+      .thenComparingInt(c -> c.estimate().layout().pp())
+      .thenComparingInt(c -> c.estimate().layout().dp())
+      .thenComparingInt(c -> c.estimate().layout().virtualStages())
+      .thenComparingInt(c -> c.estimate().layout().microBatch())
+      .thenComparing(c -> c.estimate().layout().sequenceParallel())
+      .thenComparing(c -> c.estimate().layout().recompute().id())
+      .thenComparingInt(c -> c.estimate().layout().zeroStage())
+      .thenComparing(c -> c.workload().precision().name())
+      .thenComparingInt(c -> c.workload().globalBatchSize());
+
+  /** Top-k candidates and the best per device count, mergeable across threads. */
+  private static final class Accumulator {
+    final int capacity;
+    final List<Candidate> top = new ArrayList<>();
+    final Map<Long, Candidate> bestPerCount = new TreeMap<>();
+    long evaluated;
+
+    Accumulator(int capacity, Comparator<Candidate> order) {
+      this.capacity = Math.max(1, capacity);
+    }
+
+    void offer(Candidate c, Comparator<Candidate> order) {
+      bestPerCount.merge(c.estimate().devices(), c,
+          (a, b) -> order.compare(a, b) <= 0 ? a : b);
+      if (top.size() < capacity || order.compare(c, top.get(top.size() - 1)) < 0) {
+        int i = 0;
+        while (i < top.size() && order.compare(top.get(i), c) <= 0) {
+          i++;
+        }
+        top.add(i, c);
+        if (top.size() > capacity) {
+          top.remove(top.size() - 1);
+        }
+      }
+    }
+
+    Accumulator merge(Accumulator other, Comparator<Candidate> order) {
+      Accumulator out = new Accumulator(capacity, order);
+      for (Candidate c : top) {
+        out.offer(c, order);
+      }
+      for (Candidate c : other.top) {
+        out.offer(c, order);
+      }
+      out.bestPerCount.putAll(bestPerCount);
+      other.bestPerCount.forEach((k, v) -> out.bestPerCount.merge(k, v,
+          (a, b) -> order.compare(a, b) <= 0 ? a : b));
+      out.evaluated = evaluated + other.evaluated;
+      return out;
+    }
+  }
+
+  private Plan result(PlanRequest r, Accumulator acc, Comparator<Candidate> order,
+      double seconds) {
+    checkArgument(!acc.top.isEmpty(), "workload.globalBatchSize: no layout divides the global"
+        + " batch on %s-%s devices (fix the batch or the layout)", r.minDevices(),
+        r.maxDevices());
+    Candidate best = acc.top.get(0);
+    List<String> reasons = new ArrayList<>(best.estimate().reasons());
+    boolean feasible = best.estimate().feasible();
+    if (!feasible) {
+      reasons.add(0, "no layout fits: the closest one is shown");
+    } else if (r.deadlineDays() > 0 && best.timeMetric() > r.deadlineDays()) {
+      feasible = false;
+      reasons.add(String.format(Locale.ROOT, "deadline: the fastest plan takes %.1f days, more"
+          + " than the %.1f allowed", best.timeMetric(), r.deadlineDays()));
+    }
+    List<Candidate> scaling = ImmutableList.copyOf(acc.bestPerCount.values());
+    List<Candidate> pareto = pareto(scaling);
+    List<Candidate> alternatives = acc.top.subList(1, acc.top.size());
+    TrainingEstimate e = best.estimate();
+    Cluster cluster = r.cluster().withDevices((int) e.devices());
+    return new Plan(feasible, reasons, best, alternatives, pareto, scaling,
+        e.stepSeconds() > 0 ? GoldenParameters.derive(e, r.model(), cluster, best.workload())
+            : List.of(),
+        TrainingFindings.of(e, r.model(), cluster, best.workload()), acc.evaluated, seconds,
+        r.objective());
+  }
+
+  /** Candidates not beaten on both time and cost, fastest first. */
+  static List<Candidate> pareto(List<Candidate> candidates) {
+    List<Candidate> feasible = new ArrayList<>();
+    for (Candidate c : candidates) {
+      if (c.estimate().feasible()) {
+        feasible.add(c);
+      }
+    }
+    feasible.sort(Comparator.comparingDouble(Candidate::timeMetric)
+        .thenComparingDouble(Candidate::costMetric));
+    List<Candidate> front = new ArrayList<>();
+    double cheapest = Double.MAX_VALUE;
+    for (Candidate c : feasible) {
+      if (c.costMetric() < cheapest) {
+        front.add(c);
+        cheapest = c.costMetric();
+      }
+    }
+    return ImmutableList.copyOf(front);
+  }
+}

@@ -1,0 +1,243 @@
+package io.hyperframes.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.PlanRequests;
+import io.hyperframes.diagnose.Finding;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.plan.Candidate;
+import io.hyperframes.plan.Plan;
+import io.hyperframes.plan.PlanJson;
+import io.hyperframes.plan.PlanListener;
+import io.hyperframes.plan.PlanRequest;
+import io.hyperframes.plan.Planner;
+import io.hyperframes.tuning.GoldenParameter;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code hyperframes plan}: search layouts for the best plan. */
+@Command(name = "plan", mixinStandardHelpOptions = true,
+    description = "Search parallel layouts, batch and precision for the fastest (or cheapest)"
+        + " plan; print it with alternatives, cost, golden parameters and findings.")
+final class PlanCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--request", paramLabel = "FILE",
+      description = "Plan request JSON (the estimate request plus constraints, objective,"
+          + " pricing, search). Or use the short options below.")
+  Path request;
+
+  @Option(names = "--model", paramLabel = "ID", description = "Catalog model id.")
+  String model;
+
+  @Option(names = "--accelerator", paramLabel = "ID", description = "Catalog accelerator id.")
+  String accelerator;
+
+  @Option(names = "--devices", paramLabel = "N[-M]", description = "Device count or range.")
+  String devices;
+
+  @Option(names = "--tokens", paramLabel = "TOKENS", description = "Training tokens (2e12).")
+  Double tokens;
+
+  @Option(names = "--global-batch", paramLabel = "SEQUENCES",
+      description = "Global batch in sequences (default: chosen, up to ~4M tokens).")
+  Integer globalBatch;
+
+  @Option(names = "--precision", defaultValue = "bf16-mixed",
+      description = "fp32, tf32, fp16-mixed, bf16-mixed or fp8-mixed (default bf16-mixed).")
+  String precision;
+
+  @Option(names = "--objective", defaultValue = "time",
+      description = "time (default), cost, throughput or devices.")
+  String objective;
+
+  @Option(names = "--deadline-days", paramLabel = "DAYS",
+      description = "Latest acceptable training time (objective devices).")
+  Double deadlineDays;
+
+  @Option(names = "--price", paramLabel = "USD",
+      description = "Price per device-hour (default: the catalog's list price).")
+  Double price;
+
+  @Option(names = "--catalog", paramLabel = "FILE", description = "User catalog overrides.")
+  Path catalog;
+
+  @Option(names = "--format", defaultValue = "table",
+      description = "table (default), json or markdown.")
+  Format format;
+
+  @Option(names = "--progress", negatable = true, defaultValue = "true",
+      description = "Show a progress bar on a terminal (default on).")
+  boolean progress;
+
+  @Override
+  public Integer call() throws JsonProcessingException {
+    Catalog c = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
+    String json = request != null ? Files2.read("--request", request) : shortForm();
+    PlanRequest r = PlanRequests.parse(json, c);
+    Plan plan;
+    boolean bar = progress && System.console() != null;
+    if (bar) {
+      try (ProgressBars.Bar b = ProgressBars.start("planning")) {
+        plan = Planner.analytical().plan(r, b);
+      }
+    } else {
+      plan = Planner.analytical().plan(r, PlanListener.NONE);
+    }
+    var out = spec.commandLine().getOut();
+    switch (format) {
+      case json -> out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
+          .writeValueAsString(PlanJson.toJson(plan)));
+      case markdown -> out.print(markdown(r, plan));
+      case table -> out.print(table(r, plan));
+      default -> throw new AssertionError(format);
+    }
+    out.flush();
+    return 0;
+  }
+
+  private String shortForm() {
+    if (model == null || accelerator == null || devices == null) {
+      throw new IllegalArgumentException("plan: give --request FILE, or --model, --accelerator"
+          + " and --devices (missing " + (model == null ? "--model"
+              : accelerator == null ? "--accelerator" : "--devices") + ")");
+    }
+    ObjectNode root = JsonFields.mapper().createObjectNode();
+    root.putObject("model").put("catalog", model);
+    ObjectNode cluster = root.putObject("cluster").put("accelerator", accelerator);
+    if (devices.contains("-")) {
+      cluster.put("devices", devices);
+    } else {
+      try {
+        cluster.put("devices", Integer.parseInt(devices.trim()));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--devices: '" + devices + "' is neither a count nor"
+            + " a range N-M", e);
+      }
+    }
+    ObjectNode w = root.putObject("workload").put("type", "training")
+        .put("precision", precision);
+    if (tokens != null) {
+      w.put("trainingTokens", tokens);
+    }
+    if (globalBatch != null) {
+      w.put("globalBatchSize", globalBatch);
+    }
+    root.put("objective", objective);
+    if (deadlineDays != null) {
+      root.putObject("constraints").put("deadlineDays", deadlineDays);
+    }
+    if (price != null) {
+      root.putObject("pricing").put("pricePerDeviceHour", price);
+    }
+    return root.toString();
+  }
+
+  static String table(PlanRequest r, Plan plan) {
+    StringBuilder b = new StringBuilder();
+    Candidate best = plan.best();
+    b.append(String.format(Locale.ROOT,
+        "HyperFrames plan: %s on %s, %s devices, objective %s%n", r.model().name(),
+        r.cluster().accelerator().id(), r.minDevices() == r.maxDevices()
+            ? String.valueOf(r.minDevices()) : r.minDevices() + "-" + r.maxDevices(),
+        plan.objective().id()));
+    b.append(String.format(Locale.ROOT, "searched %d candidates in %.2f s%n",
+        plan.candidatesEvaluated(), plan.seconds()));
+    if (!plan.feasible()) {
+      b.append("NOT FEASIBLE\n");
+      plan.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
+    }
+    b.append(String.format(Locale.ROOT, "best: %d devices, global batch %d, %s%n",
+        best.estimate().devices(), best.workload().globalBatchSize(),
+        best.workload().precision().name()));
+    b.append(EstimateCommand.table(null, best.estimate(), r.cluster().accelerator(),
+        r.model().name(), r.workload().trainingTokens()));
+    b.append(String.format(Locale.ROOT, "cost%n  %-16s %12.4g USD (%.0f GPU-hours × %.2f USD;"
+        + " %s)%n", "total", best.cost().totalUsd(), best.cost().gpuHours(),
+        best.cost().usdPerDeviceHour(), best.cost().priceSource()));
+    if (!plan.alternatives().isEmpty()) {
+      b.append("alternatives\n");
+      for (Candidate c : plan.alternatives()) {
+        b.append("  ").append(line(c)).append('\n');
+      }
+    }
+    if (plan.pareto().size() > 1) {
+      b.append("time/cost Pareto front\n");
+      for (Candidate c : plan.pareto()) {
+        b.append("  ").append(line(c)).append('\n');
+      }
+    }
+    b.append("golden parameters\n");
+    for (GoldenParameter g : plan.goldenParameters()) {
+      b.append(String.format(Locale.ROOT, "  %-26s %-14s %s%n", g.name(), value(g), g.reason()));
+    }
+    if (!plan.findings().isEmpty()) {
+      b.append("findings\n");
+      for (Finding f : plan.findings()) {
+        b.append(String.format(Locale.ROOT, "  [%s] %s%n      evidence: %s%n      remedy: %s%n",
+            f.severity().name().toLowerCase(Locale.ROOT), f.title(), f.evidence(), f.remedy()));
+      }
+    }
+    return b.toString();
+  }
+
+  static String markdown(PlanRequest r, Plan plan) {
+    StringBuilder b = new StringBuilder();
+    Candidate best = plan.best();
+    b.append(String.format(Locale.ROOT, "# Plan: %s on %s%n%n", r.model().name(),
+        r.cluster().accelerator().id()));
+    b.append(String.format(Locale.ROOT, "Feasible: **%s**. Searched %d candidates in %.2f s.%n%n",
+        plan.feasible() ? "yes" : "no", plan.candidatesEvaluated(), plan.seconds()));
+    plan.reasons().forEach(x -> b.append("- ").append(x).append('\n'));
+    b.append("\n| devices | tp | pp | dp | v | micro-batch | batch | SP | recompute | ZeRO |"
+        + " step s | MFU | days | USD |\n|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|"
+        + "---:|---:|---:|\n");
+    b.append(row(best));
+    for (Candidate c : plan.alternatives()) {
+      b.append(row(c));
+    }
+    b.append("\n## Golden parameters\n\n| parameter | value | why |\n|---|---|---|\n");
+    for (GoldenParameter g : plan.goldenParameters()) {
+      b.append(String.format(Locale.ROOT, "| %s | %s | %s |%n", g.name(), value(g), g.reason()));
+    }
+    b.append("\n## Findings\n\n");
+    for (Finding f : plan.findings()) {
+      b.append(String.format(Locale.ROOT, "- **%s** %s. %s. *Remedy:* %s.%n",
+          f.severity().name().toLowerCase(Locale.ROOT), f.title(), f.evidence(), f.remedy()));
+    }
+    return b.toString();
+  }
+
+  private static String row(Candidate c) {
+    var e = c.estimate();
+    var l = e.layout();
+    return String.format(Locale.ROOT, "| %d | %d | %d | %d | %d | %d | %d | %s | %s | %d | %.3g |"
+        + " %.1f %% | %.1f | %.3g |%n", e.devices(), l.tp(), l.pp(), l.dp(), l.virtualStages(),
+        l.microBatch(), c.workload().globalBatchSize(), l.sequenceParallel(), l.recompute().id(),
+        l.zeroStage(), e.stepSeconds(), 100 * e.mfu(), e.trainingDays(), c.cost().totalUsd());
+  }
+
+  private static String line(Candidate c) {
+    var e = c.estimate();
+    var l = e.layout();
+    return String.format(Locale.ROOT, "%4d dev tp=%d pp=%d dp=%d v=%d mb=%d B=%d sp=%s rc=%s"
+        + " zero=%d: %.3g s/step, MFU %.1f %%, %.1f days, %.3g USD%s", e.devices(), l.tp(),
+        l.pp(), l.dp(), l.virtualStages(), l.microBatch(), c.workload().globalBatchSize(),
+        l.sequenceParallel(), l.recompute().id(), l.zeroStage(), e.stepSeconds(), 100 * e.mfu(),
+        e.trainingDays(), c.cost().totalUsd(), e.feasible() ? "" : " (infeasible)");
+  }
+
+  private static String value(GoldenParameter g) {
+    if (g.value() instanceof Double d) {
+      return String.format(Locale.ROOT, "%.4g %s", d, g.unit()).strip();
+    }
+    return (g.value() + " " + g.unit()).strip();
+  }
+}
