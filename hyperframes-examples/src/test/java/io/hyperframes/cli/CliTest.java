@@ -127,6 +127,29 @@ class CliTest {
   }
 
   @Test
+  void planShortFormPrintsAPlanWithItsContractFields() {
+    Result r = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb", "--devices",
+        "8-32", "--tokens", "1e11", "--objective", "cost", "--format", "json", "--no-progress");
+    assertEquals(0, r.status(), r.err());
+    JsonNode json = JsonFields.parseObject("output", r.out());
+    for (String f : List.of("feasible", "layout", "memory", "time", "mfu", "search",
+        "alternatives", "pareto", "goldenParameters", "findings", "cost")) {
+      assertTrue(json.has(f), "missing " + f);
+    }
+    Result table = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
+        "--devices", "16", "--tokens", "1e11", "--no-progress");
+    assertEquals(0, table.status(), table.err());
+    assertTrue(table.out().contains("golden parameters"), table.out());
+  }
+
+  @Test
+  void planWithoutAModelExitsTwo() {
+    Result r = run("plan", "--accelerator", "a100-sxm-80gb", "--devices", "8");
+    assertEquals(2, r.status());
+    assertTrue(r.err().contains("--model"), r.err());
+  }
+
+  @Test
   void unknownOptionExitsTwo() {
     assertEquals(2, run("estimate", "--frobnicate").status());
   }
