@@ -4,5 +4,6 @@ package io.hyperframes.cli;
 enum Format {
   table,
   json,
-  markdown
+  markdown,
+  html
 }

@@ -6,6 +6,7 @@ import io.hyperframes.PlanRequests;
 import io.hyperframes.diagnose.Finding;
 import io.hyperframes.hardware.Catalog;
 import io.hyperframes.json.JsonFields;
+import io.hyperframes.launch.LaunchConfigs;
 import io.hyperframes.plan.Candidate;
 import io.hyperframes.plan.Plan;
 import io.hyperframes.plan.PlanJson;
@@ -70,8 +71,16 @@ final class PlanCommand implements Callable<Integer> {
   Path catalog;
 
   @Option(names = "--format", defaultValue = "table",
-      description = "table (default), json or markdown.")
+      description = "table (default), json, markdown or html (self-contained, with charts).")
   Format format;
+
+  enum Engine { megatron, deepspeed, torchrun }
+
+  @Option(names = "--emit", paramLabel = "ENGINE",
+      description = "Print a launch configuration for the best plan instead of the report:"
+          + " megatron (pretrain_gpt.py arguments), deepspeed (config JSON) or torchrun"
+          + " (launch line with the Megatron-LM arguments).")
+  Engine emit;
 
   @Option(names = "--progress", negatable = true, defaultValue = "true",
       description = "Show a progress bar on a terminal (default on).")
@@ -82,6 +91,18 @@ final class PlanCommand implements Callable<Integer> {
     Catalog c = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
     String json = request != null ? Files2.read("--request", request) : shortForm();
     PlanRequest r = PlanRequests.parse(json, c);
+    if ((emit == Engine.megatron || emit == Engine.torchrun) && r.layout().zeroStage() == null) {
+      // Megatron-LM shards optimizer states (its distributed optimizer) but not gradients or
+      // weights: plan for what it can run.
+      var l = r.layout();
+      r = new PlanRequest(r.model(), r.cluster(), r.minDevices(), r.maxDevices(), r.workload(),
+          new io.hyperframes.parallel.PartialLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(),
+              l.microBatch(), l.sequenceParallel(), l.recompute(), 1),
+          r.minGlobalBatch(), r.maxGlobalBatch(), r.memoryHeadroom(), r.deadlineDays(),
+          r.precisions(), r.objective(), r.pricing(), r.alternatives(), r.exhaustive());
+      spec.commandLine().getErr().println("note: planning with ZeRO-1 (Megatron-LM's distributed"
+          + " optimizer), the highest stage Megatron-LM runs");
+    }
     Plan plan;
     boolean bar = progress && System.console() != null;
     if (bar) {
@@ -92,12 +113,36 @@ final class PlanCommand implements Callable<Integer> {
       plan = Planner.analytical().plan(r, PlanListener.NONE);
     }
     var out = spec.commandLine().getOut();
+    if (emit != null) {
+      LaunchConfigs.Emitted e = switch (emit) {
+        case megatron -> LaunchConfigs.megatron(plan.best(), r.model(), plan.goldenParameters());
+        case deepspeed -> LaunchConfigs.deepspeed(plan.best(), plan.goldenParameters());
+        case torchrun -> {
+          LaunchConfigs.Emitted args = LaunchConfigs.megatron(plan.best(), r.model(),
+              plan.goldenParameters());
+          LaunchConfigs.Emitted line = LaunchConfigs.torchrun(plan.best(),
+              r.cluster().devicesPerNode(), "pretrain_gpt.py \\\n  " + args.text());
+          yield new LaunchConfigs.Emitted(line.text(), java.util.stream.Stream.concat(
+              line.notes().stream(), args.notes().stream()).toList());
+        }
+      };
+      out.println(e.text());
+      out.flush();
+      if (!plan.feasible()) {
+        spec.commandLine().getErr().println("note: the plan is not feasible: "
+            + String.join("; ", plan.reasons()));
+      }
+      e.notes().forEach(n -> spec.commandLine().getErr().println("note: " + n));
+      return 0;
+    }
     switch (format) {
       case json -> out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
           .writeValueAsString(PlanJson.toJson(plan)));
       case markdown -> out.print(markdown(r, plan));
       case table -> out.print(table(r, plan));
-      default -> throw new AssertionError(format);
+      case html -> out.print(io.hyperframes.report.HtmlReport.render(plan, String.format(
+          Locale.ROOT, "HyperFrames plan: %s on %s", r.model().name(),
+          r.cluster().accelerator().id()), r.cluster().accelerator().memoryBytes()));
     }
     out.flush();
     return 0;

@@ -38,7 +38,7 @@ final class ValidateCommand implements Callable<Integer> {
           .writeValueAsString(json(r)));
       case markdown -> out.print(markdown(r));
       case table -> out.print(table(r));
-      default -> throw new AssertionError(format);
+      default -> throw new IllegalArgumentException("--format: " + format + " is not available for validate");
     }
     out.flush();
     return 0;

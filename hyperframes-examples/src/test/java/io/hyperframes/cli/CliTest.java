@@ -143,6 +143,23 @@ class CliTest {
   }
 
   @Test
+  void planEmitsLaunchConfigurations() {
+    Result megatron = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
+        "--devices", "16", "--tokens", "1e11", "--emit", "megatron", "--no-progress");
+    assertEquals(0, megatron.status(), megatron.err());
+    assertTrue(megatron.out().contains("--tensor-model-parallel-size"), megatron.out());
+    Result ds = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
+        "--devices", "16", "--tokens", "1e11", "--emit", "deepspeed", "--no-progress");
+    assertEquals(0, ds.status(), ds.err());
+    assertTrue(JsonFields.parseObject("deepspeed", ds.out()).has("zero_optimization"));
+    Result torchrun = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
+        "--devices", "16", "--tokens", "1e11", "--emit", "torchrun", "--no-progress");
+    assertEquals(0, torchrun.status(), torchrun.err());
+    assertTrue(torchrun.out().contains("torchrun --nnodes=2 --nproc-per-node=8"),
+        torchrun.out());
+  }
+
+  @Test
   void planWithoutAModelExitsTwo() {
     Result r = run("plan", "--accelerator", "a100-sxm-80gb", "--devices", "8");
     assertEquals(2, r.status());

@@ -1,0 +1,200 @@
+package io.hyperframes.launch;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.collect.ImmutableList;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Layout;
+import io.hyperframes.parallel.Recompute;
+import io.hyperframes.plan.Candidate;
+import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.tuning.GoldenParameter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Launch configurations that realise a plan on engines teams already run: Megatron-LM
+ * command-line arguments, a DeepSpeed config JSON, and a torchrun launch line. Option names follow
+ * the engines' documentation (Megatron-LM {@code megatron/training/arguments.py}; DeepSpeed
+ * "DeepSpeed Configuration JSON"; PyTorch "torchrun (Elastic Launch)"), checked by
+ * {@code LaunchConfigsTest} against lists kept with their source.
+ */
+public final class LaunchConfigs {
+  private LaunchConfigs() {}
+
+  /** An emitted configuration with the caveats the engine cannot express. */
+  public record Emitted(String text, List<String> notes) {
+    public Emitted {
+      notes = ImmutableList.copyOf(notes);
+    }
+  }
+
+  /** Megatron-LM {@code pretrain_gpt.py} arguments, one per line. */
+  public static Emitted megatron(Candidate plan, TransformerSpec m, List<GoldenParameter> golden) {
+    List<String> a = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
+    Layout l = plan.estimate().layout();
+    PrecisionRecipe p = plan.workload().precision();
+    a.add("--num-layers " + m.layers());
+    a.add("--hidden-size " + m.hidden());
+    a.add("--num-attention-heads " + m.heads());
+    if (m.kvHeads() != m.heads()) {
+      a.add("--group-query-attention");
+      a.add("--num-query-groups " + m.kvHeads());
+    }
+    a.add("--ffn-hidden-size " + m.ffnHidden());
+    if (m.gatedMlp()) {
+      a.add("--swiglu");
+      a.add("--normalization RMSNorm");
+      a.add("--position-embedding-type rope");
+      a.add("--disable-bias-linear");
+    }
+    if (!m.tiedEmbeddings()) {
+      a.add("--untie-embeddings-and-output-weights");
+    }
+    a.add("--seq-length " + m.seqLen());
+    a.add("--max-position-embeddings " + m.seqLen());
+    a.add("--tensor-model-parallel-size " + l.tp());
+    a.add("--pipeline-model-parallel-size " + l.pp());
+    if (l.virtualStages() > 1) {
+      int perVirtual = m.layers() / (l.pp() * l.virtualStages());
+      a.add("--num-layers-per-virtual-pipeline-stage " + perVirtual);
+    }
+    if (l.sequenceParallel()) {
+      a.add("--sequence-parallel");
+    }
+    a.add("--micro-batch-size " + l.microBatch());
+    a.add("--global-batch-size " + plan.workload().globalBatchSize());
+    if (plan.workload().trainingTokens() > 0) {
+      long iters = (long) Math.ceil(plan.workload().trainingTokens()
+          / ((double) plan.workload().globalBatchSize() * m.seqLen()));
+      a.add("--train-iters " + iters);
+    }
+    if (l.recompute() == Recompute.SELECTIVE) {
+      a.add("--recompute-activations");
+    } else if (l.recompute() == Recompute.FULL) {
+      a.add("--recompute-granularity full");
+      a.add("--recompute-method uniform");
+      a.add("--recompute-num-layers 1");
+    }
+    if (l.zeroStage() >= 1) {
+      a.add("--use-distributed-optimizer");
+    }
+    if (l.zeroStage() >= 2) {
+      notes.add("Megatron-LM shards optimizer states only (ZeRO-1); the plan's ZeRO-"
+          + l.zeroStage() + " needs DeepSpeed (--emit deepspeed) or PyTorch FSDP, or re-plan"
+          + " with \"layout\": {\"zeroStage\": 1}");
+    }
+    if (l.dp() > 1) {
+      a.add("--overlap-grad-reduce");
+    }
+    switch (p.compute()) {
+      case BF16 -> a.add("--bf16");
+      case FP16 -> {
+        a.add("--fp16");
+        a.add("--initial-loss-scale 65536");
+        a.add("--loss-scale-window 2000");
+        a.add("--hysteresis 1");
+      }
+      case FP8_E4M3, FP8_E5M2 -> {
+        a.add("--bf16");
+        a.add("--fp8-format hybrid");
+      }
+      default -> notes.add("Megatron-LM trains in FP32 without --fp16/--bf16");
+    }
+    if (p.gradients() == NumberFormat.FP32 && p.compute() != NumberFormat.FP32) {
+      a.add("--accumulate-allreduce-grads-in-fp32");
+    }
+    for (GoldenParameter g : golden) {
+      if (g.name().equals("checkpointIntervalSeconds") && plan.estimate().stepSeconds() > 0) {
+        long steps = Math.max(1, Math.round(((Number) g.value()).doubleValue()
+            / plan.estimate().stepSeconds()));
+        a.add("--save-interval " + steps);
+      }
+    }
+    return new Emitted(String.join(" \\\n  ", a), notes);
+  }
+
+  /** A DeepSpeed configuration JSON for the plan's data-parallel part. */
+  public static Emitted deepspeed(Candidate plan, List<GoldenParameter> golden) {
+    Layout l = plan.estimate().layout();
+    PrecisionRecipe p = plan.workload().precision();
+    List<String> notes = new ArrayList<>();
+    ObjectNode c = JsonNodeFactory.instance.objectNode();
+    int micro = plan.workload().globalBatchSize() / (l.dp() * l.microBatch());
+    c.put("train_batch_size", plan.workload().globalBatchSize());
+    c.put("train_micro_batch_size_per_gpu", l.microBatch());
+    c.put("gradient_accumulation_steps", micro);
+    c.put("gradient_clipping", 1.0);
+    c.put("steps_per_print", 100);
+    c.put("wall_clock_breakdown", false);
+    ObjectNode zero = c.putObject("zero_optimization");
+    zero.put("stage", l.zeroStage());
+    double bucket = 5e8;
+    for (GoldenParameter g : golden) {
+      if (g.name().equals("gradientBucketBytes")) {
+        bucket = ((Number) g.value()).doubleValue();
+      }
+    }
+    // DeepSpeed bucket sizes count elements; the golden parameter is in bytes.
+    long elements = (long) (bucket / p.gradientBytes());
+    zero.put("overlap_comm", true);
+    zero.put("contiguous_gradients", true);
+    zero.put("reduce_bucket_size", elements);
+    if (l.zeroStage() <= 2) {
+      zero.put("allgather_bucket_size", elements);
+    } else {
+      zero.put("stage3_prefetch_bucket_size", elements);
+    }
+    switch (p.compute()) {
+      case BF16, FP8_E4M3, FP8_E5M2 -> c.putObject("bf16").put("enabled", true);
+      case FP16 -> {
+        ObjectNode fp16 = c.putObject("fp16");
+        fp16.put("enabled", true);
+        fp16.put("loss_scale", 0);
+        fp16.put("initial_scale_power", 16);
+        fp16.put("loss_scale_window", 2000);
+        fp16.put("hysteresis", 1);
+        fp16.put("min_loss_scale", 1);
+      }
+      default -> { }
+    }
+    if (p.compute() == NumberFormat.FP8_E4M3 || p.compute() == NumberFormat.FP8_E5M2) {
+      notes.add("FP8 matmuls come from NVIDIA Transformer Engine in the model code, not from"
+          + " the DeepSpeed config");
+    }
+    if (l.recompute() != Recompute.NONE) {
+      ObjectNode ac = c.putObject("activation_checkpointing");
+      ac.put("partition_activations", l.tp() > 1);
+      ac.put("contiguous_memory_optimization", false);
+      ac.put("cpu_checkpointing", false);
+      notes.add("activation checkpointing must also be enabled in the model code"
+          + (l.recompute() == Recompute.SELECTIVE ? " (selective: attention core only)" : ""));
+    }
+    if (l.tp() > 1 || l.pp() > 1) {
+      notes.add(String.format(Locale.ROOT, "tensor (%d) and pipeline (%d) parallelism are set in"
+          + " the model code (Megatron-DeepSpeed --tensor-model-parallel-size,"
+          + " PipelineModule(num_stages=%d))", l.tp(), l.pp(), l.pp()));
+    }
+    return new Emitted(c.toPrettyString(), notes);
+  }
+
+  /** A torchrun launch line for {@code script}, run on every node. */
+  public static Emitted torchrun(Candidate plan, int devicesPerNode, String script) {
+    long devices = plan.estimate().devices();
+    long nodes = Math.max(1, (devices + devicesPerNode - 1) / devicesPerNode);
+    int perNode = (int) Math.min(devices, devicesPerNode);
+    List<String> notes = new ArrayList<>();
+    String env = plan.estimate().layout().tp() > 1 ? "CUDA_DEVICE_MAX_CONNECTIONS=1 " : "";
+    if (!env.isEmpty()) {
+      notes.add("CUDA_DEVICE_MAX_CONNECTIONS=1 keeps tensor-parallel communication ordered"
+          + " (Megatron-LM requirement with sequence parallelism)");
+    }
+    String line = String.format(Locale.ROOT, "%storchrun --nnodes=%d --nproc-per-node=%d"
+        + " --node-rank=$NODE_RANK --rdzv-backend=c10d --rdzv-endpoint=$MASTER_ADDR:29500"
+        + " --rdzv-id=hyperframes %s", env, nodes, perNode, script);
+    return new Emitted(line, notes);
+  }
+}

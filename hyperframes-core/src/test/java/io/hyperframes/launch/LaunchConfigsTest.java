@@ -1,0 +1,136 @@
+package io.hyperframes.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hyperframes.PlanRequests;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.plan.Plan;
+import io.hyperframes.plan.PlanRequest;
+import io.hyperframes.plan.Planner;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Emitted launch configurations use only the engines' documented option names (kept as test data
+ * with their source in src/test/resources/launch) and carry the plan's numbers.
+ */
+class LaunchConfigsTest {
+
+  static Stream<String> requests() {
+    return Stream.of(
+        // GQA, SwiGLU, bf16, whatever layout the planner picks
+        "{\"model\": {\"catalog\": \"llama2-70b\"}, \"cluster\": {\"accelerator\":"
+            + " \"h100-sxm-80gb\", \"devices\": 256}, \"workload\": {\"type\": \"training\","
+            + " \"precision\": \"bf16-mixed\", \"globalBatchSize\": 1024,"
+            + " \"trainingTokens\": 2e12}}",
+        // fp16 with fp32 gradients, interleaved pipeline, full recomputation, distributed optimizer
+        "{\"model\": {\"catalog\": \"gpt3-175b\"}, \"cluster\": {\"accelerator\":"
+            + " \"a100-sxm-80gb\", \"devices\": 1024}, \"workload\": {\"type\": \"training\","
+            + " \"precision\": \"fp16-mixed\", \"gradientPrecision\": \"fp32\","
+            + " \"globalBatchSize\": 1536, \"trainingTokens\": 3e11}, \"layout\": {\"tp\": 8,"
+            + " \"pp\": 8, \"virtualStages\": 3, \"recompute\": \"full\", \"zeroStage\": 1,"
+            + " \"sequenceParallel\": true}}",
+        // fp8, ZeRO-3
+        "{\"model\": {\"catalog\": \"llama3-8b\"}, \"cluster\": {\"accelerator\":"
+            + " \"h100-sxm-80gb\", \"devices\": 64}, \"workload\": {\"type\": \"training\","
+            + " \"precision\": \"fp8-mixed\", \"globalBatchSize\": 512,"
+            + " \"trainingTokens\": 1e12}, \"layout\": {\"zeroStage\": 3, \"recompute\":"
+            + " \"selective\"}}");
+  }
+
+  @ParameterizedTest
+  @MethodSource("requests")
+  void megatronArgumentsAreDocumentedAndMatchThePlan(String json) throws IOException {
+    PlanRequest r = PlanRequests.parse(json);
+    Plan p = Planner.analytical().plan(r);
+    LaunchConfigs.Emitted e = LaunchConfigs.megatron(p.best(), r.model(), p.goldenParameters());
+    Set<String> documented = names("megatron-options.txt");
+    Matcher m = Pattern.compile("(--[a-z0-9-]+)").matcher(e.text());
+    Set<String> used = new HashSet<>();
+    while (m.find()) {
+      used.add(m.group(1));
+      assertTrue(documented.contains(m.group(1)), "undocumented Megatron option " + m.group(1));
+    }
+    var l = p.best().estimate().layout();
+    assertTrue(e.text().contains("--tensor-model-parallel-size " + l.tp()));
+    assertTrue(e.text().contains("--pipeline-model-parallel-size " + l.pp()));
+    assertTrue(e.text().contains("--micro-batch-size " + l.microBatch()));
+    assertTrue(e.text().contains("--global-batch-size " + p.best().workload().globalBatchSize()));
+    assertEquals(l.sequenceParallel(), used.contains("--sequence-parallel"));
+    assertEquals(r.model().kvHeads() != r.model().heads(), used.contains("--num-query-groups"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("requests")
+  void deepspeedConfigIsDocumentedAndConsistent(String json) throws IOException {
+    PlanRequest r = PlanRequests.parse(json);
+    Plan p = Planner.analytical().plan(r);
+    LaunchConfigs.Emitted e = LaunchConfigs.deepspeed(p.best(), p.goldenParameters());
+    JsonNode config = JsonFields.parseObject("deepspeed", e.text());
+    Set<String> documented = names("deepspeed-keys.txt");
+    for (String path : paths(config, "")) {
+      assertTrue(documented.contains(path), "undocumented DeepSpeed key " + path);
+    }
+    var l = p.best().estimate().layout();
+    assertEquals(config.get("train_batch_size").asInt(),
+        config.get("train_micro_batch_size_per_gpu").asInt()
+            * config.get("gradient_accumulation_steps").asInt() * l.dp());
+    assertEquals(l.zeroStage(), config.get("zero_optimization").get("stage").asInt());
+  }
+
+  @ParameterizedTest
+  @MethodSource("requests")
+  void torchrunLineIsDocumented(String json) throws IOException {
+    PlanRequest r = PlanRequests.parse(json);
+    Plan p = Planner.analytical().plan(r);
+    LaunchConfigs.Emitted e = LaunchConfigs.torchrun(p.best(), r.cluster().devicesPerNode(),
+        "pretrain_gpt.py");
+    Set<String> documented = names("torchrun-options.txt");
+    Matcher m = Pattern.compile("(--[a-z-]+)=").matcher(e.text());
+    int count = 0;
+    while (m.find()) {
+      assertTrue(documented.contains(m.group(1)), "undocumented torchrun option " + m.group(1));
+      count++;
+    }
+    assertTrue(count >= 5);
+    long nodes = (p.best().estimate().devices() + 7) / 8;
+    assertTrue(e.text().contains("--nnodes=" + nodes), e.text());
+  }
+
+  private static Set<String> names(String resource) throws IOException {
+    try (InputStream in = LaunchConfigsTest.class.getResourceAsStream("/launch/" + resource)) {
+      Set<String> out = new HashSet<>();
+      for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+        String t = line.strip();
+        if (!t.isEmpty() && !t.startsWith("#")) {
+          out.add(t);
+        }
+      }
+      return out;
+    }
+  }
+
+  private static Set<String> paths(JsonNode node, String prefix) {
+    Set<String> out = new HashSet<>();
+    for (Map.Entry<String, JsonNode> f : node.properties()) {
+      String path = prefix.isEmpty() ? f.getKey() : prefix + "." + f.getKey();
+      if (f.getValue().isObject()) {
+        out.addAll(paths(f.getValue(), path));
+      } else {
+        out.add(path);
+      }
+    }
+    return out;
+  }
+}
