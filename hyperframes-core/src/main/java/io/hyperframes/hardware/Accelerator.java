@@ -18,8 +18,9 @@ import java.util.Map;
  * @param memoryBandwidthBytesPerSecond device memory bandwidth
  * @param l2Bytes last-level on-chip cache
  * @param matmulEfficiency fraction of peak that large training matmuls sustain, in (0, 1]
- * @param matmulHalfDim matrix dimension at which a matmul runs at half of
+ * @param matmulHalfDim weight dimension (n or k) at which a matmul runs at half of
  *     {@code matmulEfficiency} along that dimension (tile/wave quantization)
+ * @param matmulHalfRows the same for the token dimension m
  * @param memoryEfficiency fraction of memory bandwidth that streaming kernels sustain, in (0, 1]
  * @param powerWatts board power
  * @param intraNode fabric between devices of one node
@@ -35,6 +36,7 @@ public record Accelerator(
     double l2Bytes,
     double matmulEfficiency,
     double matmulHalfDim,
+    double matmulHalfRows,
     double memoryEfficiency,
     double powerWatts,
     Fabric intraNode,
@@ -53,6 +55,7 @@ public record Accelerator(
     checkArgument(matmulEfficiency > 0 && matmulEfficiency <= 1,
         "%s.matmulEfficiency: must be in (0, 1], got %s", id, matmulEfficiency);
     Checks.nonNegative(id + ".matmulHalfDim", matmulHalfDim);
+    Checks.nonNegative(id + ".matmulHalfRows", matmulHalfRows);
     checkArgument(memoryEfficiency > 0 && memoryEfficiency <= 1,
         "%s.memoryEfficiency: must be in (0, 1], got %s", id, memoryEfficiency);
     Checks.nonNegative(id + ".powerWatts", powerWatts);

@@ -174,6 +174,7 @@ public final class Catalog {
       f.put(id, new Fabric(id,
           JsonFields.number(e, "bandwidthGBps", p + ".bandwidthGBps") * 1e9,
           JsonFields.number(e, "latencyUs", p + ".latencyUs") * 1e-6,
+          JsonFields.number(e, "launchUs", p + ".launchUs") * 1e-6,
           JsonFields.number(e, "efficiency", p + ".efficiency"),
           JsonFields.number(e, "halfEfficiencyMB", p + ".halfEfficiencyMB") * 1e6,
           JsonFields.number(e, "inNetworkReductionGBps", p + ".inNetworkReductionGBps") * 1e9,
@@ -198,6 +199,7 @@ public final class Catalog {
           JsonFields.number(e, "l2MB", p + ".l2MB") * 1e6,
           JsonFields.number(e, "matmulEfficiency", p + ".matmulEfficiency"),
           JsonFields.number(e, "matmulHalfDim", p + ".matmulHalfDim"),
+          JsonFields.number(e, "matmulHalfRows", p + ".matmulHalfRows"),
           JsonFields.number(e, "memoryEfficiency", p + ".memoryEfficiency"),
           JsonFields.number(e, "powerWatts", p + ".powerWatts"), intra,
           JsonFields.string(e, "defaultNode", p + ".defaultNode"),
@@ -213,7 +215,8 @@ public final class Catalog {
       Fabric nic = f.get(nicId);
       checkArgument(nic != null, "%s.nic: unknown fabric '%s'", p, nicId);
       Fabric perDevice = new Fabric(nic.id() + "-x" + nics,
-          nic.bandwidthBytesPerSecond() * nics / perNode, nic.latencySeconds(), nic.efficiency(),
+          nic.bandwidthBytesPerSecond() * nics / perNode, nic.latencySeconds(),
+          nic.launchSeconds(), nic.efficiency(),
           nic.halfEfficiencyBytes(), nic.inNetworkReductionBytesPerSecond(), nic.source());
       n.put(id, new NodeTemplate(id, JsonFields.string(e, "accelerator", p + ".accelerator"),
           perNode, perDevice, JsonFields.integer(e, "hostCores", p + ".hostCores"),

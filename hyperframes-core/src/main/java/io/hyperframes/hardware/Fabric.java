@@ -10,6 +10,7 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param id catalog identifier ("nvlink3-nvswitch", "ib-hdr")
  * @param bandwidthBytesPerSecond unidirectional bandwidth per device
  * @param latencySeconds per-step latency (the alpha of the alpha-beta model)
+ * @param launchSeconds fixed cost of one collective: kernel launch and rank synchronisation
  * @param efficiency sustained fraction of {@code bandwidthBytesPerSecond} on large messages, in (0, 1]
  * @param halfEfficiencyBytes message size at which half the sustained bandwidth is reached
  * @param inNetworkReductionBytesPerSecond algorithm bandwidth of an in-network (switch) all-reduce
@@ -20,6 +21,7 @@ public record Fabric(
     String id,
     double bandwidthBytesPerSecond,
     double latencySeconds,
+    double launchSeconds,
     double efficiency,
     double halfEfficiencyBytes,
     double inNetworkReductionBytesPerSecond,
@@ -29,6 +31,7 @@ public record Fabric(
     checkArgument(id != null && !id.isBlank(), "fabric: id must be given");
     Checks.positive(id + ".bandwidthBytesPerSecond", bandwidthBytesPerSecond);
     Checks.nonNegative(id + ".latencySeconds", latencySeconds);
+    Checks.nonNegative(id + ".launchSeconds", launchSeconds);
     checkArgument(Double.isFinite(efficiency) && efficiency > 0 && efficiency <= 1,
         "%s.efficiency: must be in (0, 1], got %s", id, efficiency);
     Checks.nonNegative(id + ".halfEfficiencyBytes", halfEfficiencyBytes);
@@ -47,7 +50,7 @@ public record Fabric(
 
   /** The same fabric with another bandwidth and latency (user override of a catalog entry). */
   public Fabric withBandwidthAndLatency(double bandwidth, double latency, String why) {
-    return new Fabric(id, bandwidth, latency, efficiency, halfEfficiencyBytes,
+    return new Fabric(id, bandwidth, latency, launchSeconds, efficiency, halfEfficiencyBytes,
         inNetworkReductionBytesPerSecond, why);
   }
 }

@@ -18,7 +18,9 @@ import io.hyperframes.hardware.Fabric;
  * capped by the intra-node fabric. The hierarchical variant reduce-scatters inside the node,
  * all-reduces 1/g of the data across nodes and all-gathers inside the node. In-network reduction
  * (NVLink SHARP) sends and receives each byte once at the switch's reduction bandwidth.
- * The double binary tree has the ring's bandwidth term and 2·log2(n) latency steps (Sanders,
+ * Every collective also pays the fabric's launch latency once (kernel launch and the
+ * synchronisation of the ranks). The double binary tree has the ring's bandwidth term and
+ * 2·log2(n) latency steps (Sanders,
  * Speck and Träff 2009, "Two-tree algorithms for full bandwidth broadcast, reduction and scan",
  * Parallel Computing 35(12)).
  */
@@ -84,6 +86,7 @@ enum AlphaBetaInterconnect implements InterconnectModel {
         }
       }
     }
+    best += group.singleNode() ? intra.launchSeconds() : inter.launchSeconds();
     return new CollectiveTime(best, algorithm, volume / best);
   }
 

@@ -43,13 +43,16 @@ enum RooflineMemoryModel implements MemoryHierarchyModel {
    * large-matrix efficiency, a smooth form of the tile and wave quantization described in NVIDIA's
    * "Matrix Multiplication Background User's Guide" (Deep Learning Performance documentation,
    * sections "Tile Quantization" and "Wave Quantization"). d½ is the accelerator's
-   * {@code matmulHalfDim}.
+   * {@code matmulHalfDim} for the weight dimensions n and k and {@code matmulHalfRows} for the
+   * token dimension m.
    */
   @Override
   public double matmulSeconds(Accelerator a, double m, double n, double k, double batch,
       double elementBytes, double peak) {
     double half = a.matmulHalfDim();
-    double efficiency = a.matmulEfficiency() * m / (m + half) * n / (n + half) * k / (k + half);
+    double halfRows = a.matmulHalfRows();
+    double efficiency = a.matmulEfficiency() * m / (m + halfRows) * n / (n + half)
+        * k / (k + half);
     double flops = 2.0 * m * n * k * batch;
     double bytes = elementBytes * batch * (m * k + k * n + m * n);
     double compute = flops / (peak * efficiency);

@@ -63,9 +63,12 @@ public final class Validator {
         JsonNode workload = request.get("workload");
         String type = workload != null && workload.hasNonNull("type")
             ? workload.get("type").asText() : "";
+        if (type.equals("inference")) {
+          inference(id, request, expected, out);
+          continue;
+        }
         if (!type.equals("training")) {
-          skip(id, expected, "workload type '" + type
-              + "': only training cases are estimated by this version", out);
+          skip(id, expected, "workload type '" + type + "' is not estimated", out);
           continue;
         }
         training(id, request, expected, out);
@@ -118,6 +121,39 @@ public final class Validator {
         note = "search case: the published figure is what the best layout must reach";
       }
       out.add(new CaseResult(id, f.getKey(), want, got, (got - want) / want, note, bound));
+    }
+  }
+
+  private void inference(String id, JsonNode requestJson, JsonNode expected,
+      List<CaseResult> out) {
+    io.hyperframes.inference.InferenceResult r;
+    try {
+      r = io.hyperframes.inference.Serving.evaluate(
+          io.hyperframes.inference.Serving.fromJson(requestJson, catalog));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(id + ": " + e.getMessage(), e);
+    }
+    var e = r.estimate();
+    for (Map.Entry<String, JsonNode> f : expected.properties()) {
+      if (!f.getValue().isNumber()) {
+        continue;
+      }
+      double want = f.getValue().asDouble();
+      double got;
+      switch (f.getKey()) {
+        case "prefillSeconds", "ttftSeconds" -> got = e.prefillSeconds();
+        case "decodeSecondsPerToken", "tpotSeconds" -> got = e.decodeSecondsPerToken();
+        case "totalSeconds" -> got = e.totalSeconds();
+        case "kvCacheBytesPerToken" -> got = e.kvCacheBytesPerToken();
+        case "kvCacheBytesPerSequence" -> got = e.kvCacheBytesPerSequence();
+        case "outputTokensPerSecondPerDevice" -> got = e.outputTokensPerSecondPerDevice();
+        default -> {
+          out.add(new CaseResult(id, f.getKey(), want, Double.NaN, Double.NaN,
+              "metric not predicted by the inference estimator", "point"));
+          continue;
+        }
+      }
+      out.add(new CaseResult(id, f.getKey(), want, got, (got - want) / want, "", "point"));
     }
   }
 

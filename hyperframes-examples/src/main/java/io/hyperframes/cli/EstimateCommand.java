@@ -40,7 +40,22 @@ final class EstimateCommand implements Callable<Integer> {
   @Override
   public Integer call() throws JsonProcessingException {
     Catalog c = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
-    EstimateRequest r = Requests.parse(Files2.read("--request", request), c);
+    String text = Files2.read("--request", request);
+    var root = JsonFields.parseObject("request", text);
+    if (io.hyperframes.inference.Serving.isInference(root)) {
+      var result = io.hyperframes.inference.Serving.evaluate(
+          io.hyperframes.inference.Serving.fromJson(root, c));
+      var out = spec.commandLine().getOut();
+      if (format == Format.json) {
+        out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
+            .writeValueAsString(io.hyperframes.inference.Serving.toJson(result)));
+      } else {
+        out.print(InferenceTable.render(result));
+      }
+      out.flush();
+      return 0;
+    }
+    EstimateRequest r = Requests.fromJson(root, c);
     TrainingEstimate e = catalog == null ? HyperFrames.estimate(r)
         : io.hyperframes.plan.TrainingEstimator.analytical().estimate(r);
     var out = spec.commandLine().getOut();

@@ -160,6 +160,25 @@ class CliTest {
   }
 
   @Test
+  void inferenceEstimateJsonHasTheContractFields() throws IOException {
+    Result r = run("estimate", "--request", write("i.json", """
+        {"model": {"catalog": "llama2-7b"}, "cluster": {"accelerator": "a100-sxm-80gb",
+         "devices": 1}, "workload": {"type": "inference", "precision": "fp16", "batchSize": 8,
+         "promptTokens": 512, "outputTokens": 128}}
+        """).toString(), "--format", "json");
+    assertEquals(0, r.status(), r.err());
+    JsonNode json = JsonFields.parseObject("output", r.out());
+    assertTrue(json.has("feasible") && json.has("memory") && json.has("findings"));
+    for (String f : List.of("prefillSeconds", "decodeSecondsPerToken", "ttftSeconds",
+        "tpotSeconds", "totalSeconds", "outputTokensPerSecondPerDevice", "kvCacheBytesPerToken",
+        "kvCacheBytesPerSequence", "maxBatchSize", "p50LatencySeconds", "p99LatencySeconds",
+        "devicesNeeded")) {
+      assertTrue(json.get("inference").has(f), "missing inference." + f);
+    }
+    assertEquals(524288.0, json.get("inference").get("kvCacheBytesPerToken").asDouble(), 0.0);
+  }
+
+  @Test
   void planWithoutAModelExitsTwo() {
     Result r = run("plan", "--accelerator", "a100-sxm-80gb", "--devices", "8");
     assertEquals(2, r.status());

@@ -1,0 +1,63 @@
+package io.hyperframes.inference;
+
+import com.google.common.collect.ImmutableList;
+import java.util.List;
+
+/**
+ * The estimate of one serving configuration. Per-device memory; times in seconds.
+ *
+ * @param feasible the weights and the batch's KV cache fit
+ * @param reasons why not
+ * @param tp tensor-parallel size of a replica
+ * @param pp pipeline stages of a replica
+ * @param replicas data-parallel replicas
+ * @param parameters model parameters
+ * @param weightsBytes weights per device
+ * @param kvCacheBytes KV cache of the batch at full length, per device (paged blocks)
+ * @param activationsBytes prefill working set per device
+ * @param otherBytes runtime reserve and logits buffer per device
+ * @param prefillSeconds prompt processing of the batch
+ * @param decodeSecondsPerToken one decode step of the batch at the mean context
+ * @param kvCacheBytesPerToken KV cache per token of the whole model (2·layers·kvHeads·headDim·bytes)
+ * @param kvCacheBytesPerSequence KV cache of one sequence of prompt + output tokens, whole model,
+ *     rounded up to paged blocks
+ * @param maxBatchSize most sequences of this length whose KV cache fits next to the weights
+ * @param devices devices of all replicas
+ * @param outputTokens tokens generated per request
+ * @param batchSize sequences per batch
+ */
+public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, int pp,
+    int replicas, double parameters, double weightsBytes, double kvCacheBytes,
+    double activationsBytes, double otherBytes, double prefillSeconds,
+    double decodeSecondsPerToken, double kvCacheBytesPerToken, double kvCacheBytesPerSequence,
+    long maxBatchSize, int devices, int outputTokens, int batchSize) {
+
+  public InferenceEstimate {
+    reasons = ImmutableList.copyOf(reasons);
+  }
+
+  public double totalBytes() {
+    return weightsBytes + kvCacheBytes + activationsBytes + otherBytes;
+  }
+
+  /** Time to first token without queueing: the prefill of the batch. */
+  public double ttftSeconds() {
+    return prefillSeconds;
+  }
+
+  /** Time per output token: one decode step. */
+  public double tpotSeconds() {
+    return decodeSecondsPerToken;
+  }
+
+  /** End-to-end latency of a request without queueing: prefill + outputTokens decode steps. */
+  public double totalSeconds() {
+    return prefillSeconds + outputTokens * decodeSecondsPerToken;
+  }
+
+  /** Generated tokens per second per device, prefill included. */
+  public double outputTokensPerSecondPerDevice() {
+    double t = totalSeconds();
+    return t > 0 ? (double) batchSize * outputTokens * replicas / t / devices : 0.0;
+  }
+}

@@ -1,0 +1,166 @@
+package io.hyperframes.inference;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.interconnect.Collective;
+import io.hyperframes.interconnect.CollectiveGroup;
+import io.hyperframes.interconnect.InterconnectModel;
+import io.hyperframes.memory.MemoryHierarchyModel;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.NumberFormat;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Serving estimate: memory (weights, paged KV cache, prefill working set), prefill and decode
+ * step times, and the largest batch that fits.
+ *
+ * <p>Model (docs/inference.md): prefill runs the layer matmuls on batch × prompt tokens through
+ * the same size-dependent matmul roofline as training (compute-bound), plus the attention softmax
+ * traffic of an unfused context kernel and the element-wise work; decode runs them with one token
+ * per sequence, where the roofline's memory side dominates (every weight and the whole KV cache
+ * read once per step). Tensor parallelism adds two all-reduces per layer (latency-bound at decode
+ * sizes). KV cache per token: 2·layers·kvHeads·headDim·bytes (Pope et al. 2022, "Efficiently
+ * Scaling Transformer Inference", §2.1; Kwon et al. 2023, vLLM §3); with tp > kvHeads each device
+ * keeps one replicated KV head. Paged allocation rounds each sequence up to whole blocks (vLLM §4).
+ */
+public final class InferenceEstimator {
+
+  /** Runtime reserve per device: CUDA context, library workspaces, allocator slack. */
+  static final double RUNTIME_RESERVE_BYTES = 1.5 * (1L << 30);
+
+  private final MemoryHierarchyModel memory;
+  private final InterconnectModel interconnect;
+
+  private InferenceEstimator(MemoryHierarchyModel memory, InterconnectModel interconnect) {
+    this.memory = memory;
+    this.interconnect = interconnect;
+  }
+
+  /** The estimator over the analytical models. */
+  public static InferenceEstimator analytical() {
+    return new InferenceEstimator(MemoryHierarchyModel.analytical(),
+        InterconnectModel.alphaBeta());
+  }
+
+  /**
+   * Estimates serving {@code w} with {@code tp × pp} devices per replica and {@code replicas}
+   * replicas.
+   *
+   * @throws IllegalArgumentException when the layout does not fit the model or the cluster
+   */
+  public InferenceEstimate estimate(TransformerSpec m, Cluster cluster, InferenceWorkload w,
+      int tp, int pp, int replicas) {
+    checkArgument(m != null && cluster != null && w != null, "request: model, cluster and"
+        + " workload must be given");
+    checkArgument(tp > 0 && pp > 0 && replicas > 0, "layout: tp, pp and dp must be > 0, got"
+        + " %s, %s, %s", tp, pp, replicas);
+    checkArgument(m.heads() % tp == 0, "layout.tp: %s does not divide model.heads %s", tp,
+        m.heads());
+    checkArgument(pp <= m.layers(), "layout.pp: %s is larger than model.layers %s", pp,
+        m.layers());
+    long devices = (long) tp * pp * replicas;
+    checkArgument(devices == cluster.devices(), "layout: tp·pp·dp = %s·%s·%s = %s does not equal"
+        + " cluster.devices %s", tp, pp, replicas, devices, cluster.devices());
+    Accelerator acc = cluster.accelerator();
+    NumberFormat compute = w.compute();
+    checkArgument(acc.supports(compute), "workload.precision: %s has no %s throughput", acc.id(),
+        compute.id());
+    double peak = acc.peakFlops(compute);
+    double wb = w.weights().bytes();
+    double kb = w.kvCache().bytes();
+    double e = compute.bytes();
+    List<String> reasons = new ArrayList<>();
+
+    int layersPerStage = (m.layers() + pp - 1) / pp;
+    double weights = (layersPerStage * m.parametersPerLayer() / tp
+        + (double) m.vocab() * m.hidden() / tp * (m.tiedEmbeddings() ? 1 : 2) / Math.min(pp, 2))
+        * wb;
+    int kvHeadsPerDevice = Math.max(1, m.kvHeads() / tp);
+    double kvPerTokenDevice = 2.0 * layersPerStage * kvHeadsPerDevice * m.headDim() * kb;
+    double kvPerToken = 2.0 * m.layers() * m.kvHeads() * m.headDim() * kb;
+    long tokens = (long) w.promptTokens() + w.outputTokens();
+    long paged = (tokens + w.blockTokens() - 1) / w.blockTokens() * w.blockTokens();
+    double kvPerSequenceDevice = kvPerTokenDevice * paged;
+    double kv = kvPerSequenceDevice * w.batchSize();
+    double prefillTokens = (double) w.batchSize() * w.promptTokens();
+    double activations = e * prefillTokens * (2.0 * m.hidden()
+        + (m.gatedMlp() ? 3.0 : 2.0) * m.ffnHidden() / tp);
+    double other = RUNTIME_RESERVE_BYTES + 4.0 * w.batchSize() * m.vocab() / tp;
+    double capacity = acc.memoryBytes();
+    double free = capacity - weights - activations - other;
+    long maxBatch = free > 0 ? (long) Math.floor(free / kvPerSequenceDevice) : 0;
+    double total = weights + kv + activations + other;
+    if (total > capacity) {
+      reasons.add(String.format(Locale.ROOT, "memory: %.1f GiB per device exceeds the %.1f GiB"
+          + " of %s (weights %.1f GiB, KV cache %.1f GiB for %d sequences of %d tokens)",
+          total / (1L << 30), capacity / (1L << 30), acc.id(), weights / (1L << 30),
+          kv / (1L << 30), w.batchSize(), tokens));
+    }
+
+    double prefill = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(),
+        w.promptTokens(), w.promptTokens(), e, wb, kb, peak, true)
+        + logits(m, acc, tp, w.batchSize(), e, wb, peak)
+        + (pp - 1) * pipeline(cluster, tp, replicas, prefillTokens * m.hidden() * e / tp);
+    double context = w.promptTokens() + w.outputTokens() / 2.0;
+    double decode = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(), 1, context, e, wb,
+        kb, peak, false)
+        + logits(m, acc, tp, w.batchSize(), e, wb, peak)
+        + (pp - 1) * pipeline(cluster, tp, replicas, (double) w.batchSize() * m.hidden() * e / tp);
+    return new InferenceEstimate(reasons.isEmpty(), reasons, tp, pp, replicas, m.parameters(),
+        weights, kv, activations, other, prefill, decode, kvPerToken, kvPerToken * paged,
+        maxBatch, (int) devices, w.outputTokens(), w.batchSize());
+  }
+
+  /**
+   * One layer for {@code batch} sequences of {@code tokens} new tokens each attending to
+   * {@code context} positions.
+   */
+  private double layer(TransformerSpec m, Cluster cluster, int tp, int batch, int tokens,
+      double context, double e, double wb, double kb, double peak, boolean prefill) {
+    Accelerator acc = cluster.accelerator();
+    double rows = (double) batch * tokens;
+    double h = m.hidden();
+    double f = m.ffnHidden();
+    double kv = m.kvDim();
+    // Weight-only quantised formats stream fewer bytes per weight: scale the element size of
+    // each matmul by wb/e on the weight operand through an effective element size.
+    double we = prefill ? e : wb;
+    double t = memory.matmulSeconds(acc, rows, (h + 2 * kv) / tp, h, 1, we, peak)
+        + memory.matmulSeconds(acc, rows, h, h / tp, 1, we, peak)
+        + memory.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, we, peak)
+        + memory.matmulSeconds(acc, rows, h, f / tp, 1, we, peak);
+    double heads = (double) m.heads() / tp;
+    double bandwidth = acc.memoryBandwidthBytesPerSecond() * acc.memoryEfficiency();
+    if (prefill) {
+      t += memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, e, peak)
+          + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, e, peak);
+      t += 2 * e * heads * (double) tokens * tokens * batch / bandwidth;
+    } else {
+      double kvRead = 2.0 * batch * context * Math.max(1, m.kvHeads() / tp) * m.headDim() * kb;
+      double flops = 4.0 * batch * context * h / tp;
+      t += memory.rooflineSeconds(acc, flops, kvRead, peak);
+    }
+    double elementwise = e * rows * (4 * h + 6 * h) + (m.gatedMlp() ? 3 : 2) * e * rows * f / tp;
+    t += elementwise / bandwidth;
+    if (tp > 1) {
+      CollectiveGroup group = new CollectiveGroup(tp, Math.min(tp, cluster.devicesPerNode()));
+      t += 2 * interconnect.time(cluster, Collective.ALL_REDUCE, rows * h * e, group).seconds();
+    }
+    return t;
+  }
+
+  private double logits(TransformerSpec m, Accelerator acc, int tp, int batch, double e,
+      double wb, double peak) {
+    return memory.matmulSeconds(acc, batch, (double) m.vocab() / tp, m.hidden(), 1, wb, peak);
+  }
+
+  private double pipeline(Cluster cluster, int tp, int replicas, double bytes) {
+    boolean crossesNodes = (long) tp * replicas >= cluster.devicesPerNode();
+    return interconnect.time(cluster, Collective.POINT_TO_POINT, bytes,
+        new CollectiveGroup(2, crossesNodes ? 1 : 2)).seconds();
+  }
+}

@@ -1,0 +1,22 @@
+package io.hyperframes.inference;
+
+import com.google.common.collect.ImmutableList;
+import io.hyperframes.diagnose.Finding;
+import java.util.List;
+
+/**
+ * An inference estimate with the latency percentiles, the devices an SLO needs, and findings.
+ *
+ * @param estimate the configuration's estimate
+ * @param p50LatencySeconds median end-to-end latency (without a load model: the unloaded latency)
+ * @param p99LatencySeconds 99th-percentile end-to-end latency
+ * @param devicesNeeded fewest devices (tp × pp × replicas) meeting the SLO; the layout's devices
+ *     without an SLO; 0 when no layout up to a node meets it
+ * @param findings advice
+ */
+public record InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
+    double p99LatencySeconds, int devicesNeeded, List<Finding> findings) {
+  public InferenceResult {
+    findings = ImmutableList.copyOf(findings);
+  }
+}

@@ -1,0 +1,51 @@
+package io.hyperframes.inference;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import io.hyperframes.hardware.Checks;
+import io.hyperframes.precision.NumberFormat;
+
+/**
+ * A serving workload.
+ *
+ * @param weights format the weights are stored in (fp32, fp16, bf16, fp8, int8, int4); 8- and
+ *     4-bit integer weights are dequantised to FP16 for the matmuls (weight-only quantisation)
+ * @param kvCache format of the KV cache
+ * @param batchSize sequences decoded together
+ * @param promptTokens tokens per prompt
+ * @param outputTokens tokens generated per request
+ * @param arrivalRatePerSecond Poisson request rate (0 = no load model)
+ * @param ttftSloSeconds time-to-first-token target (0 = none)
+ * @param tpotSloSeconds time-per-output-token target (0 = none)
+ * @param sloPercentile percentile the targets apply to, in (0, 100)
+ * @param blockTokens paged KV-cache block size in tokens (vLLM default 16)
+ */
+public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
+    int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
+    double tpotSloSeconds, double sloPercentile, int blockTokens) {
+
+  public InferenceWorkload {
+    checkArgument(weights != null, "workload.precision: must be given");
+    checkArgument(kvCache != null, "workload.kvCachePrecision: must be given");
+    Checks.positive("workload.batchSize", batchSize);
+    Checks.positive("workload.promptTokens", promptTokens);
+    Checks.positive("workload.outputTokens", outputTokens);
+    checkArgument(batchSize <= 1 << 20, "workload.batchSize: must be <= 1048576, got %s",
+        batchSize);
+    checkArgument((long) promptTokens + outputTokens <= 1 << 24,
+        "workload.promptTokens: prompt + output must be <= 16777216 tokens, got %s",
+        (long) promptTokens + outputTokens);
+    Checks.nonNegative("workload.arrivalRatePerSecond", arrivalRatePerSecond);
+    Checks.nonNegative("workload.latencySlo.ttftSeconds", ttftSloSeconds);
+    Checks.nonNegative("workload.latencySlo.tpotSeconds", tpotSloSeconds);
+    checkArgument(sloPercentile > 0 && sloPercentile < 100,
+        "workload.latencySlo.percentile: must be in (0, 100), got %s", sloPercentile);
+    Checks.positive("workload.blockTokens", blockTokens);
+  }
+
+  /** The format the matmuls run in: FP16 for integer (weight-only) formats. */
+  public NumberFormat compute() {
+    return weights.isFloating() ? (weights == NumberFormat.FP8_E5M2 ? NumberFormat.FP8_E4M3
+        : weights) : NumberFormat.FP16;
+  }
+}

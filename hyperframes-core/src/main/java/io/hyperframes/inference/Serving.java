@@ -1,0 +1,268 @@
+package io.hyperframes.inference;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.collect.ImmutableSet;
+import io.hyperframes.Requests;
+import io.hyperframes.diagnose.Finding;
+import io.hyperframes.diagnose.Severity;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.Checks;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.model.ModelSpec;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.NumberFormat;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Serving requests: parsing ({@code workload.type = "inference"}), the estimate with its
+ * percentiles, the devices an SLO needs, findings, and the JSON form.
+ */
+public final class Serving {
+  private Serving() {}
+
+  private static final Set<String> WORKLOAD = ImmutableSet.of("type", "precision",
+      "kvCachePrecision", "batchSize", "promptTokens", "outputTokens", "arrivalRatePerSecond",
+      "latencySlo", "concurrency", "blockTokens");
+
+  /** Whether a parsed request document is an inference request. */
+  public static boolean isInference(JsonNode root) {
+    JsonNode w = root.get("workload");
+    return w != null && w.isObject() && w.has("type") && w.get("type").isTextual()
+        && w.get("type").asText().equalsIgnoreCase("inference");
+  }
+
+  /** Parses an inference request. */
+  public static InferenceRequest parse(String json, Catalog catalog) {
+    return fromJson(JsonFields.parseObject("request", json), catalog);
+  }
+
+  /** Builds an inference request from parsed JSON. */
+  public static InferenceRequest fromJson(JsonNode root, Catalog catalog) {
+    JsonFields.onlyFields(root, "", ImmutableSet.of("model", "cluster", "workload", "layout"));
+    ObjectNode probe = JsonFields.mapper().createObjectNode();
+    probe.set("model", JsonFields.object(root, "model", "model"));
+    probe.set("cluster", JsonFields.object(root, "cluster", "cluster"));
+    probe.putObject("workload").put("type", "training").put("precision", "fp32");
+    var base = Requests.fromJson(probe, catalog);
+    ModelSpec model = base.model();
+    if (!(model instanceof TransformerSpec m)) {
+      throw new IllegalArgumentException("model: inference needs an architecture (layers,"
+          + " hidden, heads ...), not only a parameter count");
+    }
+    Cluster cluster = base.cluster();
+    JsonNode w = JsonFields.object(root, "workload", "workload");
+    JsonFields.onlyFields(w, "workload", WORKLOAD);
+    NumberFormat weights = format("workload.precision",
+        JsonFields.string(w, "precision", "workload.precision"));
+    String kvText = JsonFields.optionalString(w, "kvCachePrecision", "workload.kvCachePrecision");
+    NumberFormat kv = kvText != null ? format("workload.kvCachePrecision", kvText)
+        : weights.isFloating() && weights.bytes() >= 2 ? weights : NumberFormat.FP16;
+    Integer batch = JsonFields.optionalInteger(w, "batchSize", "workload.batchSize");
+    Integer concurrency = JsonFields.optionalInteger(w, "concurrency", "workload.concurrency");
+    if (batch == null && concurrency == null) {
+      throw new IllegalArgumentException("workload.batchSize: missing required field (or give"
+          + " workload.concurrency)");
+    }
+    int b = batch != null ? Checks.positive("workload.batchSize", batch)
+        : Checks.positive("workload.concurrency", concurrency);
+    int prompt = Checks.positive("workload.promptTokens",
+        JsonFields.integer(w, "promptTokens", "workload.promptTokens"));
+    int output = Checks.positive("workload.outputTokens",
+        JsonFields.integer(w, "outputTokens", "workload.outputTokens"));
+    Double rate = JsonFields.optionalNumber(w, "arrivalRatePerSecond",
+        "workload.arrivalRatePerSecond");
+    if (rate != null && rate > 0) {
+      throw new IllegalArgumentException("workload.arrivalRatePerSecond: latency under load is"
+          + " not modelled by this version (got " + rate + "); omit it for unloaded latencies");
+    }
+    double ttft = 0;
+    double tpot = 0;
+    double percentile = 99;
+    JsonNode slo = JsonFields.optionalObject(w, "latencySlo", "workload.latencySlo");
+    if (slo != null) {
+      JsonFields.onlyFields(slo, "workload.latencySlo", ImmutableSet.of("ttftSeconds",
+          "tpotSeconds", "percentile"));
+      Double t1 = JsonFields.optionalNumber(slo, "ttftSeconds", "workload.latencySlo.ttftSeconds");
+      Double t2 = JsonFields.optionalNumber(slo, "tpotSeconds", "workload.latencySlo.tpotSeconds");
+      Double p = JsonFields.optionalNumber(slo, "percentile", "workload.latencySlo.percentile");
+      ttft = t1 == null ? 0 : Checks.positive("workload.latencySlo.ttftSeconds", t1);
+      tpot = t2 == null ? 0 : Checks.positive("workload.latencySlo.tpotSeconds", t2);
+      percentile = p == null ? 99 : p;
+    }
+    Integer block = JsonFields.optionalInteger(w, "blockTokens", "workload.blockTokens");
+    InferenceWorkload workload = new InferenceWorkload(weights, kv, b, prompt, output, 0, ttft,
+        tpot, percentile, block == null ? 16 : block);
+    JsonNode l = JsonFields.optionalObject(root, "layout", "layout");
+    int tp;
+    int pp = 1;
+    int dp;
+    if (l != null) {
+      JsonFields.onlyFields(l, "layout", ImmutableSet.of("tp", "pp", "dp"));
+      Integer t = JsonFields.optionalInteger(l, "tp", "layout.tp");
+      Integer p = JsonFields.optionalInteger(l, "pp", "layout.pp");
+      Integer d = JsonFields.optionalInteger(l, "dp", "layout.dp");
+      tp = t == null ? 1 : Checks.positive("layout.tp", t);
+      pp = p == null ? 1 : Checks.positive("layout.pp", p);
+      int rest = cluster.devices() / Math.max(1, tp * pp);
+      dp = d == null ? Math.max(1, rest) : Checks.positive("layout.dp", d);
+    } else {
+      tp = largestTp(m, cluster);
+      dp = Math.max(1, cluster.devices() / tp);
+    }
+    return new InferenceRequest(m, cluster, workload, tp, pp, dp);
+  }
+
+  private static int largestTp(TransformerSpec m, Cluster c) {
+    int best = 1;
+    for (int t = 1; t <= Math.min(c.devices(), c.devicesPerNode()); t++) {
+      if (m.heads() % t == 0 && c.devices() % t == 0) {
+        best = t;
+      }
+    }
+    return best;
+  }
+
+  private static NumberFormat format(String field, String value) {
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    return switch (v) {
+      case "fp16-mixed" -> NumberFormat.FP16;
+      case "bf16-mixed" -> NumberFormat.BF16;
+      default -> {
+        NumberFormat f = NumberFormat.fromId(field, v);
+        if (f == NumberFormat.TF32 || f == NumberFormat.FP64) {
+          throw new IllegalArgumentException(field + ": '" + value + "' is not a serving format"
+              + " (fp32, fp16, bf16, fp8, int8, int4)");
+        }
+        yield f;
+      }
+    };
+  }
+
+  /** Estimates a request: the configuration, its unloaded percentiles, devices for the SLO. */
+  public static InferenceResult evaluate(InferenceRequest r) {
+    InferenceEstimator estimator = InferenceEstimator.analytical();
+    InferenceEstimate e = estimator.estimate(r.model(), r.cluster(), r.workload(), r.tp(), r.pp(),
+        r.replicas());
+    InferenceWorkload w = r.workload();
+    int needed = e.devices();
+    if (w.ttftSloSeconds() > 0 || w.tpotSloSeconds() > 0) {
+      needed = devicesForSlo(estimator, r);
+    }
+    double latency = e.totalSeconds();
+    return new InferenceResult(e, latency, latency, needed, findings(e, r));
+  }
+
+  /**
+   * Fewest devices of one replica (tp up to a node, then pp over nodes) whose unloaded TTFT and
+   * TPOT meet the SLO at the workload's batch; 0 when none does.
+   */
+  static int devicesForSlo(InferenceEstimator estimator, InferenceRequest r) {
+    TransformerSpec m = r.model();
+    InferenceWorkload w = r.workload();
+    int best = 0;
+    for (int pp = 1; pp <= Math.min(m.layers(), 64); pp++) {
+      for (int tp = 1; tp <= r.cluster().devicesPerNode(); tp++) {
+        if (m.heads() % tp != 0) {
+          continue;
+        }
+        int devices = tp * pp;
+        if (best > 0 && devices >= best) {
+          continue;
+        }
+        if (devices > r.cluster().devicesPerNode() && devices % r.cluster().devicesPerNode() != 0) {
+          continue;
+        }
+        Cluster c = r.cluster().withDevices(devices);
+        InferenceEstimate e = estimator.estimate(m, c, w, tp, pp, 1);
+        boolean ok = e.feasible()
+            && (w.ttftSloSeconds() == 0 || e.ttftSeconds() <= w.ttftSloSeconds())
+            && (w.tpotSloSeconds() == 0 || e.tpotSeconds() <= w.tpotSloSeconds());
+        if (ok) {
+          best = devices;
+        }
+      }
+    }
+    return best;
+  }
+
+  static List<Finding> findings(InferenceEstimate e, InferenceRequest r) {
+    List<Finding> out = new ArrayList<>();
+    double capacity = r.cluster().accelerator().memoryBytes();
+    if (!e.feasible()) {
+      out.add(new Finding("infeasible", Severity.CRITICAL, "the batch does not fit",
+          String.join("; ", e.reasons()), "raise tp, quantise weights (int8/fp8) or the KV cache,"
+              + " or lower the batch to at most " + e.maxBatchSize()));
+    }
+    if (e.kvCacheBytes() > 0.5 * capacity || e.maxBatchSize() < 2L * e.batchSize()) {
+      out.add(new Finding("kv-cache-bound", Severity.INFO, String.format(Locale.ROOT,
+          "the KV cache bounds the batch at %d sequences", e.maxBatchSize()), String.format(
+          Locale.ROOT, "%.0f KiB per token, %.1f MiB per sequence of %d tokens",
+          e.kvCacheBytesPerToken() / 1024, e.kvCacheBytesPerSequence() / (1 << 20),
+          r.workload().promptTokens() + r.workload().outputTokens()),
+          "grouped-query attention, an FP8 KV cache or more tensor parallelism raise it"));
+    }
+    Cluster c = r.cluster();
+    double weightRead = e.weightsBytes() / (c.accelerator().memoryBandwidthBytesPerSecond()
+        * c.accelerator().memoryEfficiency());
+    if (weightRead > 0.5 * e.decodeSecondsPerToken()) {
+      out.add(new Finding("bandwidth-bound", Severity.INFO, String.format(Locale.ROOT,
+          "decode is bound by memory bandwidth: %.0f %% of a step reads the weights",
+          100 * weightRead / e.decodeSecondsPerToken()), String.format(Locale.ROOT,
+          "%.1f GiB of weights per device at %.0f GB/s", e.weightsBytes() / (1L << 30),
+          c.accelerator().memoryBandwidthBytesPerSecond() / 1e9),
+          "batch more requests per step (continuous batching) or quantise the weights"));
+    }
+    return out;
+  }
+
+  /** The JSON form: feasible, reasons, layout, memory, inference, findings. */
+  public static ObjectNode toJson(InferenceResult result) {
+    InferenceEstimate e = result.estimate();
+    JsonNodeFactory f = JsonNodeFactory.instance;
+    ObjectNode root = f.objectNode();
+    root.put("feasible", e.feasible());
+    ArrayNode reasons = root.putArray("reasons");
+    e.reasons().forEach(reasons::add);
+    ObjectNode layout = root.putObject("layout");
+    layout.put("tp", e.tp());
+    layout.put("pp", e.pp());
+    layout.put("dp", e.replicas());
+    root.put("parameters", e.parameters());
+    ObjectNode memory = root.putObject("memory");
+    memory.put("weightsBytes", e.weightsBytes());
+    memory.put("kvCacheBytes", e.kvCacheBytes());
+    memory.put("activationsBytes", e.activationsBytes());
+    memory.put("otherBytes", e.otherBytes());
+    memory.put("totalBytes", e.totalBytes());
+    ObjectNode inf = root.putObject("inference");
+    inf.put("prefillSeconds", e.prefillSeconds());
+    inf.put("decodeSecondsPerToken", e.decodeSecondsPerToken());
+    inf.put("ttftSeconds", e.ttftSeconds());
+    inf.put("tpotSeconds", e.tpotSeconds());
+    inf.put("totalSeconds", e.totalSeconds());
+    inf.put("outputTokensPerSecondPerDevice", e.outputTokensPerSecondPerDevice());
+    inf.put("kvCacheBytesPerToken", e.kvCacheBytesPerToken());
+    inf.put("kvCacheBytesPerSequence", e.kvCacheBytesPerSequence());
+    inf.put("maxBatchSize", e.maxBatchSize());
+    inf.put("p50LatencySeconds", result.p50LatencySeconds());
+    inf.put("p99LatencySeconds", result.p99LatencySeconds());
+    inf.put("devicesNeeded", result.devicesNeeded());
+    ArrayNode findings = root.putArray("findings");
+    for (Finding x : result.findings()) {
+      ObjectNode o = findings.addObject();
+      o.put("id", x.id());
+      o.put("severity", x.severity().name().toLowerCase(Locale.ROOT));
+      o.put("title", x.title());
+      o.put("evidence", x.evidence());
+      o.put("remedy", x.remedy());
+    }
+    return root;
+  }
+}

@@ -1,0 +1,118 @@
+package io.hyperframes.inference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.NumberFormat;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+/** Laws of the serving estimate. */
+class InferenceProperties {
+
+  static final InferenceEstimator ESTIMATOR = InferenceEstimator.analytical();
+
+  static Cluster cluster(String accelerator, int devices) {
+    var acc = Catalog.builtIn().accelerators().get(accelerator);
+    var node = Catalog.builtIn().nodes().get(acc.defaultNode());
+    return new Cluster(acc, devices, node.devicesPerNode(), acc.intraNode(), node.interNode());
+  }
+
+  static InferenceWorkload workload(int batch, int prompt, int output) {
+    return new InferenceWorkload(NumberFormat.FP16, NumberFormat.FP16, batch, prompt, output, 0,
+        0, 0, 99, 16);
+  }
+
+  @Property(tries = 1000)
+  void memoryNeverDecreasesWithBatchOrContext(@ForAll @IntRange(min = 1, max = 256) int batch,
+      @ForAll @IntRange(min = 1, max = 8192) int prompt,
+      @ForAll @IntRange(min = 1, max = 4096) int output,
+      @ForAll("models") String model, @ForAll("tps") int tp) {
+    TransformerSpec m = Catalog.builtIn().models().get(model);
+    Cluster c = cluster("h100-sxm-80gb", tp);
+    InferenceEstimate base = ESTIMATOR.estimate(m, c, workload(batch, prompt, output), tp, 1, 1);
+    InferenceEstimate moreBatch = ESTIMATOR.estimate(m, c, workload(batch + 1, prompt, output),
+        tp, 1, 1);
+    InferenceEstimate longer = ESTIMATOR.estimate(m, c, workload(batch, prompt + 1, output), tp,
+        1, 1);
+    assertTrue(moreBatch.totalBytes() >= base.totalBytes());
+    assertTrue(longer.totalBytes() >= base.totalBytes());
+    for (double v : new double[] {base.prefillSeconds(), base.decodeSecondsPerToken(),
+        base.totalBytes(), base.outputTokensPerSecondPerDevice()}) {
+      assertTrue(Double.isFinite(v) && v >= 0, "bad figure " + v);
+    }
+  }
+
+  @net.jqwik.api.Provide
+  net.jqwik.api.Arbitrary<String> models() {
+    return net.jqwik.api.Arbitraries.of("llama2-7b", "llama2-70b", "mistral-7b", "gpt3-13b");
+  }
+
+  @net.jqwik.api.Provide
+  net.jqwik.api.Arbitrary<Integer> tps() {
+    return net.jqwik.api.Arbitraries.of(1, 2, 4, 8);
+  }
+
+  /** devicesNeeded is the minimum: no smaller replica (brute force over tp × pp) meets the SLO. */
+  @Property(tries = 200)
+  void devicesNeededIsTheMinimumThatMeetsTheSlo(
+      @ForAll @IntRange(min = 1, max = 64) int batch,
+      @ForAll("models") String model, @ForAll @IntRange(min = 5, max = 200) int tpotMillis) {
+    TransformerSpec m = Catalog.builtIn().models().get(model);
+    Cluster c = cluster("a100-sxm-80gb", 1);
+    InferenceWorkload w = new InferenceWorkload(NumberFormat.FP16, NumberFormat.FP16, batch, 512,
+        128, 0, 0, tpotMillis / 1000.0, 99, 16);
+    int needed = Serving.devicesForSlo(ESTIMATOR, new InferenceRequest(m, c, w, 1, 1, 1));
+    int brute = 0;
+    for (int devices = 1; devices <= 64 && brute == 0; devices++) {
+      for (int tp = 1; tp <= Math.min(devices, 8) && brute == 0; tp++) {
+        if (devices % tp != 0 || m.heads() % tp != 0) {
+          continue;
+        }
+        int pp = devices / tp;
+        if (pp > m.layers() || (devices > 8 && devices % 8 != 0)) {
+          continue;
+        }
+        InferenceEstimate e = ESTIMATOR.estimate(m, c.withDevices(devices), w, tp, pp, 1);
+        if (e.feasible() && e.tpotSeconds() <= w.tpotSloSeconds()) {
+          brute = devices;
+        }
+      }
+    }
+    assertEquals(brute, needed);
+  }
+
+  @Test
+  void kvCacheOfGqaModelsCountsKvHeadsAndReplicatesBeyondThem() {
+    TransformerSpec m = Catalog.builtIn().models().get("llama2-70b");
+    InferenceEstimate tp1 = ESTIMATOR.estimate(m, cluster("h100-sxm-80gb", 8),
+        workload(1, 100, 28), 8, 1, 1);
+    // 2 · 80 layers · 8 KV heads · 128 · 2 bytes
+    assertEquals(2.0 * 80 * 8 * 128 * 2, tp1.kvCacheBytesPerToken(), 0.0);
+    // paged: 128 tokens = 8 blocks of 16
+    assertEquals(tp1.kvCacheBytesPerToken() * 128, tp1.kvCacheBytesPerSequence(), 0.0);
+  }
+
+  @Test
+  void badLayoutsAreRejectedWithTheField() {
+    TransformerSpec m = Catalog.builtIn().models().get("llama2-7b");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ESTIMATOR.estimate(m, cluster("a100-sxm-80gb", 3), workload(1, 8, 8), 3, 1, 1));
+    assertTrue(e.getMessage().startsWith("layout.tp"), e.getMessage());
+    IllegalArgumentException f = assertThrows(IllegalArgumentException.class,
+        () -> ESTIMATOR.estimate(m, cluster("a100-sxm-80gb", 4), workload(1, 8, 8), 2, 1, 1));
+    assertTrue(f.getMessage().startsWith("layout"), f.getMessage());
+    IllegalArgumentException g = assertThrows(IllegalArgumentException.class,
+        () -> Serving.parse("{\"model\": {\"catalog\": \"llama2-7b\"}, \"cluster\":"
+            + " {\"accelerator\": \"a100-sxm-80gb\", \"devices\": 1}, \"workload\": {\"type\":"
+            + " \"inference\", \"precision\": \"fp5\", \"batchSize\": 1, \"promptTokens\": 8,"
+            + " \"outputTokens\": 8}}", Catalog.builtIn()));
+    assertTrue(g.getMessage().startsWith("workload.precision"), g.getMessage());
+  }
+}

@@ -1,0 +1,45 @@
+package io.hyperframes.cli;
+
+import io.hyperframes.diagnose.Finding;
+import io.hyperframes.inference.InferenceEstimate;
+import io.hyperframes.inference.InferenceResult;
+import java.util.Locale;
+
+/** The readable table of an inference estimate. */
+final class InferenceTable {
+  private InferenceTable() {}
+
+  static String render(InferenceResult r) {
+    InferenceEstimate e = r.estimate();
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "HyperFrames inference estimate: tp=%d pp=%d replicas=%d"
+        + " (%d devices)%n", e.tp(), e.pp(), e.replicas(), e.devices()));
+    b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
+    e.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
+    b.append("memory per device\n");
+    row(b, "weights", e.weightsBytes() / (1L << 30), "GiB");
+    row(b, "KV cache", e.kvCacheBytes() / (1L << 30), "GiB");
+    row(b, "activations", e.activationsBytes() / (1L << 30), "GiB");
+    row(b, "other", e.otherBytes() / (1L << 30), "GiB");
+    row(b, "total", e.totalBytes() / (1L << 30), "GiB");
+    b.append("KV cache\n");
+    row(b, "per token", e.kvCacheBytesPerToken() / 1024, "KiB (whole model)");
+    row(b, "per sequence", e.kvCacheBytesPerSequence() / (1 << 20), "MiB (paged)");
+    row(b, "max batch", e.maxBatchSize(), "sequences per replica");
+    b.append("latency (unloaded)\n");
+    row(b, "TTFT", e.ttftSeconds() * 1e3, "ms (prefill)");
+    row(b, "TPOT", e.tpotSeconds() * 1e3, "ms per output token");
+    row(b, "total", e.totalSeconds() * 1e3, "ms");
+    row(b, "tokens/s/device", e.outputTokensPerSecondPerDevice(), "generated");
+    row(b, "devices needed", r.devicesNeeded(), "for the SLO");
+    for (Finding f : r.findings()) {
+      b.append(String.format(Locale.ROOT, "[%s] %s%n      %s; %s%n",
+          f.severity().name().toLowerCase(Locale.ROOT), f.title(), f.evidence(), f.remedy()));
+    }
+    return b.toString();
+  }
+
+  private static void row(StringBuilder b, String name, double value, String unit) {
+    b.append(String.format(Locale.ROOT, "  %-16s %12.4g %s%n", name, value, unit));
+  }
+}
