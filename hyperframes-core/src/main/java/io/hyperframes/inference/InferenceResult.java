@@ -10,12 +10,16 @@ import java.util.List;
  * @param estimate the configuration's estimate
  * @param p50LatencySeconds median end-to-end latency (without a load model: the unloaded latency)
  * @param p99LatencySeconds 99th-percentile end-to-end latency
+ * @param ttftP50Seconds median time to first token (queueing included under load)
+ * @param ttftP99Seconds 99th-percentile time to first token
+ * @param capacityPerSecond request rate the replicas sustain with a full batch (0 without load)
  * @param devicesNeeded fewest devices (tp × pp × replicas) meeting the SLO; the layout's devices
  *     without an SLO; 0 when no layout up to a node meets it
  * @param findings advice
  */
 public record InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
-    double p99LatencySeconds, int devicesNeeded, List<Finding> findings) {
+    double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
+    double capacityPerSecond, int devicesNeeded, List<Finding> findings) {
   public InferenceResult {
     findings = ImmutableList.copyOf(findings);
   }

@@ -78,10 +78,8 @@ public final class Serving {
         JsonFields.integer(w, "outputTokens", "workload.outputTokens"));
     Double rate = JsonFields.optionalNumber(w, "arrivalRatePerSecond",
         "workload.arrivalRatePerSecond");
-    if (rate != null && rate > 0) {
-      throw new IllegalArgumentException("workload.arrivalRatePerSecond: latency under load is"
-          + " not modelled by this version (got " + rate + "); omit it for unloaded latencies");
-    }
+    double arrival = rate == null ? 0 : Checks.nonNegative("workload.arrivalRatePerSecond",
+        rate);
     double ttft = 0;
     double tpot = 0;
     double percentile = 99;
@@ -97,8 +95,8 @@ public final class Serving {
       percentile = p == null ? 99 : p;
     }
     Integer block = JsonFields.optionalInteger(w, "blockTokens", "workload.blockTokens");
-    InferenceWorkload workload = new InferenceWorkload(weights, kv, b, prompt, output, 0, ttft,
-        tpot, percentile, block == null ? 16 : block);
+    InferenceWorkload workload = new InferenceWorkload(weights, kv, b, prompt, output, arrival,
+        ttft, tpot, percentile, block == null ? 16 : block);
     JsonNode l = JsonFields.optionalObject(root, "layout", "layout");
     int tp;
     int pp = 1;
@@ -145,18 +143,89 @@ public final class Serving {
     };
   }
 
-  /** Estimates a request: the configuration, its unloaded percentiles, devices for the SLO. */
+  /** Requests simulated per load estimate (10 % warm-up). */
+  static final int SIMULATED_REQUESTS = 20_000;
+  /** Seed of the arrival process, for reproducible percentiles. */
+  static final long SEED = 0x5eed;
+  /** Largest batch limit simulated (engines cap concurrent sequences, vLLM default 256). */
+  static final int MAX_SIMULATED_BATCH = 256;
+
+  /**
+   * Estimates a request: the configuration; its latency percentiles (unloaded, or under the
+   * arrival rate spread over the replicas, from the continuous-batching simulation); the devices
+   * the SLO needs.
+   */
   public static InferenceResult evaluate(InferenceRequest r) {
     InferenceEstimator estimator = InferenceEstimator.analytical();
     InferenceEstimate e = estimator.estimate(r.model(), r.cluster(), r.workload(), r.tp(), r.pp(),
         r.replicas());
     InferenceWorkload w = r.workload();
+    double p50 = e.totalSeconds();
+    double p99 = p50;
+    double ttft50 = e.ttftSeconds();
+    double ttft99 = ttft50;
+    double capacity = 0;
+    if (w.arrivalRatePerSecond() > 0) {
+      ServingLoad load = load(estimator, r.model(), r.cluster().withDevices(r.tp() * r.pp()), w,
+          r.tp(), r.pp());
+      capacity = load.capacityPerSecond() * r.replicas();
+      ServingLoad.Percentiles q = load.simulate(w.arrivalRatePerSecond() / r.replicas(),
+          SIMULATED_REQUESTS, SEED);
+      p50 = q.p50();
+      p99 = q.p99();
+      ttft50 = q.ttftP50();
+      ttft99 = q.ttftP99();
+    }
+    if (capacity > 0 && w.arrivalRatePerSecond() >= capacity) {
+      List<String> reasons = new ArrayList<>(e.reasons());
+      reasons.add(String.format(Locale.ROOT, "load: %.3g requests/s exceeds the %.3g requests/s"
+          + " the replicas sustain; queues grow without bound (the percentiles are those of a"
+          + " finite simulated run)", w.arrivalRatePerSecond(), capacity));
+      e = new InferenceEstimate(false, reasons, e.tp(), e.pp(), e.replicas(), e.parameters(),
+          e.weightsBytes(), e.kvCacheBytes(), e.activationsBytes(), e.otherBytes(),
+          e.prefillSeconds(), e.decodeSecondsPerToken(), e.kvCacheBytesPerToken(),
+          e.kvCacheBytesPerSequence(), e.maxBatchSize(), e.devices(), e.outputTokens(),
+          e.batchSize());
+    }
     int needed = e.devices();
     if (w.ttftSloSeconds() > 0 || w.tpotSloSeconds() > 0) {
       needed = devicesForSlo(estimator, r);
     }
-    double latency = e.totalSeconds();
-    return new InferenceResult(e, latency, latency, needed, findings(e, r));
+    List<Finding> findings = new ArrayList<>(findings(e, r));
+    if (capacity > 0 && w.arrivalRatePerSecond() > 0.8 * capacity) {
+      findings.add(new Finding("queueing-bound", Severity.WARNING, String.format(Locale.ROOT,
+          "the load is %.0f %% of capacity: latency is set by queueing",
+          100 * w.arrivalRatePerSecond() / capacity), String.format(Locale.ROOT,
+          "%.3g requests/s against %.3g requests/s with full batches; p99 %.3g s vs %.3g s"
+              + " unloaded", w.arrivalRatePerSecond(), capacity, p99, e.totalSeconds()),
+          "add replicas (see devicesNeeded) or shorten outputs"));
+    }
+    return new InferenceResult(e, p50, p99, ttft50, ttft99, capacity, needed, findings);
+  }
+
+  /**
+   * The load model of one replica: prefill and decode times for batches 1 to the batch limit
+   * (the memory bound, at most {@value #MAX_SIMULATED_BATCH}).
+   */
+  static ServingLoad load(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
+      InferenceWorkload w, int tp, int pp) {
+    InferenceWorkload one = withBatch(w, 1);
+    long fit = estimator.estimate(m, replica, one, tp, pp, 1).maxBatchSize();
+    int limit = (int) Math.max(1, Math.min(MAX_SIMULATED_BATCH, fit));
+    double[] prefill = new double[limit + 1];
+    double[] decode = new double[limit + 1];
+    for (int b = 1; b <= limit; b++) {
+      InferenceEstimate e = estimator.estimate(m, replica, withBatch(w, b), tp, pp, 1);
+      prefill[b] = e.prefillSeconds();
+      decode[b] = e.decodeSecondsPerToken();
+    }
+    return new ServingLoad(prefill, decode, w.outputTokens());
+  }
+
+  static InferenceWorkload withBatch(InferenceWorkload w, int batch) {
+    return new InferenceWorkload(w.weights(), w.kvCache(), batch, w.promptTokens(),
+        w.outputTokens(), w.arrivalRatePerSecond(), w.ttftSloSeconds(), w.tpotSloSeconds(),
+        w.sloPercentile(), w.blockTokens());
   }
 
   /**
@@ -164,6 +233,9 @@ public final class Serving {
    * TPOT meet the SLO at the workload's batch; 0 when none does.
    */
   static int devicesForSlo(InferenceEstimator estimator, InferenceRequest r) {
+    if (r.workload().arrivalRatePerSecond() > 0) {
+      return devicesForSloUnderLoad(estimator, r);
+    }
     TransformerSpec m = r.model();
     InferenceWorkload w = r.workload();
     int best = 0;
@@ -190,6 +262,47 @@ public final class Serving {
       }
     }
     return best;
+  }
+
+  /**
+   * Fewest devices (tp × replicas, tp up to a node) whose simulated TTFT at the SLO percentile
+   * and mean decode step under the per-replica rate meet the SLO; 0 when none up to 4096 devices
+   * does.
+   */
+  static int devicesForSloUnderLoad(InferenceEstimator estimator, InferenceRequest r) {
+    TransformerSpec m = r.model();
+    InferenceWorkload w = r.workload();
+    int best = 0;
+    for (int tp = 1; tp <= r.cluster().devicesPerNode(); tp++) {
+      if (m.heads() % tp != 0) {
+        continue;
+      }
+      Cluster replica = r.cluster().withDevices(tp);
+      if (!estimator.estimate(m, replica, withBatch(w, 1), tp, 1, 1).feasible()) {
+        continue;
+      }
+      ServingLoad load = load(estimator, m, replica, w, tp, 1);
+      int replicas = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
+          / load.capacityPerSecond()));
+      for (; replicas * tp <= 4096 && (best == 0 || replicas * tp < best); replicas++) {
+        if (meetsSlo(load, w, w.arrivalRatePerSecond() / replicas)) {
+          best = replicas * tp;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
+  static boolean meetsSlo(ServingLoad load, InferenceWorkload w, double rate) {
+    if (rate >= load.capacityPerSecond()) {
+      return false;
+    }
+    ServingLoad.Percentiles q = load.simulate(rate, SIMULATED_REQUESTS, SEED);
+    double ttft = w.sloPercentile() >= 99 ? q.ttftP99() : q.ttftP50();
+    double tpot = (q.p50() - q.ttftP50()) / Math.max(1, w.outputTokens() - 1);
+    return (w.ttftSloSeconds() == 0 || ttft <= w.ttftSloSeconds())
+        && (w.tpotSloSeconds() == 0 || tpot <= w.tpotSloSeconds());
   }
 
   static List<Finding> findings(InferenceEstimate e, InferenceRequest r) {
@@ -253,6 +366,9 @@ public final class Serving {
     inf.put("maxBatchSize", e.maxBatchSize());
     inf.put("p50LatencySeconds", result.p50LatencySeconds());
     inf.put("p99LatencySeconds", result.p99LatencySeconds());
+    inf.put("ttftP50Seconds", result.ttftP50Seconds());
+    inf.put("ttftP99Seconds", result.ttftP99Seconds());
+    inf.put("capacityRequestsPerSecond", result.capacityPerSecond());
     inf.put("devicesNeeded", result.devicesNeeded());
     ArrayNode findings = root.putArray("findings");
     for (Finding x : result.findings()) {
