@@ -370,15 +370,7 @@ public final class Serving {
     inf.put("ttftP99Seconds", result.ttftP99Seconds());
     inf.put("capacityRequestsPerSecond", result.capacityPerSecond());
     inf.put("devicesNeeded", result.devicesNeeded());
-    ArrayNode findings = root.putArray("findings");
-    for (Finding x : result.findings()) {
-      ObjectNode o = findings.addObject();
-      o.put("id", x.id());
-      o.put("severity", x.severity().name().toLowerCase(Locale.ROOT));
-      o.put("title", x.title());
-      o.put("evidence", x.evidence());
-      o.put("remedy", x.remedy());
-    }
+    root.set("findings", Finding.toJson(result.findings()));
     return root;
   }
 }

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.diagnose.Finding;
 import io.hyperframes.tuning.GoldenParameter;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The JSON form of a {@link Plan}: every field of the estimate contract for the best candidate,
@@ -41,15 +40,7 @@ public final class PlanJson {
       o.put("unit", g.unit());
       o.put("reason", g.reason());
     }
-    ArrayNode findings = root.putArray("findings");
-    for (Finding f : plan.findings()) {
-      ObjectNode o = findings.addObject();
-      o.put("id", f.id());
-      o.put("severity", f.severity().name().toLowerCase(Locale.ROOT));
-      o.put("title", f.title());
-      o.put("evidence", f.evidence());
-      o.put("remedy", f.remedy());
-    }
+    root.set("findings", Finding.toJson(plan.findings()));
     return root;
   }
 

@@ -72,11 +72,12 @@ final class EstimateCommand implements Callable<Integer> {
   static String table(EstimateRequest r, TrainingEstimate e) {
     return String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s%n",
         r.model().name(), r.cluster().devices(), r.cluster().accelerator().id())
-        + table(r, e, r.cluster().accelerator(), r.model().name(), r.workload().trainingTokens());
+        + table(e, r.cluster().accelerator(), r.workload().trainingTokens());
   }
 
-  static String table(EstimateRequest ignored, TrainingEstimate e,
-      io.hyperframes.hardware.Accelerator accelerator, String model, double trainingTokens) {
+  /** The estimate's table (layout, memory, time, efficiency, time to train). */
+  static String table(TrainingEstimate e, io.hyperframes.hardware.Accelerator accelerator,
+      double trainingTokens) {
     StringBuilder b = new StringBuilder();
     var l = e.layout();
     b.append(String.format(Locale.ROOT,

@@ -202,8 +202,8 @@ final class PlanCommand implements Callable<Integer> {
     b.append(String.format(Locale.ROOT, "best: %d devices, global batch %d, %s%n",
         best.estimate().devices(), best.workload().globalBatchSize(),
         best.workload().precision().name()));
-    b.append(EstimateCommand.table(null, best.estimate(), r.cluster().accelerator(),
-        r.model().name(), r.workload().trainingTokens()));
+    b.append(EstimateCommand.table(best.estimate(), r.cluster().accelerator(),
+        r.workload().trainingTokens()));
     b.append(String.format(Locale.ROOT, "cost%n  %-16s %12.4g USD (%.0f GPU-hours × %.2f USD;"
         + " %s)%n", "total", best.cost().totalUsd(), best.cost().gpuHours(),
         best.cost().usdPerDeviceHour(), best.cost().priceSource()));
