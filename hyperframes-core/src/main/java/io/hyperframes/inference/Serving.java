@@ -211,7 +211,13 @@ public final class Serving {
       InferenceWorkload w, int tp, int pp) {
     InferenceWorkload one = withBatch(w, 1);
     long fit = estimator.estimate(m, replica, one, tp, pp, 1).maxBatchSize();
-    int limit = (int) Math.max(1, Math.min(MAX_SIMULATED_BATCH, fit));
+    return load(estimator, m, replica, w, tp, pp,
+        (int) Math.max(1, Math.min(MAX_SIMULATED_BATCH, fit)));
+  }
+
+  /** The load model of one replica with an explicit batch limit. */
+  static ServingLoad load(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
+      InferenceWorkload w, int tp, int pp, int limit) {
     double[] prefill = new double[limit + 1];
     double[] decode = new double[limit + 1];
     for (int b = 1; b <= limit; b++) {
@@ -298,7 +304,14 @@ public final class Serving {
     if (rate >= load.capacityPerSecond()) {
       return false;
     }
-    ServingLoad.Percentiles q = load.simulate(rate, SIMULATED_REQUESTS, SEED);
+    return meets(load.simulate(rate, SIMULATED_REQUESTS, SEED), w);
+  }
+
+  /**
+   * Whether simulated percentiles meet the workload's SLO: TTFT at the SLO percentile (p99 for
+   * percentiles ≥ 99, else the median) and the mean time per output token.
+   */
+  static boolean meets(ServingLoad.Percentiles q, InferenceWorkload w) {
     double ttft = w.sloPercentile() >= 99 ? q.ttftP99() : q.ttftP50();
     double tpot = (q.p50() - q.ttftP50()) / Math.max(1, w.outputTokens() - 1);
     return (w.ttftSloSeconds() == 0 || ttft <= w.ttftSloSeconds())

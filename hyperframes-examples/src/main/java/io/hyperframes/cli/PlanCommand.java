@@ -90,6 +90,30 @@ final class PlanCommand implements Callable<Integer> {
   public Integer call() throws JsonProcessingException {
     Catalog c = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
     String json = request != null ? Files2.read("--request", request) : shortForm();
+    var root = JsonFields.parseObject("request", json);
+    if (io.hyperframes.inference.Serving.isInference(root)) {
+      var result = io.hyperframes.inference.ServingPlans.plan(root, c);
+      var out = spec.commandLine().getOut();
+      if (format == Format.json) {
+        out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
+            .writeValueAsString(io.hyperframes.inference.ServingPlans.toJson(result)));
+      } else {
+        var plan = result.plan();
+        out.println("HyperFrames serving plan (" + plan.candidatesEvaluated()
+            + " configurations simulated)");
+        if (plan.best() == null) {
+          out.println("NO configuration meets the SLO");
+        } else {
+          out.println("best: " + io.hyperframes.inference.ServingPlans.describe(plan.best()));
+          plan.alternatives().forEach(a -> out.println("  alt: "
+              + io.hyperframes.inference.ServingPlans.describe(a)));
+        }
+        plan.findings().forEach(f -> out.println("[" + f.severity().name().toLowerCase(
+            Locale.ROOT) + "] " + f.title() + " — " + f.remedy()));
+      }
+      out.flush();
+      return 0;
+    }
     PlanRequest r = PlanRequests.parse(json, c);
     if ((emit == Engine.megatron || emit == Engine.torchrun) && r.layout().zeroStage() == null) {
       // Megatron-LM shards optimizer states (its distributed optimizer) but not gradients or

@@ -179,6 +179,21 @@ class CliTest {
   }
 
   @Test
+  void servingPlanPrintsTheBestConfiguration() throws IOException {
+    Result r = run("plan", "--request", write("s.json", """
+        {"model": {"catalog": "llama2-7b"}, "cluster": {"accelerator": "a100-sxm-80gb",
+         "devices": 1}, "workload": {"type": "inference", "precision": "fp16", "batchSize": 1,
+         "promptTokens": 256, "outputTokens": 64, "arrivalRatePerSecond": 10,
+         "latencySlo": {"ttftSeconds": 0.5, "percentile": 99}}}
+        """).toString(), "--format", "json", "--no-progress");
+    assertEquals(0, r.status(), r.err());
+    JsonNode json = JsonFields.parseObject("output", r.out());
+    assertTrue(json.get("feasible").asBoolean());
+    assertTrue(json.get("best").get("devices").asInt() >= 1);
+    assertTrue(json.get("inference").has("p99LatencySeconds"));
+  }
+
+  @Test
   void planWithoutAModelExitsTwo() {
     Result r = run("plan", "--accelerator", "a100-sxm-80gb", "--devices", "8");
     assertEquals(2, r.status());

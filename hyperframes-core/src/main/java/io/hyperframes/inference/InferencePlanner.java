@@ -1,0 +1,142 @@
+package io.hyperframes.inference;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import io.hyperframes.diagnose.Finding;
+import io.hyperframes.diagnose.Severity;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.NumberFormat;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Searches serving configurations — tensor parallelism, weight format, KV-cache format and batch
+ * limit — for the fewest devices (replicas × tp) that meet a latency SLO at a request rate, then
+ * the lowest cost per million generated tokens.
+ */
+public final class InferencePlanner {
+  private InferencePlanner() {}
+
+  /** Requests simulated per candidate during the search (the final answer uses more). */
+  static final int SEARCH_REQUESTS = 5_000;
+  static final int[] BATCH_LIMITS = {256, 128, 64, 32, 16};
+
+  /**
+   * One serving configuration that meets the SLO.
+   *
+   * @param tp tensor parallelism of a replica
+   * @param replicas replicas
+   * @param weights weight format
+   * @param kvCache KV-cache format
+   * @param batchLimit most sequences a replica batches
+   * @param devices tp × replicas
+   * @param usdPerMillionTokens device-hour price × devices per million generated tokens
+   * @param load simulated percentiles at the per-replica rate
+   */
+  public record Config(int tp, int replicas, NumberFormat weights, NumberFormat kvCache,
+      int batchLimit, int devices, double usdPerMillionTokens, ServingLoad.Percentiles load) {}
+
+  /**
+   * The plan: best configuration (null when none meets the SLO), alternatives and findings.
+   */
+  public record ServingPlan(Config best, List<Config> alternatives, List<Finding> findings,
+      int candidatesEvaluated) {
+    public ServingPlan {
+      alternatives = ImmutableList.copyOf(alternatives);
+      findings = ImmutableList.copyOf(findings);
+    }
+  }
+
+  /**
+   * Plans serving {@code model} at the workload's rate and SLO.
+   *
+   * @param weightFormats weight formats to consider (the workload's when empty)
+   * @param kvFormats KV-cache formats to consider (the workload's when empty)
+   * @param usdPerDeviceHour device price for the cost per million tokens (0 = unknown)
+   */
+  public static ServingPlan plan(TransformerSpec model, Cluster cluster, InferenceWorkload w,
+      List<NumberFormat> weightFormats, List<NumberFormat> kvFormats, double usdPerDeviceHour,
+      int alternatives) {
+    checkArgument(w.arrivalRatePerSecond() > 0, "workload.arrivalRatePerSecond: a serving plan"
+        + " needs a request rate");
+    checkArgument(w.ttftSloSeconds() > 0 || w.tpotSloSeconds() > 0,
+        "workload.latencySlo: a serving plan needs a TTFT or TPOT target");
+    InferenceEstimator estimator = InferenceEstimator.analytical();
+    List<NumberFormat> weights = weightFormats.isEmpty() ? List.of(w.weights()) : weightFormats;
+    List<NumberFormat> kvs = kvFormats.isEmpty() ? List.of(w.kvCache()) : kvFormats;
+    List<Config> found = new ArrayList<>();
+    int evaluated = 0;
+    for (int tp = 1; tp <= cluster.devicesPerNode(); tp++) {
+      if (model.heads() % tp != 0) {
+        continue;
+      }
+      Cluster replica = cluster.withDevices(tp);
+      for (NumberFormat wf : weights) {
+        NumberFormat compute = wf.isFloating() ? wf : NumberFormat.FP16;
+        if (!cluster.accelerator().supports(compute == NumberFormat.FP8_E5M2
+            ? NumberFormat.FP8_E4M3 : compute)) {
+          continue;
+        }
+        for (NumberFormat kf : kvs) {
+          InferenceWorkload base = new InferenceWorkload(wf, kf, 1, w.promptTokens(),
+              w.outputTokens(), w.arrivalRatePerSecond(), w.ttftSloSeconds(),
+              w.tpotSloSeconds(), w.sloPercentile(), w.blockTokens());
+          InferenceEstimate one = estimator.estimate(model, replica, base, tp, 1, 1);
+          if (!one.feasible()) {
+            continue;
+          }
+          for (int limit : BATCH_LIMITS) {
+            int cap = (int) Math.min(limit, one.maxBatchSize());
+            if (cap < 1 || (limit != BATCH_LIMITS[0] && cap < limit)) {
+              continue;
+            }
+            ServingLoad load = Serving.load(estimator, model, replica, base, tp, 1, cap);
+            int replicas = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
+                / load.capacityPerSecond()));
+            for (int tries = 0; tries < 64 && replicas * tp <= 4096; tries++, replicas++) {
+              evaluated++;
+              double rate = w.arrivalRatePerSecond() / replicas;
+              if (rate >= load.capacityPerSecond()) {
+                continue;
+              }
+              ServingLoad.Percentiles q = load.simulate(rate, SEARCH_REQUESTS, Serving.SEED);
+              if (Serving.meets(q, w)) {
+                int devices = replicas * tp;
+                double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
+                found.add(new Config(tp, replicas, wf, kf, cap, devices,
+                    usdPerDeviceHour * devices / tokensPerHour * 1e6, q));
+                break;
+              }
+            }
+          }
+        }
+      }
+    }
+    found.sort(Comparator.comparingInt(Config::devices)
+        .thenComparingDouble(Config::usdPerMillionTokens)
+        .thenComparingDouble(c -> c.load().p99()));
+    List<Finding> findings = new ArrayList<>();
+    if (found.isEmpty()) {
+      findings.add(new Finding("slo-unreachable", Severity.CRITICAL,
+          "no configuration up to 4096 devices meets the SLO", String.format(Locale.ROOT,
+              "TTFT ≤ %.3g s and TPOT ≤ %.3g s at p%.0f, %.3g requests/s",
+              w.ttftSloSeconds(), w.tpotSloSeconds(), w.sloPercentile(),
+              w.arrivalRatePerSecond()),
+          "relax the SLO, shorten prompts, or use a faster accelerator"));
+      return new ServingPlan(null, List.of(), findings, evaluated);
+    }
+    Config best = found.get(0);
+    if (!best.weights().isFloating() || best.weights().bytes() < 2) {
+      findings.add(new Finding("quantised", Severity.INFO, "the plan serves " + best.weights()
+          .id() + " weights", "fewer bytes per weight read at every decode step",
+          "check the model's accuracy with this quantisation before deploying"));
+    }
+    return new ServingPlan(best, found.subList(1, Math.min(found.size(), 1 + alternatives)),
+        findings, evaluated);
+  }
+
+}
