@@ -1,0 +1,20 @@
+package io.hyperframes.nd4j.data;
+
+/**
+ * Batches addressable by index, produced independently (so that several workers can build them at
+ * once). Implementations must be thread-safe for concurrent {@link #batch} calls on different
+ * indices.
+ *
+ * @param <T> the batch type (ND4J {@code DataSet} or {@code MultiDataSet})
+ */
+public interface BatchSource<T> {
+
+  /** Batches per epoch. */
+  int batches();
+
+  /**
+   * Builds batch {@code index} of epoch {@code epoch} (0-based). Called from worker threads; an
+   * exception is delivered to the consumer in place of the batch.
+   */
+  T batch(int epoch, int index) throws Exception;
+}
