@@ -1,0 +1,173 @@
+package io.hyperframes.nd4j.train;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import com.google.common.collect.ImmutableList;
+import io.hyperframes.diagnose.Finding;
+import io.hyperframes.diagnose.Severity;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Measures every training step: data wait, forward + backward, optimizer, total; keeps
+ * percentiles in HdrHistograms (no allocation and no logging per step) and turns them into
+ * findings. For plain ND4J loops use {@link #begin()} with try-with-resources; for DL4J attach a
+ * {@link StepMeterListener}.
+ *
+ * <pre>{@code
+ * try (StepMeter.Step s = meter.begin()) {
+ *   DataSet batch = iterator.next();
+ *   s.dataReady(batch.numExamples());
+ *   ... forward and backward ...
+ *   s.computeDone();
+ *   ... optimizer update ...
+ * }
+ * }</pre>
+ *
+ * <p>Not thread-safe: one meter per training loop; {@link #summary()} may be called between
+ * steps.
+ */
+public final class StepMeter {
+
+  /** Data wait above this share of the step means the loader limits training. */
+  public static final double DATA_WAIT_LIMIT = 0.10;
+  /** Optimizer above this share of the step means the update dominates. */
+  public static final double OPTIMIZER_LIMIT = 0.30;
+
+  private static final long MAX_NANOS = 3_600_000_000_000L;
+
+  private final Histogram dataWait = new Histogram(MAX_NANOS, 3);
+  private final Histogram compute = new Histogram(MAX_NANOS, 3);
+  private final Histogram optimizer = new Histogram(MAX_NANOS, 3);
+  private final Histogram total = new Histogram(MAX_NANOS, 3);
+  private final Step step = new Step();
+  private long samples;
+  private long sumData;
+  private long sumCompute;
+  private long sumOptimizer;
+  private long sumTotal;
+
+  /** One step's timestamps; reused, so that measuring allocates nothing. */
+  public final class Step implements AutoCloseable {
+    private long start;
+    private long dataReady;
+    private long computeDone;
+    private long examples;
+    private boolean open;
+
+    /** The batch is in hand. */
+    public void dataReady(long batchExamples) {
+      checkState(open, "step: not begun");
+      dataReady = System.nanoTime();
+      examples = batchExamples;
+    }
+
+    /** Forward and backward are done; what follows until close is the optimizer. */
+    public void computeDone() {
+      checkState(open, "step: not begun");
+      computeDone = System.nanoTime();
+    }
+
+    /** Ends the step and records it. */
+    @Override
+    public void close() {
+      checkState(open, "step: not begun");
+      open = false;
+      long end = System.nanoTime();
+      long d = dataReady > 0 ? dataReady : start;
+      long c = computeDone > 0 ? computeDone : end;
+      record(d - start, c - d, end - c, end - start, examples);
+    }
+  }
+
+  /** Begins a step (the previous one must be closed). */
+  public Step begin() {
+    checkState(!step.open, "step: the previous step was not closed");
+    step.open = true;
+    step.start = System.nanoTime();
+    step.dataReady = 0;
+    step.computeDone = 0;
+    step.examples = 0;
+    return step;
+  }
+
+  /** Records one step measured elsewhere (nanoseconds). */
+  public void record(long dataNanos, long computeNanos, long optimizerNanos, long totalNanos,
+      long examples) {
+    checkArgument(dataNanos >= 0 && computeNanos >= 0 && optimizerNanos >= 0 && totalNanos >= 0,
+        "durations: must be >= 0");
+    dataWait.recordValue(Math.min(dataNanos, MAX_NANOS));
+    compute.recordValue(Math.min(computeNanos, MAX_NANOS));
+    optimizer.recordValue(Math.min(optimizerNanos, MAX_NANOS));
+    total.recordValue(Math.min(totalNanos, MAX_NANOS));
+    sumData += dataNanos;
+    sumCompute += computeNanos;
+    sumOptimizer += optimizerNanos;
+    sumTotal += totalNanos;
+    samples += examples;
+  }
+
+  /**
+   * Percentiles and shares so far.
+   *
+   * @param steps steps measured
+   * @param samplesPerSecond examples per second of measured time
+   * @param dataWaitShare data wait / total
+   * @param computeShare forward + backward / total ("device utilisation")
+   * @param optimizerShare optimizer / total
+   * @param p50Seconds median step
+   * @param p99Seconds 99th-percentile step
+   * @param dataWaitP99Seconds 99th-percentile data wait
+   * @param findings advice
+   */
+  public record Summary(long steps, double samplesPerSecond, double dataWaitShare,
+      double computeShare, double optimizerShare, double p50Seconds, double p99Seconds,
+      double dataWaitP99Seconds, List<Finding> findings) {
+    public Summary {
+      findings = ImmutableList.copyOf(findings);
+    }
+  }
+
+  /** The summary of the steps measured so far. */
+  public Summary summary() {
+    long steps = total.getTotalCount();
+    double seconds = sumTotal / 1e9;
+    double share = sumTotal > 0 ? 1.0 / sumTotal : 0;
+    double dataShare = sumData * share;
+    double computeShare = sumCompute * share;
+    double optShare = sumOptimizer * share;
+    List<Finding> findings = new ArrayList<>();
+    if (steps > 0 && dataShare > DATA_WAIT_LIMIT) {
+      findings.add(new Finding("loader-bound", Severity.WARNING, pct("data wait is %s of the"
+          + " step: the loader limits training", dataShare), fmt("p99 data wait %.3g ms of a"
+          + " %.3g ms p50 step", dataWait.getValueAtPercentile(99) / 1e6,
+          total.getValueAtPercentile(50) / 1e6), "more loader workers, a deeper prefetch queue,"
+          + " pre-encoded memory-mapped data"));
+    }
+    if (steps > 0 && optShare > OPTIMIZER_LIMIT) {
+      findings.add(new Finding("optimizer-bound", Severity.WARNING, pct("the optimizer takes %s"
+          + " of the step", optShare), fmt("%.3g ms per step", sumOptimizer / 1e6 / steps),
+          "larger batches amortise the update; fused optimizers"));
+    }
+    double p50 = total.getValueAtPercentile(50) / 1e9;
+    double p99 = total.getValueAtPercentile(99) / 1e9;
+    if (steps >= 100 && p50 > 0 && p99 > 2 * p50) {
+      findings.add(new Finding("step-jitter", Severity.INFO, fmt("p99 step is %.1f× the median",
+          p99 / p50), fmt("p50 %.3g ms, p99 %.3g ms", p50 * 1e3, p99 * 1e3),
+          "look for GC pauses, logging in the loop, or a shared machine"));
+    }
+    return new Summary(steps, seconds > 0 ? samples / seconds : 0, dataShare, computeShare,
+        optShare, p50, p99, dataWait.getValueAtPercentile(99) / 1e9, findings);
+  }
+
+  private static String pct(String format, double share) {
+    return String.format(Locale.ROOT, format, String.format(Locale.ROOT, "%.0f %%", 100 * share));
+  }
+
+  private static String fmt(String format, Object... args) {
+    return String.format(Locale.ROOT, format, args);
+  }
+}

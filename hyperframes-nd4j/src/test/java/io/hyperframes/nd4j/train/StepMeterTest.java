@@ -1,0 +1,77 @@
+package io.hyperframes.nd4j.train;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.layers.DenseLayer;
+import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.junit.jupiter.api.Test;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.learning.config.Adam;
+import org.nd4j.linalg.lossfunctions.LossFunctions;
+
+/** The step meter's bookkeeping and findings, and its DL4J listener. */
+class StepMeterTest {
+
+  @Test
+  void sharesAndFindingsFollowTheRecordedPhases() {
+    StepMeter m = new StepMeter();
+    for (int i = 0; i < 200; i++) {
+      // 3 ms data wait, 5 ms compute, 2 ms optimizer, 32 samples
+      m.record(3_000_000, 5_000_000, 2_000_000, 10_000_000, 32);
+    }
+    StepMeter.Summary s = m.summary();
+    assertEquals(200, s.steps());
+    assertEquals(0.3, s.dataWaitShare(), 1e-9);
+    assertEquals(0.5, s.computeShare(), 1e-9);
+    assertEquals(0.2, s.optimizerShare(), 1e-9);
+    assertEquals(3200.0, s.samplesPerSecond(), 1e-6);
+    assertEquals(0.010, s.p50Seconds(), 0.010 * 0.002);
+    assertTrue(s.findings().stream().anyMatch(f -> f.id().equals("loader-bound")));
+  }
+
+  @Test
+  void tryWithResourcesMeasuresAStep() {
+    StepMeter m = new StepMeter();
+    try (StepMeter.Step s = m.begin()) {
+      s.dataReady(8);
+      s.computeDone();
+    }
+    assertEquals(1, m.summary().steps());
+    assertThrows(IllegalStateException.class, () -> {
+      StepMeter.Step s = m.begin();
+      m.begin();
+      s.close();
+    });
+  }
+
+  @Test
+  void theDl4jListenerRecordsEveryIteration() {
+    MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(1)
+        .updater(new Adam(1e-3)).list()
+        .layer(new DenseLayer.Builder().nIn(8).nOut(16).activation(Activation.RELU).build())
+        .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(16).nOut(3)
+            .activation(Activation.SOFTMAX).build())
+        .build();
+    MultiLayerNetwork net = new MultiLayerNetwork(conf);
+    net.init();
+    StepMeter meter = new StepMeter();
+    net.setListeners(new StepMeterListener(meter));
+    DataSet ds = new DataSet(Nd4j.rand(DataType.FLOAT, 32, 8),
+        Nd4j.eye(3).getRows(new int[32]).castTo(DataType.FLOAT));
+    for (int i = 0; i < 20; i++) {
+      net.fit(ds);
+    }
+    StepMeter.Summary s = meter.summary();
+    assertEquals(20, s.steps());
+    assertEquals(1.0, s.dataWaitShare() + s.computeShare() + s.optimizerShare(), 1e-6);
+    assertTrue(s.samplesPerSecond() > 0);
+  }
+}
