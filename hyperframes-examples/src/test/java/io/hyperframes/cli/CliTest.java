@@ -194,6 +194,21 @@ class CliTest {
   }
 
   @Test
+  void datasetEncodeWritesAMappableFile() throws IOException {
+    Path csv = write("d.csv", "1,2,0\n3,4,1\n5,6,1\n");
+    Path out = dir.resolve("d.hfds");
+    Result r = run("dataset", "encode", "--csv", csv.toString(), "--out", out.toString(),
+        "--classes", "2");
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.out().contains("encoded 3 rows"), r.out());
+    assertTrue(Files.size(out) > 24);
+    Result bad = run("dataset", "encode", "--csv", write("b.csv", "1,x,0\n").toString(),
+        "--out", dir.resolve("b.hfds").toString(), "--classes", "2");
+    assertEquals(2, bad.status());
+    assertTrue(bad.err().contains("line 1"), bad.err());
+  }
+
+  @Test
   void planWithoutAModelExitsTwo() {
     Result r = run("plan", "--accelerator", "a100-sxm-80gb", "--devices", "8");
     assertEquals(2, r.status());
