@@ -27,7 +27,7 @@ class EncodedDatasetTest {
   }
 
   @Test
-  void roundTripsAndShufflesEveryRowOncePerEpoch() throws IOException {
+  void roundTripsAndShufflesEveryRowOncePerEpoch() throws Exception {
     Path out = dir.resolve("data.hfds");
     assertEquals(1000, EncodedDataset.encodeCsv(csv(1000), out, -1, 3, true));
     try (EncodedDataset d = EncodedDataset.open(out)) {
