@@ -5,5 +5,5 @@ import picocli.CommandLine.Command;
 /** {@code hyperframes bench}: measurements on this machine. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure workloads on this machine.",
-    subcommands = {BenchKernelsCommand.class})
+    subcommands = {BenchKernelsCommand.class, BenchTrainCommand.class, BenchInferCommand.class})
 final class BenchCommand {}

@@ -209,6 +209,25 @@ class CliTest {
   }
 
   @Test
+  void benchTrainAndInferPrintTheirContracts() {
+    Result train = run("bench", "train", "--rows", "512", "--epochs", "1", "--format", "json");
+    assertEquals(0, train.status(), train.err());
+    JsonNode t = JsonFields.parseObject("train", train.out());
+    for (String side : List.of("default", "hyperframes")) {
+      for (String f : List.of("samplesPerSecond", "dataWaitShare", "finalLoss", "accuracy")) {
+        assertTrue(t.get(side).has(f), "missing " + side + "." + f);
+      }
+    }
+    assertTrue(t.has("speedup") && t.get("ablations").has("loaderOnly")
+        && t.get("ablations").has("kernelsOnly"));
+    Result infer = run("bench", "infer", "--runs", "20", "--format", "json");
+    assertEquals(0, infer.status(), infer.err());
+    JsonNode i = JsonFields.parseObject("infer", infer.out());
+    assertTrue(i.get("default").has("p50Seconds") && i.get("hyperframes").has("p99Seconds")
+        && i.has("p99Reduction"));
+  }
+
+  @Test
   void planWithoutAModelExitsTwo() {
     Result r = run("plan", "--accelerator", "a100-sxm-80gb", "--devices", "8");
     assertEquals(2, r.status());

@@ -76,10 +76,21 @@ final class Arrays2 {
 
   /** The array itself when it is dense row-major FP32, else a dense FP32 copy. */
   static INDArray denseFloat(INDArray a) {
-    if (a.dataType() == DataType.FLOAT && a.ordering() == 'c' && a.elementWiseStride() == 1
-        && a.stride(a.rank() - 1) == 1 && (a.rank() < 2 || a.stride(0) == a.size(1))) {
+    if (a.dataType() == DataType.FLOAT && isDenseRowMajor(a)) {
       return a;
     }
     return a.castTo(DataType.FLOAT).dup('c');
+  }
+
+  /** Whether every dimension longer than 1 has the row-major stride (size-1 strides are free). */
+  static boolean isDenseRowMajor(INDArray a) {
+    long expected = 1;
+    for (int d = a.rank() - 1; d >= 0; d--) {
+      if (a.size(d) > 1 && a.stride(d) != expected) {
+        return false;
+      }
+      expected *= a.size(d);
+    }
+    return true;
   }
 }

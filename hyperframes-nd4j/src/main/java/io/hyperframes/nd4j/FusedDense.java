@@ -44,7 +44,7 @@ public final class FusedDense {
   /** Forward result for training: the output and the pre-activation kept for backward. */
   public record Forward(INDArray output, INDArray preActivation) {}
 
-  /** Gradients of a backward pass (FP32): dX [M, K], dW [K, N], db [1, N]. */
+  /** Gradients of a backward pass (FP32): dX [M, K] (null when not asked for), dW [K, N], db [1, N]. */
   public record Gradients(INDArray input, INDArray weights, INDArray bias) {}
 
   private final Activation activation;
@@ -95,8 +95,22 @@ public final class FusedDense {
     return run(x, w, bias, residual, true);
   }
 
+  /**
+   * As {@link #forwardTraining}, writing into caller-owned FP32 arrays {@code y} and {@code z}
+   * ([M, N], dense row-major), so that a training loop reuses its buffers step after step.
+   */
+  public Forward forwardTrainingInto(INDArray x, INDArray w, INDArray bias, INDArray residual,
+      INDArray y, INDArray z) {
+    return run(x, w, bias, residual, true, y, z);
+  }
+
   private Forward run(INDArray x, INDArray w, INDArray bias, INDArray residual,
       boolean training) {
+    return run(x, w, bias, residual, training, null, null);
+  }
+
+  private Forward run(INDArray x, INDArray w, INDArray bias, INDArray residual,
+      boolean training, INDArray yOut, INDArray zOut) {
     Arrays2.check2d("x", x, DataType.FLOAT, DataType.BFLOAT16);
     Arrays2.check2d("w", w, DataType.FLOAT, DataType.BFLOAT16);
     long m = x.rows();
@@ -116,8 +130,10 @@ public final class FusedDense {
       }
       r = Arrays2.denseFloat(residual);
     }
-    INDArray y = Nd4j.createUninitialized(DataType.FLOAT, m, n);
-    INDArray z = training ? Nd4j.createUninitialized(DataType.FLOAT, m, n) : null;
+    INDArray y = yOut != null ? checkOut("y", yOut, m, n)
+        : Nd4j.createUninitialized(DataType.FLOAT, m, n);
+    INDArray z = !training ? null : zOut != null ? checkOut("z", zOut, m, n)
+        : Nd4j.createUninitialized(DataType.FLOAT, m, n);
     DnnlKernels dnnl = kernels.dnnl();
     if (dnnl == null) {
       fallbackForward(x, w, b, r, y, z);
@@ -143,6 +159,26 @@ public final class FusedDense {
    * {@link #forwardTraining} and dL/dy.
    */
   public Gradients backward(INDArray x, INDArray w, INDArray preActivation, INDArray gradOutput) {
+    return backward(x, w, preActivation, gradOutput, true);
+  }
+
+  /**
+   * As {@link #backward(INDArray, INDArray, INDArray, INDArray)}; with {@code inputGradient}
+   * false the dX product is skipped and {@link Gradients#input()} is null (the first layer of a
+   * network needs no gradient for its input).
+   */
+  public Gradients backward(INDArray x, INDArray w, INDArray preActivation, INDArray gradOutput,
+      boolean inputGradient) {
+    return backwardInto(x, w, preActivation, gradOutput, inputGradient ? Nd4j.createUninitialized(
+        DataType.FLOAT, x.rows(), x.columns()) : null, null, null);
+  }
+
+  /**
+   * As {@link #backward}, writing into caller-owned FP32 arrays (dense row-major): {@code dX}
+   * [M, K] or null to skip it, {@code dW} [K, N] and {@code db} [1, N] (null: allocated).
+   */
+  public Gradients backwardInto(INDArray x, INDArray w, INDArray preActivation,
+      INDArray gradOutput, INDArray dXOut, INDArray dWOut, INDArray dbOut) {
     Arrays2.check2d("x", x, DataType.FLOAT, DataType.BFLOAT16);
     Arrays2.check2d("w", w, DataType.FLOAT, DataType.BFLOAT16);
     Arrays2.check2d("gradOutput", gradOutput, DataType.FLOAT);
@@ -167,9 +203,11 @@ public final class FusedDense {
       z = Arrays2.denseFloat(preActivation);
     }
     INDArray dY = Arrays2.denseFloat(gradOutput);
-    INDArray dX = Nd4j.createUninitialized(DataType.FLOAT, m, k);
-    INDArray dW = Nd4j.createUninitialized(DataType.FLOAT, k, n);
-    INDArray db = Nd4j.createUninitialized(DataType.FLOAT, 1, n);
+    INDArray dX = dXOut == null ? null : checkOut("dX", dXOut, m, k);
+    INDArray dW = dWOut != null ? checkOut("dW", dWOut, k, n)
+        : Nd4j.createUninitialized(DataType.FLOAT, k, n);
+    INDArray db = dbOut != null ? checkOut("db", dbOut, 1, n)
+        : Nd4j.createUninitialized(DataType.FLOAT, 1, n);
     DnnlKernels dnnl = kernels.dnnl();
     if (dnnl == null) {
       fallbackBackward(x, w, z, dY, dX, dW, db);
@@ -179,13 +217,24 @@ public final class FusedDense {
       final INDArray fz = z;
       dnnl.run(key, () -> BackwardPlan.build(dnnl, key), plan -> plan.execute(
           Arrays2.address(x), Arrays2.address(w), fz == null ? 0 : Arrays2.address(fz),
-          Arrays2.address(dY), Arrays2.address(dX), Arrays2.address(dW), Arrays2.address(db)));
+          Arrays2.address(dY), dX == null ? 0 : Arrays2.address(dX), Arrays2.address(dW),
+          Arrays2.address(db)));
       Reference.reachabilityFence(x);
       Reference.reachabilityFence(w);
       Reference.reachabilityFence(z);
       Reference.reachabilityFence(dY);
     }
     return new Gradients(dX, dW, db);
+  }
+
+  private static INDArray checkOut(String name, INDArray a, long rows, long cols) {
+    Arrays2.check2d(name, a, DataType.FLOAT);
+    if (a.rows() != rows || a.columns() != cols || Arrays2.denseFloat(a) != a) {
+      throw new IllegalArgumentException(name + ": must be a dense row-major FP32 [" + rows
+          + ", " + cols + "] array, got " + Arrays.toString(a.shape()) + " order "
+          + a.ordering());
+    }
+    return a;
   }
 
   private int computeType() {
@@ -347,10 +396,12 @@ public final class FusedDense {
         dz = dZ;
       }
       long dzc = dZc.apply(dz);
-      dX.bind(0, dzc);
-      dX.bind(1, this.w.apply(w));
-      dX.bind(2, dXOut);
-      dX.execute();
+      if (dXOut != 0) {
+        dX.bind(0, dzc);
+        dX.bind(1, this.w.apply(w));
+        dX.bind(2, dXOut);
+        dX.execute();
+      }
       dW.bind(0, this.x.apply(x));
       dW.bind(1, dzc);
       dW.bind(2, dWOut);
@@ -384,7 +435,9 @@ public final class FusedDense {
   private void fallbackBackward(INDArray x, INDArray w, INDArray z, INDArray dY, INDArray dX,
       INDArray dW, INDArray db) {
     INDArray dZ = z == null ? dY : activation.backward(z, dY);
-    dX.assign(dZ.mmul(w.castTo(DataType.FLOAT).transpose()));
+    if (dX != null) {
+      dX.assign(dZ.mmul(w.castTo(DataType.FLOAT).transpose()));
+    }
     dW.assign(x.castTo(DataType.FLOAT).transpose().mmul(dZ));
     db.assign(dZ.sum(true, 0));
   }

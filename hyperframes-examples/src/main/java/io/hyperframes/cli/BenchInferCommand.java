@@ -1,0 +1,67 @@
+package io.hyperframes.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.nd4j.train.FusedMlp;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code hyperframes bench infer}: output() latency of DL4J's MLP against the fused one. */
+@Command(name = "infer", mixinStandardHelpOptions = true,
+    description = "Batch-1 and batch-32 output() latency (p50/p99) of the benchmark MLP: DL4J"
+        + " default against fused layers.")
+final class BenchInferCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--runs", defaultValue = "400", description = "Timed calls per case.")
+  int runs;
+
+  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
+  Format format;
+
+  @Override
+  public Integer call() throws Exception {
+    if (runs < 20 || runs > 100_000) {
+      throw new IllegalArgumentException("--runs: must be in [20, 100000], got " + runs);
+    }
+    MultiLayerNetwork dl4j = TrainBench.dl4jNetwork();
+    FusedMlp fused = TrainBench.fusedNetwork();
+    ObjectNode root = JsonFields.mapper().createObjectNode();
+    for (int batch : new int[] {1, 32}) {
+      INDArray x = Nd4j.rand(DataType.FLOAT, batch, TrainBench.FEATURES);
+      double[] d = TrainBench.latency(() -> dl4j.output(x), runs);
+      double[] h = TrainBench.latency(() -> fused.output(x), runs);
+      ObjectNode o = batch == 32 ? root : root.putObject("batch1");
+      o.putObject("default").put("p50Seconds", d[0]).put("p99Seconds", d[1]);
+      o.putObject("hyperframes").put("p50Seconds", h[0]).put("p99Seconds", h[1]);
+      o.put("p99Reduction", 1 - h[1] / d[1]);
+    }
+    root.put("batch", 32);
+    var out = spec.commandLine().getOut();
+    if (format == Format.json) {
+      out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      for (String k : new String[] {"batch1", ""}) {
+        var o = k.isEmpty() ? root : root.get(k);
+        out.printf(Locale.ROOT, "batch %s: default p50 %.3f ms p99 %.3f ms; hyperframes p50 %.3f"
+            + " ms p99 %.3f ms; p99 reduction %.0f %%%n", k.isEmpty() ? "32" : "1",
+            1e3 * o.get("default").get("p50Seconds").asDouble(),
+            1e3 * o.get("default").get("p99Seconds").asDouble(),
+            1e3 * o.get("hyperframes").get("p50Seconds").asDouble(),
+            1e3 * o.get("hyperframes").get("p99Seconds").asDouble(),
+            100 * o.get("p99Reduction").asDouble());
+      }
+    }
+    out.flush();
+    return 0;
+  }
+}

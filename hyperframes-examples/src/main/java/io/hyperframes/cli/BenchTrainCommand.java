@@ -1,0 +1,127 @@
+package io.hyperframes.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.nd4j.data.EncodedDataset;
+import io.hyperframes.nd4j.data.PrefetchingDataSetIterator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code hyperframes bench train}: DL4J default against the HyperFrames baseline. */
+@Command(name = "train", mixinStandardHelpOptions = true,
+    description = "Train the same MLP with DL4J out of the box and with the HyperFrames baseline"
+        + " (pre-encoded data, prefetching, fused BF16 layers); report throughput, data wait,"
+        + " loss and accuracy, with ablations.")
+final class BenchTrainCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--compare-default", defaultValue = "true", negatable = true,
+      description = "Also run DL4J's default pipeline (default on).")
+  boolean compareDefault;
+
+  @Option(names = "--epochs", defaultValue = "2", description = "Epochs (default 2).")
+  int epochs;
+
+  @Option(names = "--rows", defaultValue = "8192", description = "Training rows (default 8192).")
+  int rows;
+
+  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
+  Format format;
+
+  @Override
+  public Integer call() throws Exception {
+    if (epochs < 1 || epochs > 100) {
+      throw new IllegalArgumentException("--epochs: must be in [1, 100], got " + epochs);
+    }
+    if (rows < TrainBench.BATCH || rows > 1_000_000) {
+      throw new IllegalArgumentException("--rows: must be in [" + TrainBench.BATCH
+          + ", 1000000], got " + rows);
+    }
+    Path dir = Files.createTempDirectory("hyperframes-bench");
+    try {
+      TrainBench bench = new TrainBench(dir, rows, 2048);
+      Path encoded = bench.encode();
+      ObjectNode root = JsonFields.mapper().createObjectNode();
+      TrainBench.Side hf;
+      TrainBench.Side loaderOnly;
+      try (EncodedDataset data = EncodedDataset.open(encoded)) {
+        try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
+          hf = bench.fused(it, epochs);
+        }
+        try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
+          loaderOnly = bench.dl4j(it, epochs);
+        }
+      }
+      TrainBench.Side kernelsOnly = bench.fused(bench.csvIterator(), epochs);
+      put(root.putObject("hyperframes"), hf);
+      ObjectNode ablations = root.putObject("ablations");
+      put(ablations.putObject("loaderOnly"), loaderOnly);
+      put(ablations.putObject("kernelsOnly"), kernelsOnly);
+      if (compareDefault) {
+        TrainBench.Side dflt = bench.dl4j(bench.csvIterator(), epochs);
+        put(root.putObject("default"), dflt);
+        root.put("speedup", hf.samplesPerSecond() / dflt.samplesPerSecond());
+        ablations.put("loaderOnlySpeedup", loaderOnly.samplesPerSecond()
+            / dflt.samplesPerSecond());
+        ablations.put("kernelsOnlySpeedup", kernelsOnly.samplesPerSecond()
+            / dflt.samplesPerSecond());
+        root.put("accuracyDifference", hf.accuracy() - dflt.accuracy());
+      }
+      root.put("epochs", epochs);
+      root.put("trainRows", rows);
+      root.set("machine", BenchKernelsCommand.machine());
+      var out = spec.commandLine().getOut();
+      if (format == Format.json) {
+        out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+      } else {
+        out.print(table(root));
+      }
+      out.flush();
+      return 0;
+    } finally {
+      try (var files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  private static void put(ObjectNode o, TrainBench.Side s) {
+    o.put("samplesPerSecond", s.samplesPerSecond());
+    o.put("dataWaitShare", s.dataWaitShare());
+    o.put("finalLoss", s.finalLoss());
+    o.put("accuracy", s.accuracy());
+  }
+
+  private static String table(ObjectNode root) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "%-14s %12s %10s %10s %9s%n", "pipeline", "samples/s",
+        "data wait", "test loss", "accuracy"));
+    for (String name : new String[] {"default", "hyperframes"}) {
+      if (root.has(name)) {
+        row(b, name, root.get(name));
+      }
+    }
+    row(b, "loader only", root.get("ablations").get("loaderOnly"));
+    row(b, "kernels only", root.get("ablations").get("kernelsOnly"));
+    if (root.has("speedup")) {
+      b.append(String.format(Locale.ROOT, "speedup %.2fx (loader only %.2fx, kernels only"
+          + " %.2fx)%n", root.get("speedup").asDouble(),
+          root.get("ablations").get("loaderOnlySpeedup").asDouble(),
+          root.get("ablations").get("kernelsOnlySpeedup").asDouble()));
+    }
+    return b.toString();
+  }
+
+  private static void row(StringBuilder b, String name, com.fasterxml.jackson.databind.JsonNode n) {
+    b.append(String.format(Locale.ROOT, "%-14s %12.1f %9.1f%% %10.4f %8.2f%%%n", name,
+        n.get("samplesPerSecond").asDouble(), 100 * n.get("dataWaitShare").asDouble(),
+        n.get("finalLoss").asDouble(), 100 * n.get("accuracy").asDouble()));
+  }
+}

@@ -1,0 +1,203 @@
+package io.hyperframes.cli;
+
+import io.hyperframes.nd4j.FusedDense;
+import io.hyperframes.nd4j.data.EncodedDataset;
+import io.hyperframes.nd4j.data.PrefetchingDataSetIterator;
+import io.hyperframes.nd4j.train.FusedMlp;
+import io.hyperframes.nd4j.train.StepMeter;
+import io.hyperframes.nd4j.train.StepMeterListener;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import org.datavec.api.records.reader.impl.csv.CSVRecordReader;
+import org.datavec.api.split.FileSplit;
+import org.deeplearning4j.datasets.datavec.RecordReaderDataSetIterator;
+import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.layers.DenseLayer;
+import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.nn.weights.WeightInit;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.learning.config.Adam;
+import org.nd4j.linalg.lossfunctions.LossFunctions;
+import org.nd4j.linalg.ops.transforms.Transforms;
+
+/**
+ * The end-to-end comparison behind {@code hyperframes bench train} and {@code bench infer}: an MLP
+ * (784-2048-2048-10, batch 256, Adam 1e-3) on a deterministic synthetic classification set
+ * stored as CSV. "default" is DL4J out of the box (CSVRecordReader, RecordReaderDataSetIterator,
+ * FP32 DenseLayer/OutputLayer, fit); "hyperframes" is the pre-encoded memory-mapped file, the
+ * prefetching iterator and fused BF16 layers in a plain ND4J loop.
+ */
+final class TrainBench {
+
+  static final int FEATURES = 784;
+  static final int CLASSES = 10;
+  static final int HIDDEN = 2048;
+  static final int BATCH = 256;
+
+  /** Measured figures of one side. */
+  record Side(double samplesPerSecond, double dataWaitShare, double finalLoss, double accuracy) {}
+
+  private final Path dir;
+  private final int trainRows;
+  private final int testRows;
+  private final INDArray testX;
+  private final INDArray testY;
+  private final Path csv;
+
+  TrainBench(Path dir, int trainRows, int testRows) throws IOException {
+    this.dir = dir;
+    this.trainRows = trainRows;
+    this.testRows = testRows;
+    this.csv = dir.resolve("train.csv");
+    float[][] centers = new float[CLASSES][FEATURES];
+    SplittableRandom r = new SplittableRandom(20261130);
+    for (float[] c : centers) {
+      for (int j = 0; j < FEATURES; j++) {
+        c[j] = (float) (r.nextDouble() < 0.1 ? 1.0 : 0.0);
+      }
+    }
+    try (BufferedWriter w = Files.newBufferedWriter(csv, StandardCharsets.UTF_8)) {
+      StringBuilder b = new StringBuilder(FEATURES * 6);
+      for (int i = 0; i < trainRows; i++) {
+        b.setLength(0);
+        int k = r.nextInt(CLASSES);
+        for (int j = 0; j < FEATURES; j++) {
+          b.append(String.format(Locale.ROOT, "%.3f", centers[k][j] + 2.2 * r.nextGaussian()))
+              .append(',');
+        }
+        w.write(b.append(k).append('\n').toString());
+      }
+    }
+    float[] x = new float[testRows * FEATURES];
+    float[] y = new float[testRows * CLASSES];
+    for (int i = 0; i < testRows; i++) {
+      int k = r.nextInt(CLASSES);
+      for (int j = 0; j < FEATURES; j++) {
+        x[i * FEATURES + j] = (float) (centers[k][j] + 2.2 * r.nextGaussian());
+      }
+      y[i * CLASSES + k] = 1f;
+    }
+    testX = Nd4j.create(x, new long[] {testRows, FEATURES}, 'c');
+    testY = Nd4j.create(y, new long[] {testRows, CLASSES}, 'c');
+  }
+
+  static MultiLayerNetwork dl4jNetwork() {
+    MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(7)
+        .updater(new Adam(1e-3)).weightInit(WeightInit.RELU).list()
+        .layer(new DenseLayer.Builder().nIn(FEATURES).nOut(HIDDEN).activation(Activation.RELU)
+            .build())
+        .layer(new DenseLayer.Builder().nIn(HIDDEN).nOut(HIDDEN).activation(Activation.RELU)
+            .build())
+        .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(HIDDEN)
+            .nOut(CLASSES).activation(Activation.SOFTMAX).build())
+        .build();
+    MultiLayerNetwork net = new MultiLayerNetwork(conf);
+    net.init();
+    return net;
+  }
+
+  static FusedMlp fusedNetwork() {
+    return new FusedMlp(new int[] {FEATURES, HIDDEN, HIDDEN, CLASSES},
+        io.hyperframes.nd4j.Activation.RELU, FusedDense.Precision.BF16, 1e-3, 7);
+  }
+
+  DataSetIterator csvIterator() throws IOException {
+    CSVRecordReader reader = new CSVRecordReader();
+    try {
+      reader.initialize(new FileSplit(csv.toFile()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+    return new RecordReaderDataSetIterator(reader, BATCH, FEATURES, CLASSES);
+  }
+
+  PrefetchingDataSetIterator encodedIterator(EncodedDataset data) {
+    return PrefetchingDataSetIterator.builder(data.batches(BATCH, 11)).workers(2).depth(8)
+        .batchSize(BATCH).inputColumns(FEATURES).totalOutcomes(CLASSES).build();
+  }
+
+  /** DL4J's own fit loop over {@code it}. */
+  Side dl4j(DataSetIterator it, int epochs) {
+    MultiLayerNetwork net = dl4jNetwork();
+    StepMeter meter = new StepMeter();
+    net.setListeners(new StepMeterListener(meter));
+    for (int e = 0; e < epochs; e++) {
+      it.reset();
+      net.fit(it);
+    }
+    INDArray probs = net.output(testX);
+    return new Side(meter.summary().samplesPerSecond(), meter.summary().dataWaitShare(),
+        crossEntropy(probs), accuracy(probs));
+  }
+
+  /** The fused ND4J loop over {@code it}. */
+  Side fused(DataSetIterator it, int epochs) {
+    FusedMlp net = fusedNetwork();
+    StepMeter meter = new StepMeter();
+    for (int e = 0; e < epochs; e++) {
+      it.reset();
+      while (true) {
+        try (StepMeter.Step s = meter.begin()) {
+          if (!it.hasNext()) {
+            break;
+          }
+          DataSet ds = it.next();
+          s.dataReady(ds.numExamples());
+          net.fit(ds.getFeatures(), ds.getLabels(), s);
+        }
+      }
+    }
+    INDArray probs = net.output(testX);
+    return new Side(meter.summary().samplesPerSecond(), meter.summary().dataWaitShare(),
+        crossEntropy(probs), accuracy(probs));
+  }
+
+  double crossEntropy(INDArray probs) {
+    return -Transforms.log(probs.add(1e-12), false).muli(testY).sumNumber().doubleValue()
+        / testRows;
+  }
+
+  double accuracy(INDArray probs) {
+    return probs.argMax(1).eq(testY.argMax(1)).castTo(DataType.FLOAT).meanNumber()
+        .doubleValue();
+  }
+
+  Path encode() throws IOException {
+    Path out = dir.resolve("train.hfds");
+    EncodedDataset.encodeCsv(csv, out, -1, CLASSES, false);
+    return out;
+  }
+
+  /** Latency percentiles of {@code call} over {@code runs} calls after a warm-up. */
+  static double[] latency(Runnable call, int runs) {
+    for (int i = 0; i < Math.max(5, runs / 10); i++) {
+      call.run();
+    }
+    double[] t = new double[runs];
+    for (int i = 0; i < runs; i++) {
+      long t0 = System.nanoTime();
+      call.run();
+      t[i] = (System.nanoTime() - t0) / 1e9;
+    }
+    Arrays.sort(t);
+    return new double[] {t[runs / 2], t[(int) Math.ceil(0.99 * runs) - 1]};
+  }
+
+  int trainRows() {
+    return trainRows;
+  }
+}
