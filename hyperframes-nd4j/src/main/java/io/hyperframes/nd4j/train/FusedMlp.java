@@ -7,6 +7,10 @@ import io.hyperframes.nd4j.FusedDense;
 import java.util.ArrayList;
 import java.util.List;
 import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.memory.MemoryWorkspace;
+import org.nd4j.linalg.api.memory.conf.WorkspaceConfiguration;
+import org.nd4j.linalg.api.memory.enums.AllocationPolicy;
+import org.nd4j.linalg.api.memory.enums.LearningPolicy;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.learning.GradientUpdater;
@@ -87,6 +91,22 @@ public final class FusedMlp {
       }
       bufferRows = rows;
     }
+    // Step temporaries (softmax, loss, output gradient) live in a workspace that is reused from
+    // step to step, so that native memory does not wait for the garbage collector.
+    MemoryWorkspace ws = Nd4j.getWorkspaceManager().getAndActivateWorkspace(WORKSPACE,
+        "hyperframes-fused-mlp");
+    try {
+      return step(x, labels, meter, n, rows);
+    } finally {
+      ws.close();
+    }
+  }
+
+  private static final WorkspaceConfiguration WORKSPACE = WorkspaceConfiguration.builder()
+      .policyAllocation(AllocationPolicy.STRICT).policyLearning(LearningPolicy.FIRST_LOOP)
+      .build();
+
+  private double step(INDArray x, INDArray labels, StepMeter.Step meter, int n, long rows) {
     List<INDArray> inputs = new ArrayList<>(n);
     List<INDArray> pre = new ArrayList<>(n);
     INDArray a = x;
