@@ -46,9 +46,9 @@ class FusedMlpTest {
    */
   @Test
   void residentMemoryIsStableOver10000Steps() throws Exception {
-    String java = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+    String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
         .toString();
-    Process child = new ProcessBuilder(java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch",
+    Process child = new ProcessBuilder(javaBin, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch",
         "-cp", System.getProperty("java.class.path"), FusedMlpMemoryMain.class.getName())
         .redirectErrorStream(true).start();
     long warm = -1;
