@@ -90,6 +90,18 @@ public final class FusedDense {
     return run(x, w, bias, residual, false).output();
   }
 
+  /**
+   * As {@link #forward}, writing into a caller-owned FP32 array {@code y} ([M, N], dense
+   * row-major), for callers that manage their own memory (DL4J workspaces).
+   */
+  public INDArray forwardInto(INDArray x, INDArray w, INDArray bias, INDArray residual,
+      INDArray y) {
+    if (y == null) {
+      throw new IllegalArgumentException("y: must be given");
+    }
+    return run(x, w, bias, residual, false, y, null).output();
+  }
+
   /** As {@link #forward}, also returning the pre-activation {@code x · W + b} for backward. */
   public Forward forwardTraining(INDArray x, INDArray w, INDArray bias, INDArray residual) {
     return run(x, w, bias, residual, true);

@@ -1,0 +1,99 @@
+package io.hyperframes.nd4j.dl4j;
+
+import io.hyperframes.nd4j.FusedDense;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.gradient.DefaultGradient;
+import org.deeplearning4j.nn.gradient.Gradient;
+import org.deeplearning4j.nn.layers.feedforward.dense.DenseLayer;
+import org.deeplearning4j.nn.params.DefaultParamInitializer;
+import org.deeplearning4j.nn.workspace.ArrayType;
+import org.deeplearning4j.nn.workspace.LayerWorkspaceMgr;
+import org.nd4j.common.primitives.Pair;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+
+/**
+ * Run-time layer of {@link FusedDenseLayer}: DL4J's dense layer with forward and backward
+ * replaced by {@link FusedDense}. Arrays are allocated through the layer workspace manager with
+ * the array types DL4J's own dense layer uses (activations, activation gradients, working memory),
+ * so workspaces behave as they do for {@code DenseLayer}. Like DL4J, backward recomputes the
+ * pre-activation instead of keeping it across the workspace boundary.
+ */
+class FusedDenseLayerImpl extends DenseLayer {
+
+  private static final long serialVersionUID = 1L;
+
+  private transient FusedDense kernel;
+
+  FusedDenseLayerImpl(NeuralNetConfiguration conf, DataType dataType) {
+    super(conf, dataType);
+  }
+
+  private FusedDense kernel() {
+    if (kernel == null) {
+      FusedDenseLayer c = (FusedDenseLayer) layerConf();
+      kernel = FusedDense.of(Dl4jAdapter.activationOf(c.getActivationFn()), c.getPrecision());
+    }
+    return kernel;
+  }
+
+  /** Whether this call can take the fused path (otherwise DL4J's own code runs). */
+  private boolean fusedPath() {
+    return dataType == DataType.FLOAT && input != null && input.rank() == 2
+        && input.dataType() == DataType.FLOAT && maskArray == null
+        && layerConf().getIDropout() == null && layerConf().getWeightNoise() == null
+        && !hasLayerNorm();
+  }
+
+  @Override
+  public INDArray activate(boolean training, LayerWorkspaceMgr workspaceMgr) {
+    if (!fusedPath()) {
+      return super.activate(training, workspaceMgr);
+    }
+    assertInputSet(false);
+    INDArray w = getParam(DefaultParamInitializer.WEIGHT_KEY);
+    INDArray b = hasBias() ? getParam(DefaultParamInitializer.BIAS_KEY) : null;
+    INDArray y = workspaceMgr.createUninitialized(ArrayType.ACTIVATIONS, DataType.FLOAT,
+        new long[] {input.rows(), w.columns()}, 'c');
+    return kernel().forwardInto(input, w, b, null, y);
+  }
+
+  @Override
+  public Pair<Gradient, INDArray> backpropGradient(INDArray epsilon,
+      LayerWorkspaceMgr workspaceMgr) {
+    if (!fusedPath() || epsilon.dataType() != DataType.FLOAT) {
+      return super.backpropGradient(epsilon, workspaceMgr);
+    }
+    assertInputSet(true);
+    INDArray w = getParam(DefaultParamInitializer.WEIGHT_KEY);
+    INDArray b = hasBias() ? getParam(DefaultParamInitializer.BIAS_KEY) : null;
+    long m = input.rows();
+    long k = input.columns();
+    long n = w.columns();
+    INDArray y = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
+        new long[] {m, n}, 'c');
+    INDArray z = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
+        new long[] {m, n}, 'c');
+    FusedDense fused = kernel();
+    fused.forwardTrainingInto(input, w, b, null, y, z);
+    INDArray dX = workspaceMgr.createUninitialized(ArrayType.ACTIVATION_GRAD, DataType.FLOAT,
+        new long[] {m, k}, 'c');
+    INDArray dW = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
+        new long[] {k, n}, 'c');
+    INDArray db = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
+        new long[] {1, n}, 'c');
+    fused.backwardInto(input, w, z, epsilon, dX, dW, db);
+
+    // Same entries, in the same order, as DL4J's BaseLayer: bias, then weights.
+    Gradient gradient = new DefaultGradient();
+    if (b != null) {
+      INDArray bGrad = gradientViews.get(DefaultParamInitializer.BIAS_KEY);
+      bGrad.assign(db);
+      gradient.gradientForVariable().put(DefaultParamInitializer.BIAS_KEY, bGrad);
+    }
+    INDArray wGrad = gradientViews.get(DefaultParamInitializer.WEIGHT_KEY);
+    wGrad.assign(dW);
+    gradient.gradientForVariable().put(DefaultParamInitializer.WEIGHT_KEY, wGrad);
+    return new Pair<>(gradient, dX);
+  }
+}
