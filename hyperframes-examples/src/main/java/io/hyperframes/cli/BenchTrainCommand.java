@@ -22,7 +22,8 @@ final class BenchTrainCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--compare-default", defaultValue = "true", negatable = true,
+  @Option(names = "--compare-default", defaultValue = "true", fallbackValue = "true",
+      negatable = true,
       description = "Also run DL4J's default pipeline (default on).")
   boolean compareDefault;
 
@@ -51,6 +52,7 @@ final class BenchTrainCommand implements Callable<Integer> {
       ObjectNode root = JsonFields.mapper().createObjectNode();
       TrainBench.Side hf;
       TrainBench.Side loaderOnly;
+      TrainBench.Side dl4jAccelerated;
       try (EncodedDataset data = EncodedDataset.open(encoded)) {
         try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
           hf = bench.fused(it, epochs);
@@ -58,12 +60,16 @@ final class BenchTrainCommand implements Callable<Integer> {
         try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
           loaderOnly = bench.dl4j(it, epochs);
         }
+        try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
+          dl4jAccelerated = bench.dl4j(it, epochs, true);
+        }
       }
       TrainBench.Side kernelsOnly = bench.fused(bench.csvIterator(), epochs);
       put(root.putObject("hyperframes"), hf);
       ObjectNode ablations = root.putObject("ablations");
       put(ablations.putObject("loaderOnly"), loaderOnly);
       put(ablations.putObject("kernelsOnly"), kernelsOnly);
+      put(ablations.putObject("dl4jAccelerated"), dl4jAccelerated);
       if (compareDefault) {
         TrainBench.Side dflt = bench.dl4j(bench.csvIterator(), epochs);
         put(root.putObject("default"), dflt);
@@ -71,6 +77,8 @@ final class BenchTrainCommand implements Callable<Integer> {
         ablations.put("loaderOnlySpeedup", loaderOnly.samplesPerSecond()
             / dflt.samplesPerSecond());
         ablations.put("kernelsOnlySpeedup", kernelsOnly.samplesPerSecond()
+            / dflt.samplesPerSecond());
+        ablations.put("dl4jAcceleratedSpeedup", dl4jAccelerated.samplesPerSecond()
             / dflt.samplesPerSecond());
         root.put("accuracyDifference", hf.accuracy() - dflt.accuracy());
       }
@@ -110,11 +118,14 @@ final class BenchTrainCommand implements Callable<Integer> {
     }
     row(b, "loader only", root.get("ablations").get("loaderOnly"));
     row(b, "kernels only", root.get("ablations").get("kernelsOnly"));
+    row(b, "DL4J adapter", root.get("ablations").get("dl4jAccelerated"));
     if (root.has("speedup")) {
       b.append(String.format(Locale.ROOT, "speedup %.2fx (loader only %.2fx, kernels only"
-          + " %.2fx)%n", root.get("speedup").asDouble(),
+          + " %.2fx, DL4J fit with Dl4jAdapter and the loader %.2fx)%n",
+          root.get("speedup").asDouble(),
           root.get("ablations").get("loaderOnlySpeedup").asDouble(),
-          root.get("ablations").get("kernelsOnlySpeedup").asDouble()));
+          root.get("ablations").get("kernelsOnlySpeedup").asDouble(),
+          root.get("ablations").get("dl4jAcceleratedSpeedup").asDouble()));
     }
     return b.toString();
   }

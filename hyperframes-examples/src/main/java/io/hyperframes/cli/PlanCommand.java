@@ -82,7 +82,7 @@ final class PlanCommand implements Callable<Integer> {
           + " (launch line with the Megatron-LM arguments).")
   Engine emit;
 
-  @Option(names = "--progress", negatable = true, defaultValue = "true",
+  @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
       description = "Show a progress bar on a terminal (default on).")
   boolean progress;
 

@@ -3,6 +3,7 @@ package io.hyperframes.cli;
 import io.hyperframes.nd4j.FusedDense;
 import io.hyperframes.nd4j.data.EncodedDataset;
 import io.hyperframes.nd4j.data.PrefetchingDataSetIterator;
+import io.hyperframes.nd4j.dl4j.Dl4jAdapter;
 import io.hyperframes.nd4j.train.FusedMlp;
 import io.hyperframes.nd4j.train.StepMeter;
 import io.hyperframes.nd4j.train.StepMeterListener;
@@ -95,6 +96,14 @@ final class TrainBench {
   }
 
   static MultiLayerNetwork dl4jNetwork() {
+    return dl4jNetwork(false);
+  }
+
+  /**
+   * DL4J's network; {@code accelerated} passes its configuration through
+   * {@link Dl4jAdapter#accelerate} (BF16) so that DL4J's own {@code fit} runs fused layers.
+   */
+  static MultiLayerNetwork dl4jNetwork(boolean accelerated) {
     MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(7)
         .updater(new Adam(1e-3)).weightInit(WeightInit.RELU).list()
         .layer(new DenseLayer.Builder().nIn(FEATURES).nOut(HIDDEN).activation(Activation.RELU)
@@ -104,6 +113,9 @@ final class TrainBench {
         .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(HIDDEN)
             .nOut(CLASSES).activation(Activation.SOFTMAX).build())
         .build();
+    if (accelerated) {
+      conf = Dl4jAdapter.accelerate(conf, FusedDense.Precision.BF16).configuration();
+    }
     MultiLayerNetwork net = new MultiLayerNetwork(conf);
     net.init();
     return net;
@@ -132,7 +144,12 @@ final class TrainBench {
 
   /** DL4J's own fit loop over {@code it}. */
   Side dl4j(DataSetIterator it, int epochs) {
-    MultiLayerNetwork net = dl4jNetwork();
+    return dl4j(it, epochs, false);
+  }
+
+  /** DL4J's own fit loop over {@code it}, on the accelerated configuration when asked. */
+  Side dl4j(DataSetIterator it, int epochs, boolean accelerated) {
+    MultiLayerNetwork net = dl4jNetwork(accelerated);
     StepMeter meter = new StepMeter();
     net.setListeners(new StepMeterListener(meter));
     for (int e = 0; e < epochs; e++) {
