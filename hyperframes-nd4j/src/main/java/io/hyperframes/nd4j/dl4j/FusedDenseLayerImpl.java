@@ -16,8 +16,10 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * Run-time layer of {@link FusedDenseLayer}: DL4J's dense layer with forward and backward
  * replaced by {@link FusedDense}. Arrays are allocated through the layer workspace manager with
  * the array types DL4J's own dense layer uses (activations, activation gradients, working memory),
- * so workspaces behave as they do for {@code DenseLayer}. Like DL4J, backward recomputes the
- * pre-activation instead of keeping it across the workspace boundary.
+ * so workspaces behave as they do for {@code DenseLayer}. A training forward keeps the
+ * pre-activation in the activations workspace, which DL4J keeps open until backward; backward
+ * uses it when it belongs to the same input and its workspace has not been recycled since, and
+ * recomputes it otherwise (as DL4J's own dense layer always does).
  */
 class FusedDenseLayerImpl extends DenseLayer {
 
@@ -53,9 +55,47 @@ class FusedDenseLayerImpl extends DenseLayer {
     assertInputSet(false);
     INDArray w = getParam(DefaultParamInitializer.WEIGHT_KEY);
     INDArray b = hasBias() ? getParam(DefaultParamInitializer.BIAS_KEY) : null;
-    INDArray y = workspaceMgr.createUninitialized(ArrayType.ACTIVATIONS, DataType.FLOAT,
-        new long[] {input.rows(), w.columns()}, 'c');
-    return kernel().forwardInto(input, w, b, null, y);
+    long[] shape = {input.rows(), w.columns()};
+    INDArray y = workspaceMgr.createUninitialized(ArrayType.ACTIVATIONS, DataType.FLOAT, shape,
+        'c');
+    if (!training) {
+      return kernel().forwardInto(input, w, b, null, y);
+    }
+    // Keep the pre-activation next to the activations (DL4J keeps every layer's activations
+    // alive until backward) so that backward need not recompute x·W + b.
+    INDArray z = workspaceMgr.createUninitialized(ArrayType.ACTIVATIONS, DataType.FLOAT, shape,
+        'c');
+    kernel().forwardTrainingInto(input, w, b, null, y, z);
+    saved = new Saved(input, z, z.isAttached() ? z.data().getParentWorkspace() : null,
+        z.isAttached() ? z.data().getParentWorkspace().getGenerationId() : -1);
+    return y;
+  }
+
+  /** The pre-activation of the last training forward, with what it was computed from. */
+  private record Saved(INDArray input, INDArray preActivation,
+      org.nd4j.linalg.api.memory.MemoryWorkspace workspace, long generation) {
+
+    /** Whether it belongs to {@code x} and its memory is still the one it was written to. */
+    boolean validFor(INDArray x) {
+      if (input != x || preActivation.wasClosed()) {
+        return false;
+      }
+      return workspace == null
+          || (workspace.isScopeActive() && workspace.getGenerationId() == generation);
+    }
+  }
+
+  private transient Saved saved;
+
+  /** Backward passes that used the saved pre-activation, and those that recomputed it (tests). */
+  transient long reused;
+
+  transient long recomputed;
+
+  @Override
+  public void clear() {
+    saved = null;
+    super.clear();
   }
 
   @Override
@@ -70,12 +110,20 @@ class FusedDenseLayerImpl extends DenseLayer {
     long m = input.rows();
     long k = input.columns();
     long n = w.columns();
-    INDArray y = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
-        new long[] {m, n}, 'c');
-    INDArray z = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
-        new long[] {m, n}, 'c');
     FusedDense fused = kernel();
-    fused.forwardTrainingInto(input, w, b, null, y, z);
+    INDArray z;
+    if (saved != null && saved.validFor(input)) {
+      z = saved.preActivation();
+      reused++;
+    } else {
+      recomputed++;
+      INDArray y = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
+          new long[] {m, n}, 'c');
+      z = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
+          new long[] {m, n}, 'c');
+      fused.forwardTrainingInto(input, w, b, null, y, z);
+    }
+    saved = null;
     INDArray dX = workspaceMgr.createUninitialized(ArrayType.ACTIVATION_GRAD, DataType.FLOAT,
         new long[] {m, k}, 'c');
     INDArray dW = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,

@@ -174,6 +174,9 @@ class Dl4jAdapterTest {
     }
     double diff = maxRelDiff(fused.params(), plain.params());
     assertTrue(diff < 1e-3, "parameters after 20 Adam steps differ by " + diff);
+    FusedDenseLayerImpl first = (FusedDenseLayerImpl) fused.getLayer(0);
+    assertEquals(20, first.reused, "backward used the forward's pre-activation");
+    assertEquals(0, first.recomputed);
   }
 
   @Test
