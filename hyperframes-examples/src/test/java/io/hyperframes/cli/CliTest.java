@@ -227,7 +227,7 @@ class CliTest {
     assertEquals(0, infer.status(), infer.err());
     JsonNode i = JsonFields.parseObject("infer", infer.out());
     assertTrue(i.get("default").has("p50Seconds") && i.get("hyperframes").has("p99Seconds")
-        && i.has("p99Reduction"));
+        && i.has("p99Reduction") && i.get("dl4jAccelerated").has("p99Seconds"));
   }
 
   @Test
