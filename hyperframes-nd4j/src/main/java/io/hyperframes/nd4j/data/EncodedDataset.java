@@ -84,7 +84,7 @@ public final class EncodedDataset implements AutoCloseable {
         OutputStream raw = Files.newOutputStream(tmp);
         DataOutputStream header = new DataOutputStream(new BufferedOutputStream(raw, 1 << 16))) {
       ByteBuffer head = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
-      header.write(head.array()); // placeholder, rewritten below
+      header.write(head.array()); // zeros reserve the header; the counts are written at the end
       ByteBuffer row = null;
       String line;
       long lineNo = 0;
