@@ -17,4 +17,27 @@ public interface BatchSource<T> {
    * exception is delivered to the consumer in place of the batch.
    */
   T batch(int epoch, int index) throws Exception;
+
+  /**
+   * This source with {@code prepare} applied to every non-null batch, on the worker thread that
+   * built it (pre-processing, detaching from workspaces).
+   */
+  default BatchSource<T> preparing(java.util.function.Consumer<? super T> prepare) {
+    BatchSource<T> self = this;
+    return new BatchSource<>() {
+      @Override
+      public int batches() {
+        return self.batches();
+      }
+
+      @Override
+      public T batch(int epoch, int index) throws Exception {
+        T b = self.batch(epoch, index);
+        if (b != null) {
+          prepare.accept(b);
+        }
+        return b;
+      }
+    };
+  }
 }

@@ -29,25 +29,13 @@ public final class PrefetchingDataSetIterator implements DataSetIterator, AutoCl
     this.inputColumns = b.inputColumns;
     this.totalOutcomes = b.totalOutcomes;
     BatchSource<DataSet> source = b.source;
-    this.prefetcher = new Prefetcher<>(new BatchSource<>() {
-      @Override
-      public int batches() {
-        return source.batches();
+    this.prefetcher = new Prefetcher<>(source.preparing(ds -> {
+      DataSetPreProcessor p = preProcessor;
+      if (p != null) {
+        p.preProcess(ds);
       }
-
-      @Override
-      public DataSet batch(int epoch, int index) throws Exception {
-        DataSet ds = source.batch(epoch, index);
-        DataSetPreProcessor p = preProcessor;
-        if (p != null && ds != null) {
-          p.preProcess(ds);
-        }
-        if (ds != null) {
-          ds.detach();
-        }
-        return ds;
-      }
-    }, b.workers, b.depth, "hyperframes-loader");
+      ds.detach();
+    }), b.workers, b.depth, "hyperframes-loader");
   }
 
   /** A builder over {@code source}. */

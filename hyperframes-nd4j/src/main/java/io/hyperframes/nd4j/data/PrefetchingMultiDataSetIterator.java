@@ -24,25 +24,13 @@ public final class PrefetchingMultiDataSetIterator implements MultiDataSetIterat
   public PrefetchingMultiDataSetIterator(BatchSource<MultiDataSet> source, int workers,
       int depth) {
     checkArgument(source != null, "source: must be given");
-    this.prefetcher = new Prefetcher<>(new BatchSource<>() {
-      @Override
-      public int batches() {
-        return source.batches();
+    this.prefetcher = new Prefetcher<>(source.preparing(ds -> {
+      MultiDataSetPreProcessor p = preProcessor;
+      if (p != null) {
+        p.preProcess(ds);
       }
-
-      @Override
-      public MultiDataSet batch(int epoch, int index) throws Exception {
-        MultiDataSet ds = source.batch(epoch, index);
-        MultiDataSetPreProcessor p = preProcessor;
-        if (p != null && ds != null) {
-          p.preProcess(ds);
-        }
-        if (ds != null) {
-          ds.detach();
-        }
-        return ds;
-      }
-    }, workers, depth, "hyperframes-loader");
+      ds.detach();
+    }), workers, depth, "hyperframes-loader");
   }
 
   @Override
