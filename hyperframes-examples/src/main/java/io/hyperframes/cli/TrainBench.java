@@ -151,10 +151,12 @@ final class TrainBench {
   Side dl4j(DataSetIterator it, int epochs, boolean accelerated) {
     MultiLayerNetwork net = dl4jNetwork(accelerated);
     StepMeter meter = new StepMeter();
-    net.setListeners(new StepMeterListener(meter));
+    StepMeterListener listener = new StepMeterListener(meter);
+    net.setListeners(listener);
+    DataSetIterator metered = listener.metered(it);
     for (int e = 0; e < epochs; e++) {
-      it.reset();
-      net.fit(it);
+      metered.reset();
+      net.fit(metered);
     }
     INDArray probs = net.output(testX);
     return new Side(meter.summary().samplesPerSecond(), meter.summary().dataWaitShare(),

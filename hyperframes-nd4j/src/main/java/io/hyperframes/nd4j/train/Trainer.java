@@ -209,7 +209,7 @@ public final class Trainer {
         : PrefetchingDataSetIterator.builder(encoded.batches(batchSize, seed)).workers(workers)
             .depth(depth).batchSize(batchSize).inputColumns(encoded.featureColumns())
             .totalOutcomes(encoded.labelColumns()).build();
-    DataSetIterator it = owned != null ? owned : iterator;
+    DataSetIterator it = meterListener.metered(owned != null ? owned : iterator);
     AsyncCheckpointer checkpointer = checkpointDir == null ? null
         : new AsyncCheckpointer(checkpointDir, checkpointKeep);
     long steps = 0;

@@ -74,4 +74,54 @@ class StepMeterTest {
     assertEquals(1.0, s.dataWaitShare() + s.computeShare() + s.optimizerShare(), 1e-6);
     assertTrue(s.samplesPerSecond() > 0);
   }
+
+  @Test
+  void dataWaitIsTheTimeInTheIteratorNotTheForwardPass() {
+    MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(1)
+        .updater(new Adam(1e-3)).list()
+        .layer(new DenseLayer.Builder().nIn(256).nOut(512).activation(Activation.RELU).build())
+        .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(512).nOut(3)
+            .activation(Activation.SOFTMAX).build())
+        .build();
+    DataSet ds = new DataSet(Nd4j.rand(DataType.FLOAT, 256, 256),
+        Nd4j.eye(3).getRows(new int[256]).castTo(DataType.FLOAT));
+    java.util.List<DataSet> batches = java.util.Collections.nCopies(12, ds);
+
+    // In-memory batches: waiting for data is next to nothing, the forward pass is compute.
+    MultiLayerNetwork net = new MultiLayerNetwork(conf);
+    net.init();
+    StepMeter fast = new StepMeter();
+    StepMeterListener listener = new StepMeterListener(fast);
+    net.setListeners(listener);
+    net.fit(listener.metered(
+        new org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator<>(batches, 1)));
+    assertEquals(12, fast.summary().steps());
+    assertTrue(fast.summary().dataWaitShare() < 0.05,
+        "data wait " + fast.summary().dataWaitShare() + " with in-memory batches");
+
+    // A loader that sleeps 40 ms a batch: the wait is seen and named.
+    MultiLayerNetwork net2 = new MultiLayerNetwork(conf.clone());
+    net2.init();
+    StepMeter slow = new StepMeter();
+    StepMeterListener listener2 = new StepMeterListener(slow);
+    net2.setListeners(listener2);
+    net2.fit(listener2.metered(
+        new org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator<>(batches, 1) {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          public DataSet next() {
+            try {
+              Thread.sleep(40);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return super.next();
+          }
+        }));
+    assertTrue(slow.summary().dataWaitShare() > 0.3,
+        "data wait " + slow.summary().dataWaitShare() + " with a 40 ms loader");
+    assertTrue(slow.summary().findings().stream().anyMatch(f -> f.id().equals("loader-bound")),
+        slow.summary().findings().toString());
+  }
 }
