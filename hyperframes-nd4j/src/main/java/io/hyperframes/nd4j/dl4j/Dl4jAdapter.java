@@ -135,9 +135,8 @@ public final class Dl4jAdapter {
 
   /** The fused activation equal to DL4J's {@code fn}, or null when there is none. */
   static Activation activationOf(IActivation fn) {
-    if (fn == null || fn instanceof ActivationIdentity) {
-      // DL4J's BaseLayer treats a missing activation as identity after defaults are applied.
-      return fn == null ? null : Activation.IDENTITY;
+    if (fn instanceof ActivationIdentity) {
+      return Activation.IDENTITY;
     }
     if (fn instanceof ActivationReLU relu) {
       boolean plain = relu.getMax() == null

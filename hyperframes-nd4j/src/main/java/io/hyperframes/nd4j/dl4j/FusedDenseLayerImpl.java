@@ -10,6 +10,7 @@ import org.deeplearning4j.nn.workspace.ArrayType;
 import org.deeplearning4j.nn.workspace.LayerWorkspaceMgr;
 import org.nd4j.common.primitives.Pair;
 import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
 /**
@@ -73,7 +74,7 @@ class FusedDenseLayerImpl extends DenseLayer {
 
   /** The pre-activation of the last training forward, with what it was computed from. */
   private record Saved(INDArray input, INDArray preActivation,
-      org.nd4j.linalg.api.memory.MemoryWorkspace workspace, long generation) {
+      MemoryWorkspace workspace, long generation) {
 
     /** Whether it belongs to {@code x} and its memory is still the one it was written to. */
     boolean validFor(INDArray x) {

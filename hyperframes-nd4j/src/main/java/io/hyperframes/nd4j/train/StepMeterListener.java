@@ -3,6 +3,7 @@ package io.hyperframes.nd4j.train;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.List;
+import java.util.function.Supplier;
 import org.deeplearning4j.datasets.iterator.AsyncDataSetIterator;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.optimize.api.BaseTrainingListener;
@@ -96,34 +97,29 @@ public final class StepMeterListener extends BaseTrainingListener {
       this.inner = inner;
     }
 
-    @Override
-    public boolean hasNext() {
+    /** Runs {@code read} and charges its time to the data wait. */
+    private <T> T timed(Supplier<T> read) {
       long t0 = System.nanoTime();
       try {
-        return inner.hasNext();
+        return read.get();
       } finally {
         waitNanos += System.nanoTime() - t0;
       }
+    }
+
+    @Override
+    public boolean hasNext() {
+      return timed(inner::hasNext);
     }
 
     @Override
     public DataSet next() {
-      long t0 = System.nanoTime();
-      try {
-        return inner.next();
-      } finally {
-        waitNanos += System.nanoTime() - t0;
-      }
+      return timed(inner::next);
     }
 
     @Override
     public DataSet next(int num) {
-      long t0 = System.nanoTime();
-      try {
-        return inner.next(num);
-      } finally {
-        waitNanos += System.nanoTime() - t0;
-      }
+      return timed(() -> inner.next(num));
     }
 
     @Override
