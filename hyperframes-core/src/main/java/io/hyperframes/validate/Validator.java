@@ -163,6 +163,10 @@ public final class Validator {
     try {
       com.fasterxml.jackson.databind.node.ObjectNode cl = JsonFields.mapper().createObjectNode();
       cl.put("accelerator", JsonFields.string(c, "accelerator", p + ".accelerator"));
+      if (c.has("template")) {
+        // the node template the measurement ran on, where it differs from the accelerator's
+        cl.put("template", JsonFields.string(c, "template", p + ".template"));
+      }
       cl.put("devices", JsonFields.integer(c, "devices", p + ".devices"));
       cl.put("devicesPerNode", JsonFields.integer(c, "devicesPerNode", p + ".devicesPerNode"));
       if (c.has("interconnect")) {

@@ -1,6 +1,7 @@
 package io.hyperframes.inference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.hardware.Catalog;
@@ -8,6 +9,7 @@ import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -40,6 +42,7 @@ class ServingLoadTest {
     ServingLoad load = load(acc, model, tp, prompt, output);
     double cap = load.capacityPerSecond();
     ServingLoad.Percentiles previous = null;
+    ServingLoad.Percentiles previousAnalytical = null;
     for (double f = 0.05; f <= 0.95; f += 0.05) {
       ServingLoad.Percentiles s = load.simulate(f * cap, 20_000, 7);
       ServingLoad.Percentiles a = load.analytical(f * cap);
@@ -50,32 +53,71 @@ class ServingLoadTest {
         assertTrue(s.p99() >= previous.p99() * 0.995, "p99 fell at load " + f);
       }
       assertTrue(a.p99() >= a.p50() && s.p99() >= s.p50());
+      if (previousAnalytical != null) {
+        assertTrue(a.p50() >= previousAnalytical.p50() && a.p99() >= previousAnalytical.p99(),
+            "analytical latency fell at load " + f);
+      }
       previous = s;
+      previousAnalytical = a;
     }
   }
 
   /**
-   * Where the approximation holds: median within 6 % and mean decoding population within 12 % up
-   * to half of capacity, p99 within 12 % up to 30 %. Beyond that it misses by up to 40 % (its
-   * tail is too thin and, when prefill takes a large share of the time, its median too high), so
-   * the estimator reports the simulated percentiles; docs/inference.md has the table.
+   * The acceptance grid: the analytical cluster model's p50 and p99 within 5 % of the
+   * discrete-event simulation at 10 % to 90 % of capacity (and its time to first token within
+   * 8 %). The simulation is averaged over four
+   * seeds of 200 000 requests, so that its own p99 is steady to about 1 % at 90 % load.
    */
   @ParameterizedTest
   @MethodSource("servers")
-  void analyticalMedianAgreesWithTheSimulation(String acc, String model, int tp, int prompt,
-      int output) {
+  void analyticalAgreesWithTheSimulationWithinFivePercent(String acc, String model, int tp,
+      int prompt, int output) {
     ServingLoad load = load(acc, model, tp, prompt, output);
     double cap = load.capacityPerSecond();
-    for (double f : new double[] {0.1, 0.3, 0.5}) {
-      ServingLoad.Percentiles s = load.simulate(f * cap, 40_000, 42);
-      ServingLoad.Percentiles a = load.analytical(f * cap);
-      assertEquals(s.p50(), a.p50(), 0.06 * s.p50(), "p50 at load " + f);
-      assertEquals(s.meanRunning(), a.meanRunning(), 0.12 * s.meanRunning() + 0.5,
-          "mean decoding population at load " + f);
-      if (f <= 0.3) {
-        assertEquals(s.p99(), a.p99(), 0.12 * s.p99(), "p99 at load " + f);
+    for (int tenth = 1; tenth <= 9; tenth++) {
+      double rate = tenth / 10.0 * cap;
+      double p50 = 0;
+      double p99 = 0;
+      double running = 0;
+      double ttft50 = 0;
+      double ttft99 = 0;
+      int seeds = 4;
+      for (int seed = 0; seed < seeds; seed++) {
+        ServingLoad.Percentiles s = load.simulate(rate, 200_000, 100 + seed);
+        p50 += s.p50() / seeds;
+        p99 += s.p99() / seeds;
+        running += s.meanRunning() / seeds;
+        ttft50 += s.ttftP50() / seeds;
+        ttft99 += s.ttftP99() / seeds;
       }
+      ServingLoad.Percentiles a = load.analytical(rate);
+      String at = model + " at " + tenth + "0 % of capacity";
+      assertTrue(load.analyticalCovers(rate), "inside the validated domain " + at);
+      assertEquals(p50, a.p50(), 0.05 * p50, "p50 " + at);
+      assertEquals(p99, a.p99(), 0.05 * p99, "p99 " + at);
+      assertEquals(running, a.meanRunning(), 0.12 * running + 0.5, "mean population " + at);
+      assertEquals(ttft50, a.ttftP50(), 0.08 * ttft50, "TTFT p50 " + at);
+      assertEquals(ttft99, a.ttftP99(), 0.08 * ttft99, "TTFT p99 " + at);
     }
+  }
+
+  /**
+   * A server whose KV cache holds 14 sequences: the analytical model agrees while its population
+   * stays clear of that limit and says so when it no longer does (admission waits, which it
+   * leaves out, make it an underestimate there).
+   */
+  @Test
+  void analyticalModelKnowsWhereTheBatchLimitBinds() {
+    ServingLoad load = load("a100-sxm-40gb", "llama2-13b", 1, 1024, 256);
+    double cap = load.capacityPerSecond();
+    ServingLoad.Percentiles s = load.simulate(0.3 * cap, 200_000, 100);
+    ServingLoad.Percentiles a = load.analytical(0.3 * cap);
+    assertTrue(load.analyticalCovers(0.3 * cap));
+    assertEquals(s.p50(), a.p50(), 0.05 * s.p50());
+    assertEquals(s.p99(), a.p99(), 0.05 * s.p99());
+    assertFalse(load.analyticalCovers(0.8 * cap));
+    ServingLoad.Percentiles busy = load.simulate(0.8 * cap, 200_000, 100);
+    assertTrue(load.analytical(0.8 * cap).p99() < busy.p99(), "underestimate beyond the domain");
   }
 
   /** devicesNeeded under load is the minimum that meets the SLO (brute-force scan). */

@@ -116,6 +116,20 @@ class PublishedRunsTest {
     assertEquals(2.0, dflt.predicted() / bus, 0.05);
   }
 
+  /** The same case naming the node its source describes (4 HDR NICs per 8 GPUs) is within 10 %. */
+  @Test
+  void twoNodeAllReduceCaseWithItsNodeTemplate() {
+    String json = """
+        {"cases": [{"id": "nccl-a100-2node-4hdr", "source": "NVIDIA/nccl-tests#175",
+          "collective": {"accelerator": "a100-sxm-80gb", "template": "hgx-a100-4hdr",
+            "devices": 16, "devicesPerNode": 8, "op": "allReduce", "messageBytes": 1073741824},
+          "expected": {"busBandwidthBytesPerSecond": 86000000000.0}}]}
+        """;
+    CaseResult r = Validator.analytical().run(json).select("nccl-a100-2node-4hdr",
+        "busBandwidthBytesPerSecond").get(0);
+    assertEquals(0, r.relativeError(), COLLECTIVE_EACH, () -> "predicted " + r.predicted());
+  }
+
   @Test
   void llama65bSearchReachesThePublishedThroughput() {
     CaseResult c = report.select("llama-65b-throughput", "tokensPerSecondPerDevice").get(0);
