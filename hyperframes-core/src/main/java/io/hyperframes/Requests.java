@@ -16,6 +16,7 @@ import io.hyperframes.parallel.Recompute;
 import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.Optimizer;
 import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.workload.Attention;
 import io.hyperframes.workload.TrainingWorkload;
 import java.util.Locale;
 import java.util.Set;
@@ -35,7 +36,7 @@ public final class Requests {
   private static final Set<String> CLUSTER = ImmutableSet.of("accelerator", "template", "devices",
       "devicesPerNode", "interconnect");
   private static final Set<String> WORKLOAD = ImmutableSet.of("type", "precision",
-      "globalBatchSize", "trainingTokens", "optimizer", "gradientPrecision");
+      "globalBatchSize", "trainingTokens", "optimizer", "gradientPrecision", "attention");
   private static final Set<String> LAYOUT = ImmutableSet.of("tp", "pp", "dp", "virtualStages",
       "microBatch", "sequenceParallel", "recompute", "zeroStage");
 
@@ -173,9 +174,11 @@ public final class Requests {
     if (tokens != null) {
       Checks.positive("workload.trainingTokens", tokens);
     }
+    String attention = JsonFields.optionalString(w, "attention", "workload.attention");
     return new TrainingWorkload(recipe,
         opt == null ? Optimizer.ADAM : Optimizer.fromId("workload.optimizer", opt),
-        batch == null ? 0 : batch, tokens == null ? 0.0 : tokens);
+        batch == null ? 0 : batch, tokens == null ? 0.0 : tokens,
+        attention == null ? Attention.STANDARD : Attention.fromId("workload.attention", attention));
   }
 
   static PartialLayout layout(JsonNode l) {

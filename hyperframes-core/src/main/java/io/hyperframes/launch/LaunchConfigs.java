@@ -72,6 +72,9 @@ public final class LaunchConfigs {
           / ((double) plan.workload().globalBatchSize() * m.seqLen()));
       a.add("--train-iters " + iters);
     }
+    if (plan.workload().attention() == io.hyperframes.workload.Attention.FLASH) {
+      a.add("--use-flash-attn");
+    }
     if (l.recompute() == Recompute.SELECTIVE) {
       a.add("--recompute-activations");
     } else if (l.recompute() == Recompute.FULL) {

@@ -19,6 +19,7 @@ import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.parallel.Recompute;
 import io.hyperframes.precision.PrecisionModel;
 import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.workload.Attention;
 import io.hyperframes.workload.TrainingWorkload;
 import java.util.ArrayList;
 import java.util.List;
@@ -137,7 +138,14 @@ public final class TrainingEstimator {
           Math.max(peak, 1.0), 0, workload.trainingTokens());
     }
     int microBatches = workload.globalBatchSize() / (layout.dp() * layout.microBatch());
-    double activations = parallelism.activationBytes(m, layout, recipe, microBatches);
+    // Fused attention never stores the scores: its activations are those of selective
+    // recomputation (Korthikanti et al. 2022 §4.2 drop exactly the attention core; FlashAttention
+    // keeps only the output and a per-row log-sum-exp, Dao 2023 §3.1, which we neglect).
+    Layout stored = workload.attention() == Attention.FLASH
+        && layout.recompute() == Recompute.NONE ? new Layout(layout.tp(), layout.pp(), layout.dp(),
+            layout.virtualStages(), layout.microBatch(), layout.sequenceParallel(),
+            Recompute.SELECTIVE, layout.zeroStage()) : layout;
+    double activations = parallelism.activationBytes(m, stored, recipe, microBatches);
     double tokensPerMicroBatch = (double) m.seqLen() * layout.microBatch();
     double logitBytes = tokensPerMicroBatch * m.vocab() / layout.tp()
         * (recipe.activationBytes() + 4.0);
@@ -218,6 +226,18 @@ public final class TrainingEstimator {
       case SELECTIVE -> tAttn + tCore;
       case NONE -> 0.0;
     };
+    // One layer's forward, backward (twice the forward) and recomputation.
+    double layerTraining = 3 * forward;
+    if (w.attention() == Attention.FLASH) {
+      // FlashAttention-2 (Dao 2023, arXiv 2307.08691, §3): scores stay on chip (no element-wise
+      // passes over them), causal tiles above the diagonal are skipped ((n+1)/2n of n×n tiles of
+      // 128), and the backward recomputes the scores: five matmuls against the forward's two.
+      double tiles = Math.ceil(s / 128.0);
+      double tFlash = tAttn * (tiles + 1) / (2 * tiles);
+      forward = tDense + tElementwise + tFlash;
+      layerTraining = 3 * (tDense + tElementwise) + 3.5 * tFlash;
+      recompute = l.recompute() == Recompute.FULL ? forward : 0.0;
+    }
 
     // Tensor-parallel collectives, on the critical path.
     double tTp = 0.0;
@@ -235,7 +255,7 @@ public final class TrainingEstimator {
         + logitBytes / bandwidth;
 
     int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
-    double mbCompute = layersPerStage * 3 * forward + tLogits;
+    double mbCompute = layersPerStage * layerTraining + tLogits;
     double mbRecompute = layersPerStage * recompute;
     double mbTp = layersPerStage * tTp;
 
@@ -260,7 +280,7 @@ public final class TrainingEstimator {
       double params = states.parametersOnDevice();
       double gradBytes = params * recipe.gradientBytes();
       double weightBytes = params * recipe.weightBytes();
-      double backwardWindow = layersPerStage * 2 * forward;
+      double backwardWindow = layersPerStage * (layerTraining - forward);
       double perStep;
       double perMicroBatch = 0.0;
       if (l.zeroStage() == 0) {

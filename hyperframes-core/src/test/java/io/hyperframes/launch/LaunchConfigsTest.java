@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -47,6 +48,21 @@ class LaunchConfigsTest {
             + " \"precision\": \"fp8-mixed\", \"globalBatchSize\": 512,"
             + " \"trainingTokens\": 1e12}, \"layout\": {\"zeroStage\": 3, \"recompute\":"
             + " \"selective\"}}");
+  }
+
+  @Test
+  void flashAttentionIsPassedOnToMegatron() {
+    String json = "{\"model\": {\"catalog\": \"llama2-7b\"}, \"cluster\": {\"accelerator\":"
+        + " \"a100-sxm-80gb\", \"devices\": 8}, \"workload\": {\"type\": \"training\","
+        + " \"precision\": \"bf16-mixed\", \"globalBatchSize\": 64, \"attention\": \"%s\"}}";
+    PlanRequest flash = PlanRequests.parse(json.formatted("flash"));
+    Plan p = Planner.analytical().plan(flash);
+    assertTrue(LaunchConfigs.megatron(p.best(), flash.model(), p.goldenParameters()).text()
+        .contains("--use-flash-attn"));
+    PlanRequest standard = PlanRequests.parse(json.formatted("standard"));
+    Plan q = Planner.analytical().plan(standard);
+    assertTrue(!LaunchConfigs.megatron(q.best(), standard.model(), q.goldenParameters()).text()
+        .contains("--use-flash-attn"));
   }
 
   @ParameterizedTest

@@ -60,8 +60,9 @@ final class EstimateCommand implements Callable<Integer> {
         : io.hyperframes.plan.TrainingEstimator.analytical().estimate(r);
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
-      out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
-          .writeValueAsString(EstimateJson.toJson(e)));
+      var json = EstimateJson.toJson(e);
+      json.put("attention", r.workload().attention().id());
+      out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json));
     } else {
       out.print(table(r, e));
     }
@@ -70,8 +71,10 @@ final class EstimateCommand implements Callable<Integer> {
   }
 
   static String table(EstimateRequest r, TrainingEstimate e) {
-    return String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s%n",
-        r.model().name(), r.cluster().devices(), r.cluster().accelerator().id())
+    return String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s (%s"
+        + " attention)%n", r.model().name(), r.cluster().devices(),
+        r.cluster().accelerator().id(),
+        r.workload().attention().id())
         + table(e, r.cluster().accelerator(), r.workload().trainingTokens());
   }
 
