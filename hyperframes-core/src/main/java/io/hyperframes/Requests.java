@@ -178,7 +178,7 @@ public final class Requests {
     return new TrainingWorkload(recipe,
         opt == null ? Optimizer.ADAM : Optimizer.fromId("workload.optimizer", opt),
         batch == null ? 0 : batch, tokens == null ? 0.0 : tokens,
-        attention == null ? Attention.STANDARD : Attention.fromId("workload.attention", attention));
+        attention == null ? null : Attention.fromId("workload.attention", attention));
   }
 
   static PartialLayout layout(JsonNode l) {

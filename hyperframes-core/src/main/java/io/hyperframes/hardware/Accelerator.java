@@ -25,6 +25,8 @@ import java.util.Map;
  * @param powerWatts board power
  * @param intraNode fabric between devices of one node
  * @param defaultNode node template used when a request names only the accelerator
+ * @param fusedAttention whether training on it defaults to fused (flash) attention, the
+ *     framework default of its generation (see the catalog's notes)
  * @param source where the numbers come from
  */
 public record Accelerator(
@@ -41,6 +43,7 @@ public record Accelerator(
     double powerWatts,
     Fabric intraNode,
     String defaultNode,
+    boolean fusedAttention,
     String source) {
 
   public Accelerator {

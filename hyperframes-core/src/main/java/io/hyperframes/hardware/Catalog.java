@@ -203,6 +203,7 @@ public final class Catalog {
           JsonFields.number(e, "memoryEfficiency", p + ".memoryEfficiency"),
           JsonFields.number(e, "powerWatts", p + ".powerWatts"), intra,
           JsonFields.string(e, "defaultNode", p + ".defaultNode"),
+          fusedAttention(e, p),
           JsonFields.string(e, "source", p + ".source")));
     }
     for (JsonNode e : array(root, "nodes")) {
@@ -270,5 +271,16 @@ public final class Catalog {
   private static String key(JsonNode e, String section) {
     checkArgument(e.isObject(), "%s: entries must be objects", section);
     return JsonFields.string(e, "id", section + ".id").toLowerCase(Locale.ROOT);
+  }
+
+  private static boolean fusedAttention(JsonNode e, String p) {
+    JsonNode v = e.get("fusedAttention");
+    if (v == null || v.isNull()) {
+      return false;
+    }
+    if (!v.isBoolean()) {
+      throw new IllegalArgumentException(p + ".fusedAttention: must be true or false, got " + v);
+    }
+    return v.booleanValue();
   }
 }

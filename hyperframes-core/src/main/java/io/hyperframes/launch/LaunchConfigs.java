@@ -72,6 +72,7 @@ public final class LaunchConfigs {
           / ((double) plan.workload().globalBatchSize() * m.seqLen()));
       a.add("--train-iters " + iters);
     }
+    // The planner resolves the kernel (the request's, or the accelerator's default).
     if (plan.workload().attention() == io.hyperframes.workload.Attention.FLASH) {
       a.add("--use-flash-attn");
     }

@@ -49,6 +49,9 @@ public final class PlanJson {
     ObjectNode o = EstimateJson.toJson(c.estimate());
     o.put("globalBatchSize", c.workload().globalBatchSize());
     o.put("precision", c.workload().precision().name());
+    if (c.workload().attention() != null) {
+      o.put("attention", c.workload().attention().id());
+    }
     Cost cost = c.cost();
     ObjectNode k = o.putObject("cost");
     k.put("devices", cost.devices());

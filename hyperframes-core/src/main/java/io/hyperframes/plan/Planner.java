@@ -236,7 +236,7 @@ public final class Planner {
       recipe = r.workload().precision();
     }
     return new TrainingWorkload(recipe, r.workload().optimizer(), batch,
-        r.workload().trainingTokens(), r.workload().attention());
+        r.workload().trainingTokens(), r.workload().attentionOn(r.cluster().accelerator()));
   }
 
   private static List<Integer> microBatches(PartialLayout p) {

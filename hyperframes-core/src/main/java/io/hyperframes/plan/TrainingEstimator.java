@@ -141,7 +141,7 @@ public final class TrainingEstimator {
     // Fused attention never stores the scores: its activations are those of selective
     // recomputation (Korthikanti et al. 2022 §4.2 drop exactly the attention core; FlashAttention
     // keeps only the output and a per-row log-sum-exp, Dao 2023 §3.1, which we neglect).
-    Layout stored = workload.attention() == Attention.FLASH
+    Layout stored = workload.attentionOn(acc) == Attention.FLASH
         && layout.recompute() == Recompute.NONE ? new Layout(layout.tp(), layout.pp(), layout.dp(),
             layout.virtualStages(), layout.microBatch(), layout.sequenceParallel(),
             Recompute.SELECTIVE, layout.zeroStage()) : layout;
@@ -228,7 +228,7 @@ public final class TrainingEstimator {
     };
     // One layer's forward, backward (twice the forward) and recomputation.
     double layerTraining = 3 * forward;
-    if (w.attention() == Attention.FLASH) {
+    if (w.attentionOn(acc) == Attention.FLASH) {
       // FlashAttention-2 (Dao 2023, arXiv 2307.08691, §3): scores stay on chip (no element-wise
       // passes over them), causal tiles above the diagonal are skipped ((n+1)/2n of n×n tiles of
       // 128), and the backward recomputes the scores: five matmuls against the forward's two.

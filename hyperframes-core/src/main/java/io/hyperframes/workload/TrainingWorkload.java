@@ -13,21 +13,29 @@ import io.hyperframes.precision.PrecisionRecipe;
  * @param optimizer optimizer, by the state it keeps
  * @param globalBatchSize sequences per optimizer step; 0 when not given (parameters-only models)
  * @param trainingTokens token budget for time-to-train; 0 when not given
- * @param attention attention kernel ({@link Attention#STANDARD} unless the job says otherwise)
+ * @param attention attention kernel; null for the accelerator's default
+ *     ({@link io.hyperframes.hardware.Accelerator#fusedAttention})
  */
 public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
     double trainingTokens, Attention attention) {
 
-  /** A job with standard (materialised) attention, as in the validated reference runs. */
+  /** A job with the accelerator's default attention kernel. */
   public TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
       double trainingTokens) {
-    this(precision, optimizer, globalBatchSize, trainingTokens, Attention.STANDARD);
+    this(precision, optimizer, globalBatchSize, trainingTokens, null);
+  }
+
+  /** The attention kernel on an accelerator: the job's, or the accelerator's default. */
+  public Attention attentionOn(io.hyperframes.hardware.Accelerator accelerator) {
+    if (attention != null) {
+      return attention;
+    }
+    return accelerator.fusedAttention() ? Attention.FLASH : Attention.STANDARD;
   }
 
   public TrainingWorkload {
     checkArgument(precision != null, "workload.precision: must be given");
     checkArgument(optimizer != null, "workload.optimizer: must be given");
-    checkArgument(attention != null, "workload.attention: must be given");
     checkArgument(globalBatchSize >= 0, "workload.globalBatchSize: must be > 0, got %s",
         globalBatchSize);
     Checks.nonNegative("workload.trainingTokens", trainingTokens);

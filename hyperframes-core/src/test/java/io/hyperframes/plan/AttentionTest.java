@@ -26,14 +26,20 @@ class AttentionTest {
   }
 
   @Test
-  void standardUnlessTheJobSaysFlash() {
+  void defaultFollowsTheAcceleratorGeneration() {
     Catalog c = Catalog.builtIn();
+    var a100 = Requests.fromJson(JsonFields.parseObject("request",
+        request("a100-sxm-80gb", null, "none")), c);
     var h100 = Requests.fromJson(JsonFields.parseObject("request",
         request("h100-sxm-80gb", null, "none")), c);
-    assertEquals(Attention.STANDARD, h100.workload().attention());
-    var flash = Requests.fromJson(JsonFields.parseObject("request",
-        request("h100-sxm-80gb", "flash", "none")), c);
-    assertEquals(Attention.FLASH, flash.workload().attention());
+    assertEquals(Attention.STANDARD, a100.workload().attentionOn(a100.cluster().accelerator()));
+    assertEquals(Attention.FLASH, h100.workload().attentionOn(h100.cluster().accelerator()));
+    var forced = Requests.fromJson(JsonFields.parseObject("request",
+        request("h100-sxm-80gb", "standard", "none")), c);
+    assertEquals(Attention.STANDARD,
+        forced.workload().attentionOn(forced.cluster().accelerator()));
+    assertEquals(HyperFrames.estimate(request("h100-sxm-80gb", "flash", "none")).time(),
+        HyperFrames.estimate(request("h100-sxm-80gb", null, "none")).time());
     assertEquals(HyperFrames.estimate(request("a100-sxm-80gb", "standard", "none")).time(),
         HyperFrames.estimate(request("a100-sxm-80gb", null, "none")).time());
   }
