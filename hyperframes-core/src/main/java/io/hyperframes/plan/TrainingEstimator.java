@@ -17,6 +17,7 @@ import io.hyperframes.parallel.ModelStates;
 import io.hyperframes.parallel.ParallelismModel;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.parallel.Recompute;
+import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.PrecisionModel;
 import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.workload.Attention;
@@ -207,8 +208,14 @@ public final class TrainingEstimator {
         + memoryModel.matmulSeconds(acc, tokens, h, h / tp, 1, e, peak)
         + memoryModel.matmulSeconds(acc, tokens, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, e, peak)
         + memoryModel.matmulSeconds(acc, tokens, h, f / tp, 1, e, peak);
-    double tAttn = memoryModel.matmulSeconds(acc, s, s, hd, b * headsPerRank, e, peak)
-        + memoryModel.matmulSeconds(acc, s, hd, s, b * headsPerRank, e, peak);
+    // FP8 recipes run FP8 in the linear layers only: Transformer Engine's DotProductAttention
+    // computes in the activation format (BF16) unless FP8 attention is enabled explicitly.
+    boolean fp8 = recipe.compute() == NumberFormat.FP8_E4M3
+        || recipe.compute() == NumberFormat.FP8_E5M2;
+    double attnPeak = fp8 && acc.supports(recipe.activations())
+        ? Math.min(peak, acc.peakFlops(recipe.activations())) : peak;
+    double tAttn = memoryModel.matmulSeconds(acc, s, s, hd, b * headsPerRank, e, attnPeak)
+        + memoryModel.matmulSeconds(acc, s, hd, s, b * headsPerRank, e, attnPeak);
 
     // Element-wise work of one layer, forward (bytes read + written).
     boolean dropout = !m.gatedMlp();
