@@ -203,7 +203,8 @@ public final class Catalog {
           JsonFields.number(e, "memoryEfficiency", p + ".memoryEfficiency"),
           JsonFields.number(e, "powerWatts", p + ".powerWatts"), intra,
           JsonFields.string(e, "defaultNode", p + ".defaultNode"),
-          fusedAttention(e, p),
+          Boolean.TRUE.equals(
+              JsonFields.optionalBoolean(e, "fusedAttention", p + ".fusedAttention")),
           JsonFields.string(e, "source", p + ".source")));
     }
     for (JsonNode e : array(root, "nodes")) {
@@ -271,16 +272,5 @@ public final class Catalog {
   private static String key(JsonNode e, String section) {
     checkArgument(e.isObject(), "%s: entries must be objects", section);
     return JsonFields.string(e, "id", section + ".id").toLowerCase(Locale.ROOT);
-  }
-
-  private static boolean fusedAttention(JsonNode e, String p) {
-    JsonNode v = e.get("fusedAttention");
-    if (v == null || v.isNull()) {
-      return false;
-    }
-    if (!v.isBoolean()) {
-      throw new IllegalArgumentException(p + ".fusedAttention: must be true or false, got " + v);
-    }
-    return v.booleanValue();
   }
 }

@@ -1,5 +1,7 @@
 package io.hyperframes.inference;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.commons.math3.complex.Complex;
 import org.apache.commons.math3.special.Gamma;
 import org.apache.commons.math3.transform.DftNormalization;
@@ -117,27 +119,23 @@ final class ClusterLatency {
         double[] sizes) {
       this.idle = Math.max(0, idle);
       double total = 0;
-      int count = 1;
       for (int j = 1; j < sizes.length; j++) {
         total += sizes[j] * prefillOf(j);
       }
-      for (int j = 1; j < sizes.length; j++) {
-        if (total > 0 && sizes[j] * prefillOf(j) / total > 1e-9) {
-          count++;
+      List<double[]> parts = new ArrayList<>();
+      parts.add(new double[] {decodeShare, Math.max(1e-12, step)});
+      for (int j = 1; j < sizes.length && total > 0; j++) {
+        double weight = sizes[j] * prefillOf(j) / total;
+        if (weight > 1e-9) {
+          parts.add(new double[] {prefillShare * weight, prefillOf(j)});
         }
       }
+      int count = parts.size();
       share = new double[count];
       length = new double[count];
-      share[0] = decodeShare;
-      length[0] = Math.max(1e-12, step);
-      int c = 1;
-      for (int j = 1; j < sizes.length && c < count; j++) {
-        double wgt = total > 0 ? sizes[j] * prefillOf(j) / total : 0;
-        if (wgt > 1e-9) {
-          share[c] = prefillShare * wgt;
-          length[c] = prefillOf(j);
-          c++;
-        }
+      for (int i = 0; i < count; i++) {
+        share[i] = parts.get(i)[0];
+        length[i] = parts.get(i)[1];
       }
       group = new double[count][];
       for (int i = 0; i < count; i++) {

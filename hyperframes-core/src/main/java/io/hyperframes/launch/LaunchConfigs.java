@@ -10,6 +10,7 @@ import io.hyperframes.plan.Candidate;
 import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.tuning.GoldenParameter;
+import io.hyperframes.workload.Attention;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -73,7 +74,7 @@ public final class LaunchConfigs {
       a.add("--train-iters " + iters);
     }
     // The planner resolves the kernel (the request's, or the accelerator's default).
-    if (plan.workload().attention() == io.hyperframes.workload.Attention.FLASH) {
+    if (plan.workload().attention() == Attention.FLASH) {
       a.add("--use-flash-attn");
     }
     if (l.recompute() == Recompute.SELECTIVE) {
