@@ -27,6 +27,10 @@ import java.util.Map;
  * @param defaultNode node template used when a request names only the accelerator
  * @param fusedAttention whether training on it defaults to fused (flash) attention, the
  *     framework default of its generation (see the catalog's notes)
+ * @param generation architecture generation ("volta", "ampere", "hopper", "blackwell", "ada",
+ *     "cdna3"); the catalog's kernel efficiencies are fitted per generation and format
+ * @param kernels fitted kernel efficiencies by compute format; a format without an entry uses
+ *     {@code matmulEfficiency}, {@code matmulHalfDim} and {@code matmulHalfRows}
  * @param source where the numbers come from
  */
 public record Accelerator(
@@ -44,6 +48,8 @@ public record Accelerator(
     Fabric intraNode,
     String defaultNode,
     boolean fusedAttention,
+    String generation,
+    Map<NumberFormat, KernelEfficiency> kernels,
     String source) {
 
   public Accelerator {
@@ -63,6 +69,41 @@ public record Accelerator(
         "%s.memoryEfficiency: must be in (0, 1], got %s", id, memoryEfficiency);
     Checks.nonNegative(id + ".powerWatts", powerWatts);
     checkArgument(intraNode != null, "%s.intraNode: must be given", id);
+    generation = generation == null ? "" : generation;
+    ImmutableMap.Builder<NumberFormat, KernelEfficiency> k = ImmutableMap.builder();
+    KernelEfficiency baseline = new KernelEfficiency(matmulEfficiency, matmulHalfDim,
+        matmulHalfRows, 0.0, 0.0, source);
+    for (NumberFormat f : peakFlopsPerSecond.keySet()) {
+      KernelEfficiency given = kernels == null ? null : kernels.get(f);
+      k.put(f, given != null ? given : baseline);
+    }
+    kernels = k.buildOrThrow();
+  }
+
+  /**
+   * The kernel efficiencies in this compute format (the accelerator's matmul constants when the
+   * catalog has none fitted for its generation and the format).
+   */
+  public KernelEfficiency kernel(NumberFormat format) {
+    KernelEfficiency k = kernels.get(format);
+    return k != null ? k : new KernelEfficiency(matmulEfficiency, matmulHalfDim, matmulHalfRows,
+        0.0, 0.0, source);
+  }
+
+  /** This accelerator with other kernel efficiencies (catalog resolution and calibration). */
+  public Accelerator withKernels(Map<NumberFormat, KernelEfficiency> fitted) {
+    return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
+        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
+        memoryEfficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, fitted,
+        source);
+  }
+
+  /** This accelerator with another sustained memory-bandwidth fraction (calibration). */
+  public Accelerator withMemoryEfficiency(double efficiency) {
+    return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
+        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
+        efficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, kernels,
+        source);
   }
 
   /**

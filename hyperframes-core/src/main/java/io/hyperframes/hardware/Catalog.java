@@ -36,6 +36,7 @@ public final class Catalog {
   private final Map<String, TransformerSpec> models;
   private final Map<String, String> modelSources;
   private final Map<String, Price> prices;
+  private final Map<String, Map<NumberFormat, KernelEfficiency>> kernels;
 
   /**
    * An accelerator-hour price.
@@ -49,7 +50,7 @@ public final class Catalog {
   private Catalog(String version, Map<String, Fabric> fabrics,
       Map<String, Accelerator> accelerators, Map<String, NodeTemplate> nodes,
       Map<String, TransformerSpec> models, Map<String, String> modelSources,
-      Map<String, Price> prices) {
+      Map<String, Price> prices, Map<String, Map<NumberFormat, KernelEfficiency>> kernels) {
     this.version = version;
     this.fabrics = ImmutableSortedMap.copyOf(fabrics);
     this.accelerators = ImmutableSortedMap.copyOf(accelerators);
@@ -57,6 +58,76 @@ public final class Catalog {
     this.models = ImmutableSortedMap.copyOf(models);
     this.modelSources = ImmutableMap.copyOf(modelSources);
     this.prices = ImmutableSortedMap.copyOf(prices);
+    ImmutableSortedMap.Builder<String, Map<NumberFormat, KernelEfficiency>> k =
+        ImmutableSortedMap.naturalOrder();
+    kernels.forEach((g, byFormat) -> k.put(g, ImmutableMap.copyOf(byFormat)));
+    this.kernels = k.build();
+  }
+
+  /**
+   * Fitted kernel efficiencies by accelerator generation and compute format (the catalog's
+   * {@code kernels} section); accelerators of a generation use them.
+   */
+  public Map<String, Map<NumberFormat, KernelEfficiency>> kernels() {
+    return kernels;
+  }
+
+  /**
+   * This catalog with the kernel efficiencies of one generation and format replaced, every
+   * accelerator of that generation re-resolved (what {@code calibrate} fits).
+   */
+  public Catalog withKernel(String generation, NumberFormat format, KernelEfficiency kernel) {
+    checkArgument(generation != null && !generation.isBlank(), "generation: must be given");
+    checkArgument(format != null && kernel != null, "kernel: format and efficiencies must be given");
+    Map<String, Map<NumberFormat, KernelEfficiency>> k = copyKernels(kernels);
+    k.computeIfAbsent(generation.toLowerCase(Locale.ROOT), g -> new LinkedHashMap<>())
+        .put(format, kernel);
+    return new Catalog(version, fabrics, resolve(accelerators, k), nodes, models, modelSources,
+        prices, k);
+  }
+
+  /** This catalog with a fabric replaced (and the node templates built on it re-derived). */
+  public Catalog withFabricEfficiency(String fabricId, double efficiency) {
+    Fabric old = fabrics.get(fabricId);
+    checkArgument(old != null, "fabric: unknown fabric '%s'", fabricId);
+    Fabric f = new Fabric(old.id(), old.bandwidthBytesPerSecond(), old.latencySeconds(),
+        old.launchSeconds(), efficiency, old.halfEfficiencyBytes(),
+        old.inNetworkReductionBytesPerSecond(), old.source());
+    Map<String, Fabric> fs = new LinkedHashMap<>(fabrics);
+    fs.put(fabricId, f);
+    Map<String, Accelerator> as = new LinkedHashMap<>();
+    accelerators.forEach((id, a) -> as.put(id, a.intraNode().id().equals(fabricId)
+        ? new Accelerator(a.id(), a.name(), a.peakFlopsPerSecond(), a.memoryBytes(),
+            a.memoryBandwidthBytesPerSecond(), a.l2Bytes(), a.matmulEfficiency(),
+            a.matmulHalfDim(), a.matmulHalfRows(), a.memoryEfficiency(), a.powerWatts(), f,
+            a.defaultNode(), a.fusedAttention(), a.generation(), a.kernels(), a.source())
+        : a));
+    Map<String, NodeTemplate> ns = new LinkedHashMap<>();
+    nodes.forEach((id, n) -> {
+      Fabric nic = n.interNode();
+      boolean built = nic.id().startsWith(fabricId + "-x");
+      ns.put(id, built ? new NodeTemplate(n.id(), n.accelerator(), n.devicesPerNode(),
+          new Fabric(nic.id(), nic.bandwidthBytesPerSecond(), nic.latencySeconds(),
+              nic.launchSeconds(), efficiency, nic.halfEfficiencyBytes(),
+              nic.inNetworkReductionBytesPerSecond(), nic.source()),
+          n.hostCores(), n.hostMemoryBytes(), n.source()) : n);
+    });
+    return new Catalog(version, fs, as, ns, models, modelSources, prices, kernels);
+  }
+
+  private static Map<String, Map<NumberFormat, KernelEfficiency>> copyKernels(
+      Map<String, Map<NumberFormat, KernelEfficiency>> from) {
+    Map<String, Map<NumberFormat, KernelEfficiency>> k = new LinkedHashMap<>();
+    from.forEach((g, byFormat) -> k.put(g, new LinkedHashMap<>(byFormat)));
+    return k;
+  }
+
+  private static Map<String, Accelerator> resolve(Map<String, Accelerator> accelerators,
+      Map<String, Map<NumberFormat, KernelEfficiency>> kernels) {
+    Map<String, Accelerator> out = new LinkedHashMap<>();
+    accelerators.forEach((id, a) -> out.put(id,
+        a.withKernels(kernels.getOrDefault(a.generation(), Map.of()))));
+    return out;
   }
 
   /** Prices by accelerator id. */
@@ -143,7 +214,8 @@ public final class Catalog {
   }
 
   private static Catalog loadBuiltIn() {
-    Catalog empty = new Catalog("", Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+    Catalog empty = new Catalog("", Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
+        Map.of());
     Catalog c = empty.merge(JsonFields.parseObject("hardware.json", resource("hardware.json")));
     c = c.merge(JsonFields.parseObject("prices.json", resource("prices.json")));
     return c.merge(JsonFields.parseObject("models.json", resource("models.json")));
@@ -167,6 +239,7 @@ public final class Catalog {
     Map<String, TransformerSpec> m = new LinkedHashMap<>(models);
     Map<String, String> ms = new LinkedHashMap<>(modelSources);
     Map<String, Price> pr = new LinkedHashMap<>(prices);
+    Map<String, Map<NumberFormat, KernelEfficiency>> k = copyKernels(kernels);
     String v = JsonFields.optionalString(root, "version", "version");
     for (JsonNode e : array(root, "fabrics")) {
       String id = key(e, "fabrics");
@@ -205,6 +278,7 @@ public final class Catalog {
           JsonFields.string(e, "defaultNode", p + ".defaultNode"),
           Boolean.TRUE.equals(
               JsonFields.optionalBoolean(e, "fusedAttention", p + ".fusedAttention")),
+          JsonFields.optionalString(e, "generation", p + ".generation"), Map.of(),
           JsonFields.string(e, "source", p + ".source")));
     }
     for (JsonNode e : array(root, "nodes")) {
@@ -238,7 +312,26 @@ public final class Catalog {
           JsonFields.string(e, "source", p + ".source"),
           JsonFields.string(e, "date", p + ".date")));
     }
-    return new Catalog(v != null ? v : version, f, a, n, m, ms, pr);
+    for (JsonNode e : array(root, "kernels")) {
+      checkArgument(e.isObject(), "kernels: entries must be objects");
+      String g = JsonFields.string(e, "generation", "kernels.generation").toLowerCase(Locale.ROOT);
+      String p = "kernels[" + g + "]";
+      KernelEfficiency eff = new KernelEfficiency(
+          JsonFields.number(e, "matmulEfficiency", p + ".matmulEfficiency"),
+          JsonFields.number(e, "matmulHalfDim", p + ".matmulHalfDim"),
+          JsonFields.number(e, "matmulHalfRows", p + ".matmulHalfRows"),
+          JsonFields.number(e, "attentionEfficiency", p + ".attentionEfficiency"),
+          JsonFields.number(e, "layerOverheadUs", p + ".layerOverheadUs") * 1e-6,
+          JsonFields.string(e, "source", p + ".source"));
+      JsonNode formats = e.get("formats");
+      checkArgument(formats != null && formats.isArray() && !formats.isEmpty(),
+          "%s.formats: must be a non-empty array of number formats", p);
+      for (JsonNode fmt : formats) {
+        k.computeIfAbsent(g, x -> new LinkedHashMap<>())
+            .put(NumberFormat.fromId(p + ".formats", fmt.asText()), eff);
+      }
+    }
+    return new Catalog(v != null ? v : version, f, resolve(a, k), n, m, ms, pr, k);
   }
 
   /** Reads a transformer architecture from JSON fields (also used for request models). */

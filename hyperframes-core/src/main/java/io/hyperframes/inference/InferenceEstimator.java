@@ -102,13 +102,13 @@ public final class InferenceEstimator {
     }
 
     double prefill = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(),
-        w.promptTokens(), w.promptTokens(), e, wb, kb, peak, true)
-        + logits(m, acc, tp, w.batchSize(), e, wb, peak)
+        w.promptTokens(), w.promptTokens(), e, wb, kb, compute, peak, true)
+        + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas, prefillTokens * m.hidden() * e / tp);
     double context = w.promptTokens() + w.outputTokens() / 2.0;
     double decode = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(), 1, context, e, wb,
-        kb, peak, false)
-        + logits(m, acc, tp, w.batchSize(), e, wb, peak)
+        kb, compute, peak, false)
+        + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas, (double) w.batchSize() * m.hidden() * e / tp);
     return new InferenceEstimate(reasons.isEmpty(), reasons, tp, pp, replicas, m.parameters(),
         weights, kv, activations, other, prefill, decode, kvPerToken, kvPerToken * paged,
@@ -120,7 +120,8 @@ public final class InferenceEstimator {
    * {@code context} positions.
    */
   private double layer(TransformerSpec m, Cluster cluster, int tp, int batch, int tokens,
-      double context, double e, double wb, double kb, double peak, boolean prefill) {
+      double context, double e, double wb, double kb, NumberFormat compute, double peak,
+      boolean prefill) {
     Accelerator acc = cluster.accelerator();
     double rows = (double) batch * tokens;
     double h = m.hidden();
@@ -129,20 +130,23 @@ public final class InferenceEstimator {
     // Weight-only quantised formats stream fewer bytes per weight: scale the element size of
     // each matmul by wb/e on the weight operand through an effective element size.
     double we = prefill ? e : wb;
-    double t = memory.matmulSeconds(acc, rows, (h + 2 * kv) / tp, h, 1, we, peak)
-        + memory.matmulSeconds(acc, rows, h, h / tp, 1, we, peak)
-        + memory.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, we, peak)
-        + memory.matmulSeconds(acc, rows, h, f / tp, 1, we, peak);
+    double t = memory.matmulSeconds(acc, rows, (h + 2 * kv) / tp, h, 1, we, compute, peak)
+        + memory.matmulSeconds(acc, rows, h, h / tp, 1, we, compute, peak)
+        + memory.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, we, compute,
+            peak)
+        + memory.matmulSeconds(acc, rows, h, f / tp, 1, we, compute, peak);
     double heads = (double) m.heads() / tp;
     double bandwidth = acc.memoryBandwidthBytesPerSecond() * acc.memoryEfficiency();
     if (prefill) {
-      t += memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, e, peak)
-          + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, e, peak);
+      t += memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, e, compute,
+          peak)
+          + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, e, compute,
+              peak);
       t += 2 * e * heads * (double) tokens * tokens * batch / bandwidth;
     } else {
       double kvRead = 2.0 * batch * context * Math.max(1, m.kvHeads() / tp) * m.headDim() * kb;
       double flops = 4.0 * batch * context * h / tp;
-      t += memory.rooflineSeconds(acc, flops, kvRead, peak);
+      t += memory.rooflineSeconds(acc, flops, kvRead, compute, peak);
     }
     double elementwise = e * rows * (4 * h + 6 * h) + (m.gatedMlp() ? 3 : 2) * e * rows * f / tp;
     t += elementwise / bandwidth;
@@ -154,8 +158,9 @@ public final class InferenceEstimator {
   }
 
   private double logits(TransformerSpec m, Accelerator acc, int tp, int batch, double e,
-      double wb, double peak) {
-    return memory.matmulSeconds(acc, batch, (double) m.vocab() / tp, m.hidden(), 1, wb, peak);
+      double wb, NumberFormat compute, double peak) {
+    return memory.matmulSeconds(acc, batch, (double) m.vocab() / tp, m.hidden(), 1, wb, compute,
+        peak);
   }
 
   private double pipeline(Cluster cluster, int tp, int replicas, double bytes) {

@@ -1,6 +1,7 @@
 package io.hyperframes.memory;
 
 import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.precision.NumberFormat;
 import java.util.List;
 
 /** Where data lives and how long it takes to reach the compute units. */
@@ -15,18 +16,20 @@ public interface MemoryHierarchyModel {
    *
    * @param flops floating-point operations
    * @param bytes bytes moved to or from device memory
-   * @param peakFlopsPerSecond peak of the format the operation computes in
+   * @param format the format the operation computes in (selects the fitted kernel efficiency)
+   * @param peakFlopsPerSecond peak of that format
    */
-  double rooflineSeconds(Accelerator accelerator, double flops, double bytes,
+  double rooflineSeconds(Accelerator accelerator, double flops, double bytes, NumberFormat format,
       double peakFlopsPerSecond);
 
   /**
    * Time of {@code batch} independent matrix products of an m×k by a k×n matrix in a format of
-   * {@code elementBytes}: the roofline of their FLOPs (at a size-dependent efficiency) and of the
-   * bytes of their operands and result.
+   * {@code elementBytes}: the roofline of their FLOPs (at the size-dependent efficiency of
+   * {@code format} on the accelerator, {@link Accelerator#kernel}) and of the bytes of their
+   * operands and result.
    */
   double matmulSeconds(Accelerator accelerator, double m, double n, double k, double batch,
-      double elementBytes, double peakFlopsPerSecond);
+      double elementBytes, NumberFormat format, double peakFlopsPerSecond);
 
   /** The fastest level whose capacity holds {@code bytes}; the slowest level if none does. */
   default MemoryLevel placement(Accelerator accelerator, double bytes) {

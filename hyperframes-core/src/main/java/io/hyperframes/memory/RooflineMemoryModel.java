@@ -2,6 +2,7 @@ package io.hyperframes.memory;
 
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.precision.NumberFormat;
 import java.util.List;
 
 /**
@@ -21,7 +22,7 @@ enum RooflineMemoryModel implements MemoryHierarchyModel {
 
   @Override
   public List<MemoryLevel> levels(Accelerator a) {
-    double hostLink = a.peakFlopsPerSecond().containsKey(io.hyperframes.precision.NumberFormat.FP8_E4M3)
+    double hostLink = a.peakFlopsPerSecond().containsKey(NumberFormat.FP8_E4M3)
         ? PCIE_GEN5_BYTES_PER_SECOND : PCIE_GEN4_BYTES_PER_SECOND;
     ImmutableList.Builder<MemoryLevel> b = ImmutableList.builder();
     if (a.l2Bytes() > 0) {
@@ -42,17 +43,14 @@ enum RooflineMemoryModel implements MemoryHierarchyModel {
    * Matmul efficiency falls for small dimensions: each dimension d runs at d / (d + d½) of the
    * large-matrix efficiency, a smooth form of the tile and wave quantization described in NVIDIA's
    * "Matrix Multiplication Background User's Guide" (Deep Learning Performance documentation,
-   * sections "Tile Quantization" and "Wave Quantization"). d½ is the accelerator's
-   * {@code matmulHalfDim} for the weight dimensions n and k and {@code matmulHalfRows} for the
-   * token dimension m.
+   * sections "Tile Quantization" and "Wave Quantization"). d½ is the kernel efficiency's
+   * {@code halfDim} for the weight dimensions n and k and {@code halfRows} for the token dimension
+   * m, fitted per accelerator generation and format ({@link Accelerator#kernel}).
    */
   @Override
   public double matmulSeconds(Accelerator a, double m, double n, double k, double batch,
-      double elementBytes, double peak) {
-    double half = a.matmulHalfDim();
-    double halfRows = a.matmulHalfRows();
-    double efficiency = a.matmulEfficiency() * m / (m + halfRows) * n / (n + half)
-        * k / (k + half);
+      double elementBytes, NumberFormat format, double peak) {
+    double efficiency = a.kernel(format).matmulAt(m, n, k);
     double flops = 2.0 * m * n * k * batch;
     double bytes = elementBytes * batch * (m * k + k * n + m * n);
     double compute = flops / (peak * efficiency);
@@ -61,8 +59,9 @@ enum RooflineMemoryModel implements MemoryHierarchyModel {
   }
 
   @Override
-  public double rooflineSeconds(Accelerator a, double flops, double bytes, double peak) {
-    double compute = flops / (peak * a.matmulEfficiency());
+  public double rooflineSeconds(Accelerator a, double flops, double bytes, NumberFormat format,
+      double peak) {
+    double compute = flops / (peak * a.kernel(format).matmul());
     double memory = bytes / (a.memoryBandwidthBytesPerSecond() * a.memoryEfficiency());
     return Math.max(compute, memory);
   }

@@ -204,18 +204,21 @@ public final class TrainingEstimator {
     // projection, MLP up (gate and up for a gated MLP) and down.
     double hd = m.headDim();
     double headsPerRank = m.heads() / tp;
-    double tDense = memoryModel.matmulSeconds(acc, tokens, (h + 2 * kv) / tp, h, 1, e, peak)
-        + memoryModel.matmulSeconds(acc, tokens, h, h / tp, 1, e, peak)
-        + memoryModel.matmulSeconds(acc, tokens, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, e, peak)
-        + memoryModel.matmulSeconds(acc, tokens, h, f / tp, 1, e, peak);
+    NumberFormat c = recipe.compute();
+    double tDense = memoryModel.matmulSeconds(acc, tokens, (h + 2 * kv) / tp, h, 1, e, c, peak)
+        + memoryModel.matmulSeconds(acc, tokens, h, h / tp, 1, e, c, peak)
+        + memoryModel.matmulSeconds(acc, tokens, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, e, c,
+            peak)
+        + memoryModel.matmulSeconds(acc, tokens, h, f / tp, 1, e, c, peak);
     // FP8 recipes run FP8 in the linear layers only: Transformer Engine's DotProductAttention
     // computes in the activation format (BF16) unless FP8 attention is enabled explicitly.
     boolean fp8 = recipe.compute() == NumberFormat.FP8_E4M3
         || recipe.compute() == NumberFormat.FP8_E5M2;
-    double attnPeak = fp8 && acc.supports(recipe.activations())
-        ? Math.min(peak, acc.peakFlops(recipe.activations())) : peak;
-    double tAttn = memoryModel.matmulSeconds(acc, s, s, hd, b * headsPerRank, e, attnPeak)
-        + memoryModel.matmulSeconds(acc, s, hd, s, b * headsPerRank, e, attnPeak);
+    NumberFormat attnFormat = fp8 && acc.supports(recipe.activations()) ? recipe.activations() : c;
+    double attnPeak = attnFormat == c ? peak : Math.min(peak, acc.peakFlops(attnFormat));
+    double tAttn = memoryModel.matmulSeconds(acc, s, s, hd, b * headsPerRank, e, attnFormat,
+        attnPeak)
+        + memoryModel.matmulSeconds(acc, s, hd, s, b * headsPerRank, e, attnFormat, attnPeak);
 
     // Element-wise work of one layer, forward (bytes read + written).
     boolean dropout = !m.gatedMlp();
@@ -240,7 +243,13 @@ public final class TrainingEstimator {
       // passes over them), causal tiles above the diagonal are skipped ((n+1)/2n of n×n tiles of
       // 128), and the backward recomputes the scores: five matmuls against the forward's two.
       double tiles = Math.ceil(s / 128.0);
-      double tFlash = tAttn * (tiles + 1) / (2 * tiles);
+      double causal = (tiles + 1) / (2 * tiles);
+      double fused = acc.kernel(attnFormat).attention();
+      // With a fitted fused-attention efficiency the kernel runs its executed FLOPs (the two
+      // score and value products, 4·b·s²·h/t, causal tiles only) at that fraction of the peak.
+      double tFlash = fused > 0
+          ? 4.0 * b * s * s * hd * headsPerRank * causal / (attnPeak * fused)
+          : tAttn * causal;
       forward = tDense + tElementwise + tFlash;
       layerTraining = 3 * (tDense + tElementwise) + 3.5 * tFlash;
       recompute = l.recompute() == Recompute.FULL ? forward : 0.0;
@@ -258,11 +267,12 @@ public final class TrainingEstimator {
 
     // Logits and loss on the last stage: three matmul passes plus the cross-entropy softmax.
     double logitBytes = tokens * m.vocab() / tp * (e + 16.0);
-    double tLogits = 3 * memoryModel.matmulSeconds(acc, tokens, m.vocab() / tp, h, 1, e, peak)
+    double tLogits = 3 * memoryModel.matmulSeconds(acc, tokens, m.vocab() / tp, h, 1, e, c, peak)
         + logitBytes / bandwidth;
 
     int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
-    double mbCompute = layersPerStage * layerTraining + tLogits;
+    double mbCompute = layersPerStage * (layerTraining + acc.kernel(c).layerOverheadSeconds())
+        + tLogits;
     double mbRecompute = layersPerStage * recompute;
     double mbTp = layersPerStage * tTp;
 
@@ -447,7 +457,9 @@ public final class TrainingEstimator {
       } else {
         vs.add(1);
         if (pp > 1 && microBatches % pp == 0) {
-          for (int v = 2; v <= Math.min(8, perStage); v++) {
+          // Megatron-LM needs whole layers per virtual stage: v divides the stage's layers
+          // (one layer per virtual stage included, as for a prime layer count).
+          for (int v = 2; v <= perStage; v++) {
             if (perStage % v == 0) {
               vs.add(v);
             }

@@ -35,8 +35,15 @@ public final class Validator {
 
   /** A validator over the built-in catalog and analytical models. */
   public static Validator analytical() {
-    return new Validator(Catalog.builtIn(), TrainingEstimator.analytical(),
-        InterconnectModel.alphaBeta());
+    return on(Catalog.builtIn());
+  }
+
+  /** A validator over the analytical models and this catalog (for example a calibrated one). */
+  public static Validator on(Catalog catalog) {
+    if (catalog == null) {
+      throw new IllegalArgumentException("catalog: must be given");
+    }
+    return new Validator(catalog, TrainingEstimator.analytical(), InterconnectModel.alphaBeta());
   }
 
   /**
@@ -45,7 +52,15 @@ public final class Validator {
    * @throws IllegalArgumentException when the document or a case is malformed, naming the case
    */
   public ValidationReport run(String casesJson) {
-    JsonNode root = JsonFields.parseObject("cases", casesJson);
+    return run(JsonFields.parseObject("cases", casesJson));
+  }
+
+  /**
+   * Validates every case of a parsed document ({@code {"cases": [...]}}).
+   *
+   * @throws IllegalArgumentException when the document or a case is malformed, naming the case
+   */
+  public ValidationReport run(JsonNode root) {
     JsonNode cases = root.get("cases");
     if (cases == null || !cases.isArray()) {
       throw new IllegalArgumentException("cases: must be an array of cases");

@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
     description = "Plan and measure AI compute: estimate training layouts, validate the planner,"
         + " benchmark kernels.",
     subcommands = {PlanCommand.class, EstimateCommand.class, ValidateCommand.class,
+        CalibrateCommand.class,
         CatalogCommand.class, BenchCommand.class, DatasetCommand.class})
 public final class Main {
 

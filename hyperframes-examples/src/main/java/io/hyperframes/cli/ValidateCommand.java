@@ -25,13 +25,19 @@ final class ValidateCommand implements Callable<Integer> {
   @Option(names = "--cases", required = true, paramLabel = "FILE", description = "Cases JSON.")
   Path cases;
 
+  @Option(names = "--catalog", paramLabel = "FILE",
+      description = "Catalog override (for example written by calibrate).")
+  Path catalog;
+
   @Option(names = "--format", defaultValue = "table",
       description = "table (default), json or markdown.")
   Format format;
 
   @Override
   public Integer call() throws JsonProcessingException {
-    ValidationReport r = Validator.analytical().run(Files2.read("--cases", cases));
+    Validator v = catalog == null ? Validator.analytical()
+        : Validator.on(io.hyperframes.hardware.Catalog.builtIn().withOverrides(catalog));
+    ValidationReport r = v.run(Files2.read("--cases", cases));
     var out = spec.commandLine().getOut();
     switch (format) {
       case json -> out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()

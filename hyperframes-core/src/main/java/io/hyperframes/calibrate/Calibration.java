@@ -1,0 +1,432 @@
+package io.hyperframes.calibrate;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.KernelEfficiency;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.validate.CaseResult;
+import io.hyperframes.validate.ValidationReport;
+import io.hyperframes.validate.Validator;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+import org.apache.commons.math3.fitting.leastsquares.LeastSquaresBuilder;
+import org.apache.commons.math3.fitting.leastsquares.LeastSquaresOptimizer;
+import org.apache.commons.math3.fitting.leastsquares.LevenbergMarquardtOptimizer;
+import org.apache.commons.math3.fitting.leastsquares.MultivariateJacobianFunction;
+import org.apache.commons.math3.linear.Array2DRowRealMatrix;
+import org.apache.commons.math3.linear.ArrayRealVector;
+import org.apache.commons.math3.linear.RealVector;
+import org.apache.commons.math3.util.Pair;
+
+/**
+ * Fits the catalog's efficiency constants to measured runs: the kernel efficiencies of each
+ * accelerator generation and compute format that the training cases use, and the efficiency of
+ * each fabric that the collective cases measure.
+ *
+ * <p>The fit minimises the squared log-ratios of predicted to measured figures (step time, or
+ * tokens per second, or bus bandwidth: one figure per case) with Levenberg–Marquardt
+ * (Apache Commons Math, {@link LevenbergMarquardtOptimizer}); every constant is bounded by a
+ * logistic transform to a physical range. Cases without a fixed layout (searches) and memory
+ * figures do not take part. A case's group for leave-one-out is its {@code source}: every group
+ * is predicted by a fit on the other groups.
+ */
+public final class Calibration {
+
+  /** A constant that can be fitted. */
+  public enum Constant {
+    /** Large-matrix matmul fraction of peak, per generation and format; bounds [0.2, 1]. */
+    MATMUL_EFFICIENCY("matmulEfficiency", 0.2, 1.0),
+    /** Fused-attention fraction of peak, per generation and format; bounds [0.1, 1]. */
+    ATTENTION_EFFICIENCY("attentionEfficiency", 0.1, 1.0),
+    /** Weight dimension of half matmul efficiency, per generation and format; bounds [0, 2000]. */
+    MATMUL_HALF_DIM("matmulHalfDim", 0.0, 2000.0),
+    /** Fixed seconds per layer and micro-batch; bounds [0, 3 ms]. */
+    LAYER_OVERHEAD("layerOverheadUs", 0.0, 3000.0),
+    /** Sustained fraction of a fabric's bandwidth; bounds [0.2, 1]. */
+    FABRIC_EFFICIENCY("efficiency", 0.2, 1.0);
+
+    private final String field;
+    private final double low;
+    private final double high;
+
+    Constant(String field, double low, double high) {
+      this.field = field;
+      this.low = low;
+      this.high = high;
+    }
+
+    /** The catalog field the constant is written to. */
+    public String field() {
+      return field;
+    }
+  }
+
+  /**
+   * One fitted constant.
+   *
+   * @param target "generation/format" for kernel constants, the fabric id for fabric efficiency
+   * @param constant which constant
+   * @param before value in the catalog the fit started from
+   * @param after fitted value
+   */
+  public record Fitted(String target, Constant constant, double before, double after) {}
+
+  /**
+   * The outcome of a fit.
+   *
+   * @param catalog the calibrated catalog (the input catalog with the fitted constants)
+   * @param fitted every fitted constant, before and after
+   * @param before the cases against the input catalog
+   * @param after the cases against the calibrated catalog (in-sample)
+   * @param leaveOneOut each case group predicted by a fit on the other groups (out-of-sample)
+   * @param cases ids of the cases that took part
+   * @param date the day of the fit
+   */
+  public record Result(Catalog catalog, List<Fitted> fitted, ValidationReport before,
+      ValidationReport after, ValidationReport leaveOneOut, List<String> cases, LocalDate date) {
+    public Result {
+      fitted = ImmutableList.copyOf(fitted);
+      cases = ImmutableList.copyOf(cases);
+    }
+
+    /**
+     * The calibrated constants as a catalog override file ({@code --catalog}): a {@code kernels}
+     * entry per generation and format and the fitted fabrics, each with its provenance.
+     */
+    public String toCatalogJson() {
+      ObjectNode root = JsonFields.mapper().createObjectNode();
+      root.put("version", catalog.version() + "+calibrated-" + date);
+      String provenance = String.format(Locale.ROOT,
+          "calibrate %s on %d cases (%s); mean |error| %.2f %% before, %.2f %% after,"
+              + " %.2f %% leave-one-source-out", date, cases.size(), String.join(", ", cases),
+          100 * before.meanAbsRelativeError(), 100 * after.meanAbsRelativeError(),
+          100 * leaveOneOut.meanAbsRelativeError());
+      ArrayNode kernels = root.putArray("kernels");
+      Set<String> kernelTargets = new LinkedHashSet<>();
+      Set<String> fabricTargets = new LinkedHashSet<>();
+      for (Fitted f : fitted) {
+        (f.constant() == Constant.FABRIC_EFFICIENCY ? fabricTargets : kernelTargets)
+            .add(f.target());
+      }
+      for (String t : kernelTargets) {
+        String[] gf = t.split("/", 2);
+        NumberFormat format = NumberFormat.fromId("kernels.formats", gf[1]);
+        KernelEfficiency k = catalog.kernels().get(gf[0]).get(format);
+        ObjectNode e = kernels.addObject();
+        e.put("generation", gf[0]);
+        e.putArray("formats").add(gf[1]);
+        e.put("matmulEfficiency", k.matmul());
+        e.put("matmulHalfDim", k.halfDim());
+        e.put("matmulHalfRows", k.halfRows());
+        e.put("attentionEfficiency", k.attention());
+        e.put("layerOverheadUs", k.layerOverheadSeconds() * 1e6);
+        e.put("source", provenance);
+      }
+      ArrayNode fabrics = root.putArray("fabrics");
+      for (String t : fabricTargets) {
+        var f = catalog.fabrics().get(t);
+        ObjectNode e = fabrics.addObject();
+        e.put("id", f.id());
+        e.put("bandwidthGBps", f.bandwidthBytesPerSecond() / 1e9);
+        e.put("latencyUs", f.latencySeconds() * 1e6);
+        e.put("launchUs", f.launchSeconds() * 1e6);
+        e.put("efficiency", f.efficiency());
+        e.put("halfEfficiencyMB", f.halfEfficiencyBytes() / 1e6);
+        e.put("inNetworkReductionGBps", f.inNetworkReductionBytesPerSecond() / 1e9);
+        e.put("source", f.source() + "; efficiency by " + provenance);
+      }
+      try {
+        return JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /** One fitted degree of freedom: a target, a constant, and how to set it in a catalog. */
+  private record Knob(String target, Constant constant, double start,
+      BiFunction<Catalog, Double, Catalog> apply) {
+
+    double value(double u) {
+      return constant.low + (constant.high - constant.low) / (1 + Math.exp(-u));
+    }
+
+    double unbounded(double v) {
+      double x = (Math.min(Math.max(v, constant.low + 1e-6), constant.high - 1e-6) - constant.low)
+          / (constant.high - constant.low);
+      return Math.log(x / (1 - x));
+    }
+  }
+
+  private static final Set<String> FIT_METRICS =
+      Set.of("stepSeconds", "tokensPerSecondPerDevice", "busBandwidthBytesPerSecond");
+
+  private Calibration() {}
+
+  /**
+   * Fits the given constants on the cases of a document in the validation format.
+   *
+   * @param casesJson {@code {"cases": [...]}} as in {@code published-runs.json}
+   * @param catalog the catalog to start from (its constants are the fit's starting point)
+   * @param constants which constants to fit; kernel constants are fitted for every generation and
+   *     format of the training cases, {@link Constant#ATTENTION_EFFICIENCY} only where those cases
+   *     use fused attention, fabric efficiency for every fabric of the collective cases
+   * @throws IllegalArgumentException when the document is malformed or has no case to fit
+   */
+  public static Result fit(String casesJson, Catalog catalog, Set<Constant> constants) {
+    checkArgument(casesJson != null, "cases: must be given");
+    checkArgument(catalog != null, "catalog: must be given");
+    checkArgument(constants != null && !constants.isEmpty(),
+        "constants: at least one constant must be fitted");
+    JsonNode root = JsonFields.parseObject("cases", casesJson);
+    JsonNode all = root.get("cases");
+    checkArgument(all != null && all.isArray(), "cases: must be an array of cases");
+    List<JsonNode> usable = new ArrayList<>();
+    for (JsonNode c : all) {
+      if (fittable(c)) {
+        usable.add(c);
+      }
+    }
+    checkArgument(!usable.isEmpty(), "cases: no case with a fixed layout and a step time,"
+        + " throughput or bus bandwidth to fit");
+    ValidationReport before = fitted(Validator.on(catalog).run(document(usable)));
+    FitOutcome full = fitOn(usable, catalog, EnumSet.copyOf(constants));
+    ValidationReport after = fitted(Validator.on(full.catalog).run(document(usable)));
+
+    Map<String, List<JsonNode>> groups = new LinkedHashMap<>();
+    for (JsonNode c : usable) {
+      groups.computeIfAbsent(c.path("source").asText(c.path("id").asText()),
+          k -> new ArrayList<>()).add(c);
+    }
+    List<CaseResult> loo = new ArrayList<>();
+    for (Map.Entry<String, List<JsonNode>> g : groups.entrySet()) {
+      List<JsonNode> rest = new ArrayList<>(usable);
+      rest.removeAll(g.getValue());
+      Catalog trained = rest.isEmpty() ? catalog
+          : fitOn(rest, catalog, EnumSet.copyOf(constants)).catalog;
+      loo.addAll(fitted(Validator.on(trained).run(document(g.getValue()))).cases());
+    }
+    List<String> ids = usable.stream().map(c -> c.path("id").asText()).toList();
+    return new Result(full.catalog, full.fitted, before, after, new ValidationReport(loo), ids,
+        LocalDate.now(java.time.ZoneOffset.UTC));
+  }
+
+  /** The rows of the figure each case is fitted on (the first of {@link #FIT_METRICS} it has). */
+  private static ValidationReport fitted(ValidationReport r) {
+    Set<String> seen = new LinkedHashSet<>();
+    List<CaseResult> out = new ArrayList<>();
+    for (CaseResult c : r.cases()) {
+      if (FIT_METRICS.contains(c.metric()) && c.point() && seen.add(c.id())) {
+        out.add(c);
+      }
+    }
+    return new ValidationReport(out);
+  }
+
+  private record FitOutcome(Catalog catalog, List<Fitted> fitted) {}
+
+  private static FitOutcome fitOn(List<JsonNode> cases, Catalog catalog, Set<Constant> constants) {
+    List<Knob> knobs = knobs(cases, catalog, constants);
+    if (knobs.isEmpty()) {
+      return new FitOutcome(catalog, List.of());
+    }
+    JsonNode doc = document(cases);
+    int n = cases.size();
+    double[] start = new double[knobs.size()];
+    for (int i = 0; i < start.length; i++) {
+      start[i] = knobs.get(i).unbounded(knobs.get(i).start());
+    }
+    MultivariateJacobianFunction model = point -> {
+      double[] u = point.toArray();
+      double[] r0 = residuals(doc, apply(catalog, knobs, u), n);
+      double[][] jac = new double[n][u.length];
+      for (int j = 0; j < u.length; j++) {
+        double[] v = u.clone();
+        double step = 1e-3 * Math.max(1.0, Math.abs(u[j]));
+        v[j] += step;
+        double[] r1 = residuals(doc, apply(catalog, knobs, v), n);
+        for (int i = 0; i < n; i++) {
+          jac[i][j] = (r1[i] - r0[i]) / step;
+        }
+      }
+      return new Pair<RealVector, org.apache.commons.math3.linear.RealMatrix>(
+          new ArrayRealVector(r0, false), new Array2DRowRealMatrix(jac, false));
+    };
+    LeastSquaresOptimizer.Optimum optimum = new LevenbergMarquardtOptimizer().optimize(
+        new LeastSquaresBuilder().model(model).target(new double[n])
+            .start(start).maxEvaluations(400).maxIterations(200).build());
+    double[] u = optimum.getPoint().toArray();
+    List<Fitted> fitted = new ArrayList<>();
+    for (int i = 0; i < knobs.size(); i++) {
+      Knob k = knobs.get(i);
+      fitted.add(new Fitted(k.target(), k.constant(), k.start(), k.value(u[i])));
+    }
+    return new FitOutcome(apply(catalog, knobs, u), fitted);
+  }
+
+  private static Catalog apply(Catalog catalog, List<Knob> knobs, double[] u) {
+    Catalog c = catalog;
+    for (int i = 0; i < knobs.size(); i++) {
+      c = knobs.get(i).apply().apply(c, knobs.get(i).value(u[i]));
+    }
+    return c;
+  }
+
+  /** log(predicted / measured) of each case's one fitted figure; 3 where nothing is predicted. */
+  private static double[] residuals(JsonNode doc, Catalog catalog, int n) {
+    ValidationReport r = Validator.on(catalog).run(doc);
+    Map<String, Double> byCase = new LinkedHashMap<>();
+    for (CaseResult c : r.cases()) {
+      if (FIT_METRICS.contains(c.metric()) && c.point() && !byCase.containsKey(c.id())) {
+        double ratio = c.predicted() / c.expected();
+        byCase.put(c.id(), ratio > 0 && Double.isFinite(ratio) ? Math.log(ratio) : 3.0);
+      }
+    }
+    double[] out = new double[n];
+    int i = 0;
+    for (JsonNode c : doc.get("cases")) {
+      out[i++] = byCase.getOrDefault(c.path("id").asText(), 3.0);
+    }
+    return out;
+  }
+
+  private static boolean fittable(JsonNode c) {
+    JsonNode expected = c.path("expected");
+    boolean figure = false;
+    for (String m : FIT_METRICS) {
+      figure |= expected.path(m).isNumber();
+    }
+    if (!figure) {
+      return false;
+    }
+    if (c.has("collective")) {
+      return true;
+    }
+    JsonNode request = c.path("request");
+    return request.has("layout") && "training".equals(request.path("workload").path("type")
+        .asText());
+  }
+
+  private static List<Knob> knobs(List<JsonNode> cases, Catalog catalog, Set<Constant> constants) {
+    Map<String, Boolean> kernelTargets = new LinkedHashMap<>();
+    Set<String> fabricTargets = new LinkedHashSet<>();
+    for (JsonNode c : cases) {
+      if (c.has("collective")) {
+        JsonNode col = c.get("collective");
+        Accelerator a = catalog.accelerator("collective.accelerator",
+            col.path("accelerator").asText());
+        int devices = col.path("devices").asInt();
+        int perNode = col.path("devicesPerNode").asInt(8);
+        if (devices <= perNode) {
+          fabricTargets.add(a.intraNode().id());
+        } else {
+          String node = col.hasNonNull("template") ? col.get("template").asText()
+              : a.defaultNode();
+          String nic = catalog.node("collective.template", node).interNode().id();
+          fabricTargets.add(nic.substring(0, nic.lastIndexOf("-x")));
+        }
+        continue;
+      }
+      JsonNode request = c.get("request");
+      Accelerator a = catalog.accelerator("cluster.accelerator",
+          request.path("cluster").path("accelerator").asText());
+      checkArgument(!a.generation().isEmpty(), "%s: accelerator %s has no generation in the"
+          + " catalog, so its kernel constants cannot be fitted", c.path("id").asText(), a.id());
+      PrecisionRecipe recipe = PrecisionRecipe.named("workload.precision",
+          request.path("workload").path("precision").asText());
+      String target = a.generation() + "/" + recipe.compute().id();
+      String attention = request.path("workload").path("attention").asText("");
+      boolean flash = attention.isEmpty() ? a.fusedAttention() : attention.equals("flash");
+      kernelTargets.merge(target, flash, Boolean::logicalOr);
+    }
+    List<Knob> knobs = new ArrayList<>();
+    for (Map.Entry<String, Boolean> t : kernelTargets.entrySet()) {
+      String[] gf = t.getKey().split("/", 2);
+      String generation = gf[0];
+      NumberFormat format = NumberFormat.fromId("workload.precision", gf[1]);
+      KernelEfficiency k = current(catalog, generation, format);
+      if (constants.contains(Constant.MATMUL_EFFICIENCY)) {
+        knobs.add(new Knob(t.getKey(), Constant.MATMUL_EFFICIENCY, k.matmul(),
+            (cat, v) -> {
+              KernelEfficiency o = current(cat, generation, format);
+              return cat.withKernel(generation, format, new KernelEfficiency(v, o.halfDim(),
+                  o.halfRows(), o.attention(), o.layerOverheadSeconds(), o.source()));
+            }));
+      }
+      if (constants.contains(Constant.ATTENTION_EFFICIENCY) && t.getValue()) {
+        knobs.add(new Knob(t.getKey(), Constant.ATTENTION_EFFICIENCY,
+            k.attention() > 0 ? k.attention() : 0.5,
+            (cat, v) -> {
+              KernelEfficiency o = current(cat, generation, format);
+              return cat.withKernel(generation, format, new KernelEfficiency(o.matmul(),
+                  o.halfDim(), o.halfRows(), v, o.layerOverheadSeconds(), o.source()));
+            }));
+      }
+      if (constants.contains(Constant.MATMUL_HALF_DIM)) {
+        knobs.add(new Knob(t.getKey(), Constant.MATMUL_HALF_DIM, k.halfDim(),
+            (cat, v) -> {
+              KernelEfficiency o = current(cat, generation, format);
+              return cat.withKernel(generation, format, new KernelEfficiency(o.matmul(), v,
+                  o.halfRows(), o.attention(), o.layerOverheadSeconds(), o.source()));
+            }));
+      }
+      if (constants.contains(Constant.LAYER_OVERHEAD)) {
+        knobs.add(new Knob(t.getKey(), Constant.LAYER_OVERHEAD,
+            Math.max(k.layerOverheadSeconds() * 1e6, 50.0),
+            (cat, v) -> {
+              KernelEfficiency o = current(cat, generation, format);
+              return cat.withKernel(generation, format, new KernelEfficiency(o.matmul(),
+                  o.halfDim(), o.halfRows(), o.attention(), v * 1e-6, o.source()));
+            }));
+      }
+    }
+    if (constants.contains(Constant.FABRIC_EFFICIENCY)) {
+      for (String f : fabricTargets) {
+        knobs.add(new Knob(f, Constant.FABRIC_EFFICIENCY, catalog.fabrics().get(f).efficiency(),
+            (cat, v) -> cat.withFabricEfficiency(f, v)));
+      }
+    }
+    return knobs;
+  }
+
+  /** The kernel constants a generation's accelerators use now in this format. */
+  private static KernelEfficiency current(Catalog catalog, String generation,
+      NumberFormat format) {
+    KernelEfficiency k = catalog.kernels().getOrDefault(generation, ImmutableMap.of())
+        .get(format);
+    if (k != null) {
+      return k;
+    }
+    for (Accelerator a : catalog.accelerators().values()) {
+      if (a.generation().equals(generation) && a.supports(format)) {
+        return a.kernel(format);
+      }
+    }
+    throw new IllegalArgumentException("kernels: no accelerator of generation '" + generation
+        + "' computes in " + format.id());
+  }
+
+  private static JsonNode document(List<JsonNode> cases) {
+    ObjectNode doc = JsonFields.mapper().createObjectNode();
+    ArrayNode arr = doc.putArray("cases");
+    cases.forEach(arr::add);
+    return doc;
+  }
+}

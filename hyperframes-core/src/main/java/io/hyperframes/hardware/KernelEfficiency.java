@@ -1,0 +1,42 @@
+package io.hyperframes.hardware;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * What training kernels sustain on one accelerator generation in one number format: the fitted
+ * constants of the compute model (see docs/model-reference.md, "Kernel efficiency").
+ *
+ * <p>A matmul of m×k by k×n runs at {@code matmul · m/(m + halfRows) · n/(n + halfDim) ·
+ * k/(k + halfDim)} of the format's dense peak (tile and wave quantization, NVIDIA "Matrix
+ * Multiplication Background User's Guide"). A fused attention kernel runs at {@code attention} of
+ * the peak on its executed FLOPs; 0 means it is modelled as two batched matmuls instead. Every
+ * layer of every micro-batch also pays {@code layerOverheadSeconds} for its forward and backward
+ * passes together: kernel launches, synchronisation and the small kernels the roofline does not
+ * see.
+ *
+ * @param matmul large-matrix fraction of peak, in (0, 1]
+ * @param halfDim weight dimension (n or k) of half efficiency, ≥ 0
+ * @param halfRows token dimension (m) of half efficiency, ≥ 0
+ * @param attention fused-attention fraction of peak, in [0, 1]; 0 when not fitted
+ * @param layerOverheadSeconds fixed seconds per layer per micro-batch (forward + backward), ≥ 0
+ * @param source where the constants come from: the cases they were fitted on, or the datasheet
+ */
+public record KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
+    double layerOverheadSeconds, String source) {
+
+  public KernelEfficiency {
+    checkArgument(Double.isFinite(matmul) && matmul > 0 && matmul <= 1,
+        "kernel.matmulEfficiency: must be in (0, 1], got %s", matmul);
+    Checks.nonNegative("kernel.matmulHalfDim", halfDim);
+    Checks.nonNegative("kernel.matmulHalfRows", halfRows);
+    checkArgument(Double.isFinite(attention) && attention >= 0 && attention <= 1,
+        "kernel.attentionEfficiency: must be in [0, 1], got %s", attention);
+    Checks.nonNegative("kernel.layerOverheadSeconds", layerOverheadSeconds);
+    source = source == null ? "" : source;
+  }
+
+  /** Matmul efficiency for an m×k by k×n product. */
+  public double matmulAt(double m, double n, double k) {
+    return matmul * m / (m + halfRows) * n / (n + halfDim) * k / (k + halfDim);
+  }
+}

@@ -1,0 +1,104 @@
+package io.hyperframes.calibrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.calibrate.Calibration.Constant;
+import io.hyperframes.calibrate.Calibration.Fitted;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.KernelEfficiency;
+import io.hyperframes.json.JsonFields;
+import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.validate.Validator;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link Calibration} recovers a deliberately wrong constant and improves held-out cases. */
+class CalibrationTest {
+
+  /** The A100 matmul efficiency the built-in catalog uses (docs/validation.md). */
+  private static final double A100_MATMUL = 0.76;
+  private static final double RECOVERY = 0.05;
+
+  private static String megatronCases(int from, int to) throws IOException {
+    JsonNode root;
+    try (InputStream in = CalibrationTest.class.getResourceAsStream(
+        "/validation/published-runs.json")) {
+      root = JsonFields.parseObject("cases",
+          new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    }
+    ObjectNode doc = JsonFields.mapper().createObjectNode();
+    ArrayNode out = doc.putArray("cases");
+    int i = 0;
+    for (JsonNode c : root.get("cases")) {
+      if (c.get("id").asText().startsWith("megatron2021-table1")) {
+        if (i >= from && i < to) {
+          out.add(c);
+        }
+        i++;
+      }
+    }
+    return doc.toString();
+  }
+
+  private static Catalog wrong() {
+    KernelEfficiency right = Catalog.builtIn().accelerators().get("a100-sxm-80gb")
+        .kernel(NumberFormat.FP16);
+    return Catalog.builtIn().withKernel("ampere", NumberFormat.FP16,
+        new KernelEfficiency(0.5, right.halfDim(), right.halfRows(), right.attention(),
+            right.layerOverheadSeconds(), "deliberately wrong"));
+  }
+
+  @Test
+  void recoversAWrongMatmulEfficiencyAndCutsTheHeldOutError() throws IOException {
+    String fitting = megatronCases(0, 6);
+    String heldOut = megatronCases(6, 10);
+    Catalog wrong = wrong();
+    Calibration.Result r = Calibration.fit(fitting, wrong,
+        EnumSet.of(Constant.MATMUL_EFFICIENCY));
+    Fitted f = r.fitted().get(0);
+    assertEquals("ampere/fp16", f.target());
+    assertEquals(0.5, f.before(), 1e-12);
+    assertEquals(A100_MATMUL, f.after(), RECOVERY * A100_MATMUL, () -> "fitted " + f.after());
+    double before = Validator.on(wrong).run(heldOut).select("megatron", "stepSeconds").stream()
+        .mapToDouble(c -> Math.abs(c.relativeError())).average().orElseThrow();
+    double after = Validator.on(r.catalog()).run(heldOut).select("megatron", "stepSeconds")
+        .stream().mapToDouble(c -> Math.abs(c.relativeError())).average().orElseThrow();
+    assertTrue(after < before / 3, () -> "held-out mean error " + before + " -> " + after);
+    assertTrue(r.after().meanAbsRelativeError() < r.before().meanAbsRelativeError());
+  }
+
+  @Test
+  void writesACatalogOverrideThatLoadsBackWithTheFittedConstant(@TempDir Path dir)
+      throws IOException {
+    Calibration.Result r = Calibration.fit(megatronCases(0, 10), wrong(),
+        EnumSet.of(Constant.MATMUL_EFFICIENCY));
+    Path file = dir.resolve("calibrated.json");
+    Files.writeString(file, r.toCatalogJson());
+    Catalog loaded = Catalog.builtIn().withOverrides(file);
+    KernelEfficiency k = loaded.accelerators().get("a100-sxm-40gb").kernel(NumberFormat.FP16);
+    assertEquals(r.fitted().get(0).after(), k.matmul(), 1e-9);
+    assertTrue(k.source().contains("megatron2021-table1-1.7b"), k.source());
+  }
+
+  @Test
+  void rejectsADocumentWithoutFittableCases() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Calibration.fit("{\"cases\": []}", Catalog.builtIn(),
+            EnumSet.of(Constant.MATMUL_EFFICIENCY)));
+    assertTrue(e.getMessage().startsWith("cases:"), e.getMessage());
+    assertThrows(IllegalArgumentException.class,
+        () -> Calibration.fit("{\"cases\": []}", Catalog.builtIn(), Set.of()));
+  }
+}

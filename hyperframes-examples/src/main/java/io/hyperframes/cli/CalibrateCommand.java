@@ -1,0 +1,95 @@
+package io.hyperframes.cli;
+
+import io.hyperframes.calibrate.Calibration;
+import io.hyperframes.calibrate.Calibration.Constant;
+import io.hyperframes.calibrate.Calibration.Fitted;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.validate.CaseResult;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code hyperframes calibrate}: fit the catalog's efficiency constants to measured runs. */
+@Command(name = "calibrate", mixinStandardHelpOptions = true,
+    description = "Fit kernel and fabric efficiencies to your measured runs (format of"
+        + " published-runs.json) and write a catalog override for --catalog.")
+final class CalibrateCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--cases", required = true, paramLabel = "FILE", description = "Cases JSON.")
+  Path cases;
+
+  @Option(names = "--catalog", paramLabel = "FILE",
+      description = "Catalog override to start from (default: the built-in catalog).")
+  Path catalog;
+
+  @Option(names = "--out", paramLabel = "FILE",
+      description = "Write the fitted constants as a catalog override file.")
+  Path out;
+
+  @Option(names = "--fit", split = ",", paramLabel = "CONSTANT",
+      description = "Constants to fit: matmul, attention, halfdim, overhead, fabric"
+          + " (default: matmul, attention, overhead, fabric).")
+  List<String> fit;
+
+  @Override
+  public Integer call() throws IOException {
+    Catalog start = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
+    EnumSet<Constant> constants = EnumSet.noneOf(Constant.class);
+    for (String f : fit == null ? List.of("matmul", "attention", "overhead", "fabric") : fit) {
+      constants.add(switch (f.trim().toLowerCase(Locale.ROOT)) {
+        case "matmul" -> Constant.MATMUL_EFFICIENCY;
+        case "attention" -> Constant.ATTENTION_EFFICIENCY;
+        case "overhead" -> Constant.LAYER_OVERHEAD;
+        case "halfdim" -> Constant.MATMUL_HALF_DIM;
+        case "fabric" -> Constant.FABRIC_EFFICIENCY;
+        default -> throw new IllegalArgumentException("--fit: unknown constant '" + f
+            + "' (known: matmul, attention, halfdim, overhead, fabric)");
+      });
+    }
+    Calibration.Result r = Calibration.fit(Files2.read("--cases", cases), start, constants);
+    var o = spec.commandLine().getOut();
+    o.printf(Locale.ROOT, "fitted on %d cases%n", r.cases().size());
+    for (Fitted f : r.fitted()) {
+      o.printf(Locale.ROOT, "  %-22s %-20s %10.4g -> %10.4g%n", f.target(), f.constant().field(),
+          f.before(), f.after());
+    }
+    Map<String, CaseResult> loo = new HashMap<>();
+    r.leaveOneOut().cases().stream().filter(CaseResult::point)
+        .forEach(c -> loo.putIfAbsent(c.id() + " " + c.metric(), c));
+    o.printf(Locale.ROOT, "%-46s %-26s %10s %10s %12s%n", "case", "metric", "before", "after",
+        "left out");
+    for (int i = 0; i < r.after().cases().size(); i++) {
+      CaseResult a = r.after().cases().get(i);
+      if (!a.point()) {
+        continue;
+      }
+      CaseResult b = r.before().cases().get(i);
+      CaseResult l = loo.get(a.id() + " " + a.metric());
+      o.printf(Locale.ROOT, "%-46s %-26s %+9.2f%% %+9.2f%% %+11.2f%%%n", a.id(), a.metric(),
+          100 * b.relativeError(), 100 * a.relativeError(),
+          l == null ? Double.NaN : 100 * l.relativeError());
+    }
+    o.printf(Locale.ROOT, "mean |error|: before %.2f %%, after %.2f %% (in sample),"
+            + " %.2f %% leave-one-source-out%n", 100 * r.before().meanAbsRelativeError(),
+        100 * r.after().meanAbsRelativeError(), 100 * r.leaveOneOut().meanAbsRelativeError());
+    if (out != null) {
+      Files.writeString(out, r.toCatalogJson(), StandardCharsets.UTF_8);
+      o.printf(Locale.ROOT, "wrote %s (use it with --catalog)%n", out);
+    }
+    o.flush();
+    return 0;
+  }
+}
