@@ -11,6 +11,7 @@ import io.hyperframes.hardware.NodeTemplate;
 import io.hyperframes.json.JsonFields;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.ParametersOnlySpec;
+import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.parallel.Recompute;
 import io.hyperframes.precision.NumberFormat;
@@ -38,7 +39,8 @@ public final class Requests {
   private static final Set<String> WORKLOAD = ImmutableSet.of("type", "precision",
       "globalBatchSize", "trainingTokens", "optimizer", "gradientPrecision", "attention");
   private static final Set<String> LAYOUT = ImmutableSet.of("tp", "pp", "dp", "virtualStages",
-      "microBatch", "sequenceParallel", "recompute", "zeroStage");
+      "microBatch", "sequenceParallel", "recompute", "zeroStage", "engine", "shardGroupSize",
+      "reshardAfterForward");
 
   /** Parses a request against the built-in catalog. */
   public static EstimateRequest parse(String json) {
@@ -184,6 +186,7 @@ public final class Requests {
   static PartialLayout layout(JsonNode l) {
     JsonFields.onlyFields(l, "layout", LAYOUT);
     String r = JsonFields.optionalString(l, "recompute", "layout.recompute");
+    String engine = JsonFields.optionalString(l, "engine", "layout.engine");
     return new PartialLayout(
         JsonFields.optionalInteger(l, "tp", "layout.tp"),
         JsonFields.optionalInteger(l, "pp", "layout.pp"),
@@ -192,6 +195,9 @@ public final class Requests {
         JsonFields.optionalInteger(l, "microBatch", "layout.microBatch"),
         JsonFields.optionalBoolean(l, "sequenceParallel", "layout.sequenceParallel"),
         r == null ? null : Recompute.fromId("layout.recompute", r),
-        JsonFields.optionalInteger(l, "zeroStage", "layout.zeroStage"));
+        JsonFields.optionalInteger(l, "zeroStage", "layout.zeroStage"),
+        engine == null ? null : Engine.fromId("layout.engine", engine),
+        JsonFields.optionalInteger(l, "shardGroupSize", "layout.shardGroupSize"),
+        JsonFields.optionalBoolean(l, "reshardAfterForward", "layout.reshardAfterForward"));
   }
 }

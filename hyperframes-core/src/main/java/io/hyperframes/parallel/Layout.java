@@ -15,9 +15,23 @@ import io.hyperframes.hardware.Checks;
  * @param sequenceParallel sequence parallelism over the tensor-parallel group (Korthikanti 2022)
  * @param recompute activation recomputation policy
  * @param zeroStage ZeRO stage 0-3 (Rajbhandari et al. 2020); 1 is Megatron's distributed optimizer
+ * @param engine the engine that runs the layout ({@link Engine})
+ * @param shardGroupSize for ZeRO-3: data-parallel ranks one shard group spans (hybrid sharding,
+ *     HSDP; replicas of the shards across groups); 0 or {@code dp} shards over all of them
+ * @param reshardAfterForward for ZeRO-3: whether gathered parameters are freed after forward and
+ *     gathered again for backward (FSDP {@code FULL_SHARD}, DeepSpeed ZeRO-3) or kept until
+ *     backward ({@code SHARD_GRAD_OP}, FSDP2 {@code reshard_after_forward=False})
  */
 public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
-    boolean sequenceParallel, Recompute recompute, int zeroStage) {
+    boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
+    int shardGroupSize, boolean reshardAfterForward) {
+
+  /** A Megatron-LM layout, ZeRO-3 (if any) sharded over all data-parallel ranks. */
+  public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, Recompute recompute, int zeroStage) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage,
+        Engine.MEGATRON, 0, true);
+  }
 
   public Layout {
     Checks.positive("layout.tp", tp);
@@ -30,6 +44,36 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         zeroStage);
     checkArgument(virtualStages == 1 || pp > 1,
         "layout.virtualStages: %s needs pipeline parallelism (pp > 1)", virtualStages);
+    checkArgument(engine != null, "layout.engine: must be given");
+    checkArgument(virtualStages == 1 || engine.interleavesPipeline(),
+        "layout.virtualStages: %s needs an interleaving engine (megatron), not %s",
+        virtualStages, engine.id());
+    checkArgument(!(engine == Engine.DEEPSPEED && pp > 1 && zeroStage > 1),
+        "layout.zeroStage: %s is incompatible with DeepSpeed's pipeline engine (pp %s)",
+        zeroStage, pp);
+    checkArgument(shardGroupSize >= 0, "layout.shardGroupSize: must be >= 0, got %s",
+        shardGroupSize);
+    checkArgument(shardGroupSize == 0 || zeroStage == 3,
+        "layout.shardGroupSize: %s needs zeroStage 3, got %s", shardGroupSize, zeroStage);
+    checkArgument(shardGroupSize == 0 || dp % shardGroupSize == 0,
+        "layout.shardGroupSize: %s does not divide layout.dp %s", shardGroupSize, dp);
+  }
+
+  /** Data-parallel ranks that ZeRO shards span: {@code shardGroupSize}, or all of {@code dp}. */
+  public int shardRanks() {
+    return zeroStage == 0 ? 1 : shardGroupSize == 0 ? dp : shardGroupSize;
+  }
+
+  /** The same layout with another micro-batch size. */
+  public Layout withMicroBatch(int size) {
+    return new Layout(tp, pp, dp, virtualStages, size, sequenceParallel, recompute, zeroStage,
+        engine, shardGroupSize, reshardAfterForward);
+  }
+
+  /** The same layout with another recomputation policy. */
+  public Layout withRecompute(Recompute policy) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, policy, zeroStage,
+        engine, shardGroupSize, reshardAfterForward);
   }
 
   /** Devices the layout occupies: tp · pp · dp. */

@@ -7,11 +7,24 @@ import static com.google.common.base.Preconditions.checkArgument;
  * a small search for the shortest feasible step.
  */
 public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
-    Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage) {
+    Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
+    Engine engine, Integer shardGroupSize, Boolean reshardAfterForward) {
 
   /** Nothing fixed. */
   public static final PartialLayout OPEN =
       new PartialLayout(null, null, null, null, null, null, null, null);
+
+  /** A partial layout run by Megatron-LM (engine fixed, sharding over all ranks). */
+  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, null,
+        null, null);
+  }
+
+  /** The engine: the given one, or Megatron-LM (the default). */
+  public Engine engineOrDefault() {
+    return engine == null ? Engine.MEGATRON : engine;
+  }
 
   public PartialLayout {
     positiveOrNull("layout.tp", tp);
@@ -21,12 +34,23 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     positiveOrNull("layout.microBatch", microBatch);
     checkArgument(zeroStage == null || (zeroStage >= 0 && zeroStage <= 3),
         "layout.zeroStage: must be 0-3, got %s", zeroStage);
+    positiveOrNull("layout.shardGroupSize", shardGroupSize);
+    checkArgument(shardGroupSize == null || zeroStage == null || zeroStage == 3,
+        "layout.shardGroupSize: %s needs zeroStage 3, got %s", shardGroupSize, zeroStage);
+    checkArgument(reshardAfterForward == null || zeroStage == null || zeroStage == 3,
+        "layout.reshardAfterForward: needs zeroStage 3, got %s", zeroStage);
+    checkArgument(virtualStages == null || virtualStages == 1 || engine == null
+        || engine.interleavesPipeline(),
+        "layout.virtualStages: %s needs an interleaving engine (megatron), not %s",
+        virtualStages, engine == null ? "" : engine.id());
   }
 
   /** A partial layout that fixes every field of {@code layout}. */
   public static PartialLayout of(Layout layout) {
     return new PartialLayout(layout.tp(), layout.pp(), layout.dp(), layout.virtualStages(),
-        layout.microBatch(), layout.sequenceParallel(), layout.recompute(), layout.zeroStage());
+        layout.microBatch(), layout.sequenceParallel(), layout.recompute(), layout.zeroStage(),
+        layout.engine(), layout.shardGroupSize() == 0 ? null : layout.shardGroupSize(),
+        layout.reshardAfterForward());
   }
 
   private static void positiveOrNull(String field, Integer v) {

@@ -12,6 +12,7 @@ import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.ModelStates;
 import io.hyperframes.parallel.ParallelismModel;
@@ -142,10 +143,9 @@ public final class TrainingEstimator {
     // Fused attention never stores the scores: its activations are those of selective
     // recomputation (Korthikanti et al. 2022 §4.2 drop exactly the attention core; FlashAttention
     // keeps only the output and a per-row log-sum-exp, Dao 2023 §3.1, which we neglect).
-    Layout stored = workload.attentionOn(acc) == Attention.FLASH
-        && layout.recompute() == Recompute.NONE ? new Layout(layout.tp(), layout.pp(), layout.dp(),
-            layout.virtualStages(), layout.microBatch(), layout.sequenceParallel(),
-            Recompute.SELECTIVE, layout.zeroStage()) : layout;
+    Layout stored = attention(workload, acc, layout.engine()) == Attention.FLASH
+        && layout.recompute() == Recompute.NONE ? layout.withRecompute(Recompute.SELECTIVE)
+            : layout;
     double activations = parallelism.activationBytes(m, stored, recipe, microBatches);
     double tokensPerMicroBatch = (double) m.seqLen() * layout.microBatch();
     double logitBytes = tokensPerMicroBatch * m.vocab() / layout.tp()
@@ -238,7 +238,7 @@ public final class TrainingEstimator {
     };
     // One layer's forward, backward (twice the forward) and recomputation.
     double layerTraining = 3 * forward;
-    if (w.attentionOn(acc) == Attention.FLASH) {
+    if (attention(w, acc, l.engine()) == Attention.FLASH) {
       // FlashAttention-2 (Dao 2023, arXiv 2307.08691, §3): scores stay on chip (no element-wise
       // passes over them), causal tiles above the diagonal are skipped ((n+1)/2n of n×n tiles of
       // 128), and the backward recomputes the scores: five matmuls against the forward's two.
@@ -288,7 +288,8 @@ public final class TrainingEstimator {
     double mb = mbCompute + mbRecompute + mbTp + mbP2p;
     double bubble = (l.pp() - 1.0) / l.virtualStages() * mb;
 
-    // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward.
+    // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward where
+    // the engine overlaps it (Engine#overlapsGradientReduction).
     double dpExposed = 0.0;
     if (l.dp() > 1) {
       int perNode = l.tp() >= cluster.devicesPerNode() ? 1
@@ -297,27 +298,31 @@ public final class TrainingEstimator {
       double params = states.parametersOnDevice();
       double gradBytes = params * recipe.gradientBytes();
       double weightBytes = params * recipe.weightBytes();
-      double backwardWindow = layersPerStage * (layerTraining - forward);
-      double perStep;
-      double perMicroBatch = 0.0;
+      double backwardWindow = l.engine().overlapsGradientReduction(l.pp())
+          ? layersPerStage * (layerTraining - forward) : 0.0;
       if (l.zeroStage() == 0) {
-        perStep = interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group).seconds();
+        double perStep = interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group)
+            .seconds();
+        dpExposed = Math.max(0.0, perStep - backwardWindow);
       } else if (l.zeroStage() == 1) {
-        perStep = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
+        double perStep = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
             .seconds()
             + interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group).seconds();
-      } else {
-        perStep = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group).seconds();
-        perMicroBatch = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
+        dpExposed = Math.max(0.0, perStep - backwardWindow);
+      } else if (l.zeroStage() == 2) {
+        double perStep = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
             .seconds();
-        if (l.zeroStage() == 3) {
-          perMicroBatch += 2 * interconnect.time(cluster, Collective.ALL_GATHER, weightBytes,
-              group).seconds();
-        }
+        double perMicroBatch = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes,
+            group).seconds();
+        dpExposed = Math.max(0.0, perStep - backwardWindow)
+            + microBatches * Math.max(0.0, perMicroBatch - (mbCompute + mbRecompute));
+      } else {
+        dpExposed = fullyShardedExposed(cluster, l, perNode, params * recipe.weightBytes(),
+            params * recipe.gradientBytes(), layersPerStage, forward
+                + acc.kernel(c).layerOverheadSeconds() / 3,
+            layerTraining - forward + 2 * acc.kernel(c).layerOverheadSeconds() / 3 + recompute,
+            microBatches, backwardWindow);
       }
-      double perMicroBatchExposed = Math.max(0.0, perMicroBatch - (mbCompute + mbRecompute));
-      dpExposed = Math.max(0.0, perStep - backwardWindow)
-          + microBatches * perMicroBatchExposed;
     }
 
     // Optimizer: read gradients, read/write master weights and moments, write working weights.
@@ -329,6 +334,62 @@ public final class TrainingEstimator {
 
     return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
         microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer);
+  }
+
+  /**
+   * Exposed data-parallel time of a fully sharded step (ZeRO-3, FSDP full or hybrid shard).
+   *
+   * <p>Per micro-batch and FSDP unit (one transformer layer) the engine all-gathers the unit's
+   * parameters before its forward pass, again before its backward pass when they were resharded
+   * after forward, and reduce-scatters its gradients after backward (Rajbhandari et al. 2020,
+   * arXiv 1910.02054, §5.3 and §7.2.2: 3Ψ of traffic per step against data parallelism's 2Ψ;
+   * Zhao et al. 2023, PyTorch FSDP, VLDB 16(12), §3.3). The next unit's gather is prefetched
+   * while the current unit computes (FSDP forward and backward prefetch; DeepSpeed's
+   * {@code stage3_prefetch_bucket_size}), and a backward unit's window also carries the previous
+   * unit's reduce-scatter, so each unit exposes {@code max(0, comm − compute)}; the first gather
+   * and the last reduce-scatter have nothing to hide behind. Recomputation runs inside the
+   * backward unit on the parameters already gathered for it (no extra gather). Collectives run
+   * over the shard group (the slowest link it spans: inter-node, the ring over the node's NICs).
+   * Hybrid sharding adds one all-reduce of the gradient shard across the replicas per step,
+   * overlapped with the last backward like a data-parallel reduction.
+   */
+  private double fullyShardedExposed(Cluster cluster, Layout l, int dpPerNode,
+      double weightBytes, double gradBytes, int units, double forwardUnit, double backwardUnit,
+      int microBatches, double backwardWindow) {
+    int shard = l.shardRanks();
+    CollectiveGroup shardGroup = new CollectiveGroup(shard, Math.min(shard, dpPerNode));
+    double gather = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes / units,
+        shardGroup).seconds();
+    double reduce = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes / units,
+        shardGroup).seconds();
+    double gatherBackward = l.reshardAfterForward() ? gather : 0.0;
+    double perMicroBatch = gather + (units - 1) * Math.max(0.0, gather - forwardUnit)
+        + units * Math.max(0.0, gatherBackward + reduce - backwardUnit) + reduce;
+    double replicaReduce = 0.0;
+    if (shard < l.dp()) {
+      int replicas = l.dp() / shard;
+      CollectiveGroup across = new CollectiveGroup(replicas,
+          Math.max(1, Math.min(replicas, dpPerNode / shard)));
+      replicaReduce = Math.max(0.0, interconnect.time(cluster, Collective.ALL_REDUCE,
+          gradBytes / shard, across).seconds() - backwardWindow);
+    }
+    return microBatches * perMicroBatch + replicaReduce;
+  }
+
+  /**
+   * The attention kernel a job runs: the workload's, else fused where the engine's default kernel
+   * is fused ({@link Engine#fusedAttentionByDefault()}, tensor-core generations), else the
+   * accelerator's framework default.
+   */
+  static Attention attention(TrainingWorkload w, Accelerator acc, Engine engine) {
+    if (w.attention() != null) {
+      return w.attention();
+    }
+    if (engine.fusedAttentionByDefault() && (acc.supports(NumberFormat.BF16)
+        || acc.supports(NumberFormat.FP16))) {
+      return Attention.FLASH;
+    }
+    return w.attentionOn(acc);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -417,11 +478,19 @@ public final class TrainingEstimator {
 
   private static void addMicroLayouts(ImmutableList.Builder<Layout> out, PartialLayout p,
       TransformerSpec m, int batch, int tp, int pp, int dp) {
+    Engine engine = p.engineOrDefault();
     List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
-        : dp == 1 ? List.of(0) : List.of(0, 1, 2, 3);
+        : dp == 1 ? List.of(0) : engine == Engine.DEEPSPEED && pp > 1 ? List.of(0, 1)
+            : p.shardGroupSize() != null || p.reshardAfterForward() != null ? List.of(3)
+            : List.of(0, 1, 2, 3);
+    int group = p.shardGroupSize() == null ? 0 : p.shardGroupSize();
+    checkArgument(group == 0 || dp % group == 0,
+        "layout.shardGroupSize: %s does not divide layout.dp %s", group, dp);
+    boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
     if (m == null) {
       for (int z : zeros) {
-        out.add(new Layout(tp, pp, dp, 1, 1, false, Recompute.NONE, z));
+        out.add(new Layout(tp, pp, dp, 1, 1, false, Recompute.NONE, z, engine,
+            z == 3 ? group : 0, reshard));
       }
       return;
     }
@@ -456,7 +525,7 @@ public final class TrainingEstimator {
         vs.add(p.virtualStages());
       } else {
         vs.add(1);
-        if (pp > 1 && microBatches % pp == 0) {
+        if (pp > 1 && microBatches % pp == 0 && engine.interleavesPipeline()) {
           // Megatron-LM needs whole layers per virtual stage: v divides the stage's layers
           // (one layer per virtual stage included, as for a prime layer count).
           for (int v = 2; v <= perStage; v++) {
@@ -470,7 +539,8 @@ public final class TrainingEstimator {
         for (boolean sp : sps) {
           for (Recompute r : recomputes) {
             for (int z : zeros) {
-              out.add(new Layout(tp, pp, dp, v, mb, sp, r, z));
+              out.add(new Layout(tp, pp, dp, v, mb, sp, r, z, engine, z == 3 ? group : 0,
+                  reshard));
             }
           }
         }
