@@ -44,8 +44,8 @@ import org.apache.commons.math3.util.Pair;
  * tokens per second, or bus bandwidth: one figure per case) with Levenberg–Marquardt
  * (Apache Commons Math, {@link LevenbergMarquardtOptimizer}); every constant is bounded by a
  * logistic transform to a physical range. Cases without a fixed layout (searches) and memory
- * figures do not take part. A case's group for leave-one-out is its {@code source}: every group
- * is predicted by a fit on the other groups.
+ * figures do not take part. A case's group for leave-one-out is its source ({@link #sourceOf}):
+ * every group is predicted by a fit on the other groups.
  */
 public final class Calibration {
 
@@ -131,7 +131,8 @@ public final class Calibration {
         KernelEfficiency k = catalog.kernels().get(gf[0]).get(format);
         ObjectNode e = kernels.addObject();
         e.put("generation", gf[0]);
-        e.putArray("formats").add(gf[1]);
+        ArrayNode formats = e.putArray("formats");
+        family(format).forEach(f -> formats.add(f.id()));
         e.put("matmulEfficiency", k.matmul());
         e.put("matmulHalfDim", k.halfDim());
         e.put("matmulHalfRows", k.halfRows());
@@ -212,8 +213,7 @@ public final class Calibration {
 
     Map<String, List<JsonNode>> groups = new LinkedHashMap<>();
     for (JsonNode c : usable) {
-      groups.computeIfAbsent(c.path("source").asText(c.path("id").asText()),
-          k -> new ArrayList<>()).add(c);
+      groups.computeIfAbsent(sourceOf(c.path("id").asText()), k -> new ArrayList<>()).add(c);
     }
     List<CaseResult> loo = new ArrayList<>();
     for (Map.Entry<String, List<JsonNode>> g : groups.entrySet()) {
@@ -307,6 +307,15 @@ public final class Calibration {
     return out;
   }
 
+  /**
+   * The source group of a case id: the part before its first '-' ("mcore2024-h100-1.7b" →
+   * "mcore2024"); the project's case files name every case after its publication this way.
+   */
+  public static String sourceOf(String caseId) {
+    int dash = caseId.indexOf('-');
+    return dash > 0 ? caseId.substring(0, dash) : caseId;
+  }
+
   private static boolean fittable(JsonNode c) {
     JsonNode expected = c.path("expected");
     boolean figure = false;
@@ -351,7 +360,7 @@ public final class Calibration {
           + " catalog, so its kernel constants cannot be fitted", c.path("id").asText(), a.id());
       PrecisionRecipe recipe = PrecisionRecipe.named("workload.precision",
           request.path("workload").path("precision").asText());
-      String target = a.generation() + "/" + recipe.compute().id();
+      String target = a.generation() + "/" + family(recipe.compute()).get(0).id();
       String attention = request.path("workload").path("attention").asText("");
       boolean flash = attention.isEmpty() ? a.fusedAttention() : attention.equals("flash");
       kernelTargets.merge(target, flash, Boolean::logicalOr);
@@ -366,7 +375,7 @@ public final class Calibration {
         knobs.add(new Knob(t.getKey(), Constant.MATMUL_EFFICIENCY, k.matmul(),
             (cat, v) -> {
               KernelEfficiency o = current(cat, generation, format);
-              return cat.withKernel(generation, format, new KernelEfficiency(v, o.halfDim(),
+              return withFamily(cat, generation, format, new KernelEfficiency(v, o.halfDim(),
                   o.halfRows(), o.attention(), o.layerOverheadSeconds(), o.source()));
             }));
       }
@@ -375,7 +384,7 @@ public final class Calibration {
             k.attention() > 0 ? k.attention() : 0.5,
             (cat, v) -> {
               KernelEfficiency o = current(cat, generation, format);
-              return cat.withKernel(generation, format, new KernelEfficiency(o.matmul(),
+              return withFamily(cat, generation, format, new KernelEfficiency(o.matmul(),
                   o.halfDim(), o.halfRows(), v, o.layerOverheadSeconds(), o.source()));
             }));
       }
@@ -383,7 +392,7 @@ public final class Calibration {
         knobs.add(new Knob(t.getKey(), Constant.MATMUL_HALF_DIM, k.halfDim(),
             (cat, v) -> {
               KernelEfficiency o = current(cat, generation, format);
-              return cat.withKernel(generation, format, new KernelEfficiency(o.matmul(), v,
+              return withFamily(cat, generation, format, new KernelEfficiency(o.matmul(), v,
                   o.halfRows(), o.attention(), o.layerOverheadSeconds(), o.source()));
             }));
       }
@@ -392,7 +401,7 @@ public final class Calibration {
             Math.max(k.layerOverheadSeconds() * 1e6, 50.0),
             (cat, v) -> {
               KernelEfficiency o = current(cat, generation, format);
-              return cat.withKernel(generation, format, new KernelEfficiency(o.matmul(),
+              return withFamily(cat, generation, format, new KernelEfficiency(o.matmul(),
                   o.halfDim(), o.halfRows(), o.attention(), v * 1e-6, o.source()));
             }));
       }
@@ -404,6 +413,27 @@ public final class Calibration {
       }
     }
     return knobs;
+  }
+
+  /**
+   * The formats that share tensor-core throughput and are fitted as one: FP16 with BF16, the two
+   * FP8 formats together (equal dense peaks on Ampere, Hopper and Blackwell datasheets).
+   */
+  static List<NumberFormat> family(NumberFormat f) {
+    return switch (f) {
+      case BF16, FP16 -> List.of(NumberFormat.BF16, NumberFormat.FP16);
+      case FP8_E4M3, FP8_E5M2 -> List.of(NumberFormat.FP8_E4M3, NumberFormat.FP8_E5M2);
+      default -> List.of(f);
+    };
+  }
+
+  private static Catalog withFamily(Catalog cat, String generation, NumberFormat format,
+      KernelEfficiency k) {
+    Catalog out = cat;
+    for (NumberFormat f : family(format)) {
+      out = out.withKernel(generation, f, k);
+    }
+    return out;
   }
 
   /** The kernel constants a generation's accelerators use now in this format. */

@@ -31,6 +31,8 @@ import java.util.Map;
  *     "cdna3"); the catalog's kernel efficiencies are fitted per generation and format
  * @param kernels fitted kernel efficiencies by compute format; a format without an entry uses
  *     {@code matmulEfficiency}, {@code matmulHalfDim} and {@code matmulHalfRows}
+ * @param intervals step-time uncertainty by regime ({@link StepInterval#regime}); a regime
+ *     without one has {@link StepInterval#NONE}
  * @param source where the numbers come from
  */
 public record Accelerator(
@@ -50,6 +52,7 @@ public record Accelerator(
     boolean fusedAttention,
     String generation,
     Map<NumberFormat, KernelEfficiency> kernels,
+    Map<String, StepInterval> intervals,
     String source) {
 
   public Accelerator {
@@ -78,6 +81,20 @@ public record Accelerator(
       k.put(f, given != null ? given : baseline);
     }
     kernels = k.buildOrThrow();
+    intervals = intervals == null ? ImmutableMap.of() : ImmutableMap.copyOf(intervals);
+  }
+
+  /** The step-time interval of a regime on this accelerator. */
+  public StepInterval interval(String regime) {
+    return intervals.getOrDefault(regime, StepInterval.NONE);
+  }
+
+  /** This accelerator with other step-time intervals (catalog resolution). */
+  public Accelerator withIntervals(Map<String, StepInterval> byRegime) {
+    return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
+        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
+        memoryEfficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, kernels,
+        byRegime, source);
   }
 
   /**
@@ -95,7 +112,7 @@ public record Accelerator(
     return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
         memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
         memoryEfficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, fitted,
-        source);
+        intervals, source);
   }
 
   /** This accelerator with another sustained memory-bandwidth fraction (calibration). */
@@ -103,7 +120,7 @@ public record Accelerator(
     return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
         memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
         efficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, kernels,
-        source);
+        intervals, source);
   }
 
   /**

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -86,6 +87,15 @@ public final class Catalog {
         prices, k);
   }
 
+  /**
+   * This catalog without fitted kernel efficiencies: every accelerator on its own matmul
+   * constants (the prior a leave-one-source-out validation refits from).
+   */
+  public Catalog withoutKernels() {
+    return new Catalog(version, fabrics, resolve(accelerators, Map.of()), nodes, models,
+        modelSources, prices, Map.of());
+  }
+
   /** This catalog with a fabric replaced (and the node templates built on it re-derived). */
   public Catalog withFabricEfficiency(String fabricId, double efficiency) {
     Fabric old = fabrics.get(fabricId);
@@ -100,7 +110,8 @@ public final class Catalog {
         ? new Accelerator(a.id(), a.name(), a.peakFlopsPerSecond(), a.memoryBytes(),
             a.memoryBandwidthBytesPerSecond(), a.l2Bytes(), a.matmulEfficiency(),
             a.matmulHalfDim(), a.matmulHalfRows(), a.memoryEfficiency(), a.powerWatts(), f,
-            a.defaultNode(), a.fusedAttention(), a.generation(), a.kernels(), a.source())
+            a.defaultNode(), a.fusedAttention(), a.generation(), a.kernels(), a.intervals(),
+            a.source())
         : a));
     Map<String, NodeTemplate> ns = new LinkedHashMap<>();
     nodes.forEach((id, n) -> {
@@ -278,7 +289,7 @@ public final class Catalog {
           JsonFields.string(e, "defaultNode", p + ".defaultNode"),
           Boolean.TRUE.equals(
               JsonFields.optionalBoolean(e, "fusedAttention", p + ".fusedAttention")),
-          JsonFields.optionalString(e, "generation", p + ".generation"), Map.of(),
+          JsonFields.optionalString(e, "generation", p + ".generation"), Map.of(), Map.of(),
           JsonFields.string(e, "source", p + ".source")));
     }
     for (JsonNode e : array(root, "nodes")) {
@@ -331,7 +342,37 @@ public final class Catalog {
             .put(NumberFormat.fromId(p + ".formats", fmt.asText()), eff);
       }
     }
-    return new Catalog(v != null ? v : version, f, resolve(a, k), n, m, ms, pr, k);
+    Map<String, StepInterval> iv = new LinkedHashMap<>();
+    for (JsonNode e : array(root, "intervals")) {
+      checkArgument(e.isObject(), "intervals: entries must be objects");
+      String g = JsonFields.string(e, "generation", "intervals.generation")
+          .toLowerCase(Locale.ROOT);
+      String r = JsonFields.string(e, "regime", "intervals.regime");
+      checkArgument(r.equals("*") || StepInterval.REGIMES.contains(r),
+          "intervals.regime: unknown regime '%s' (expected *, %s)", r,
+          String.join(", ", StepInterval.REGIMES));
+      String p = "intervals[" + g + "/" + r + "]";
+      iv.put(g + "/" + r, new StepInterval(JsonFields.number(e, "low", p + ".low"),
+          JsonFields.number(e, "high", p + ".high"), JsonFields.integer(e, "cases", p + ".cases"),
+          JsonFields.string(e, "source", p + ".source")));
+    }
+    Map<String, Accelerator> resolved = resolve(a, k);
+    if (!iv.isEmpty()) {
+      resolved.replaceAll((id, acc) -> {
+        Map<String, StepInterval> byRegime = new LinkedHashMap<>(acc.intervals());
+        for (String r : StepInterval.REGIMES) {
+          for (String key : List.of(acc.generation() + "/" + r, "*/" + r,
+              acc.generation() + "/*", "*/*")) {
+            if (iv.containsKey(key)) {
+              byRegime.put(r, iv.get(key));
+              break;
+            }
+          }
+        }
+        return acc.withIntervals(byRegime);
+      });
+    }
+    return new Catalog(v != null ? v : version, f, resolved, n, m, ms, pr, k);
   }
 
   /** Reads a transformer architecture from JSON fields (also used for request models). */

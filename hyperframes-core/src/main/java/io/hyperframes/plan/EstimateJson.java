@@ -40,6 +40,8 @@ public final class EstimateJson {
     TimeBreakdown t = e.time();
     ObjectNode time = root.putObject("time");
     time.put("stepSeconds", t.stepSeconds());
+    time.put("stepSecondsLow", e.stepSecondsLow());
+    time.put("stepSecondsHigh", e.stepSecondsHigh());
     time.put("computeSeconds", t.computeSeconds());
     time.put("recomputeSeconds", t.recomputeSeconds());
     time.put("exposedCommSeconds", t.exposedCommSeconds());
@@ -57,6 +59,13 @@ public final class EstimateJson {
     root.put("commShare", e.commShare());
     root.put("scalingEfficiency", e.scalingEfficiency());
     root.put("trainingDays", e.trainingDays());
+    root.put("trainingDaysLow", e.trainingDaysLow());
+    root.put("trainingDaysHigh", e.trainingDaysHigh());
+    ObjectNode interval = root.putObject("interval");
+    interval.put("low", e.interval().low());
+    interval.put("high", e.interval().high());
+    interval.put("cases", e.interval().cases());
+    interval.put("source", e.interval().source());
     root.put("gpuHours", e.gpuHours());
     root.put("devices", e.devices());
     return root;

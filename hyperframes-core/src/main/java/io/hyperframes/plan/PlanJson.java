@@ -56,6 +56,10 @@ public final class PlanJson {
     ObjectNode k = o.putObject("cost");
     k.put("devices", cost.devices());
     k.put("trainingDays", cost.trainingDays());
+    k.put("trainingDaysLow", cost.trainingDays() * c.estimate().interval().low());
+    k.put("trainingDaysHigh", cost.trainingDays() * c.estimate().interval().high());
+    k.put("totalUsdLow", cost.totalUsd() * c.estimate().interval().low());
+    k.put("totalUsdHigh", cost.totalUsd() * c.estimate().interval().high());
     k.put("gpuHours", cost.gpuHours());
     k.put("usdPerDeviceHour", cost.usdPerDeviceHour());
     k.put("computeUsd", cost.computeUsd());

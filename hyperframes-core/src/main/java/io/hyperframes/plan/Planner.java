@@ -309,7 +309,7 @@ public final class Planner {
           100 * r.memoryHeadroom()));
       checked = new TrainingEstimate(false, reasons, e.layout(), e.parameters(), e.memory(),
           e.time(), e.modelFlopsPerStep(), e.hardwareFlopsPerStep(), e.devices(),
-          e.peakFlopsPerSecond(), e.tokensPerStep(), e.trainingTokens());
+          e.peakFlopsPerSecond(), e.tokensPerStep(), e.trainingTokens(), e.interval());
     }
     return new Candidate(checked, Cost.of(checked, r.pricing()), w);
   }

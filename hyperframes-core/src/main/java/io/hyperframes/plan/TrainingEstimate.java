@@ -1,6 +1,7 @@
 package io.hyperframes.plan;
 
 import com.google.common.collect.ImmutableList;
+import io.hyperframes.hardware.StepInterval;
 import io.hyperframes.parallel.Layout;
 import java.util.List;
 
@@ -21,6 +22,8 @@ import java.util.List;
  * @param peakFlopsPerSecond dense peak per device of the compute format
  * @param tokensPerStep tokens per optimizer step
  * @param trainingTokens token budget (0 when none was given)
+ * @param interval the uncertainty of the step time in this layout's regime (factors from the
+ *     leave-one-source-out validation; {@link StepInterval#NONE} where the catalog has none)
  */
 public record TrainingEstimate(
     boolean feasible,
@@ -34,10 +37,32 @@ public record TrainingEstimate(
     long devices,
     double peakFlopsPerSecond,
     double tokensPerStep,
-    double trainingTokens) {
+    double trainingTokens,
+    StepInterval interval) {
 
   public TrainingEstimate {
     reasons = ImmutableList.copyOf(reasons);
+    interval = interval == null ? StepInterval.NONE : interval;
+  }
+
+  /** Lower end of the step-time interval (nominal 90 %), seconds. */
+  public double stepSecondsLow() {
+    return stepSeconds() * interval.low();
+  }
+
+  /** Upper end of the step-time interval (nominal 90 %), seconds. */
+  public double stepSecondsHigh() {
+    return stepSeconds() * interval.high();
+  }
+
+  /** Lower end of the time-to-train interval, days (0 without a budget). */
+  public double trainingDaysLow() {
+    return trainingDays() * interval.low();
+  }
+
+  /** Upper end of the time-to-train interval, days (0 without a budget). */
+  public double trainingDaysHigh() {
+    return trainingDays() * interval.high();
   }
 
   public double stepSeconds() {

@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableList;
 import io.hyperframes.EstimateRequest;
 import io.hyperframes.hardware.Accelerator;
 import io.hyperframes.hardware.Cluster;
+import io.hyperframes.hardware.StepInterval;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.InterconnectModel;
@@ -137,7 +138,7 @@ public final class TrainingEstimator {
       reasons.add("time: a parameters-only model has no architecture, so no step time is estimated");
       return new TrainingEstimate(reasons.size() == 1, reasons, layout, model.parameters(), memory,
           new TimeBreakdown(0, 0, 0, 0, 0, 0, 0), 0, 0, layout.devices(),
-          Math.max(peak, 1.0), 0, workload.trainingTokens());
+          Math.max(peak, 1.0), 0, workload.trainingTokens(), StepInterval.NONE);
     }
     int microBatches = workload.globalBatchSize() / (layout.dp() * layout.microBatch());
     // Fused attention never stores the scores: its activations are those of selective
@@ -167,7 +168,8 @@ public final class TrainingEstimator {
     };
     return new TrainingEstimate(reasons.isEmpty(), reasons, layout, m.parameters(), memory, time,
         modelFlops, modelFlops + recomputeFlops, layout.devices(), Math.max(peak, 1.0),
-        tokensPerStep, workload.trainingTokens());
+        tokensPerStep, workload.trainingTokens(), acc.interval(StepInterval.regime(layout.tp(),
+            layout.pp(), layout.zeroStage())));
   }
 
   private static void addMemoryReason(List<String> reasons, MemoryBreakdown memory,

@@ -55,9 +55,10 @@ class CalibrationTest {
   private static Catalog wrong() {
     KernelEfficiency right = Catalog.builtIn().accelerators().get("a100-sxm-80gb")
         .kernel(NumberFormat.FP16);
-    return Catalog.builtIn().withKernel("ampere", NumberFormat.FP16,
-        new KernelEfficiency(0.5, right.halfDim(), right.halfRows(), right.attention(),
-            right.layerOverheadSeconds(), "deliberately wrong"));
+    KernelEfficiency wrong = new KernelEfficiency(0.5, right.halfDim(), right.halfRows(),
+        right.attention(), right.layerOverheadSeconds(), "deliberately wrong");
+    return Catalog.builtIn().withKernel("ampere", NumberFormat.FP16, wrong)
+        .withKernel("ampere", NumberFormat.BF16, wrong);
   }
 
   @Test
@@ -68,7 +69,7 @@ class CalibrationTest {
     Calibration.Result r = Calibration.fit(fitting, wrong,
         EnumSet.of(Constant.MATMUL_EFFICIENCY));
     Fitted f = r.fitted().get(0);
-    assertEquals("ampere/fp16", f.target());
+    assertEquals("ampere/bf16", f.target()); // FP16 and BF16 are fitted as one family
     assertEquals(0.5, f.before(), 1e-12);
     assertEquals(A100_MATMUL, f.after(), RECOVERY * A100_MATMUL, () -> "fitted " + f.after());
     double before = Validator.on(wrong).run(heldOut).select("megatron", "stepSeconds").stream()

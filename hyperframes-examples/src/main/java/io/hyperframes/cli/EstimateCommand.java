@@ -111,7 +111,8 @@ final class EstimateCommand implements Callable<Integer> {
     row(b, "comm data-par", t.dataParallelCommSeconds(), "s (exposed)");
     row(b, "bubble", t.bubbleSeconds(), "s");
     row(b, "optimizer", t.optimizerSeconds(), "s");
-    row(b, "step", t.stepSeconds(), "s");
+    row(b, "step", t.stepSeconds(), String.format(Locale.ROOT, "s (90 %% interval %.3g-%.3g s)",
+        e.stepSecondsLow(), e.stepSecondsHigh()));
     b.append("efficiency\n");
     row(b, "MFU", 100 * e.mfu(), "%");
     row(b, "HFU", 100 * e.hfu(), "%");
@@ -121,7 +122,8 @@ final class EstimateCommand implements Callable<Integer> {
     row(b, "scaling eff.", 100 * e.scalingEfficiency(), "%");
     if (trainingTokens > 0) {
       b.append(String.format(Locale.ROOT, "time to train %.3g tokens%n", trainingTokens));
-      row(b, "days", e.trainingDays(), "");
+      row(b, "days", e.trainingDays(), String.format(Locale.ROOT, "(90 %% interval %.3g-%.3g)",
+          e.trainingDaysLow(), e.trainingDaysHigh()));
       row(b, "GPU-hours", e.gpuHours(), "");
     }
     return b.toString();

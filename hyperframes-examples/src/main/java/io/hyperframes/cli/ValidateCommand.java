@@ -33,8 +33,17 @@ final class ValidateCommand implements Callable<Integer> {
       description = "table (default), json or markdown.")
   Format format;
 
+  @Option(names = "--leave-one-source-out",
+      description = "Also refit the kernel constants (matmul efficiency and half dimension per"
+          + " generation and format) without each source in turn and predict it; print the"
+          + " in-sample and out-of-sample error per source and the residual range per regime.")
+  boolean leaveOneSourceOut;
+
   @Override
   public Integer call() throws JsonProcessingException {
+    if (leaveOneSourceOut) {
+      return leaveOneSourceOut(Files2.read("--cases", cases));
+    }
     Validator v = catalog == null ? Validator.analytical()
         : Validator.on(io.hyperframes.hardware.Catalog.builtIn().withOverrides(catalog));
     ValidationReport r = v.run(Files2.read("--cases", cases));
@@ -45,6 +54,71 @@ final class ValidateCommand implements Callable<Integer> {
       case markdown -> out.print(markdown(r));
       case table -> out.print(table(r));
       default -> throw new IllegalArgumentException("--format: " + format + " is not available for validate");
+    }
+    out.flush();
+    return 0;
+  }
+
+  private int leaveOneSourceOut(String text) {
+    io.hyperframes.hardware.Catalog shipped = catalog == null
+        ? io.hyperframes.hardware.Catalog.builtIn()
+        : io.hyperframes.hardware.Catalog.builtIn().withOverrides(catalog);
+    var result = io.hyperframes.calibrate.Calibration.fit(text, shipped.withoutKernels(),
+        java.util.EnumSet.of(io.hyperframes.calibrate.Calibration.Constant.MATMUL_EFFICIENCY,
+            io.hyperframes.calibrate.Calibration.Constant.MATMUL_HALF_DIM));
+    java.util.Map<String, CaseResult> inSample = new java.util.HashMap<>();
+    Validator.on(shipped).run(text).cases().stream().filter(CaseResult::point)
+        .forEach(c -> inSample.putIfAbsent(c.id() + " " + c.metric(), c));
+    var root = JsonFields.parseObject("cases", text);
+    java.util.Map<String, String> regimes = new java.util.HashMap<>();
+    for (var c : root.get("cases")) {
+      var req = c.path("request");
+      var l = req.path("layout");
+      String acc = req.path("cluster").path("accelerator").asText();
+      var a = shipped.accelerators().get(acc.toLowerCase(Locale.ROOT));
+      String regime = l.path("zeroStage").asInt(0) == 3 ? "fully-sharded"
+          : l.path("tp").asInt(1) > 1 || l.path("pp").asInt(1) > 1 ? "model-parallel"
+              : "data-parallel";
+      regimes.put(c.path("id").asText(), (a == null ? acc : a.generation()) + " " + regime);
+    }
+    java.util.Map<String, java.util.List<double[]>> bySource = new java.util.TreeMap<>();
+    java.util.Map<String, java.util.List<Double>> byRegime = new java.util.TreeMap<>();
+    for (CaseResult l : result.leaveOneOut().cases()) {
+      CaseResult in = inSample.get(l.id() + " " + l.metric());
+      bySource.computeIfAbsent(io.hyperframes.calibrate.Calibration.sourceOf(l.id()),
+          k -> new java.util.ArrayList<>()).add(new double[] {
+              in == null ? Double.NaN : Math.abs(in.relativeError()), Math.abs(l.relativeError())});
+      // measured / predicted: the factor that takes a prediction to the measurement
+      byRegime.computeIfAbsent(regimes.getOrDefault(l.id(), "?"), k -> new java.util.ArrayList<>())
+          .add(l.expected() / l.predicted());
+    }
+    var out = spec.commandLine().getOut();
+    out.printf(Locale.ROOT, "| source | cases | in-sample mean / max | leave-one-source-out mean / max |%n");
+    out.printf(Locale.ROOT, "|---|---:|---:|---:|%n");
+    double sum = 0;
+    int n = 0;
+    for (var e : bySource.entrySet()) {
+      var rows = e.getValue();
+      double im = rows.stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN);
+      double ix = rows.stream().mapToDouble(x -> x[0]).max().orElse(Double.NaN);
+      double lm = rows.stream().mapToDouble(x -> x[1]).average().orElse(Double.NaN);
+      double lx = rows.stream().mapToDouble(x -> x[1]).max().orElse(Double.NaN);
+      sum += rows.stream().mapToDouble(x -> x[1]).sum();
+      n += rows.size();
+      out.printf(Locale.ROOT, "| %s | %d | %.1f %% / %.1f %% | %.1f %% / %.1f %% |%n", e.getKey(),
+          rows.size(), 100 * im, 100 * ix, 100 * lm, 100 * lx);
+    }
+    out.printf(Locale.ROOT, "%nLeave-one-source-out mean |error| %.2f %% over %d cases.%n%n",
+        100 * sum / Math.max(1, n), n);
+    out.printf(Locale.ROOT, "| regime | cases | measured / predicted: 5th, 50th, 95th percentile |%n");
+    out.printf(Locale.ROOT, "|---|---:|---|%n");
+    byRegime.put("* all", byRegime.values().stream().flatMap(java.util.List::stream).toList());
+    for (var e : byRegime.entrySet()) {
+      double[] v = e.getValue().stream().mapToDouble(Double::doubleValue).sorted().toArray();
+      var p = new org.apache.commons.math3.stat.descriptive.rank.Percentile();
+      p.setData(v);
+      out.printf(Locale.ROOT, "| %s | %d | %.3f, %.3f, %.3f |%n", e.getKey(), v.length,
+          p.evaluate(5), p.evaluate(50), p.evaluate(95));
     }
     out.flush();
     return 0;

@@ -1,0 +1,42 @@
+package io.hyperframes.hardware;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * The uncertainty of a predicted step time in one regime (accelerator generation × kind of
+ * parallelism): the range of measured / predicted step time over held-out published runs, from
+ * the leave-one-source-out validation (docs/validation.md). A prediction {@code t} has the
+ * interval {@code [low · t, high · t]}.
+ *
+ * @param low lower factor (5th percentile of measured / predicted), in (0, 1]
+ * @param high upper factor (95th percentile), ≥ 1
+ * @param cases held-out cases the factors come from
+ * @param source how they were derived
+ */
+public record StepInterval(double low, double high, int cases, String source) {
+
+  /** The regimes an interval is kept for. */
+  public static final java.util.List<String> REGIMES =
+      java.util.List.of("data-parallel", "model-parallel", "fully-sharded");
+
+  public StepInterval {
+    checkArgument(Double.isFinite(low) && low > 0 && low <= 1,
+        "interval.low: must be in (0, 1], got %s", low);
+    checkArgument(Double.isFinite(high) && high >= 1 && high < 100,
+        "interval.high: must be in [1, 100), got %s", high);
+    checkArgument(cases >= 0, "interval.cases: must be >= 0, got %s", cases);
+    source = source == null ? "" : source;
+  }
+
+  /** No uncertainty known: the point prediction as both ends. */
+  public static final StepInterval NONE = new StepInterval(1.0, 1.0, 0, "no interval in catalog");
+
+  /**
+   * The regime of a layout: "fully-sharded" for ZeRO-3, "model-parallel" when tensor or pipeline
+   * parallelism splits the model, "data-parallel" otherwise.
+   */
+  public static String regime(int tp, int pp, int zeroStage) {
+    return zeroStage == 3 ? "fully-sharded" : tp > 1 || pp > 1 ? "model-parallel"
+        : "data-parallel";
+  }
+}
