@@ -59,6 +59,8 @@ public final class Calibration {
     MATMUL_HALF_DIM("matmulHalfDim", 0.0, 2000.0),
     /** Fixed seconds per layer and micro-batch; bounds [0, 3 ms]. */
     LAYER_OVERHEAD("layerOverheadUs", 0.0, 3000.0),
+    /** Fraction of overlapped communication still paid, per generation and format; [0, 1]. */
+    OVERLAP_COST("overlapCost", 0.0, 1.0),
     /** Sustained fraction of a fabric's bandwidth; bounds [0.2, 1]. */
     FABRIC_EFFICIENCY("efficiency", 0.2, 1.0);
 
@@ -138,6 +140,7 @@ public final class Calibration {
         e.put("matmulHalfRows", k.halfRows());
         e.put("attentionEfficiency", k.attention());
         e.put("layerOverheadUs", k.layerOverheadSeconds() * 1e6);
+        e.put("overlapCost", k.overlapCost());
         e.put("source", provenance);
       }
       ArrayNode fabrics = root.putArray("fabrics");
@@ -375,8 +378,7 @@ public final class Calibration {
         knobs.add(new Knob(t.getKey(), Constant.MATMUL_EFFICIENCY, k.matmul(),
             (cat, v) -> {
               KernelEfficiency o = current(cat, generation, format);
-              return withFamily(cat, generation, format, new KernelEfficiency(v, o.halfDim(),
-                  o.halfRows(), o.attention(), o.layerOverheadSeconds(), o.source()));
+              return withFamily(cat, generation, format, o.withMatmul(v));
             }));
       }
       if (constants.contains(Constant.ATTENTION_EFFICIENCY) && t.getValue()) {
@@ -384,25 +386,27 @@ public final class Calibration {
             k.attention() > 0 ? k.attention() : 0.5,
             (cat, v) -> {
               KernelEfficiency o = current(cat, generation, format);
-              return withFamily(cat, generation, format, new KernelEfficiency(o.matmul(),
-                  o.halfDim(), o.halfRows(), v, o.layerOverheadSeconds(), o.source()));
+              return withFamily(cat, generation, format, o.withAttention(v));
             }));
       }
       if (constants.contains(Constant.MATMUL_HALF_DIM)) {
         knobs.add(new Knob(t.getKey(), Constant.MATMUL_HALF_DIM, k.halfDim(),
             (cat, v) -> {
               KernelEfficiency o = current(cat, generation, format);
-              return withFamily(cat, generation, format, new KernelEfficiency(o.matmul(), v,
-                  o.halfRows(), o.attention(), o.layerOverheadSeconds(), o.source()));
+              return withFamily(cat, generation, format, o.withHalfDim(v));
             }));
+      }
+      if (constants.contains(Constant.OVERLAP_COST)) {
+        knobs.add(new Knob(t.getKey(), Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1),
+            (cat, v) -> withFamily(cat, generation, format,
+                current(cat, generation, format).withOverlapCost(v))));
       }
       if (constants.contains(Constant.LAYER_OVERHEAD)) {
         knobs.add(new Knob(t.getKey(), Constant.LAYER_OVERHEAD,
             Math.max(k.layerOverheadSeconds() * 1e6, 50.0),
             (cat, v) -> {
               KernelEfficiency o = current(cat, generation, format);
-              return withFamily(cat, generation, format, new KernelEfficiency(o.matmul(),
-                  o.halfDim(), o.halfRows(), o.attention(), v * 1e-6, o.source()));
+              return withFamily(cat, generation, format, o.withLayerOverhead(v * 1e-6));
             }));
       }
     }

@@ -75,7 +75,7 @@ public record Accelerator(
     generation = generation == null ? "" : generation;
     ImmutableMap.Builder<NumberFormat, KernelEfficiency> k = ImmutableMap.builder();
     KernelEfficiency baseline = new KernelEfficiency(matmulEfficiency, matmulHalfDim,
-        matmulHalfRows, 0.0, 0.0, source);
+        matmulHalfRows, 0.0, 0.0, 0.0, source);
     for (NumberFormat f : peakFlopsPerSecond.keySet()) {
       KernelEfficiency given = kernels == null ? null : kernels.get(f);
       k.put(f, given != null ? given : baseline);
@@ -104,7 +104,7 @@ public record Accelerator(
   public KernelEfficiency kernel(NumberFormat format) {
     KernelEfficiency k = kernels.get(format);
     return k != null ? k : new KernelEfficiency(matmulEfficiency, matmulHalfDim, matmulHalfRows,
-        0.0, 0.0, source);
+        0.0, 0.0, 0.0, source);
   }
 
   /** This accelerator with other kernel efficiencies (catalog resolution and calibration). */

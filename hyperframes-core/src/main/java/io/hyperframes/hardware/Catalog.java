@@ -327,12 +327,14 @@ public final class Catalog {
       checkArgument(e.isObject(), "kernels: entries must be objects");
       String g = JsonFields.string(e, "generation", "kernels.generation").toLowerCase(Locale.ROOT);
       String p = "kernels[" + g + "]";
+      Double overlap = JsonFields.optionalNumber(e, "overlapCost", p + ".overlapCost");
       KernelEfficiency eff = new KernelEfficiency(
           JsonFields.number(e, "matmulEfficiency", p + ".matmulEfficiency"),
           JsonFields.number(e, "matmulHalfDim", p + ".matmulHalfDim"),
           JsonFields.number(e, "matmulHalfRows", p + ".matmulHalfRows"),
           JsonFields.number(e, "attentionEfficiency", p + ".attentionEfficiency"),
           JsonFields.number(e, "layerOverheadUs", p + ".layerOverheadUs") * 1e-6,
+          overlap == null ? 0.0 : overlap,
           JsonFields.string(e, "source", p + ".source"));
       JsonNode formats = e.get("formats");
       checkArgument(formats != null && formats.isArray() && !formats.isEmpty(),

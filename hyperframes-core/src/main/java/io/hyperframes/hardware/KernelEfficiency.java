@@ -12,17 +12,20 @@ import static com.google.common.base.Preconditions.checkArgument;
  * the peak on its executed FLOPs; 0 means it is modelled as two batched matmuls instead. Every
  * layer of every micro-batch also pays {@code layerOverheadSeconds} for its forward and backward
  * passes together: kernel launches, synchronisation and the small kernels the roofline does not
- * see.
+ * see. While communication overlaps compute, the compute runs slower (the collective's kernels
+ * take SMs and memory bandwidth); {@code overlapCost} is the fraction of the overlapped
+ * communication time that the step still pays.
  *
  * @param matmul large-matrix fraction of peak, in (0, 1]
  * @param halfDim weight dimension (n or k) of half efficiency, ≥ 0
  * @param halfRows token dimension (m) of half efficiency, ≥ 0
  * @param attention fused-attention fraction of peak, in [0, 1]; 0 when not fitted
  * @param layerOverheadSeconds fixed seconds per layer per micro-batch (forward + backward), ≥ 0
+ * @param overlapCost fraction of overlapped communication time still paid, in [0, 1]
  * @param source where the constants come from: the cases they were fitted on, or the datasheet
  */
 public record KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
-    double layerOverheadSeconds, String source) {
+    double layerOverheadSeconds, double overlapCost, String source) {
 
   public KernelEfficiency {
     checkArgument(Double.isFinite(matmul) && matmul > 0 && matmul <= 1,
@@ -32,7 +35,39 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     checkArgument(Double.isFinite(attention) && attention >= 0 && attention <= 1,
         "kernel.attentionEfficiency: must be in [0, 1], got %s", attention);
     Checks.nonNegative("kernel.layerOverheadSeconds", layerOverheadSeconds);
+    checkArgument(Double.isFinite(overlapCost) && overlapCost >= 0 && overlapCost <= 1,
+        "kernel.overlapCost: must be in [0, 1], got %s", overlapCost);
     source = source == null ? "" : source;
+  }
+
+  /** These constants with another large-matrix matmul efficiency. */
+  public KernelEfficiency withMatmul(double value) {
+    return new KernelEfficiency(value, halfDim, halfRows, attention, layerOverheadSeconds,
+        overlapCost, source);
+  }
+
+  /** These constants with another weight half dimension. */
+  public KernelEfficiency withHalfDim(double value) {
+    return new KernelEfficiency(matmul, value, halfRows, attention, layerOverheadSeconds,
+        overlapCost, source);
+  }
+
+  /** These constants with another fused-attention efficiency. */
+  public KernelEfficiency withAttention(double value) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, value, layerOverheadSeconds,
+        overlapCost, source);
+  }
+
+  /** These constants with another per-layer overhead, seconds. */
+  public KernelEfficiency withLayerOverhead(double seconds) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, seconds, overlapCost,
+        source);
+  }
+
+  /** These constants with another overlap cost. */
+  public KernelEfficiency withOverlapCost(double value) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+        value, source);
   }
 
   /** Matmul efficiency for an m×k by k×n product. */

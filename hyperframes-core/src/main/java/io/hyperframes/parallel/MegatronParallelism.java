@@ -55,7 +55,8 @@ enum MegatronParallelism implements ParallelismModel {
     double w = precision.weightBytes();
     double g = precision.gradientBytes();
     double k = precision.masterBytes() + optimizer.stateBytesPerParameter();
-    double n = layout.dp();
+    // ZeRO shards over the shard group (all data-parallel ranks unless hybrid sharding).
+    double n = layout.zeroStage() == 0 ? layout.dp() : layout.shardRanks();
     int z = layout.zeroStage();
     double weights = params * w / (z >= 3 ? n : 1.0);
     double grads = params * g / (z >= 2 ? n : 1.0);

@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableList;
 import io.hyperframes.diagnose.TrainingFindings;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.parallel.Recompute;
@@ -163,8 +164,10 @@ public final class Planner {
     int dp = t.devices() / t.tp() / t.pp();
     double usable = cluster.accelerator().memoryBytes() * (1 - r.memoryHeadroom());
     int perStage = (m.layers() + t.pp() - 1) / t.pp();
+    Engine engine = p.engineOrDefault();
     List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
-        : dp == 1 ? List.of(0) : List.of(0, 1, 2, 3);
+        : dp == 1 ? List.of(0) : engine == Engine.DEEPSPEED && t.pp() > 1 ? List.of(0, 1)
+            : List.of(0, 1, 2, 3);
     List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
         : t.tp() > 1 ? List.of(false, true) : List.of(false);
     List<Recompute> recomputes = p.recompute() != null ? List.of(p.recompute())
@@ -190,7 +193,10 @@ public final class Planner {
             for (int v : virtualStages(p, t.pp(), perStage, micro)) {
               for (boolean sp : sps) {
                 for (Recompute rc : recomputes) {
-                  Layout l = new Layout(t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
+                  Layout l = layout(p, t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
+                  if (l == null) {
+                    continue;
+                  }
                   TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
                   acc.offer(candidate(r, e, w, usable), order);
                   if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
@@ -223,7 +229,10 @@ public final class Planner {
         continue;
       }
       TrainingWorkload w = workload(r, precision, batch);
-      Layout l = new Layout(t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
+      Layout l = layout(p, t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
+      if (l == null) {
+        continue;
+      }
       acc.offer(candidate(r, estimator.evaluate(r.model(), cluster, w, l), w, usable), order);
       acc.evaluated++;
       return;
@@ -280,6 +289,22 @@ public final class Planner {
       out.add((int) (hi * unit));
     }
     return out;
+  }
+
+  /**
+   * The layout the request's engine and sharding fields make of these choices; null when the
+   * engine cannot run it (interleaving without Megatron, a shard group that does not divide dp).
+   */
+  private static Layout layout(PartialLayout p, int tp, int pp, int dp, int v, int mb,
+      boolean sp, Recompute rc, int zero) {
+    Engine engine = p.engineOrDefault();
+    int group = zero == 3 && p.shardGroupSize() != null ? p.shardGroupSize() : 0;
+    if ((v > 1 && !engine.interleavesPipeline()) || (group > 0 && dp % group != 0)
+        || (engine == Engine.DEEPSPEED && pp > 1 && zero > 1)) {
+      return null;
+    }
+    boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
+    return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard);
   }
 
   private static List<Integer> virtualStages(PartialLayout p, int pp, int perStage, int micro) {

@@ -300,30 +300,31 @@ public final class TrainingEstimator {
       double params = states.parametersOnDevice();
       double gradBytes = params * recipe.gradientBytes();
       double weightBytes = params * recipe.weightBytes();
+      double kappa = acc.kernel(c).overlapCost();
       double backwardWindow = l.engine().overlapsGradientReduction(l.pp())
           ? layersPerStage * (layerTraining - forward) : 0.0;
       if (l.zeroStage() == 0) {
         double perStep = interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group)
             .seconds();
-        dpExposed = Math.max(0.0, perStep - backwardWindow);
+        dpExposed = exposed(perStep, backwardWindow, kappa);
       } else if (l.zeroStage() == 1) {
         double perStep = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
             .seconds()
             + interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group).seconds();
-        dpExposed = Math.max(0.0, perStep - backwardWindow);
+        dpExposed = exposed(perStep, backwardWindow, kappa);
       } else if (l.zeroStage() == 2) {
         double perStep = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
             .seconds();
         double perMicroBatch = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes,
             group).seconds();
-        dpExposed = Math.max(0.0, perStep - backwardWindow)
-            + microBatches * Math.max(0.0, perMicroBatch - (mbCompute + mbRecompute));
+        dpExposed = exposed(perStep, backwardWindow, kappa)
+            + microBatches * exposed(perMicroBatch, mbCompute + mbRecompute, kappa);
       } else {
         dpExposed = fullyShardedExposed(cluster, l, perNode, params * recipe.weightBytes(),
             params * recipe.gradientBytes(), layersPerStage, forward
                 + acc.kernel(c).layerOverheadSeconds() / 3,
             layerTraining - forward + 2 * acc.kernel(c).layerOverheadSeconds() / 3 + recompute,
-            microBatches, backwardWindow);
+            microBatches, backwardWindow, kappa);
       }
     }
 
@@ -331,7 +332,7 @@ public final class TrainingEstimator {
     double stateBytes = recipe.gradientBytes() + 2 * Math.max(recipe.masterBytes(),
         recipe.weightBytes()) + 2 * w.optimizer().stateBytesPerParameter()
         + (recipe.masterBytes() > 0 ? recipe.weightBytes() : 0.0);
-    double shard = l.zeroStage() >= 1 ? l.dp() : 1.0;
+    double shard = l.zeroStage() >= 1 ? l.shardRanks() : 1.0;
     double optimizer = states.parametersOnDevice() / shard * stateBytes / bandwidth;
 
     return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
@@ -357,7 +358,7 @@ public final class TrainingEstimator {
    */
   private double fullyShardedExposed(Cluster cluster, Layout l, int dpPerNode,
       double weightBytes, double gradBytes, int units, double forwardUnit, double backwardUnit,
-      int microBatches, double backwardWindow) {
+      int microBatches, double backwardWindow, double kappa) {
     int shard = l.shardRanks();
     CollectiveGroup shardGroup = new CollectiveGroup(shard, Math.min(shard, dpPerNode));
     double gather = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes / units,
@@ -365,17 +366,27 @@ public final class TrainingEstimator {
     double reduce = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes / units,
         shardGroup).seconds();
     double gatherBackward = l.reshardAfterForward() ? gather : 0.0;
-    double perMicroBatch = gather + (units - 1) * Math.max(0.0, gather - forwardUnit)
-        + units * Math.max(0.0, gatherBackward + reduce - backwardUnit) + reduce;
+    double perMicroBatch = gather + (units - 1) * exposed(gather, forwardUnit, kappa)
+        + units * exposed(gatherBackward + reduce, backwardUnit, kappa) + reduce;
     double replicaReduce = 0.0;
     if (shard < l.dp()) {
       int replicas = l.dp() / shard;
       CollectiveGroup across = new CollectiveGroup(replicas,
           Math.max(1, Math.min(replicas, dpPerNode / shard)));
-      replicaReduce = Math.max(0.0, interconnect.time(cluster, Collective.ALL_REDUCE,
-          gradBytes / shard, across).seconds() - backwardWindow);
+      replicaReduce = exposed(interconnect.time(cluster, Collective.ALL_REDUCE,
+          gradBytes / shard, across).seconds(), backwardWindow, kappa);
     }
     return microBatches * perMicroBatch + replicaReduce;
+  }
+
+  /**
+   * Step time a collective of {@code comm} seconds adds when it overlaps a compute window of
+   * {@code window} seconds: what does not fit is exposed, and the overlapped part still costs
+   * {@code kappa} of its time (the collective's kernels slow the concurrent compute;
+   * {@link io.hyperframes.hardware.KernelEfficiency#overlapCost}).
+   */
+  static double exposed(double comm, double window, double kappa) {
+    return Math.max(0.0, comm - window) + kappa * Math.min(comm, window);
   }
 
   /**

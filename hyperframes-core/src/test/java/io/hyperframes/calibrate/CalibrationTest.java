@@ -55,8 +55,7 @@ class CalibrationTest {
   private static Catalog wrong() {
     KernelEfficiency right = Catalog.builtIn().accelerators().get("a100-sxm-80gb")
         .kernel(NumberFormat.FP16);
-    KernelEfficiency wrong = new KernelEfficiency(0.5, right.halfDim(), right.halfRows(),
-        right.attention(), right.layerOverheadSeconds(), "deliberately wrong");
+    KernelEfficiency wrong = right.withMatmul(0.5);
     return Catalog.builtIn().withKernel("ampere", NumberFormat.FP16, wrong)
         .withKernel("ampere", NumberFormat.BF16, wrong);
   }

@@ -40,25 +40,33 @@ final class CalibrateCommand implements Callable<Integer> {
   Path out;
 
   @Option(names = "--fit", split = ",", paramLabel = "CONSTANT",
-      description = "Constants to fit: matmul, attention, halfdim, overhead, fabric"
+      description = "Constants to fit: matmul, attention, halfdim, overhead, overlap, fabric"
           + " (default: matmul, attention, overhead, fabric).")
   List<String> fit;
 
-  @Override
-  public Integer call() throws IOException {
-    Catalog start = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
+  /** The constants named on the command line ({@code --fit}, {@code --refit}). */
+  static EnumSet<Constant> constants(List<String> names) {
     EnumSet<Constant> constants = EnumSet.noneOf(Constant.class);
-    for (String f : fit == null ? List.of("matmul", "attention", "overhead", "fabric") : fit) {
+    for (String f : names) {
       constants.add(switch (f.trim().toLowerCase(Locale.ROOT)) {
         case "matmul" -> Constant.MATMUL_EFFICIENCY;
         case "attention" -> Constant.ATTENTION_EFFICIENCY;
         case "overhead" -> Constant.LAYER_OVERHEAD;
         case "halfdim" -> Constant.MATMUL_HALF_DIM;
+        case "overlap" -> Constant.OVERLAP_COST;
         case "fabric" -> Constant.FABRIC_EFFICIENCY;
         default -> throw new IllegalArgumentException("--fit: unknown constant '" + f
-            + "' (known: matmul, attention, halfdim, overhead, fabric)");
+            + "' (known: matmul, attention, halfdim, overhead, overlap, fabric)");
       });
     }
+    return constants;
+  }
+
+  @Override
+  public Integer call() throws IOException {
+    Catalog start = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
+    EnumSet<Constant> constants = constants(fit == null
+        ? List.of("matmul", "attention", "overhead", "fabric") : fit);
     Calibration.Result r = Calibration.fit(Files2.read("--cases", cases), start, constants);
     var o = spec.commandLine().getOut();
     o.printf(Locale.ROOT, "fitted on %d cases%n", r.cases().size());

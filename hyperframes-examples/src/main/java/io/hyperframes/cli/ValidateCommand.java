@@ -59,13 +59,21 @@ final class ValidateCommand implements Callable<Integer> {
     return 0;
   }
 
+  @Option(names = "--refit", split = ",", paramLabel = "CONSTANT", defaultValue = "matmul,halfdim",
+      description = "Constants refitted by --leave-one-source-out (as calibrate --fit;"
+          + " default matmul,halfdim).")
+  java.util.List<String> refit;
+
+  private java.util.EnumSet<io.hyperframes.calibrate.Calibration.Constant> constants() {
+    return CalibrateCommand.constants(refit);
+  }
+
   private int leaveOneSourceOut(String text) {
     io.hyperframes.hardware.Catalog shipped = catalog == null
         ? io.hyperframes.hardware.Catalog.builtIn()
         : io.hyperframes.hardware.Catalog.builtIn().withOverrides(catalog);
     var result = io.hyperframes.calibrate.Calibration.fit(text, shipped.withoutKernels(),
-        java.util.EnumSet.of(io.hyperframes.calibrate.Calibration.Constant.MATMUL_EFFICIENCY,
-            io.hyperframes.calibrate.Calibration.Constant.MATMUL_HALF_DIM));
+        constants());
     java.util.Map<String, CaseResult> inSample = new java.util.HashMap<>();
     Validator.on(shipped).run(text).cases().stream().filter(CaseResult::point)
         .forEach(c -> inSample.putIfAbsent(c.id() + " " + c.metric(), c));
