@@ -61,6 +61,10 @@ public final class Calibration {
     LAYER_OVERHEAD("layerOverheadUs", 0.0, 3000.0),
     /** Fraction of overlapped communication still paid, per generation and format; [0, 1]. */
     OVERLAP_COST("overlapCost", 0.0, 1.0),
+    /** Serving: fixed seconds per layer and forward pass; bounds [0, 1 ms]. */
+    SERVING_OVERHEAD("servingLayerOverheadUs", 0.0, 1000.0),
+    /** Serving: fraction of sustained bandwidth of decode KV-cache reads; bounds [0.1, 1]. */
+    KV_BANDWIDTH("kvBandwidthFraction", 0.1, 1.0),
     /** Sustained fraction of a fabric's bandwidth; bounds [0.2, 1]. */
     FABRIC_EFFICIENCY("efficiency", 0.2, 1.0);
 
@@ -141,6 +145,8 @@ public final class Calibration {
         e.put("attentionEfficiency", k.attention());
         e.put("layerOverheadUs", k.layerOverheadSeconds() * 1e6);
         e.put("overlapCost", k.overlapCost());
+        e.put("servingLayerOverheadUs", k.servingLayerOverheadSeconds() * 1e6);
+        e.put("kvBandwidthFraction", k.kvBandwidthFraction());
         e.put("source", provenance);
       }
       ArrayNode fabrics = root.putArray("fabrics");
@@ -181,6 +187,9 @@ public final class Calibration {
 
   private static final Set<String> FIT_METRICS =
       Set.of("stepSeconds", "tokensPerSecondPerDevice", "busBandwidthBytesPerSecond");
+  /** Serving figures: each one a case gives is fitted (they measure different phases). */
+  private static final Set<String> INFERENCE_METRICS =
+      Set.of("ttftSeconds", "decodeSecondsPerToken", "outputTokensPerSecondPerDevice");
 
   private Calibration() {}
 
@@ -210,9 +219,10 @@ public final class Calibration {
     }
     checkArgument(!usable.isEmpty(), "cases: no case with a fixed layout and a step time,"
         + " throughput or bus bandwidth to fit");
-    ValidationReport before = fitted(Validator.on(catalog).run(document(usable)));
+    JsonNode doc = document(usable);
+    ValidationReport before = fitted(Validator.on(catalog).run(doc), doc);
     FitOutcome full = fitOn(usable, catalog, EnumSet.copyOf(constants));
-    ValidationReport after = fitted(Validator.on(full.catalog).run(document(usable)));
+    ValidationReport after = fitted(Validator.on(full.catalog).run(doc), doc);
 
     Map<String, List<JsonNode>> groups = new LinkedHashMap<>();
     for (JsonNode c : usable) {
@@ -224,19 +234,50 @@ public final class Calibration {
       rest.removeAll(g.getValue());
       Catalog trained = rest.isEmpty() ? catalog
           : fitOn(rest, catalog, EnumSet.copyOf(constants)).catalog;
-      loo.addAll(fitted(Validator.on(trained).run(document(g.getValue()))).cases());
+      JsonNode left = document(g.getValue());
+      loo.addAll(fitted(Validator.on(trained).run(left), left).cases());
     }
     List<String> ids = usable.stream().map(c -> c.path("id").asText()).toList();
     return new Result(full.catalog, full.fitted, before, after, new ValidationReport(loo), ids,
         LocalDate.now(java.time.ZoneOffset.UTC));
   }
 
-  /** The rows of the figure each case is fitted on (the first of {@link #FIT_METRICS} it has). */
-  private static ValidationReport fitted(ValidationReport r) {
-    Set<String> seen = new LinkedHashSet<>();
+  /**
+   * The figures a document's cases are fitted on, as "id metric": the first of
+   * {@link #FIT_METRICS} a training or collective case gives, every one of
+   * {@link #INFERENCE_METRICS} a serving case gives.
+   */
+  private static List<String> keys(JsonNode doc) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode c : doc.get("cases")) {
+      String id = c.path("id").asText();
+      boolean inference = isInference(c);
+      for (var it = c.path("expected").fieldNames(); it.hasNext();) {
+        String m = it.next();
+        if (!c.path("expected").path(m).isNumber()) {
+          continue;
+        }
+        if (inference && INFERENCE_METRICS.contains(m)) {
+          out.add(id + " " + m);
+        } else if (!inference && FIT_METRICS.contains(m)) {
+          out.add(id + " " + m);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  private static boolean isInference(JsonNode c) {
+    return "inference".equals(c.path("request").path("workload").path("type").asText());
+  }
+
+  /** The rows of the fitted figures ({@link #keys}). */
+  private static ValidationReport fitted(ValidationReport r, JsonNode doc) {
+    Set<String> wanted = new LinkedHashSet<>(keys(doc));
     List<CaseResult> out = new ArrayList<>();
     for (CaseResult c : r.cases()) {
-      if (FIT_METRICS.contains(c.metric()) && c.point() && seen.add(c.id())) {
+      if (c.point() && wanted.remove(c.id() + " " + c.metric())) {
         out.add(c);
       }
     }
@@ -251,20 +292,21 @@ public final class Calibration {
       return new FitOutcome(catalog, List.of());
     }
     JsonNode doc = document(cases);
-    int n = cases.size();
+    List<String> keys = keys(doc);
+    int n = keys.size();
     double[] start = new double[knobs.size()];
     for (int i = 0; i < start.length; i++) {
       start[i] = knobs.get(i).unbounded(knobs.get(i).start());
     }
     MultivariateJacobianFunction model = point -> {
       double[] u = point.toArray();
-      double[] r0 = residuals(doc, apply(catalog, knobs, u), n);
+      double[] r0 = residuals(doc, apply(catalog, knobs, u), keys);
       double[][] jac = new double[n][u.length];
       for (int j = 0; j < u.length; j++) {
         double[] v = u.clone();
         double step = 1e-3 * Math.max(1.0, Math.abs(u[j]));
         v[j] += step;
-        double[] r1 = residuals(doc, apply(catalog, knobs, v), n);
+        double[] r1 = residuals(doc, apply(catalog, knobs, v), keys);
         for (int i = 0; i < n; i++) {
           jac[i][j] = (r1[i] - r0[i]) / step;
         }
@@ -292,20 +334,20 @@ public final class Calibration {
     return c;
   }
 
-  /** log(predicted / measured) of each case's one fitted figure; 3 where nothing is predicted. */
-  private static double[] residuals(JsonNode doc, Catalog catalog, int n) {
+  /** log(predicted / measured) of each fitted figure; 3 where nothing is predicted. */
+  private static double[] residuals(JsonNode doc, Catalog catalog, List<String> keys) {
     ValidationReport r = Validator.on(catalog).run(doc);
-    Map<String, Double> byCase = new LinkedHashMap<>();
+    Map<String, Double> byKey = new LinkedHashMap<>();
     for (CaseResult c : r.cases()) {
-      if (FIT_METRICS.contains(c.metric()) && c.point() && !byCase.containsKey(c.id())) {
+      if (c.point()) {
         double ratio = c.predicted() / c.expected();
-        byCase.put(c.id(), ratio > 0 && Double.isFinite(ratio) ? Math.log(ratio) : 3.0);
+        byKey.putIfAbsent(c.id() + " " + c.metric(),
+            ratio > 0 && Double.isFinite(ratio) ? Math.log(ratio) : 3.0);
       }
     }
-    double[] out = new double[n];
-    int i = 0;
-    for (JsonNode c : doc.get("cases")) {
-      out[i++] = byCase.getOrDefault(c.path("id").asText(), 3.0);
+    double[] out = new double[keys.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = byKey.getOrDefault(keys.get(i), 3.0);
     }
     return out;
   }
@@ -322,7 +364,7 @@ public final class Calibration {
   private static boolean fittable(JsonNode c) {
     JsonNode expected = c.path("expected");
     boolean figure = false;
-    for (String m : FIT_METRICS) {
+    for (String m : isInference(c) ? INFERENCE_METRICS : FIT_METRICS) {
       figure |= expected.path(m).isNumber();
     }
     if (!figure) {
@@ -332,8 +374,8 @@ public final class Calibration {
       return true;
     }
     JsonNode request = c.path("request");
-    return request.has("layout") && "training".equals(request.path("workload").path("type")
-        .asText());
+    String type = request.path("workload").path("type").asText();
+    return request.has("layout") && (type.equals("training") || type.equals("inference"));
   }
 
   private static List<Knob> knobs(List<JsonNode> cases, Catalog catalog, Set<Constant> constants) {
@@ -361,9 +403,15 @@ public final class Calibration {
           request.path("cluster").path("accelerator").asText());
       checkArgument(!a.generation().isEmpty(), "%s: accelerator %s has no generation in the"
           + " catalog, so its kernel constants cannot be fitted", c.path("id").asText(), a.id());
-      PrecisionRecipe recipe = PrecisionRecipe.named("workload.precision",
-          request.path("workload").path("precision").asText());
-      String target = a.generation() + "/" + family(recipe.compute()).get(0).id();
+      String precision = request.path("workload").path("precision").asText();
+      NumberFormat compute;
+      if (isInference(c)) {
+        NumberFormat weights = NumberFormat.fromId("workload.precision", precision);
+        compute = !weights.isFloating() ? NumberFormat.FP16 : weights;
+      } else {
+        compute = PrecisionRecipe.named("workload.precision", precision).compute();
+      }
+      String target = a.generation() + "/" + family(compute).get(0).id();
       String attention = request.path("workload").path("attention").asText("");
       boolean flash = attention.isEmpty() ? a.fusedAttention() : attention.equals("flash");
       kernelTargets.merge(target, flash, Boolean::logicalOr);
@@ -395,6 +443,18 @@ public final class Calibration {
               KernelEfficiency o = current(cat, generation, format);
               return withFamily(cat, generation, format, o.withHalfDim(v));
             }));
+      }
+      if (constants.contains(Constant.SERVING_OVERHEAD)) {
+        knobs.add(new Knob(t.getKey(), Constant.SERVING_OVERHEAD,
+            Math.max(k.servingLayerOverheadSeconds() * 1e6, 20.0),
+            (cat, v) -> withFamily(cat, generation, format,
+                current(cat, generation, format).withServingLayerOverhead(v * 1e-6))));
+      }
+      if (constants.contains(Constant.KV_BANDWIDTH)) {
+        knobs.add(new Knob(t.getKey(), Constant.KV_BANDWIDTH,
+            Math.min(k.kvBandwidthFraction(), 0.9),
+            (cat, v) -> withFamily(cat, generation, format,
+                current(cat, generation, format).withKvBandwidthFraction(v))));
       }
       if (constants.contains(Constant.OVERLAP_COST)) {
         knobs.add(new Knob(t.getKey(), Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1),

@@ -328,6 +328,10 @@ public final class Catalog {
       String g = JsonFields.string(e, "generation", "kernels.generation").toLowerCase(Locale.ROOT);
       String p = "kernels[" + g + "]";
       Double overlap = JsonFields.optionalNumber(e, "overlapCost", p + ".overlapCost");
+      Double servingOverhead = JsonFields.optionalNumber(e, "servingLayerOverheadUs",
+          p + ".servingLayerOverheadUs");
+      Double kvFraction = JsonFields.optionalNumber(e, "kvBandwidthFraction",
+          p + ".kvBandwidthFraction");
       KernelEfficiency eff = new KernelEfficiency(
           JsonFields.number(e, "matmulEfficiency", p + ".matmulEfficiency"),
           JsonFields.number(e, "matmulHalfDim", p + ".matmulHalfDim"),
@@ -335,6 +339,8 @@ public final class Catalog {
           JsonFields.number(e, "attentionEfficiency", p + ".attentionEfficiency"),
           JsonFields.number(e, "layerOverheadUs", p + ".layerOverheadUs") * 1e-6,
           overlap == null ? 0.0 : overlap,
+          servingOverhead == null ? 0.0 : servingOverhead * 1e-6,
+          kvFraction == null ? 1.0 : kvFraction,
           JsonFields.string(e, "source", p + ".source"));
       JsonNode formats = e.get("formats");
       checkArgument(formats != null && formats.isArray() && !formats.isEmpty(),

@@ -14,7 +14,11 @@ import static com.google.common.base.Preconditions.checkArgument;
  * passes together: kernel launches, synchronisation and the small kernels the roofline does not
  * see. While communication overlaps compute, the compute runs slower (the collective's kernels
  * take SMs and memory bandwidth); {@code overlapCost} is the fraction of the overlapped
- * communication time that the step still pays.
+ * communication time that the step still pays. Serving adds two: every layer of every decode step pays
+ * {@code servingLayerOverheadSeconds} (kernel launches and synchronisation, which a decode step's
+ * small kernels do not hide; a prefill's large kernels do), and the decode attention reads
+ * the KV cache at {@code kvBandwidthFraction} of the sustained memory bandwidth (paged attention
+ * kernels stream many short, scattered blocks).
  *
  * @param matmul large-matrix fraction of peak, in (0, 1]
  * @param halfDim weight dimension (n or k) of half efficiency, ≥ 0
@@ -22,10 +26,21 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param attention fused-attention fraction of peak, in [0, 1]; 0 when not fitted
  * @param layerOverheadSeconds fixed seconds per layer per micro-batch (forward + backward), ≥ 0
  * @param overlapCost fraction of overlapped communication time still paid, in [0, 1]
+ * @param servingLayerOverheadSeconds fixed seconds per layer per decode step, ≥ 0
+ * @param kvBandwidthFraction fraction of sustained bandwidth of decode KV-cache reads, in (0, 1]
  * @param source where the constants come from: the cases they were fitted on, or the datasheet
  */
 public record KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
-    double layerOverheadSeconds, double overlapCost, String source) {
+    double layerOverheadSeconds, double overlapCost, double servingLayerOverheadSeconds,
+    double kvBandwidthFraction, String source) {
+
+  /** Training constants only; serving uses no overhead and the full bandwidth. */
+  public KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
+      double layerOverheadSeconds, double overlapCost, String source) {
+    this(matmul, halfDim, halfRows, attention, layerOverheadSeconds, overlapCost, 0.0, 1.0,
+        source);
+  }
+
 
   public KernelEfficiency {
     checkArgument(Double.isFinite(matmul) && matmul > 0 && matmul <= 1,
@@ -37,37 +52,53 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     Checks.nonNegative("kernel.layerOverheadSeconds", layerOverheadSeconds);
     checkArgument(Double.isFinite(overlapCost) && overlapCost >= 0 && overlapCost <= 1,
         "kernel.overlapCost: must be in [0, 1], got %s", overlapCost);
+    Checks.nonNegative("kernel.servingLayerOverheadSeconds", servingLayerOverheadSeconds);
+    checkArgument(Double.isFinite(kvBandwidthFraction) && kvBandwidthFraction > 0
+        && kvBandwidthFraction <= 1,
+        "kernel.kvBandwidthFraction: must be in (0, 1], got %s", kvBandwidthFraction);
     source = source == null ? "" : source;
   }
 
   /** These constants with another large-matrix matmul efficiency. */
   public KernelEfficiency withMatmul(double value) {
     return new KernelEfficiency(value, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, source);
   }
 
   /** These constants with another weight half dimension. */
   public KernelEfficiency withHalfDim(double value) {
     return new KernelEfficiency(matmul, value, halfRows, attention, layerOverheadSeconds,
-        overlapCost, source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, source);
   }
 
   /** These constants with another fused-attention efficiency. */
   public KernelEfficiency withAttention(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, value, layerOverheadSeconds,
-        overlapCost, source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, source);
   }
 
   /** These constants with another per-layer overhead, seconds. */
   public KernelEfficiency withLayerOverhead(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, seconds, overlapCost,
-        source);
+        servingLayerOverheadSeconds, kvBandwidthFraction, source);
   }
 
   /** These constants with another overlap cost. */
   public KernelEfficiency withOverlapCost(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        value, source);
+        value, servingLayerOverheadSeconds, kvBandwidthFraction, source);
+  }
+
+  /** These constants with another serving per-layer overhead, seconds. */
+  public KernelEfficiency withServingLayerOverhead(double seconds) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+        overlapCost, seconds, kvBandwidthFraction, source);
+  }
+
+  /** These constants with another KV-cache bandwidth fraction. */
+  public KernelEfficiency withKvBandwidthFraction(double value) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+        overlapCost, servingLayerOverheadSeconds, value, source);
   }
 
   /** Matmul efficiency for an m×k by k×n product. */

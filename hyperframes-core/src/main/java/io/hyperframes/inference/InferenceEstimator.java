@@ -3,6 +3,7 @@ package io.hyperframes.inference;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.hardware.KernelEfficiency;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
@@ -123,6 +124,7 @@ public final class InferenceEstimator {
       double context, double e, double wb, double kb, NumberFormat compute, double peak,
       boolean prefill) {
     Accelerator acc = cluster.accelerator();
+    KernelEfficiency kernel = acc.kernel(compute);
     double rows = (double) batch * tokens;
     double h = m.hidden();
     double f = m.ffnHidden();
@@ -146,7 +148,11 @@ public final class InferenceEstimator {
     } else {
       double kvRead = 2.0 * batch * context * Math.max(1, m.kvHeads() / tp) * m.headDim() * kb;
       double flops = 4.0 * batch * context * h / tp;
-      t += memory.rooflineSeconds(acc, flops, kvRead, compute, peak);
+      // Paged decode attention streams the KV cache at a fitted fraction of the bandwidth.
+      t += memory.rooflineSeconds(acc, flops, kvRead / kernel.kvBandwidthFraction(), compute,
+          peak);
+      // A decode step's kernels are small enough that their launch and synchronisation show.
+      t += kernel.servingLayerOverheadSeconds();
     }
     double elementwise = e * rows * (4 * h + 6 * h) + (m.gatedMlp() ? 3 : 2) * e * rows * f / tp;
     t += elementwise / bandwidth;

@@ -40,8 +40,9 @@ final class CalibrateCommand implements Callable<Integer> {
   Path out;
 
   @Option(names = "--fit", split = ",", paramLabel = "CONSTANT",
-      description = "Constants to fit: matmul, attention, halfdim, overhead, overlap, fabric"
-          + " (default: matmul, attention, overhead, fabric).")
+      description = "Constants to fit: matmul, attention, halfdim, overhead, overlap,"
+          + " serving-overhead, kv-bandwidth, fabric (default: matmul, attention, overhead,"
+          + " fabric).")
   List<String> fit;
 
   /** The constants named on the command line ({@code --fit}, {@code --refit}). */
@@ -54,9 +55,12 @@ final class CalibrateCommand implements Callable<Integer> {
         case "overhead" -> Constant.LAYER_OVERHEAD;
         case "halfdim" -> Constant.MATMUL_HALF_DIM;
         case "overlap" -> Constant.OVERLAP_COST;
+        case "serving-overhead" -> Constant.SERVING_OVERHEAD;
+        case "kv-bandwidth" -> Constant.KV_BANDWIDTH;
         case "fabric" -> Constant.FABRIC_EFFICIENCY;
         default -> throw new IllegalArgumentException("--fit: unknown constant '" + f
-            + "' (known: matmul, attention, halfdim, overhead, overlap, fabric)");
+            + "' (known: matmul, attention, halfdim, overhead, overlap, serving-overhead,"
+            + " kv-bandwidth, fabric)");
       });
     }
     return constants;

@@ -1,0 +1,89 @@
+package io.hyperframes.validate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hyperframes.json.JsonFields;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shipped catalog against the published runs of {@code docs/validation/} (each with its
+ * source and role). Figures and tolerances are those reported in docs/validation.md; a change
+ * that moves them must update the report.
+ */
+class HeldOutCasesTest {
+
+  private static final double KORTHIKANTI_EACH = 0.08;
+  private static final double SERVING_EACH = 0.15;
+
+  private static String read(String name) throws IOException {
+    return Files.readString(Path.of("..", "docs", "validation", name), StandardCharsets.UTF_8);
+  }
+
+  private static Map<String, String> roles(String json) {
+    Map<String, String> out = new HashMap<>();
+    for (JsonNode c : JsonFields.parseObject("cases", json).get("cases")) {
+      out.put(c.get("id").asText(), c.path("role").asText());
+    }
+    return out;
+  }
+
+  /** Korthikanti et al. 2022 Table 5 (A100, not fitted on): every step time within 8 %. */
+  @Test
+  void korthikantiTable5StepTimesOutOfSample() throws IOException {
+    List<CaseResult> rows = Validator.analytical().run(read("training-cases.json"))
+        .select("korthikanti2022-table5", "stepSeconds");
+    assertEquals(9, rows.size());
+    for (CaseResult c : rows) {
+      assertTrue(Math.abs(c.relativeError()) <= KORTHIKANTI_EACH,
+          () -> c.id() + ": expected " + c.expected() + " s, predicted " + c.predicted());
+    }
+  }
+
+  /** Every case file entry names its role and source, and every case is estimated. */
+  @Test
+  void everyCaseHasARoleASourceAndAPrediction() throws IOException {
+    for (String file : List.of("training-cases.json", "serving-cases.json")) {
+      String json = read(file);
+      for (JsonNode c : JsonFields.parseObject("cases", json).get("cases")) {
+        String id = c.get("id").asText();
+        assertTrue(List.of("fit", "check").contains(c.path("role").asText()), id + " role");
+        assertTrue(c.path("source").asText().length() > 20, id + " source");
+      }
+      ValidationReport r = Validator.analytical().run(json);
+      assertTrue(r.cases().stream().anyMatch(CaseResult::point), file);
+    }
+  }
+
+  /**
+   * Hopper FP8 fixed-batch serving, the fitting cases of the serving constants: output
+   * throughput and time per output token within 15 % each.
+   */
+  @Test
+  void hopperFp8ServingThroughputWithin15Percent() throws IOException {
+    String json = read("serving-cases.json");
+    Map<String, String> roles = roles(json);
+    int compared = 0;
+    for (CaseResult c : Validator.analytical().run(json).cases()) {
+      boolean hopper = c.id().contains("h100") || c.id().contains("h200");
+      if (!c.point() || !hopper || !roles.get(c.id()).equals("fit")
+          || !(c.metric().equals("outputTokensPerSecondPerDevice")
+              || c.metric().equals("decodeSecondsPerToken"))) {
+        continue;
+      }
+      compared++;
+      assertTrue(Math.abs(c.relativeError()) <= SERVING_EACH,
+          () -> c.id() + " " + c.metric() + ": expected " + c.expected() + ", predicted "
+              + c.predicted());
+    }
+    assertEquals(7, compared);
+  }
+}
