@@ -78,17 +78,17 @@ final class ClusterLatency {
       double p50 = t + residualQuantile(0.5, busy, t);
       double p99 = t + residualQuantile(0.99, busy, t);
       return new ServingLoad.Percentiles(p50, t + residualQuantile(0.9, busy, t), p99, p50, p99,
-          0);
+          0, q -> t + residualQuantile(q, busy, t));
     }
     Fit f = fit(rate);
     if (f == null) {
       double inf = Double.POSITIVE_INFINITY;
-      return new ServingLoad.Percentiles(inf, inf, inf, inf, inf, maxBatch);
+      return new ServingLoad.Percentiles(inf, inf, inf, inf, inf, maxBatch, q -> inf);
     }
     Ttft ttft = ttft(f);
     double[] q = latencyQuantiles(f, ttft, new double[] {0.5, 0.9, 0.99});
     return new ServingLoad.Percentiles(q[0], q[1], q[2], ttft.quantile(0.5), ttft.quantile(0.99),
-        f.meanPopulation());
+        f.meanPopulation(), ttft::quantile);
   }
 
   /**

@@ -308,11 +308,11 @@ public final class Serving {
   }
 
   /**
-   * Whether simulated percentiles meet the workload's SLO: TTFT at the SLO percentile (p99 for
-   * percentiles ≥ 99, else the median) and the mean time per output token.
+   * Whether simulated percentiles meet the workload's SLO: TTFT at the SLO percentile (read from
+   * the simulated distribution at exactly that percentile) and the mean time per output token.
    */
   static boolean meets(ServingLoad.Percentiles q, InferenceWorkload w) {
-    double ttft = w.sloPercentile() >= 99 ? q.ttftP99() : q.ttftP50();
+    double ttft = q.ttftAt(w.sloPercentile());
     double tpot = (q.p50() - q.ttftP50()) / Math.max(1, w.outputTokens() - 1);
     return (w.ttftSloSeconds() == 0 || ttft <= w.ttftSloSeconds())
         && (w.tpotSloSeconds() == 0 || tpot <= w.tpotSloSeconds());

@@ -32,9 +32,25 @@ public final class ServingLoad {
    * @param ttftP50 median time to first token
    * @param ttftP99 99th-percentile time to first token
    * @param meanRunning mean number of sequences decoding
+   * @param ttftQuantile the time-to-first-token distribution: quantile q in (0, 1) → seconds
    */
   public record Percentiles(double p50, double p90, double p99, double ttftP50, double ttftP99,
-      double meanRunning) {}
+      double meanRunning, java.util.function.DoubleUnaryOperator ttftQuantile) {
+
+    public Percentiles {
+      checkArgument(ttftQuantile != null, "ttftQuantile: must be given");
+    }
+
+    /**
+     * Time to first token at a percentile (p50 to p99.9, any value in (0, 100)), from the
+     * distribution, not rounded to the nearest reported percentile.
+     */
+    public double ttftAt(double percentile) {
+      checkArgument(percentile > 0 && percentile < 100,
+          "workload.latencySlo.percentile: must be in (0, 100), got %s", percentile);
+      return ttftQuantile.applyAsDouble(percentile / 100);
+    }
+  }
 
   private final double[] prefill;
   private final double[] decode;
@@ -145,7 +161,7 @@ public final class ServingLoad {
     Arrays.sort(ttft);
     return new Percentiles(quantile(latency, 0.5), quantile(latency, 0.9),
         quantile(latency, 0.99), quantile(ttft, 0.5), quantile(ttft, 0.99),
-        runningArea / now);
+        runningArea / now, q -> quantile(ttft, q));
   }
 
   /**
