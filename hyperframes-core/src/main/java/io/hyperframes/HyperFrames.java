@@ -4,18 +4,64 @@ import io.hyperframes.plan.TrainingEstimate;
 import io.hyperframes.plan.TrainingEstimator;
 
 /**
- * Entry point of the planner.
+ * The front door: one builder per job, in the vocabulary of the JSON requests.
  *
  * <pre>{@code
- * EstimateRequest request = Requests.parse(Files.readString(Path.of("request.json")));
- * TrainingEstimate e = HyperFrames.estimate(request);
- * System.out.printf("%.2f s/step, MFU %.1f %%%n", e.stepSeconds(), 100 * e.mfu());
+ * // How many cards, how long, how much: search layouts and device counts.
+ * Plan plan = HyperFrames.plan()
+ *     .model("llama2-70b")
+ *     .accelerator("h100-sxm-80gb").devices(64, 512)
+ *     .training(t -> t.precision("bf16-mixed").tokens(2e12))
+ *     .minimize(Objective.COST)
+ *     .run();
+ *
+ * // One layout, open fields searched.
+ * TrainingEstimate e = HyperFrames.estimate()
+ *     .model("gpt3-175b").accelerator("a100-sxm-80gb").devices(1024)
+ *     .training(t -> t.precision("bf16-mixed").globalBatchSize(1536))
+ *     .layout(l -> l.tp(8).pp(8))
+ *     .run();
+ *
+ * // Serving under load, an SLO at p95.
+ * InferenceResult s = HyperFrames.serve()
+ *     .model("llama2-7b").accelerator("h100-sxm-80gb").devices(1)
+ *     .precision("fp16").batch(32).prompt(1024).output(256)
+ *     .arrivalRate(10).latencySlo(Duration.ofSeconds(2), 95)
+ *     .run();
+ *
+ * // The models against your own measurements.
+ * ValidationReport r = HyperFrames.validate().cases(Path.of("my-runs.json")).run();
  * }</pre>
+ *
+ * <p>Every builder is immutable, sets each field once, and checks everything when the job runs,
+ * with the messages of the JSON form (field path and value, {@link IllegalArgumentException});
+ * {@code toJson()} writes the request as the JSON the command line reads. {@code .models(...)}
+ * swaps any of the four models for every figure the job computes ({@link Models}).
  */
 public final class HyperFrames {
   private HyperFrames() {}
 
   private static final TrainingEstimator ESTIMATOR = TrainingEstimator.analytical();
+
+  /** A plan: layouts, device counts and batches searched for an objective. */
+  public static PlanBuilder plan() {
+    return new PlanBuilder(Tree.empty(), null, null);
+  }
+
+  /** An estimate of one training layout. */
+  public static EstimateBuilder estimate() {
+    return new EstimateBuilder(Tree.empty(), null, null);
+  }
+
+  /** A serving estimate: latency, memory, devices for an SLO. */
+  public static ServeBuilder serve() {
+    return ServeBuilder.empty();
+  }
+
+  /** A validation of the models against measured cases. */
+  public static ValidateBuilder validate() {
+    return new ValidateBuilder(null, null, null);
+  }
 
   /**
    * Estimates one training layout with the analytical models; open layout fields are chosen by a

@@ -41,6 +41,13 @@ public final class InferenceEstimator {
     this.interconnect = interconnect;
   }
 
+  /** An estimator over the given memory-hierarchy and interconnect models. */
+  public static InferenceEstimator of(MemoryHierarchyModel memory, InterconnectModel interconnect) {
+    checkArgument(memory != null, "memoryModel: must be given");
+    checkArgument(interconnect != null, "interconnectModel: must be given");
+    return new InferenceEstimator(memory, interconnect);
+  }
+
   /** The estimator over the analytical models. */
   public static InferenceEstimator analytical() {
     return new InferenceEstimator(MemoryHierarchyModel.analytical(),

@@ -156,7 +156,14 @@ public final class Serving {
    * the SLO needs.
    */
   public static InferenceResult evaluate(InferenceRequest r) {
-    InferenceEstimator estimator = InferenceEstimator.analytical();
+    return evaluate(r, InferenceEstimator.analytical());
+  }
+
+  /** As {@link #evaluate(InferenceRequest)} with the given estimator (a user's models). */
+  public static InferenceResult evaluate(InferenceRequest r, InferenceEstimator estimator) {
+    if (r == null || estimator == null) {
+      throw new IllegalArgumentException("request: request and estimator must be given");
+    }
     InferenceEstimate e = estimator.estimate(r.model(), r.cluster(), r.workload(), r.tp(), r.pp(),
         r.replicas());
     InferenceWorkload w = r.workload();

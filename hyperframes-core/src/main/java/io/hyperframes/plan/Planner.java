@@ -439,8 +439,8 @@ public final class Planner {
     TrainingEstimate e = best.estimate();
     Cluster cluster = r.cluster().withDevices((int) e.devices());
     return new Plan(feasible, reasons, best, alternatives, pareto, scaling,
-        e.stepSeconds() > 0 ? GoldenParameters.derive(e, r.model(), cluster, best.workload())
-            : List.of(),
+        e.stepSeconds() > 0 ? GoldenParameters.derive(e, r.model(), cluster, best.workload(),
+            estimator.interconnect()) : List.of(),
         TrainingFindings.of(e, r.model(), cluster, best.workload()), acc.evaluated, seconds,
         r.objective());
   }

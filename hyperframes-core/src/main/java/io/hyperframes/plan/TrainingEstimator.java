@@ -71,6 +71,11 @@ public final class TrainingEstimator {
     this.parallelism = parallelism;
   }
 
+  /** The interconnect model this estimator times collectives with. */
+  public InterconnectModel interconnect() {
+    return interconnect;
+  }
+
   /** The estimator over the analytical models. */
   public static TrainingEstimator analytical() {
     return of(PrecisionModel.analytical(), MemoryHierarchyModel.analytical(),

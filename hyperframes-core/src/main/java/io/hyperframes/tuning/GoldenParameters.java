@@ -37,9 +37,21 @@ public final class GoldenParameters {
   /** Aggregate checkpoint write bandwidth per node (bytes/s), when not measured. */
   public static final double CHECKPOINT_WRITE_PER_NODE = 2e9;
 
-  /** The table for an estimate of {@code model} on {@code cluster}. */
+  /** The table for an estimate of {@code model} on {@code cluster}, analytical interconnect. */
   public static List<GoldenParameter> derive(TrainingEstimate e, TransformerSpec model,
       Cluster cluster, TrainingWorkload w) {
+    return derive(e, model, cluster, w, InterconnectModel.alphaBeta());
+  }
+
+  /**
+   * The table for an estimate of {@code model} on {@code cluster}; collective-dependent entries
+   * (the gradient bucket) are sized with {@code net}.
+   */
+  public static List<GoldenParameter> derive(TrainingEstimate e, TransformerSpec model,
+      Cluster cluster, TrainingWorkload w, InterconnectModel net) {
+    if (net == null) {
+      throw new IllegalArgumentException("interconnectModel: must be given");
+    }
     List<GoldenParameter> out = new ArrayList<>();
     Layout l = e.layout();
     int hostCores = cluster.hostCoresPerNode() > 0 ? cluster.hostCoresPerNode() : 8;
@@ -69,7 +81,7 @@ public final class GoldenParameters {
         ? "shards norms and dropout activations over the tensor-parallel group (Korthikanti 2022)"
         : "no tensor parallelism"));
     out.add(new GoldenParameter("zeroStage", l.zeroStage(), "", "chosen by the plan"));
-    out.add(bucket(e, cluster, l));
+    out.add(bucket(e, cluster, l, net));
     out.add(new GoldenParameter("overlapGradReduce", l.dp() > 1, "", "reduce gradient buckets"
         + " while backward continues (DDP / Megatron --overlap-grad-reduce)"));
     out.addAll(lossScale(w.precision()));
@@ -101,7 +113,8 @@ public final class GoldenParameters {
     return ImmutableList.copyOf(out);
   }
 
-  private static GoldenParameter bucket(TrainingEstimate e, Cluster cluster, Layout l) {
+  private static GoldenParameter bucket(TrainingEstimate e, Cluster cluster, Layout l,
+      InterconnectModel net) {
     if (l.dp() <= 1) {
       return new GoldenParameter("gradientBucketBytes", 25e6, "bytes",
           "no data parallelism: the PyTorch default (25 MB) is irrelevant");
@@ -111,7 +124,6 @@ public final class GoldenParameters {
     CollectiveGroup group = new CollectiveGroup(l.dp(), perNode);
     // Smallest power-of-two bucket whose all-reduce spends < 5 % in latency: time(S) within
     // 5 % of the pure-bandwidth time at the large-message rate.
-    InterconnectModel net = InterconnectModel.alphaBeta();
     double large = net.time(cluster, Collective.ALL_REDUCE, 1e10, group)
         .busBandwidthBytesPerSecond();
     double s = 1 << 22;

@@ -26,11 +26,26 @@ public final class Validator {
   private final Catalog catalog;
   private final TrainingEstimator estimator;
   private final InterconnectModel interconnect;
+  private final io.hyperframes.inference.InferenceEstimator inference;
 
-  private Validator(Catalog catalog, TrainingEstimator estimator, InterconnectModel interconnect) {
+  private Validator(Catalog catalog, TrainingEstimator estimator, InterconnectModel interconnect,
+      io.hyperframes.inference.InferenceEstimator inference) {
     this.catalog = catalog;
     this.estimator = estimator;
     this.interconnect = interconnect;
+    this.inference = inference;
+  }
+
+  /**
+   * A validator over a user's models: training cases with {@code estimator}, serving cases with
+   * {@code inference}, collective cases with {@code interconnect}.
+   */
+  public static Validator of(Catalog catalog, TrainingEstimator estimator,
+      io.hyperframes.inference.InferenceEstimator inference, InterconnectModel interconnect) {
+    if (catalog == null || estimator == null || inference == null || interconnect == null) {
+      throw new IllegalArgumentException("validator: catalog and models must be given");
+    }
+    return new Validator(catalog, estimator, interconnect, inference);
   }
 
   /** A validator over the built-in catalog and analytical models. */
@@ -43,7 +58,8 @@ public final class Validator {
     if (catalog == null) {
       throw new IllegalArgumentException("catalog: must be given");
     }
-    return new Validator(catalog, TrainingEstimator.analytical(), InterconnectModel.alphaBeta());
+    return new Validator(catalog, TrainingEstimator.analytical(), InterconnectModel.alphaBeta(),
+        io.hyperframes.inference.InferenceEstimator.analytical());
   }
 
   /**
@@ -144,7 +160,7 @@ public final class Validator {
     io.hyperframes.inference.InferenceResult r;
     try {
       r = io.hyperframes.inference.Serving.evaluate(
-          io.hyperframes.inference.Serving.fromJson(requestJson, catalog));
+          io.hyperframes.inference.Serving.fromJson(requestJson, catalog), inference);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(id + ": " + e.getMessage(), e);
     }

@@ -1,0 +1,101 @@
+package io.hyperframes;
+
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.model.TransformerSpec;
+import java.util.function.UnaryOperator;
+
+/**
+ * What every job names: a model, an accelerator and how many, the catalog and the models to use.
+ * Builders are immutable (each call returns a new builder) and each field may be set once
+ * ({@link IllegalStateException} showing the old value); values are checked when the job runs,
+ * by the same code and with the same messages as the JSON form ({@code toJson()}).
+ *
+ * @param <B> the concrete builder
+ */
+public abstract class JobBuilder<B extends JobBuilder<B>> {
+
+  final Tree tree;
+  final Catalog catalog;
+  final Models models;
+
+  JobBuilder(Tree tree, Catalog catalog, Models models) {
+    this.tree = tree;
+    this.catalog = catalog;
+    this.models = models;
+  }
+
+  abstract B copy(Tree tree, Catalog catalog, Models models);
+
+  /** {@code model.catalog}: a model of the catalog ("llama2-70b"). */
+  public B model(String catalogId) {
+    return copy(tree.with("model.catalog", catalogId), catalog, models);
+  }
+
+  /** {@code model}: an architecture given in full. */
+  public B model(TransformerSpec architecture) {
+    return copy(tree.with("model", Tree.model(architecture)), catalog, models);
+  }
+
+  /** {@code cluster.accelerator}: a catalog accelerator ("h100-sxm-80gb"). */
+  public B accelerator(String id) {
+    return copy(tree.with("cluster.accelerator", id), catalog, models);
+  }
+
+  /** {@code cluster.devices}: how many. */
+  public B devices(int count) {
+    return copy(tree.with("cluster.devices", count), catalog, models);
+  }
+
+  /** {@code cluster.devicesPerNode}. */
+  public B devicesPerNode(int count) {
+    return copy(tree.with("cluster.devicesPerNode", count), catalog, models);
+  }
+
+  /** {@code cluster.template}: the node design ("dgx-h100"), when not the accelerator's default. */
+  public B node(String template) {
+    return copy(tree.with("cluster.template", template), catalog, models);
+  }
+
+  /** {@code layout}: the fields of the parallel layout to fix (the rest are searched). */
+  public B layout(UnaryOperator<LayoutSpec> fields) {
+    if (fields == null) {
+      throw new IllegalArgumentException("layout: must be given");
+    }
+    return copy(tree.withAll("layout", fields.apply(LayoutSpec.empty()).tree), catalog, models);
+  }
+
+  /** The catalog to resolve ids against (default {@link Catalog#builtIn()}). */
+  public B catalog(Catalog c) {
+    if (c == null) {
+      throw new IllegalArgumentException("catalog: must be given");
+    }
+    if (catalog != null) {
+      throw new IllegalStateException("catalog: already set to version " + catalog.version());
+    }
+    return copy(tree, c, models);
+  }
+
+  /** The models to compute with (default {@link Models#analytical()}). */
+  public B models(Models m) {
+    if (m == null) {
+      throw new IllegalArgumentException("models: must be given");
+    }
+    if (models != null) {
+      throw new IllegalStateException("models: already set to " + models);
+    }
+    return copy(tree, catalog, m);
+  }
+
+  /** The request as JSON: the same document {@code hyperframes} reads with {@code --request}. */
+  public String toJson() {
+    return tree.text();
+  }
+
+  Catalog catalogOrDefault() {
+    return catalog == null ? Catalog.builtIn() : catalog;
+  }
+
+  Models modelsOrDefault() {
+    return models == null ? Models.analytical() : models;
+  }
+}

@@ -1,0 +1,80 @@
+package io.hyperframes;
+
+import io.hyperframes.parallel.Engine;
+import io.hyperframes.parallel.Recompute;
+
+/**
+ * The fixed part of a parallel layout ({@code "layout"} in JSON); fields left out are chosen by
+ * the search. Immutable, each field set at most once, checked when the job runs.
+ *
+ * <pre>{@code
+ * l -> l.tp(8).pp(8).recompute(Recompute.SELECTIVE).engine(Engine.MEGATRON)
+ * }</pre>
+ */
+public final class LayoutSpec {
+
+  final Tree tree;
+
+  private LayoutSpec(Tree tree) {
+    this.tree = tree;
+  }
+
+  static LayoutSpec empty() {
+    return new LayoutSpec(Tree.empty());
+  }
+
+  /** {@code tp}: tensor-parallel degree. */
+  public LayoutSpec tp(int degree) {
+    return new LayoutSpec(tree.with("tp", degree));
+  }
+
+  /** {@code pp}: pipeline-parallel degree. */
+  public LayoutSpec pp(int degree) {
+    return new LayoutSpec(tree.with("pp", degree));
+  }
+
+  /** {@code dp}: data-parallel degree. */
+  public LayoutSpec dp(int degree) {
+    return new LayoutSpec(tree.with("dp", degree));
+  }
+
+  /** {@code virtualStages}: model chunks per pipeline rank (interleaved 1F1B). */
+  public LayoutSpec virtualStages(int chunks) {
+    return new LayoutSpec(tree.with("virtualStages", chunks));
+  }
+
+  /** {@code microBatch}: sequences per micro-batch per data-parallel rank. */
+  public LayoutSpec microBatch(int sequences) {
+    return new LayoutSpec(tree.with("microBatch", sequences));
+  }
+
+  /** {@code sequenceParallel}. */
+  public LayoutSpec sequenceParallel(boolean on) {
+    return new LayoutSpec(tree.with("sequenceParallel", on));
+  }
+
+  /** {@code recompute}: activation recomputation policy. */
+  public LayoutSpec recompute(Recompute policy) {
+    return new LayoutSpec(tree.with("recompute", policy == null ? null : policy.id()));
+  }
+
+  /** {@code zeroStage}: 0-3. */
+  public LayoutSpec zeroStage(int stage) {
+    return new LayoutSpec(tree.with("zeroStage", stage));
+  }
+
+  /** {@code engine}: Megatron-LM, DeepSpeed or FSDP. */
+  public LayoutSpec engine(Engine engine) {
+    return new LayoutSpec(tree.with("engine", engine == null ? null : engine.id()));
+  }
+
+  /** {@code shardGroupSize}: hybrid sharding (ZeRO-3 within groups of this many ranks). */
+  public LayoutSpec shardGroupSize(int ranks) {
+    return new LayoutSpec(tree.with("shardGroupSize", ranks));
+  }
+
+  /** {@code reshardAfterForward}: free gathered parameters after forward (ZeRO-3). */
+  public LayoutSpec reshardAfterForward(boolean reshard) {
+    return new LayoutSpec(tree.with("reshardAfterForward", reshard));
+  }
+}

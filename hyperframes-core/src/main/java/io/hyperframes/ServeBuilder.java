@@ -1,0 +1,95 @@
+package io.hyperframes;
+
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.inference.InferenceResult;
+import io.hyperframes.inference.Serving;
+import java.time.Duration;
+
+/**
+ * A serving estimate ({@link HyperFrames#serve()}): memory, prefill and decode times, latency
+ * percentiles under an arrival rate, devices an SLO needs.
+ *
+ * <pre>{@code
+ * InferenceResult s = HyperFrames.serve()
+ *     .model("llama2-7b").accelerator("h100-sxm-80gb").devices(1)
+ *     .precision("fp16").batch(32).prompt(1024).output(256)
+ *     .arrivalRate(10).latencySlo(Duration.ofSeconds(2), 99)
+ *     .run();
+ * }</pre>
+ */
+public final class ServeBuilder extends JobBuilder<ServeBuilder> {
+
+  ServeBuilder(Tree tree, Catalog catalog, Models models) {
+    super(tree, catalog, models);
+  }
+
+  static ServeBuilder empty() {
+    return new ServeBuilder(Tree.empty().with("workload.type", "inference"), null, null);
+  }
+
+  @Override
+  ServeBuilder copy(Tree t, Catalog c, Models m) {
+    return new ServeBuilder(t, c, m);
+  }
+
+  /** {@code workload.precision}: weight format ("fp16", "bf16", "fp8", "int8", "int4"). */
+  public ServeBuilder precision(String weights) {
+    return copy(tree.with("workload.precision", weights), catalog, models);
+  }
+
+  /** {@code workload.kvCachePrecision} (default: the weight format's activation format). */
+  public ServeBuilder kvCachePrecision(String format) {
+    return copy(tree.with("workload.kvCachePrecision", format), catalog, models);
+  }
+
+  /** {@code workload.batchSize}: concurrent sequences. */
+  public ServeBuilder batch(int sequences) {
+    return copy(tree.with("workload.batchSize", sequences), catalog, models);
+  }
+
+  /** {@code workload.promptTokens}. */
+  public ServeBuilder prompt(int tokens) {
+    return copy(tree.with("workload.promptTokens", tokens), catalog, models);
+  }
+
+  /** {@code workload.outputTokens}. */
+  public ServeBuilder output(int tokens) {
+    return copy(tree.with("workload.outputTokens", tokens), catalog, models);
+  }
+
+  /** {@code workload.arrivalRatePerSecond}: Poisson arrivals, for latency under load. */
+  public ServeBuilder arrivalRate(double requestsPerSecond) {
+    return copy(tree.with("workload.arrivalRatePerSecond", requestsPerSecond), catalog, models);
+  }
+
+  /**
+   * {@code workload.latencySlo}: time to first token at a percentile (any value in (0, 100),
+   * checked at exactly that percentile of the simulated distribution).
+   */
+  public ServeBuilder latencySlo(Duration timeToFirstToken, double percentile) {
+    if (timeToFirstToken == null) {
+      throw new IllegalArgumentException("workload.latencySlo.ttftSeconds: must be given");
+    }
+    return copy(tree.with("workload.latencySlo.ttftSeconds", timeToFirstToken.toNanos() / 1e9)
+        .with("workload.latencySlo.percentile", percentile), catalog, models);
+  }
+
+  /** {@code workload.latencySlo.tpotSeconds}: mean time per output token. */
+  public ServeBuilder timePerOutputToken(Duration perToken) {
+    if (perToken == null) {
+      throw new IllegalArgumentException("workload.latencySlo.tpotSeconds: must be given");
+    }
+    return copy(tree.with("workload.latencySlo.tpotSeconds", perToken.toNanos() / 1e9), catalog,
+        models);
+  }
+
+  /**
+   * Runs the estimate.
+   *
+   * @throws IllegalArgumentException naming the field and the value when the request is wrong
+   */
+  public InferenceResult run() {
+    return Serving.evaluate(Serving.fromJson(tree.json(), catalogOrDefault()),
+        modelsOrDefault().inferenceEstimator());
+  }
+}

@@ -1,0 +1,56 @@
+package io.hyperframes;
+
+import io.hyperframes.precision.Optimizer;
+import io.hyperframes.workload.Attention;
+
+/**
+ * The training workload of a request ({@code "workload"} in JSON, {@code type} "training"):
+ * immutable, each field set at most once, checked when the job runs.
+ *
+ * <pre>{@code
+ * t -> t.precision("bf16-mixed").globalBatchSize(1536).tokens(3e11)
+ * }</pre>
+ */
+public final class TrainingSpec {
+
+  final Tree tree;
+
+  private TrainingSpec(Tree tree) {
+    this.tree = tree;
+  }
+
+  static TrainingSpec empty() {
+    return new TrainingSpec(Tree.empty().with("type", "training"));
+  }
+
+  /** {@code precision}: "fp32", "fp16-mixed", "bf16-mixed", "fp8-mixed" … */
+  public TrainingSpec precision(String recipe) {
+    return new TrainingSpec(tree.with("precision", recipe));
+  }
+
+  /** {@code globalBatchSize}: sequences per optimizer step. */
+  public TrainingSpec globalBatchSize(int sequences) {
+    return new TrainingSpec(tree.with("globalBatchSize", sequences));
+  }
+
+  /** {@code trainingTokens}: the token budget (for time to train and cost). */
+  public TrainingSpec tokens(double trainingTokens) {
+    return new TrainingSpec(tree.with("trainingTokens", trainingTokens));
+  }
+
+  /** {@code optimizer}. */
+  public TrainingSpec optimizer(Optimizer optimizer) {
+    return new TrainingSpec(tree.with("optimizer", optimizer == null ? null
+        : optimizer.id()));
+  }
+
+  /** {@code attention}: fused (flash) or materialised scores. */
+  public TrainingSpec attention(Attention attention) {
+    return new TrainingSpec(tree.with("attention", attention == null ? null : attention.id()));
+  }
+
+  /** {@code gradientPrecision}: the format gradients are kept and reduced in ("fp32", …). */
+  public TrainingSpec gradientPrecision(String format) {
+    return new TrainingSpec(tree.with("gradientPrecision", format));
+  }
+}
