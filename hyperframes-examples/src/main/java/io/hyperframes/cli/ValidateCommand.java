@@ -81,24 +81,30 @@ final class ValidateCommand implements Callable<Integer> {
     java.util.Map<String, String> regimes = new java.util.HashMap<>();
     for (var c : root.get("cases")) {
       var req = c.path("request");
+      if (!"training".equals(req.path("workload").path("type").asText())) {
+        continue; // intervals are for training step times
+      }
       var l = req.path("layout");
       String acc = req.path("cluster").path("accelerator").asText();
       var a = shipped.accelerators().get(acc.toLowerCase(Locale.ROOT));
-      String regime = l.path("zeroStage").asInt(0) == 3 ? "fully-sharded"
-          : l.path("tp").asInt(1) > 1 || l.path("pp").asInt(1) > 1 ? "model-parallel"
-              : "data-parallel";
-      regimes.put(c.path("id").asText(), (a == null ? acc : a.generation()) + " " + regime);
+      regimes.put(c.path("id").asText(), (a == null ? acc : a.generation()) + " "
+          + io.hyperframes.hardware.StepInterval.regime(l.path("tp").asInt(1),
+              l.path("pp").asInt(1), l.path("zeroStage").asInt(0)));
     }
     java.util.Map<String, java.util.List<double[]>> bySource = new java.util.TreeMap<>();
-    java.util.Map<String, java.util.List<Double>> byRegime = new java.util.TreeMap<>();
+    // measured / predicted step time (a throughput figure counts inverted), with its source
+    java.util.List<Object[]> factors = new java.util.ArrayList<>();
     for (CaseResult l : result.leaveOneOut().cases()) {
       CaseResult in = inSample.get(l.id() + " " + l.metric());
-      bySource.computeIfAbsent(io.hyperframes.calibrate.Calibration.sourceOf(l.id()),
-          k -> new java.util.ArrayList<>()).add(new double[] {
-              in == null ? Double.NaN : Math.abs(in.relativeError()), Math.abs(l.relativeError())});
-      // measured / predicted: the factor that takes a prediction to the measurement
-      byRegime.computeIfAbsent(regimes.getOrDefault(l.id(), "?"), k -> new java.util.ArrayList<>())
-          .add(l.expected() / l.predicted());
+      String source = io.hyperframes.calibrate.Calibration.sourceOf(l.id());
+      bySource.computeIfAbsent(source, k -> new java.util.ArrayList<>()).add(new double[] {
+          in == null ? Double.NaN : Math.abs(in.relativeError()), Math.abs(l.relativeError())});
+      String regime = regimes.get(l.id());
+      if (regime != null) {
+        boolean time = l.metric().endsWith("Seconds");
+        factors.add(new Object[] {regime, source,
+            time ? l.expected() / l.predicted() : l.predicted() / l.expected()});
+      }
     }
     var out = spec.commandLine().getOut();
     out.printf(Locale.ROOT, "| source | cases | in-sample mean / max | leave-one-source-out mean / max |%n");
@@ -118,18 +124,50 @@ final class ValidateCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "%nLeave-one-source-out mean |error| %.2f %% over %d cases.%n%n",
         100 * sum / Math.max(1, n), n);
-    out.printf(Locale.ROOT, "| regime | cases | measured / predicted: 5th, 50th, 95th percentile |%n");
-    out.printf(Locale.ROOT, "|---|---:|---|%n");
-    byRegime.put("* all", byRegime.values().stream().flatMap(java.util.List::stream).toList());
+    out.printf(Locale.ROOT, "| regime | cases | measured / predicted step time: 5th, 50th,"
+        + " 95th percentile | covered by the interval fitted without the case's source |%n");
+    out.printf(Locale.ROOT, "|---|---:|---|---:|%n");
+    java.util.Map<String, java.util.List<Object[]>> byRegime = new java.util.TreeMap<>();
+    for (Object[] f : factors) {
+      byRegime.computeIfAbsent((String) f[0], k -> new java.util.ArrayList<>()).add(f);
+      byRegime.computeIfAbsent("* all", k -> new java.util.ArrayList<>()).add(f);
+    }
     for (var e : byRegime.entrySet()) {
-      double[] v = e.getValue().stream().mapToDouble(Double::doubleValue).sorted().toArray();
-      var p = new org.apache.commons.math3.stat.descriptive.rank.Percentile();
-      p.setData(v);
-      out.printf(Locale.ROOT, "| %s | %d | %.3f, %.3f, %.3f |%n", e.getKey(), v.length,
-          p.evaluate(5), p.evaluate(50), p.evaluate(95));
+      double[] v = e.getValue().stream().mapToDouble(f -> (double) f[2]).sorted().toArray();
+      int covered = 0;
+      for (Object[] f : e.getValue()) {
+        double[] band = band(factors, (String) f[0], (String) f[1]);
+        double x = (double) f[2];
+        covered += x >= band[0] && x <= band[1] ? 1 : 0;
+      }
+      out.printf(Locale.ROOT, "| %s | %d | %.3f, %.3f, %.3f | %d of %d (%.0f %%) |%n", e.getKey(),
+          v.length, percentile(v, 5), percentile(v, 50), percentile(v, 95), covered,
+          e.getValue().size(), 100.0 * covered / e.getValue().size());
     }
     out.flush();
     return 0;
+  }
+
+  /**
+   * The 5th-95th percentile band of the factors of a regime from every source but one: the
+   * regime's own factors when at least five cases from at least four sources remain (fewer
+   * sources hide the between-source spread that a new source shows), else all regimes pooled;
+   * the catalog's intervals are made the same way from every source.
+   */
+  private static double[] band(java.util.List<Object[]> factors, String regime, String without) {
+    double[] own = factors.stream().filter(f -> f[0].equals(regime) && !f[1].equals(without))
+        .mapToDouble(f -> (double) f[2]).sorted().toArray();
+    long sources = factors.stream().filter(f -> f[0].equals(regime) && !f[1].equals(without))
+        .map(f -> f[1]).distinct().count();
+    double[] v = own.length >= 5 && sources >= 4 ? own : factors.stream()
+        .filter(f -> !f[1].equals(without)).mapToDouble(f -> (double) f[2]).sorted().toArray();
+    return new double[] {Math.min(1.0, percentile(v, 5)), Math.max(1.0, percentile(v, 95))};
+  }
+
+  private static double percentile(double[] sorted, double p) {
+    var q = new org.apache.commons.math3.stat.descriptive.rank.Percentile();
+    q.setData(sorted);
+    return q.evaluate(p);
   }
 
   static ObjectNode json(ValidationReport r) {
