@@ -103,6 +103,8 @@ public final class InferencePlanner {
               if (rate >= load.capacityPerSecond()) {
                 continue;
               }
+              // The simulation, not the analytical model: a search evaluates hundreds of
+              // configurations and the analytical model costs 0.1-0.9 s each (docs/inference.md).
               ServingLoad.Percentiles q = load.simulate(rate, SEARCH_REQUESTS, Serving.SEED);
               if (Serving.meets(q, w)) {
                 int devices = replicas * tp;

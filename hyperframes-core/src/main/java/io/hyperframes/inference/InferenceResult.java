@@ -16,10 +16,12 @@ import java.util.List;
  * @param devicesNeeded fewest devices (tp × pp × replicas) meeting the SLO; the layout's devices
  *     without an SLO; 0 when no layout up to a node meets it
  * @param findings advice
+ * @param latencyModel what gave the percentiles under load: "analytical" (the cluster model,
+ *     inside its validated domain), "simulation" (outside it), or "unloaded" (no arrival rate)
  */
 public record InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
     double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
-    double capacityPerSecond, int devicesNeeded, List<Finding> findings) {
+    double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel) {
   public InferenceResult {
     findings = ImmutableList.copyOf(findings);
   }

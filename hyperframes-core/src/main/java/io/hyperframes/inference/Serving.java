@@ -152,7 +152,8 @@ public final class Serving {
 
   /**
    * Estimates a request: the configuration; its latency percentiles (unloaded, or under the
-   * arrival rate spread over the replicas, from the continuous-batching simulation); the devices
+   * arrival rate spread over the replicas, from {@link ServingLoad#percentiles}: the analytical
+   * cluster model inside its validated domain, the continuous-batching simulation outside); the devices
    * the SLO needs.
    */
   public static InferenceResult evaluate(InferenceRequest r) {
@@ -172,12 +173,14 @@ public final class Serving {
     double ttft50 = e.ttftSeconds();
     double ttft99 = ttft50;
     double capacity = 0;
+    String latencyModel = "unloaded";
     if (w.arrivalRatePerSecond() > 0) {
       ServingLoad load = load(estimator, r.model(), r.cluster().withDevices(r.tp() * r.pp()), w,
           r.tp(), r.pp());
       capacity = load.capacityPerSecond() * r.replicas();
-      ServingLoad.Percentiles q = load.simulate(w.arrivalRatePerSecond() / r.replicas(),
-          SIMULATED_REQUESTS, SEED);
+      double perReplica = w.arrivalRatePerSecond() / r.replicas();
+      latencyModel = load.analyticalCovers(perReplica) ? "analytical" : "simulation";
+      ServingLoad.Percentiles q = load.percentiles(perReplica, SIMULATED_REQUESTS, SEED);
       p50 = q.p50();
       p99 = q.p99();
       ttft50 = q.ttftP50();
@@ -207,7 +210,8 @@ public final class Serving {
               + " unloaded", w.arrivalRatePerSecond(), capacity, p99, e.totalSeconds()),
           "add replicas (see devicesNeeded) or shorten outputs"));
     }
-    return new InferenceResult(e, p50, p99, ttft50, ttft99, capacity, needed, findings);
+    return new InferenceResult(e, p50, p99, ttft50, ttft99, capacity, needed, findings,
+        latencyModel);
   }
 
   /**
@@ -388,6 +392,7 @@ public final class Serving {
     inf.put("p99LatencySeconds", result.p99LatencySeconds());
     inf.put("ttftP50Seconds", result.ttftP50Seconds());
     inf.put("ttftP99Seconds", result.ttftP99Seconds());
+    inf.put("latencyModel", result.latencyModel());
     inf.put("capacityRequestsPerSecond", result.capacityPerSecond());
     inf.put("devicesNeeded", result.devicesNeeded());
     root.set("findings", Finding.toJson(result.findings()));
