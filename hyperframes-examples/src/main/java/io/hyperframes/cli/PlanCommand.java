@@ -198,35 +198,39 @@ final class PlanCommand implements Callable<Integer> {
           + " and --devices (missing " + (model == null ? "--model"
               : accelerator == null ? "--accelerator" : "--devices") + ")");
     }
-    ObjectNode root = JsonFields.mapper().createObjectNode();
-    root.putObject("model").put("catalog", model);
-    ObjectNode cluster = root.putObject("cluster").put("accelerator", accelerator);
+    // The short options are the Java builder's fields; the request it writes is the one the
+    // rest of this command runs (same checks, same messages as --request).
+    io.hyperframes.PlanBuilder b = io.hyperframes.HyperFrames.plan().model(model)
+        .accelerator(accelerator);
     if (devices.contains("-")) {
-      cluster.put("devices", devices);
+      String[] range = devices.split("-", -1);
+      try {
+        b = b.devices(Integer.parseInt(range[0].trim()), Integer.parseInt(range[1].trim()));
+      } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+        throw new IllegalArgumentException("cluster.devices: '" + devices + "' is neither a"
+            + " count nor a range N-M", e);
+      }
     } else {
       try {
-        cluster.put("devices", Integer.parseInt(devices.trim()));
+        b = b.devices(Integer.parseInt(devices.trim()));
       } catch (NumberFormatException e) {
         throw new IllegalArgumentException("--devices: '" + devices + "' is neither a count nor"
             + " a range N-M", e);
       }
     }
-    ObjectNode w = root.putObject("workload").put("type", "training")
-        .put("precision", precision);
-    if (tokens != null) {
-      w.put("trainingTokens", tokens);
-    }
-    if (globalBatch != null) {
-      w.put("globalBatchSize", globalBatch);
-    }
-    root.put("objective", objective);
+    b = b.training(t -> {
+      io.hyperframes.TrainingSpec x = t.precision(precision);
+      x = tokens != null ? x.tokens(tokens) : x;
+      return globalBatch != null ? x.globalBatchSize(globalBatch) : x;
+    });
+    b = b.minimize(io.hyperframes.plan.Objective.fromId("--objective", objective));
     if (deadlineDays != null) {
-      root.putObject("constraints").put("deadlineDays", deadlineDays);
+      b = b.deadlineDays(deadlineDays);
     }
     if (price != null) {
-      root.putObject("pricing").put("pricePerDeviceHour", price);
+      b = b.pricePerDeviceHour(price);
     }
-    return root.toString();
+    return b.toJson();
   }
 
   static String table(PlanRequest r, Plan plan) {
