@@ -1,0 +1,30 @@
+/**
+ * HyperFrames core: the planner, its models, catalogs, serving, calibration and validation (pure
+ * Java, no native code). Exports the API packages only; {@code io.hyperframes.json} (the JSON
+ * tree helpers of the parsers) is internal. On the class path the jar works unchanged.
+ */
+module io.hyperframes.core {
+  requires com.google.common;
+  requires transitive com.fasterxml.jackson.databind;
+  requires commons.math3;
+
+  exports io.hyperframes;
+  exports io.hyperframes.calibrate;
+  exports io.hyperframes.diagnose;
+  exports io.hyperframes.hardware;
+  exports io.hyperframes.inference;
+  exports io.hyperframes.interconnect;
+  exports io.hyperframes.launch;
+  exports io.hyperframes.memory;
+  exports io.hyperframes.model;
+  exports io.hyperframes.parallel;
+  exports io.hyperframes.plan;
+  exports io.hyperframes.precision;
+  exports io.hyperframes.report;
+  exports io.hyperframes.spi;
+  exports io.hyperframes.tuning;
+  exports io.hyperframes.validate;
+  exports io.hyperframes.workload;
+
+  uses io.hyperframes.spi.BackendProvider;
+}
