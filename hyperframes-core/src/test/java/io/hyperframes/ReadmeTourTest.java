@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -66,26 +65,8 @@ class ReadmeTourTest {
   @Test
   void everyReadmeLineIsInTheTour() throws IOException {
     String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    String self = Files.readString(Path.of("src", "test", "java", "io", "hyperframes",
-        "ReadmeTourTest.java"), StandardCharsets.UTF_8);
-    List<String> missing = new ArrayList<>();
-    boolean inJava = false;
-    int lines = 0;
-    for (String line : readme.split("\n")) {
-      if (line.startsWith("```")) {
-        inJava = line.equals("```java");
-        continue;
-      }
-      String code = line.strip();
-      if (!inJava || code.isEmpty() || code.startsWith("import ")) {
-        continue;
-      }
-      lines++;
-      if (!self.contains(code)) {
-        missing.add(code);
-      }
-    }
-    assertTrue(lines > 20, "README has its Java tour");
+    List<String> missing = DocSnippets.notRunBy(readme, "ReadmeTourTest");
+    assertTrue(DocSnippets.javaLines(readme) > 20, "the document has its Java examples");
     assertTrue(missing.isEmpty(), "README lines not run by this test: " + missing);
   }
 }

@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -66,26 +65,8 @@ class UserGuideTest {
     // the section on the Java front door (runtime examples live with the nd4j module)
     int from = all.indexOf("## From Java");
     String guide = all.substring(from, all.indexOf("\n## ", from + 1));
-    String self = Files.readString(Path.of("src", "test", "java", "io", "hyperframes",
-        "UserGuideTest.java"), StandardCharsets.UTF_8);
-    List<String> missing = new ArrayList<>();
-    boolean inJava = false;
-    int lines = 0;
-    for (String line : guide.split("\n")) {
-      if (line.startsWith("```")) {
-        inJava = line.equals("```java");
-        continue;
-      }
-      String code = line.strip();
-      if (inJava && !code.isEmpty()) {
-        lines++;
-        if (!self.contains(code)) {
-          missing.add(code);
-        }
-      }
-    }
-    assertTrue(lines > 20, "the guide has its Java examples");
-    assertTrue(from >= 0, "the guide has a From Java section");
+    List<String> missing = DocSnippets.notRunBy(guide, "UserGuideTest");
+    assertTrue(DocSnippets.javaLines(guide) > 20, "the document has its Java examples");
     assertTrue(missing.isEmpty(), "guide lines not run by this test: " + missing);
   }
 }

@@ -48,30 +48,25 @@ class PublishedRunsTest {
 
   @Test
   void megatronTable1StepTimes() {
-    List<CaseResult> rows = report.select("megatron2021-table1", "stepSeconds");
-    assertEquals(10, rows.size());
+    assertStepTimes("megatron2021-table1", 10, STEP_TIME_EACH, STEP_TIME_MEAN);
+  }
+
+  private static void assertStepTimes(String prefix, int cases, double each, double mean) {
+    List<CaseResult> rows = report.select(prefix, "stepSeconds");
+    assertEquals(cases, rows.size());
     double sum = 0;
     for (CaseResult c : rows) {
-      assertTrue(Math.abs(c.relativeError()) <= STEP_TIME_EACH,
+      assertTrue(Math.abs(c.relativeError()) <= each,
           () -> c.id() + ": expected " + c.expected() + " s, predicted " + c.predicted());
       sum += Math.abs(c.relativeError());
     }
-    double mean = sum / rows.size();
-    assertTrue(mean <= STEP_TIME_MEAN, "mean |error| " + mean);
+    assertTrue(sum / rows.size() <= mean, prefix + " mean |error| " + sum / rows.size());
   }
 
   /** Megatron-Core r0.8 H100 BF16 weak scaling (the fitting cases of the Hopper BF16 kernels). */
   @Test
   void megatronCoreH100StepTimes() {
-    List<CaseResult> rows = report.select("mcore2024-h100", "stepSeconds");
-    assertEquals(9, rows.size());
-    double sum = 0;
-    for (CaseResult c : rows) {
-      assertTrue(Math.abs(c.relativeError()) <= HOPPER_EACH,
-          () -> c.id() + ": expected " + c.expected() + " s, predicted " + c.predicted());
-      sum += Math.abs(c.relativeError());
-    }
-    assertTrue(sum / rows.size() <= HOPPER_MEAN, "mean |error| " + sum / rows.size());
+    assertStepTimes("mcore2024-h100", 9, HOPPER_EACH, HOPPER_MEAN);
   }
 
   @Test
