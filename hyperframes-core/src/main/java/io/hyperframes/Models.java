@@ -74,6 +74,6 @@ public record Models(PrecisionModel precision, MemoryHierarchyModel memory,
 
   /** The serving estimator over these models. */
   public InferenceEstimator inferenceEstimator() {
-    return InferenceEstimator.of(memory, interconnect);
+    return InferenceEstimator.of(precision, memory, interconnect);
   }
 }

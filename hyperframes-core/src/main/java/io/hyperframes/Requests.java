@@ -66,7 +66,13 @@ public final class Requests {
         layout == null ? PartialLayout.OPEN : layout(layout));
   }
 
-  static ModelSpec model(JsonNode m, Catalog catalog) {
+  /**
+   * Reads a request's {@code model} object (catalog id, architecture, or parameters only); shared
+   * by every job's parser.
+   *
+   * @throws IllegalArgumentException naming the field and the value
+   */
+  public static ModelSpec model(JsonNode m, Catalog catalog) {
     JsonFields.onlyFields(m, "model", MODEL);
     String id = JsonFields.optionalString(m, "catalog", "model.catalog");
     if (id != null) {
@@ -92,7 +98,13 @@ public final class Requests {
     return Catalog.transformer(m, "model", name);
   }
 
-  static Cluster cluster(JsonNode c, Catalog catalog) {
+  /**
+   * Reads a request's {@code cluster} object (accelerator or node template, devices, fabric
+   * overrides); shared by every job's parser.
+   *
+   * @throws IllegalArgumentException naming the field and the value
+   */
+  public static Cluster cluster(JsonNode c, Catalog catalog) {
     JsonFields.onlyFields(c, "cluster", CLUSTER);
     String templateId = JsonFields.optionalString(c, "template", "cluster.template");
     String accId = JsonFields.optionalString(c, "accelerator", "cluster.accelerator");

@@ -137,6 +137,74 @@ class FrontDoorTest {
         0.01 * analytical.cases().get(0).predicted(), "a 1 GiB all-reduce is bandwidth-bound");
   }
 
+  /** A precision model with half the catalog's peaks: serving prefill, compute-bound, slows. */
+  @Test
+  void aUsersPrecisionAndMemoryModelsReachServingAndTraining() {
+    io.hyperframes.precision.PrecisionModel halfPeak =
+        new io.hyperframes.precision.PrecisionModel() {
+          @Override
+          public double modelStateBytesPerParameter(
+              io.hyperframes.precision.PrecisionRecipe recipe,
+              io.hyperframes.precision.Optimizer optimizer) {
+            return io.hyperframes.precision.PrecisionModel.analytical()
+                .modelStateBytesPerParameter(recipe, optimizer);
+          }
+
+          @Override
+          public double peakFlopsPerSecond(io.hyperframes.hardware.Accelerator a,
+              io.hyperframes.precision.PrecisionRecipe recipe) {
+            return a.peakFlops(recipe.compute()) / 2;
+          }
+
+          @Override
+          public double peakFlopsPerSecond(io.hyperframes.hardware.Accelerator a,
+              io.hyperframes.precision.NumberFormat format) {
+            return a.peakFlops(format) / 2;
+          }
+        };
+    ServeBuilder serve = HyperFrames.serve().model("llama2-7b").accelerator("a100-sxm-80gb")
+        .devices(1).precision("fp16").batch(8).prompt(2048).output(16);
+    double prefill = serve.run().estimate().prefillSeconds();
+    double slower = serve.models(Models.analytical().withPrecision(halfPeak)).run().estimate()
+        .prefillSeconds();
+    assertTrue(slower > 1.5 * prefill, prefill + " -> " + slower);
+
+    io.hyperframes.memory.MemoryHierarchyModel slowMemory =
+        new io.hyperframes.memory.MemoryHierarchyModel() {
+          private final io.hyperframes.memory.MemoryHierarchyModel base =
+              io.hyperframes.memory.MemoryHierarchyModel.analytical();
+
+          @Override
+          public java.util.List<io.hyperframes.memory.MemoryLevel> levels(
+              io.hyperframes.hardware.Accelerator a) {
+            return base.levels(a);
+          }
+
+          @Override
+          public double rooflineSeconds(io.hyperframes.hardware.Accelerator a, double flops,
+              double bytes, io.hyperframes.precision.NumberFormat f, double peak) {
+            return base.rooflineSeconds(a, flops, bytes, f, peak);
+          }
+
+          @Override
+          public double matmulSeconds(io.hyperframes.hardware.Accelerator a, double m, double n,
+              double k, double batch, double e, io.hyperframes.precision.NumberFormat f,
+              double peak) {
+            return base.matmulSeconds(a, m, n, k, batch, e, f, peak);
+          }
+
+          @Override
+          public double streamingBytesPerSecond(io.hyperframes.hardware.Accelerator a) {
+            return base.streamingBytesPerSecond(a) / 4;
+          }
+        };
+    EstimateBuilder train = HyperFrames.estimate().model("llama2-7b").accelerator("a100-sxm-80gb")
+        .devices(8).training(t -> t.precision("bf16-mixed").globalBatchSize(64))
+        .layout(l -> l.tp(1).pp(1).dp(8).microBatch(1).recompute(Recompute.NONE).zeroStage(1));
+    assertTrue(train.models(Models.analytical().withMemory(slowMemory)).run().stepSeconds()
+        > train.run().stepSeconds(), "element-wise work streams at the model's bandwidth");
+  }
+
   private static Object value(Plan p, String name) {
     return p.goldenParameters().stream().filter(g -> g.name().equals(name))
         .map(GoldenParameter::value).findFirst().orElseThrow();

@@ -9,6 +9,7 @@ import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
+import io.hyperframes.precision.PrecisionModel;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
@@ -33,24 +34,29 @@ public final class InferenceEstimator {
   /** Runtime reserve per device: CUDA context, library workspaces, allocator slack. */
   static final double RUNTIME_RESERVE_BYTES = 1.5 * (1L << 30);
 
+  private final PrecisionModel precision;
   private final MemoryHierarchyModel memory;
   private final InterconnectModel interconnect;
 
-  private InferenceEstimator(MemoryHierarchyModel memory, InterconnectModel interconnect) {
+  private InferenceEstimator(PrecisionModel precision, MemoryHierarchyModel memory,
+      InterconnectModel interconnect) {
+    this.precision = precision;
     this.memory = memory;
     this.interconnect = interconnect;
   }
 
-  /** An estimator over the given memory-hierarchy and interconnect models. */
-  public static InferenceEstimator of(MemoryHierarchyModel memory, InterconnectModel interconnect) {
+  /** An estimator over the given precision, memory-hierarchy and interconnect models. */
+  public static InferenceEstimator of(PrecisionModel precision, MemoryHierarchyModel memory,
+      InterconnectModel interconnect) {
+    checkArgument(precision != null, "precisionModel: must be given");
     checkArgument(memory != null, "memoryModel: must be given");
     checkArgument(interconnect != null, "interconnectModel: must be given");
-    return new InferenceEstimator(memory, interconnect);
+    return new InferenceEstimator(precision, memory, interconnect);
   }
 
   /** The estimator over the analytical models. */
   public static InferenceEstimator analytical() {
-    return new InferenceEstimator(MemoryHierarchyModel.analytical(),
+    return new InferenceEstimator(PrecisionModel.analytical(), MemoryHierarchyModel.analytical(),
         InterconnectModel.alphaBeta());
   }
 
@@ -77,7 +83,7 @@ public final class InferenceEstimator {
     NumberFormat compute = w.compute();
     checkArgument(acc.supports(compute), "workload.precision: %s has no %s throughput", acc.id(),
         compute.id());
-    double peak = acc.peakFlops(compute);
+    double peak = precision.peakFlopsPerSecond(acc, compute);
     double wb = w.weights().bytes();
     double kb = w.kvCache().bytes();
     double e = compute.bytes();
@@ -145,7 +151,7 @@ public final class InferenceEstimator {
             peak)
         + memory.matmulSeconds(acc, rows, h, f / tp, 1, we, compute, peak);
     double heads = (double) m.heads() / tp;
-    double bandwidth = acc.memoryBandwidthBytesPerSecond() * acc.memoryEfficiency();
+    double bandwidth = memory.streamingBytesPerSecond(acc);
     if (prefill) {
       t += memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, e, compute,
           peak)

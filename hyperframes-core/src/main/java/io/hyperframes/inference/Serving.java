@@ -46,17 +46,12 @@ public final class Serving {
   /** Builds an inference request from parsed JSON. */
   public static InferenceRequest fromJson(JsonNode root, Catalog catalog) {
     JsonFields.onlyFields(root, "", ImmutableSet.of("model", "cluster", "workload", "layout"));
-    ObjectNode probe = JsonFields.mapper().createObjectNode();
-    probe.set("model", JsonFields.object(root, "model", "model"));
-    probe.set("cluster", JsonFields.object(root, "cluster", "cluster"));
-    probe.putObject("workload").put("type", "training").put("precision", "fp32");
-    var base = Requests.fromJson(probe, catalog);
-    ModelSpec model = base.model();
+    ModelSpec model = Requests.model(JsonFields.object(root, "model", "model"), catalog);
+    Cluster cluster = Requests.cluster(JsonFields.object(root, "cluster", "cluster"), catalog);
     if (!(model instanceof TransformerSpec m)) {
       throw new IllegalArgumentException("model: inference needs an architecture (layers,"
           + " hidden, heads ...), not only a parameter count");
     }
-    Cluster cluster = base.cluster();
     JsonNode w = JsonFields.object(root, "workload", "workload");
     JsonFields.onlyFields(w, "workload", WORKLOAD);
     NumberFormat weights = format("workload.precision",

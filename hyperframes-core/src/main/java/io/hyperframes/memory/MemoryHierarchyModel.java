@@ -42,6 +42,19 @@ public interface MemoryHierarchyModel {
     return levels.get(levels.size() - 1);
   }
 
+  /**
+   * Bandwidth that streaming (element-wise) kernels sustain in device memory, bytes/s: the
+   * memory-bound part of every step. The default is the fastest level below on-chip cache.
+   */
+  default double streamingBytesPerSecond(Accelerator accelerator) {
+    for (MemoryLevel level : levels(accelerator)) {
+      if (!level.name().equals("l2")) {
+        return level.bandwidthBytesPerSecond();
+      }
+    }
+    throw new IllegalStateException("memoryModel: no device-memory level for " + accelerator.id());
+  }
+
   /** The analytical model with the catalog's bandwidths and efficiencies. */
   static MemoryHierarchyModel analytical() {
     return RooflineMemoryModel.INSTANCE;

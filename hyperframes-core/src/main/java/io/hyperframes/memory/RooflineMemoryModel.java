@@ -58,6 +58,12 @@ enum RooflineMemoryModel implements MemoryHierarchyModel {
     return Math.max(compute, memory);
   }
 
+  /** The catalog's device bandwidth times its sustained fraction ({@code memoryEfficiency}). */
+  @Override
+  public double streamingBytesPerSecond(Accelerator a) {
+    return a.memoryBandwidthBytesPerSecond() * a.memoryEfficiency();
+  }
+
   @Override
   public double rooflineSeconds(Accelerator a, double flops, double bytes, NumberFormat format,
       double peak) {

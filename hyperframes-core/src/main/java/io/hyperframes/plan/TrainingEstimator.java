@@ -205,7 +205,7 @@ public final class TrainingEstimator {
     double f = m.ffnHidden();
     double kv = m.kvDim();
     double tokens = s * b;
-    double bandwidth = acc.memoryBandwidthBytesPerSecond() * acc.memoryEfficiency();
+    double bandwidth = memoryModel.streamingBytesPerSecond(acc);
 
     // Matmuls of one layer, forward: QKV, attention scores and values (per head), output
     // projection, MLP up (gate and up for a gated MLP) and down.
@@ -222,7 +222,8 @@ public final class TrainingEstimator {
     boolean fp8 = recipe.compute() == NumberFormat.FP8_E4M3
         || recipe.compute() == NumberFormat.FP8_E5M2;
     NumberFormat attnFormat = fp8 && acc.supports(recipe.activations()) ? recipe.activations() : c;
-    double attnPeak = attnFormat == c ? peak : Math.min(peak, acc.peakFlops(attnFormat));
+    double attnPeak = attnFormat == c ? peak
+        : Math.min(peak, precisionModel.peakFlopsPerSecond(acc, attnFormat));
     double tAttn = memoryModel.matmulSeconds(acc, s, s, hd, b * headsPerRank, e, attnFormat,
         attnPeak)
         + memoryModel.matmulSeconds(acc, s, hd, s, b * headsPerRank, e, attnFormat, attnPeak);

@@ -21,6 +21,16 @@ public interface PrecisionModel {
    */
   double peakFlopsPerSecond(Accelerator accelerator, PrecisionRecipe recipe);
 
+  /**
+   * Dense peak FLOP/s of the accelerator in one number format (serving's compute format, the
+   * attention of an FP8 recipe). The default reads the catalog.
+   *
+   * @throws IllegalArgumentException when the accelerator has no such format
+   */
+  default double peakFlopsPerSecond(Accelerator accelerator, NumberFormat format) {
+    return accelerator.peakFlops(format);
+  }
+
   /** The analytical model: byte sizes from the formats, peaks from the catalog. */
   static PrecisionModel analytical() {
     return AnalyticalPrecisionModel.INSTANCE;

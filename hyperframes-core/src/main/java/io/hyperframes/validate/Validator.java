@@ -203,7 +203,7 @@ public final class Validator {
       if (c.has("interconnect")) {
         cl.set("interconnect", c.get("interconnect"));
       }
-      cluster = Requests.fromJson(wrap(cl), catalog).cluster();
+      cluster = Requests.cluster(cl, catalog);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(id + ": " + e.getMessage(), e);
     }
@@ -217,14 +217,6 @@ public final class Validator {
     double got = t.busBandwidthBytesPerSecond();
     out.add(new CaseResult(id, "busBandwidthBytesPerSecond", want, got, (got - want) / want,
         "algorithm " + t.algorithm().name().toLowerCase(java.util.Locale.ROOT), "point"));
-  }
-
-  private static JsonNode wrap(JsonNode cluster) {
-    var root = JsonFields.mapper().createObjectNode();
-    root.putObject("model").put("name", "collective").put("parameters", 1.0);
-    root.set("cluster", cluster);
-    root.putObject("workload").put("type", "training").put("precision", "fp32");
-    return root;
   }
 
   private static void skip(String id, JsonNode expected, String why, List<CaseResult> out) {
