@@ -34,8 +34,8 @@ final class ValidateCommand implements Callable<Integer> {
   Format format;
 
   @Option(names = "--leave-one-source-out",
-      description = "Also refit the kernel constants (matmul efficiency and half dimension per"
-          + " generation and format) without each source in turn and predict it; print the"
+      description = "Also refit the kernel constants (by default the matmul half dimension per"
+          + " generation and format family) without each source in turn and predict it; print the"
           + " in-sample and out-of-sample error per source and the residual range per regime.")
   boolean leaveOneSourceOut;
 
@@ -59,9 +59,9 @@ final class ValidateCommand implements Callable<Integer> {
     return 0;
   }
 
-  @Option(names = "--refit", split = ",", paramLabel = "CONSTANT", defaultValue = "matmul,halfdim",
+  @Option(names = "--refit", split = ",", paramLabel = "CONSTANT", defaultValue = "halfdim",
       description = "Constants refitted by --leave-one-source-out (as calibrate --fit;"
-          + " default matmul,halfdim).")
+          + " default halfdim, the constant the shipped catalog fits).")
   java.util.List<String> refit;
 
   private java.util.EnumSet<io.hyperframes.calibrate.Calibration.Constant> constants() {
