@@ -23,6 +23,7 @@ class HeldOutCasesTest {
 
   private static final double KORTHIKANTI_EACH = 0.08;
   private static final double SERVING_EACH = 0.15;
+  private static final double LEAVE_ONE_SOURCE_OUT_MEAN = 0.08;
 
   private static String read(String name) throws IOException {
     return Files.readString(Path.of("..", "docs", "validation", name), StandardCharsets.UTF_8);
@@ -46,6 +47,29 @@ class HeldOutCasesTest {
       assertTrue(Math.abs(c.relativeError()) <= KORTHIKANTI_EACH,
           () -> c.id() + ": expected " + c.expected() + " s, predicted " + c.predicted());
     }
+  }
+
+  /**
+   * Out of sample: every source predicted by the half dimensions refitted without it (what
+   * {@code hyperframes validate --leave-one-source-out} reports), mean |error| ≤ 8 %.
+   */
+  @Test
+  void leaveOneSourceOutMeanErrorWithin8Percent() throws IOException {
+    JsonNode shared;
+    try (var in = HeldOutCasesTest.class.getResourceAsStream("/validation/published-runs.json")) {
+      shared = JsonFields.parseObject("cases", new String(in.readAllBytes(),
+          StandardCharsets.UTF_8));
+    }
+    var doc = JsonFields.mapper().createObjectNode();
+    var cases = doc.putArray("cases");
+    shared.get("cases").forEach(cases::add);
+    JsonFields.parseObject("cases", read("training-cases.json")).get("cases").forEach(cases::add);
+    var result = io.hyperframes.calibrate.Calibration.fit(doc.toString(),
+        io.hyperframes.hardware.Catalog.builtIn().withoutKernels(),
+        java.util.EnumSet.of(io.hyperframes.calibrate.Calibration.Constant.MATMUL_HALF_DIM));
+    double mean = result.leaveOneOut().meanAbsRelativeError();
+    assertTrue(result.leaveOneOut().cases().size() >= 60, "held-out figures");
+    assertTrue(mean <= LEAVE_ONE_SOURCE_OUT_MEAN, "leave-one-source-out mean " + mean);
   }
 
   /** Every case file entry names its role and source, and every case is estimated. */
