@@ -21,6 +21,18 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         null, null);
   }
 
+  /** These fixed fields with another engine. */
+  public PartialLayout withEngine(Engine e) {
+    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, e, shardGroupSize, reshardAfterForward);
+  }
+
+  /** These fixed fields with another ZeRO stage. */
+  public PartialLayout withZeroStage(Integer stage) {
+    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        stage, engine, shardGroupSize, reshardAfterForward);
+  }
+
   /** The engine: the given one, or Megatron-LM (the default). */
   public Engine engineOrDefault() {
     return engine == null ? Engine.MEGATRON : engine;

@@ -37,6 +37,13 @@ public record PlanRequest(TransformerSpec model, Cluster cluster, int minDevices
     double memoryHeadroom, double deadlineDays, List<PrecisionRecipe> precisions,
     Objective objective, Pricing pricing, int alternatives, boolean exhaustive) {
 
+  /** This request with other fixed layout fields. */
+  public PlanRequest withLayout(PartialLayout fixed) {
+    return new PlanRequest(model, cluster, minDevices, maxDevices, workload, fixed,
+        minGlobalBatch, maxGlobalBatch, memoryHeadroom, deadlineDays, precisions, objective,
+        pricing, alternatives, exhaustive);
+  }
+
   /** Device counts beyond this many values are rejected (a range too wide to search). */
   public static final int MAX_DEVICE_COUNTS = 4096;
 

@@ -117,14 +117,7 @@ final class PlanCommand implements Callable<Integer> {
     PlanRequest r = PlanRequests.parse(json, c);
     if (emit == Engine.deepspeed && r.layout().engine() == null) {
       // Plan for the engine that will run it: DeepSpeed's pipeline schedule and overlap.
-      var l = r.layout();
-      r = new PlanRequest(r.model(), r.cluster(), r.minDevices(), r.maxDevices(), r.workload(),
-          new io.hyperframes.parallel.PartialLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(),
-              l.microBatch(), l.sequenceParallel(), l.recompute(), l.zeroStage(),
-              io.hyperframes.parallel.Engine.DEEPSPEED, l.shardGroupSize(),
-              l.reshardAfterForward()),
-          r.minGlobalBatch(), r.maxGlobalBatch(), r.memoryHeadroom(), r.deadlineDays(),
-          r.precisions(), r.objective(), r.pricing(), r.alternatives(), r.exhaustive());
+      r = r.withLayout(r.layout().withEngine(io.hyperframes.parallel.Engine.DEEPSPEED));
       spec.commandLine().getErr().println("note: planning with engine deepspeed (non-interleaved"
           + " 1F1B, gradient reduction after the last backward), the engine --emit deepspeed"
           + " launches");
@@ -138,12 +131,7 @@ final class PlanCommand implements Callable<Integer> {
     if ((emit == Engine.megatron || emit == Engine.torchrun) && r.layout().zeroStage() == null) {
       // Megatron-LM shards optimizer states (its distributed optimizer) but not gradients or
       // weights: plan for what it can run.
-      var l = r.layout();
-      r = new PlanRequest(r.model(), r.cluster(), r.minDevices(), r.maxDevices(), r.workload(),
-          new io.hyperframes.parallel.PartialLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(),
-              l.microBatch(), l.sequenceParallel(), l.recompute(), 1, l.engine(), null, null),
-          r.minGlobalBatch(), r.maxGlobalBatch(), r.memoryHeadroom(), r.deadlineDays(),
-          r.precisions(), r.objective(), r.pricing(), r.alternatives(), r.exhaustive());
+      r = r.withLayout(r.layout().withZeroStage(1));
       spec.commandLine().getErr().println("note: planning with ZeRO-1 (Megatron-LM's distributed"
           + " optimizer), the highest stage Megatron-LM runs");
     }
