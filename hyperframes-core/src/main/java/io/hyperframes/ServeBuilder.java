@@ -83,6 +83,36 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
         models);
   }
 
+  /** {@code constraints.weightFormats}: weight formats a serving plan may choose among. */
+  public ServeBuilder weightFormats(String... formats) {
+    return copy(tree.with("constraints.weightFormats", array(formats)), catalog, models);
+  }
+
+  /** {@code constraints.kvFormats}: KV-cache formats a serving plan may choose among. */
+  public ServeBuilder kvFormats(String... formats) {
+    return copy(tree.with("constraints.kvFormats", array(formats)), catalog, models);
+  }
+
+  private static com.fasterxml.jackson.databind.node.ArrayNode array(String... values) {
+    var a = io.hyperframes.json.JsonFields.mapper().createArrayNode();
+    for (String v : values) {
+      a.add(v);
+    }
+    return a;
+  }
+
+  /**
+   * Plans serving: the fewest devices (tensor parallelism × replicas), formats and batch limit
+   * that meet the latency SLO at the arrival rate, every configuration estimated with this
+   * builder's models (as {@code hyperframes plan} with an inference workload).
+   *
+   * @throws IllegalArgumentException naming the field and the value when the request is wrong
+   */
+  public io.hyperframes.inference.ServingPlans.Result plan() {
+    return io.hyperframes.inference.ServingPlans.plan(tree.json(), catalogOrDefault(),
+        modelsOrDefault().inferenceEstimator());
+  }
+
   /**
    * Runs the estimate.
    *

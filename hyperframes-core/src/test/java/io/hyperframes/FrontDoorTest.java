@@ -205,6 +205,26 @@ class FrontDoorTest {
         > train.run().stepSeconds(), "element-wise work streams at the model's bandwidth");
   }
 
+  /** The serving plan of examples/serve-70b-slo.json, built in Java, with the user's models. */
+  @Test
+  void servingPlanFromTheBuilderEqualsTheJsonExampleAndFollowsTheModels() throws IOException {
+    ServeBuilder serve = HyperFrames.serve().model("llama2-70b").accelerator("h100-sxm-80gb")
+        .devices(8).precision("fp16").batch(1).prompt(1024).output(256).arrivalRate(20)
+        .latencySlo(Duration.ofMillis(500), 99).timePerOutputToken(Duration.ofMillis(50))
+        .weightFormats("fp16", "fp8", "int8").kvFormats("fp16", "fp8");
+    var java = serve.plan().plan().best();
+    var file = io.hyperframes.inference.ServingPlans.plan(io.hyperframes.json.JsonFields
+        .parseObject("request", example("serve-70b-slo.json")),
+        io.hyperframes.hardware.Catalog.builtIn()).plan().best();
+    assertEquals(file.tp(), java.tp());
+    assertEquals(file.replicas(), java.replicas());
+    assertEquals(file.weights(), java.weights());
+    assertEquals(file.usdPerMillionTokens(), java.usdPerMillionTokens(), 0.0);
+    var slow = serve.models(SLOW_NETWORK).plan().plan().best();
+    assertTrue(slow.load().p99() > java.load().p99() || slow.devices() > java.devices()
+        || slow.tp() != java.tp(), "half the bandwidth changes the serving plan");
+  }
+
   private static Object value(Plan p, String name) {
     return p.goldenParameters().stream().filter(g -> g.name().equals(name))
         .map(GoldenParameter::value).findFirst().orElseThrow();

@@ -61,11 +61,19 @@ public final class InferencePlanner {
   public static ServingPlan plan(TransformerSpec model, Cluster cluster, InferenceWorkload w,
       List<NumberFormat> weightFormats, List<NumberFormat> kvFormats, double usdPerDeviceHour,
       int alternatives) {
+    return plan(model, cluster, w, weightFormats, kvFormats, usdPerDeviceHour, alternatives,
+        InferenceEstimator.analytical());
+  }
+
+  /** As the other {@code plan}, with a user's estimator (models) for every configuration. */
+  public static ServingPlan plan(TransformerSpec model, Cluster cluster, InferenceWorkload w,
+      List<NumberFormat> weightFormats, List<NumberFormat> kvFormats, double usdPerDeviceHour,
+      int alternatives, InferenceEstimator estimator) {
+    checkArgument(estimator != null, "estimator: must be given");
     checkArgument(w.arrivalRatePerSecond() > 0, "workload.arrivalRatePerSecond: a serving plan"
         + " needs a request rate");
     checkArgument(w.ttftSloSeconds() > 0 || w.tpotSloSeconds() > 0,
         "workload.latencySlo: a serving plan needs a TTFT or TPOT target");
-    InferenceEstimator estimator = InferenceEstimator.analytical();
     List<NumberFormat> weights = weightFormats.isEmpty() ? List.of(w.weights()) : weightFormats;
     List<NumberFormat> kvs = kvFormats.isEmpty() ? List.of(w.kvCache()) : kvFormats;
     List<Config> found = new ArrayList<>();

@@ -24,8 +24,16 @@ public final class ServingPlans {
   /** A parsed request and its plan. */
   public record Result(InferenceRequest request, InferencePlanner.ServingPlan plan) {}
 
-  /** Parses and plans. */
+  /** Parses and plans with the analytical models. */
   public static Result plan(JsonNode root, Catalog catalog) {
+    return plan(root, catalog, InferenceEstimator.analytical());
+  }
+
+  /** Parses and plans, every configuration estimated with {@code estimator} (a user's models). */
+  public static Result plan(JsonNode root, Catalog catalog, InferenceEstimator estimator) {
+    if (estimator == null) {
+      throw new IllegalArgumentException("estimator: must be given");
+    }
     JsonFields.onlyFields(root, "", ImmutableSet.of("model", "cluster", "workload", "layout",
         "constraints", "pricing", "search", "objective"));
     ObjectNode request = root.deepCopy();
@@ -60,7 +68,7 @@ public final class ServingPlans {
       }
     }
     return new Result(r, InferencePlanner.plan(r.model(), r.cluster(), r.workload(), weights,
-        kvs, price, alternatives));
+        kvs, price, alternatives, estimator));
   }
 
   private static List<NumberFormat> formats(JsonNode c, String field) {
