@@ -56,10 +56,18 @@ public final class HtmlReport {
     }
     b.append("<table><tr><th>step</th><th>MFU</th><th>tokens/s</th><th>comm share</th>"
         + "<th>training days</th><th>GPU-hours</th><th>cost (USD)</th></tr>");
-    b.append(fmt("<tr><td>%.3g s</td><td>%.1f %%</td><td>%.3g</td><td>%.1f %%</td><td>%.1f</td>"
-        + "<td>%.3g</td><td>%.3g</td></tr></table>\n", e.stepSeconds(), 100 * e.mfu(),
-        e.tokensPerSecond(), 100 * e.commShare(), e.trainingDays(), e.gpuHours(),
-        best.cost().totalUsd()));
+    double lo = e.interval().low();
+    double hi = e.interval().high();
+    b.append(fmt("<tr><td>%.3g s<br><small>%.3g-%.3g</small></td><td>%.1f %%</td><td>%.3g</td>"
+        + "<td>%.1f %%</td><td>%.1f<br><small>%.1f-%.1f</small></td><td>%.3g</td>"
+        + "<td>%.3g<br><small>%.3g-%.3g</small></td></tr></table>\n", e.stepSeconds(),
+        e.stepSecondsLow(), e.stepSecondsHigh(), 100 * e.mfu(), e.tokensPerSecond(),
+        100 * e.commShare(), e.trainingDays(), e.trainingDaysLow(), e.trainingDaysHigh(),
+        e.gpuHours(), best.cost().totalUsd(), lo * best.cost().totalUsd(),
+        hi * best.cost().totalUsd()));
+    b.append(fmt("<p><small>Ranges: the 90 %% interval of the step time from the out-of-sample"
+        + " validation (%.3g-%.3g x the prediction, %d held-out cases; docs/validation.md).</small>"
+        + "</p>\n", lo, hi, e.interval().cases()));
 
     b.append("<div class=\"grid\">\n<div class=\"card\"><h2>Memory per device</h2>");
     MemoryBreakdown m = e.memory();

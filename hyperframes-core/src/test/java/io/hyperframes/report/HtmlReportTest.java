@@ -30,6 +30,11 @@ class HtmlReportTest {
         "no external resources");
     assertFalse(html.contains("@import"));
     assertTrue(html.contains("test &lt;report&gt;"), "titles are escaped");
+    var e = plan.best().estimate();
+    assertTrue(html.contains(String.format(java.util.Locale.ROOT, "%.3g-%.3g",
+        e.stepSecondsLow(), e.stepSecondsHigh())), "the step-time interval is shown");
+    assertTrue(html.contains(String.format(java.util.Locale.ROOT, "%.1f-%.1f",
+        e.trainingDaysLow(), e.trainingDaysHigh())), "the time-to-train interval is shown");
     assertTrue(html.contains("Golden parameters") && html.contains("Findings"));
   }
 }
