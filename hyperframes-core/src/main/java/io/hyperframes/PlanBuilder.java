@@ -121,7 +121,7 @@ public final class PlanBuilder extends JobBuilder<PlanBuilder> {
   }
 
   private PlanRequest request() {
-    return PlanRequests.parse(tree.text(), catalogOrDefault());
+    return PlanRequests.fromJson(tree.json(), catalogOrDefault());
   }
 
   private Planner planner() {

@@ -40,7 +40,11 @@ public final class PlanRequests {
 
   /** Parses a plan request against {@code catalog}. */
   public static PlanRequest parse(String json, Catalog catalog) {
-    JsonNode root = JsonFields.parseObject("request", json);
+    return fromJson(JsonFields.parseObject("request", json), catalog);
+  }
+
+  /** Reads a parsed plan request against {@code catalog}. */
+  static PlanRequest fromJson(JsonNode root, Catalog catalog) {
     JsonFields.onlyFields(root, "", TOP);
     JsonNode clusterJson = JsonFields.object(root, "cluster", "cluster");
     int min;

@@ -422,53 +422,23 @@ public final class Calibration {
       String generation = gf[0];
       NumberFormat format = NumberFormat.fromId("workload.precision", gf[1]);
       KernelEfficiency k = current(catalog, generation, format);
-      if (constants.contains(Constant.MATMUL_EFFICIENCY)) {
-        knobs.add(new Knob(t.getKey(), Constant.MATMUL_EFFICIENCY, k.matmul(),
-            (cat, v) -> {
-              KernelEfficiency o = current(cat, generation, format);
-              return withFamily(cat, generation, format, o.withMatmul(v));
-            }));
+      Map<Constant, Double> starts = new LinkedHashMap<>();
+      starts.put(Constant.MATMUL_EFFICIENCY, k.matmul());
+      if (t.getValue()) {
+        starts.put(Constant.ATTENTION_EFFICIENCY, k.attention() > 0 ? k.attention() : 0.5);
       }
-      if (constants.contains(Constant.ATTENTION_EFFICIENCY) && t.getValue()) {
-        knobs.add(new Knob(t.getKey(), Constant.ATTENTION_EFFICIENCY,
-            k.attention() > 0 ? k.attention() : 0.5,
-            (cat, v) -> {
-              KernelEfficiency o = current(cat, generation, format);
-              return withFamily(cat, generation, format, o.withAttention(v));
-            }));
-      }
-      if (constants.contains(Constant.MATMUL_HALF_DIM)) {
-        knobs.add(new Knob(t.getKey(), Constant.MATMUL_HALF_DIM, k.halfDim(),
-            (cat, v) -> {
-              KernelEfficiency o = current(cat, generation, format);
-              return withFamily(cat, generation, format, o.withHalfDim(v));
-            }));
-      }
-      if (constants.contains(Constant.SERVING_OVERHEAD)) {
-        knobs.add(new Knob(t.getKey(), Constant.SERVING_OVERHEAD,
-            Math.max(k.servingLayerOverheadSeconds() * 1e6, 20.0),
-            (cat, v) -> withFamily(cat, generation, format,
-                current(cat, generation, format).withServingLayerOverhead(v * 1e-6))));
-      }
-      if (constants.contains(Constant.KV_BANDWIDTH)) {
-        knobs.add(new Knob(t.getKey(), Constant.KV_BANDWIDTH,
-            Math.min(k.kvBandwidthFraction(), 0.9),
-            (cat, v) -> withFamily(cat, generation, format,
-                current(cat, generation, format).withKvBandwidthFraction(v))));
-      }
-      if (constants.contains(Constant.OVERLAP_COST)) {
-        knobs.add(new Knob(t.getKey(), Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1),
-            (cat, v) -> withFamily(cat, generation, format,
-                current(cat, generation, format).withOverlapCost(v))));
-      }
-      if (constants.contains(Constant.LAYER_OVERHEAD)) {
-        knobs.add(new Knob(t.getKey(), Constant.LAYER_OVERHEAD,
-            Math.max(k.layerOverheadSeconds() * 1e6, 50.0),
-            (cat, v) -> {
-              KernelEfficiency o = current(cat, generation, format);
-              return withFamily(cat, generation, format, o.withLayerOverhead(v * 1e-6));
-            }));
-      }
+      starts.put(Constant.MATMUL_HALF_DIM, k.halfDim());
+      starts.put(Constant.SERVING_OVERHEAD,
+          Math.max(k.servingLayerOverheadSeconds() * 1e6, 20.0));
+      starts.put(Constant.KV_BANDWIDTH, Math.min(k.kvBandwidthFraction(), 0.9));
+      starts.put(Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1));
+      starts.put(Constant.LAYER_OVERHEAD, Math.max(k.layerOverheadSeconds() * 1e6, 50.0));
+      starts.forEach((constant, start) -> {
+        if (constants.contains(constant)) {
+          knobs.add(new Knob(t.getKey(), constant, start, (cat, v) -> withFamily(cat,
+              generation, format, set(current(cat, generation, format), constant, v))));
+        }
+      });
     }
     if (constants.contains(Constant.FABRIC_EFFICIENCY)) {
       for (String f : fabricTargets) {
@@ -477,6 +447,20 @@ public final class Calibration {
       }
     }
     return knobs;
+  }
+
+  /** Kernel constants with one fitted constant set (overheads in µs, as the catalog writes). */
+  private static KernelEfficiency set(KernelEfficiency k, Constant constant, double v) {
+    return switch (constant) {
+      case MATMUL_EFFICIENCY -> k.withMatmul(v);
+      case ATTENTION_EFFICIENCY -> k.withAttention(v);
+      case MATMUL_HALF_DIM -> k.withHalfDim(v);
+      case SERVING_OVERHEAD -> k.withServingLayerOverhead(v * 1e-6);
+      case KV_BANDWIDTH -> k.withKvBandwidthFraction(v);
+      case OVERLAP_COST -> k.withOverlapCost(v);
+      case LAYER_OVERHEAD -> k.withLayerOverhead(v * 1e-6);
+      case FABRIC_EFFICIENCY -> throw new AssertionError("not a kernel constant");
+    };
   }
 
   /**

@@ -115,6 +115,14 @@ public record Accelerator(
         intervals, source);
   }
 
+  /** This accelerator with another intra-node fabric (calibration of that fabric). */
+  public Accelerator withIntraNode(Fabric fabric) {
+    return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
+        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
+        memoryEfficiency, powerWatts, fabric, defaultNode, fusedAttention, generation, kernels,
+        intervals, source);
+  }
+
   /** This accelerator with another sustained memory-bandwidth fraction (calibration). */
   public Accelerator withMemoryEfficiency(double efficiency) {
     return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,

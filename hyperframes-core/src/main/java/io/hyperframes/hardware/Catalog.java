@@ -100,29 +100,18 @@ public final class Catalog {
   public Catalog withFabricEfficiency(String fabricId, double efficiency) {
     Fabric old = fabrics.get(fabricId);
     checkArgument(old != null, "fabric: unknown fabric '%s'", fabricId);
-    Fabric f = new Fabric(old.id(), old.bandwidthBytesPerSecond(), old.latencySeconds(),
-        old.launchSeconds(), efficiency, old.halfEfficiencyBytes(),
-        old.inNetworkReductionBytesPerSecond(), old.source());
+    Fabric f = old.withEfficiency(efficiency);
     Map<String, Fabric> fs = new LinkedHashMap<>(fabrics);
     fs.put(fabricId, f);
     Map<String, Accelerator> as = new LinkedHashMap<>();
-    accelerators.forEach((id, a) -> as.put(id, a.intraNode().id().equals(fabricId)
-        ? new Accelerator(a.id(), a.name(), a.peakFlopsPerSecond(), a.memoryBytes(),
-            a.memoryBandwidthBytesPerSecond(), a.l2Bytes(), a.matmulEfficiency(),
-            a.matmulHalfDim(), a.matmulHalfRows(), a.memoryEfficiency(), a.powerWatts(), f,
-            a.defaultNode(), a.fusedAttention(), a.generation(), a.kernels(), a.intervals(),
-            a.source())
-        : a));
+    accelerators.forEach((id, a) -> as.put(id,
+        a.intraNode().id().equals(fabricId) ? a.withIntraNode(f) : a));
     Map<String, NodeTemplate> ns = new LinkedHashMap<>();
-    nodes.forEach((id, n) -> {
-      Fabric nic = n.interNode();
-      boolean built = nic.id().startsWith(fabricId + "-x");
-      ns.put(id, built ? new NodeTemplate(n.id(), n.accelerator(), n.devicesPerNode(),
-          new Fabric(nic.id(), nic.bandwidthBytesPerSecond(), nic.latencySeconds(),
-              nic.launchSeconds(), efficiency, nic.halfEfficiencyBytes(),
-              nic.inNetworkReductionBytesPerSecond(), nic.source()),
-          n.hostCores(), n.hostMemoryBytes(), n.source()) : n);
-    });
+    nodes.forEach((id, n) -> ns.put(id, n.interNode().id().startsWith(fabricId + "-x")
+        ? new NodeTemplate(n.id(), n.accelerator(), n.devicesPerNode(),
+            n.interNode().withEfficiency(efficiency), n.hostCores(), n.hostMemoryBytes(),
+            n.source())
+        : n));
     return new Catalog(version, fs, as, ns, models, modelSources, prices, kernels);
   }
 

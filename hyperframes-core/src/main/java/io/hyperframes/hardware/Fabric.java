@@ -48,6 +48,12 @@ public record Fabric(
     return bandwidthBytesPerSecond * efficiency * s / (s + halfEfficiencyBytes);
   }
 
+  /** The same fabric with another sustained fraction of its bandwidth (calibration). */
+  public Fabric withEfficiency(double sustained) {
+    return new Fabric(id, bandwidthBytesPerSecond, latencySeconds, launchSeconds, sustained,
+        halfEfficiencyBytes, inNetworkReductionBytesPerSecond, source);
+  }
+
   /** The same fabric with another bandwidth and latency (user override of a catalog entry). */
   public Fabric withBandwidthAndLatency(double bandwidth, double latency, String why) {
     return new Fabric(id, bandwidth, latency, launchSeconds, efficiency, halfEfficiencyBytes,

@@ -147,8 +147,8 @@ public final class Serving {
 
   /**
    * Estimates a request: the configuration; its latency percentiles (unloaded, or under the
-   * arrival rate spread over the replicas, from {@link ServingLoad#percentiles}: the analytical
-   * cluster model inside its validated domain, the continuous-batching simulation outside); the devices
+   * arrival rate spread over the replicas, from the analytical
+   * cluster model inside its validated domain ({@link ServingLoad#analyticalCovers}), the continuous-batching simulation outside); the devices
    * the SLO needs.
    */
   public static InferenceResult evaluate(InferenceRequest r) {
@@ -174,8 +174,11 @@ public final class Serving {
           r.tp(), r.pp());
       capacity = load.capacityPerSecond() * r.replicas();
       double perReplica = w.arrivalRatePerSecond() / r.replicas();
-      latencyModel = load.analyticalCovers(perReplica) ? "analytical" : "simulation";
-      ServingLoad.Percentiles q = load.percentiles(perReplica, SIMULATED_REQUESTS, SEED);
+      // The analytical cluster model inside its validated domain, the simulation outside it.
+      boolean analytical = load.analyticalCovers(perReplica);
+      latencyModel = analytical ? "analytical" : "simulation";
+      ServingLoad.Percentiles q = analytical ? load.analytical(perReplica)
+          : load.simulate(perReplica, SIMULATED_REQUESTS, SEED);
       p50 = q.p50();
       p99 = q.p99();
       ttft50 = q.ttftP50();

@@ -91,16 +91,6 @@ public final class ServingLoad {
     return 1.0 / perRequest;
   }
 
-  /**
-   * Latency percentiles at {@code rate}: the analytical model where it is inside its validated
-   * domain ({@link #analyticalCovers}: it agrees with the simulation within 5 % on p50 and p99
-   * there, ServingLoadTest), the discrete-event simulation of {@code requests} arrivals
-   * elsewhere.
-   */
-  public Percentiles percentiles(double rate, int requests, long seed) {
-    return analyticalCovers(rate) ? analytical(rate) : simulate(rate, requests, seed);
-  }
-
   /** Discrete-event simulation of {@code requests} arrivals (10 % warm-up discarded). */
   public Percentiles simulate(double rate, int requests, long seed) {
     checkArgument(rate > 0 && Double.isFinite(rate), "workload.arrivalRatePerSecond: must be"

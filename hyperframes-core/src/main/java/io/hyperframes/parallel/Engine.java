@@ -54,6 +54,14 @@ public enum Engine {
     return this != DEEPSPEED || pp == 1;
   }
 
+  /**
+   * Whether the engine runs ZeRO {@code stage} with {@code pp} pipeline stages (DeepSpeed's
+   * pipeline engine combines with ZeRO 0 and 1 only).
+   */
+  public boolean runsZeroStage(int stage, int pp) {
+    return this != DEEPSPEED || pp == 1 || stage <= 1;
+  }
+
   /** Whether the engine's default attention kernel is fused on every tensor-core generation. */
   public boolean fusedAttentionByDefault() {
     return this == FSDP;

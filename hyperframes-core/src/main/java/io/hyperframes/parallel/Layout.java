@@ -48,7 +48,7 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     checkArgument(virtualStages == 1 || engine.interleavesPipeline(),
         "layout.virtualStages: %s needs an interleaving engine (megatron), not %s",
         virtualStages, engine.id());
-    checkArgument(!(engine == Engine.DEEPSPEED && pp > 1 && zeroStage > 1),
+    checkArgument(engine.runsZeroStage(zeroStage, pp),
         "layout.zeroStage: %s is incompatible with DeepSpeed's pipeline engine (pp %s)",
         zeroStage, pp);
     checkArgument(shardGroupSize >= 0, "layout.shardGroupSize: must be >= 0, got %s",

@@ -166,8 +166,8 @@ public final class Planner {
     int perStage = (m.layers() + t.pp() - 1) / t.pp();
     Engine engine = p.engineOrDefault();
     List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
-        : dp == 1 ? List.of(0) : engine == Engine.DEEPSPEED && t.pp() > 1 ? List.of(0, 1)
-            : List.of(0, 1, 2, 3);
+        : dp == 1 ? List.of(0)
+            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, t.pp())).toList();
     List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
         : t.tp() > 1 ? List.of(false, true) : List.of(false);
     List<Recompute> recomputes = p.recompute() != null ? List.of(p.recompute())
@@ -245,7 +245,8 @@ public final class Planner {
       recipe = r.workload().precision();
     }
     return new TrainingWorkload(recipe, r.workload().optimizer(), batch,
-        r.workload().trainingTokens(), r.workload().attentionOn(r.cluster().accelerator()));
+        r.workload().trainingTokens(), r.workload().attentionOn(r.cluster().accelerator(),
+            r.layout().engineOrDefault()));
   }
 
   private static List<Integer> microBatches(PartialLayout p) {
@@ -300,7 +301,7 @@ public final class Planner {
     Engine engine = p.engineOrDefault();
     int group = zero == 3 && p.shardGroupSize() != null ? p.shardGroupSize() : 0;
     if ((v > 1 && !engine.interleavesPipeline()) || (group > 0 && dp % group != 0)
-        || (engine == Engine.DEEPSPEED && pp > 1 && zero > 1)) {
+        || !engine.runsZeroStage(zero, pp)) {
       return null;
     }
     boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();

@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableList;
 import io.hyperframes.EstimateRequest;
 import io.hyperframes.hardware.Accelerator;
 import io.hyperframes.hardware.Cluster;
+import io.hyperframes.hardware.KernelEfficiency;
 import io.hyperframes.hardware.StepInterval;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
@@ -149,7 +150,7 @@ public final class TrainingEstimator {
     // Fused attention never stores the scores: its activations are those of selective
     // recomputation (Korthikanti et al. 2022 §4.2 drop exactly the attention core; FlashAttention
     // keeps only the output and a per-row log-sum-exp, Dao 2023 §3.1, which we neglect).
-    Layout stored = attention(workload, acc, layout.engine()) == Attention.FLASH
+    Layout stored = workload.attentionOn(acc, layout.engine()) == Attention.FLASH
         && layout.recompute() == Recompute.NONE ? layout.withRecompute(Recompute.SELECTIVE)
             : layout;
     double activations = parallelism.activationBytes(m, stored, recipe, microBatches);
@@ -212,6 +213,7 @@ public final class TrainingEstimator {
     double hd = m.headDim();
     double headsPerRank = m.heads() / tp;
     NumberFormat c = recipe.compute();
+    KernelEfficiency kernel = acc.kernel(c);
     double tDense = memoryModel.matmulSeconds(acc, tokens, (h + 2 * kv) / tp, h, 1, e, c, peak)
         + memoryModel.matmulSeconds(acc, tokens, h, h / tp, 1, e, c, peak)
         + memoryModel.matmulSeconds(acc, tokens, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, e, c,
@@ -246,13 +248,13 @@ public final class TrainingEstimator {
     };
     // One layer's forward, backward (twice the forward) and recomputation.
     double layerTraining = 3 * forward;
-    if (attention(w, acc, l.engine()) == Attention.FLASH) {
+    if (w.attentionOn(acc, l.engine()) == Attention.FLASH) {
       // FlashAttention-2 (Dao 2023, arXiv 2307.08691, §3): scores stay on chip (no element-wise
       // passes over them), causal tiles above the diagonal are skipped ((n+1)/2n of n×n tiles of
       // 128), and the backward recomputes the scores: five matmuls against the forward's two.
       double tiles = Math.ceil(s / 128.0);
       double causal = (tiles + 1) / (2 * tiles);
-      double fused = acc.kernel(attnFormat).attention();
+      double fused = (attnFormat == c ? kernel : acc.kernel(attnFormat)).attention();
       // With a fitted fused-attention efficiency the kernel runs its executed FLOPs (the two
       // score and value products, 4·b·s²·h/t, causal tiles only) at that fraction of the peak.
       double tFlash = fused > 0
@@ -279,7 +281,7 @@ public final class TrainingEstimator {
         + logitBytes / bandwidth;
 
     int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
-    double mbCompute = layersPerStage * (layerTraining + acc.kernel(c).layerOverheadSeconds())
+    double mbCompute = layersPerStage * (layerTraining + kernel.layerOverheadSeconds())
         + tLogits;
     double mbRecompute = layersPerStage * recompute;
     double mbTp = layersPerStage * tTp;
@@ -306,7 +308,7 @@ public final class TrainingEstimator {
       double params = states.parametersOnDevice();
       double gradBytes = params * recipe.gradientBytes();
       double weightBytes = params * recipe.weightBytes();
-      double kappa = acc.kernel(c).overlapCost();
+      double kappa = kernel.overlapCost();
       double backwardWindow = l.engine().overlapsGradientReduction(l.pp())
           ? layersPerStage * (layerTraining - forward) : 0.0;
       if (l.zeroStage() == 0) {
@@ -326,11 +328,12 @@ public final class TrainingEstimator {
         dpExposed = exposed(perStep, backwardWindow, kappa)
             + microBatches * exposed(perMicroBatch, mbCompute + mbRecompute, kappa);
       } else {
-        dpExposed = fullyShardedExposed(cluster, l, perNode, params * recipe.weightBytes(),
-            params * recipe.gradientBytes(), layersPerStage, forward
-                + acc.kernel(c).layerOverheadSeconds() / 3,
-            layerTraining - forward + 2 * acc.kernel(c).layerOverheadSeconds() / 3 + recompute,
-            microBatches, backwardWindow, kappa);
+        // The per-layer overhead splits like the compute: a third forward, two thirds backward.
+        double overhead = kernel.layerOverheadSeconds();
+        dpExposed = fullyShardedExposed(cluster, l, perNode, weightBytes, gradBytes,
+            layersPerStage, forward + overhead / 3,
+            layerTraining - forward + 2 * overhead / 3 + recompute, microBatches,
+            backwardWindow, kappa);
       }
     }
 
@@ -393,22 +396,6 @@ public final class TrainingEstimator {
    */
   static double exposed(double comm, double window, double kappa) {
     return Math.max(0.0, comm - window) + kappa * Math.min(comm, window);
-  }
-
-  /**
-   * The attention kernel a job runs: the workload's, else fused where the engine's default kernel
-   * is fused ({@link Engine#fusedAttentionByDefault()}, tensor-core generations), else the
-   * accelerator's framework default.
-   */
-  static Attention attention(TrainingWorkload w, Accelerator acc, Engine engine) {
-    if (w.attention() != null) {
-      return w.attention();
-    }
-    if (engine.fusedAttentionByDefault() && (acc.supports(NumberFormat.BF16)
-        || acc.supports(NumberFormat.FP16))) {
-      return Attention.FLASH;
-    }
-    return w.attentionOn(acc);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -499,9 +486,9 @@ public final class TrainingEstimator {
       TransformerSpec m, int batch, int tp, int pp, int dp) {
     Engine engine = p.engineOrDefault();
     List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
-        : dp == 1 ? List.of(0) : engine == Engine.DEEPSPEED && pp > 1 ? List.of(0, 1)
+        : dp == 1 ? List.of(0)
             : p.shardGroupSize() != null || p.reshardAfterForward() != null ? List.of(3)
-            : List.of(0, 1, 2, 3);
+            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, pp)).toList();
     int group = p.shardGroupSize() == null ? 0 : p.shardGroupSize();
     checkArgument(group == 0 || dp % group == 0,
         "layout.shardGroupSize: %s does not divide layout.dp %s", group, dp);

@@ -33,6 +33,21 @@ public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, i
     return accelerator.fusedAttention() ? Attention.FLASH : Attention.STANDARD;
   }
 
+  /**
+   * The attention kernel a job runs under an engine: the job's, else fused where the engine's
+   * default kernel is fused ({@link io.hyperframes.parallel.Engine#fusedAttentionByDefault()},
+   * tensor-core generations), else the accelerator's framework default.
+   */
+  public Attention attentionOn(io.hyperframes.hardware.Accelerator accelerator,
+      io.hyperframes.parallel.Engine engine) {
+    if (attention == null && engine.fusedAttentionByDefault()
+        && (accelerator.supports(io.hyperframes.precision.NumberFormat.BF16)
+            || accelerator.supports(io.hyperframes.precision.NumberFormat.FP16))) {
+      return Attention.FLASH;
+    }
+    return attentionOn(accelerator);
+  }
+
   public TrainingWorkload {
     checkArgument(precision != null, "workload.precision: must be given");
     checkArgument(optimizer != null, "workload.optimizer: must be given");

@@ -61,7 +61,8 @@ final class EstimateCommand implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
       var json = EstimateJson.toJson(e);
-      json.put("attention", r.workload().attentionOn(r.cluster().accelerator()).id());
+      json.put("attention", r.workload().attentionOn(r.cluster().accelerator(),
+          e.layout().engine()).id());
       out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json));
     } else {
       out.print(table(r, e));
@@ -74,7 +75,7 @@ final class EstimateCommand implements Callable<Integer> {
     return String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s (%s"
         + " attention)%n", r.model().name(), r.cluster().devices(),
         r.cluster().accelerator().id(),
-        r.workload().attentionOn(r.cluster().accelerator()).id())
+        r.workload().attentionOn(r.cluster().accelerator(), e.layout().engine()).id())
         + table(e, r.cluster().accelerator(), r.workload().trainingTokens());
   }
 
