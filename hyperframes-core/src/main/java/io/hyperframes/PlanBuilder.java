@@ -74,6 +74,9 @@ public final class PlanBuilder extends JobBuilder<PlanBuilder> {
 
   /** {@code constraints.precisions}: recipes the planner may choose among. */
   public PlanBuilder precisions(String... recipes) {
+    if (recipes == null) {
+      throw new IllegalArgumentException("constraints.precisions: must be given");
+    }
     ArrayNode a = JsonFields.mapper().createArrayNode();
     for (String r : recipes) {
       a.add(r);

@@ -85,15 +85,21 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
 
   /** {@code constraints.weightFormats}: weight formats a serving plan may choose among. */
   public ServeBuilder weightFormats(String... formats) {
-    return copy(tree.with("constraints.weightFormats", array(formats)), catalog, models);
+    return copy(tree.with("constraints.weightFormats", array("constraints.weightFormats",
+        formats)), catalog, models);
   }
 
   /** {@code constraints.kvFormats}: KV-cache formats a serving plan may choose among. */
   public ServeBuilder kvFormats(String... formats) {
-    return copy(tree.with("constraints.kvFormats", array(formats)), catalog, models);
+    return copy(tree.with("constraints.kvFormats", array("constraints.kvFormats", formats)),
+        catalog, models);
   }
 
-  private static com.fasterxml.jackson.databind.node.ArrayNode array(String... values) {
+  private static com.fasterxml.jackson.databind.node.ArrayNode array(String field,
+      String... values) {
+    if (values == null) {
+      throw new IllegalArgumentException(field + ": must be given");
+    }
     var a = io.hyperframes.json.JsonFields.mapper().createArrayNode();
     for (String v : values) {
       a.add(v);
