@@ -1,7 +1,7 @@
 /**
  * HyperFrames core: the planner, its models, catalogs, serving, calibration and validation (pure
  * Java, no native code). Exports the API packages only; {@code io.hyperframes.json} (the JSON
- * tree helpers of the parsers) is internal. On the class path the jar works unchanged.
+ * documents bound by Jackson) is internal. On the class path the jar works unchanged.
  */
 module io.hyperframes.core {
   requires com.google.common;
@@ -25,6 +25,9 @@ module io.hyperframes.core {
   exports io.hyperframes.tuning;
   exports io.hyperframes.validate;
   exports io.hyperframes.workload;
+
+  // The request and result documents are records bound by Jackson.
+  opens io.hyperframes.json to com.fasterxml.jackson.databind;
 
   uses io.hyperframes.spi.BackendProvider;
 }

@@ -2,7 +2,7 @@ package io.hyperframes;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.hyperframes.hardware.Catalog;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.plan.Objective;
 import io.hyperframes.plan.Plan;
 import io.hyperframes.plan.PlanListener;
@@ -77,7 +77,7 @@ public final class PlanBuilder extends JobBuilder<PlanBuilder> {
     if (recipes == null) {
       throw new IllegalArgumentException("constraints.precisions: must be given");
     }
-    ArrayNode a = JsonFields.mapper().createArrayNode();
+    ArrayNode a = Json.mapper().createArrayNode();
     for (String r : recipes) {
       a.add(r);
     }

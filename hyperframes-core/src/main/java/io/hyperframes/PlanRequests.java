@@ -1,12 +1,11 @@
 package io.hyperframes;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.common.collect.ImmutableSet;
 import io.hyperframes.hardware.Catalog;
 import io.hyperframes.hardware.Checks;
 import io.hyperframes.hardware.Cluster;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Documents;
+import io.hyperframes.json.Json;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.PartialLayout;
@@ -17,7 +16,7 @@ import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.workload.TrainingWorkload;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+
 
 /**
  * Reads plan requests from JSON: the estimate request's {@code model}, {@code cluster} (with
@@ -30,8 +29,6 @@ public final class PlanRequests {
   /** Batch in tokens the planner aims at when neither the batch nor its bound is given. */
   public static final double DEFAULT_BATCH_TOKENS = 4_194_304;
 
-  private static final Set<String> TOP = ImmutableSet.of("model", "cluster", "workload", "layout",
-      "constraints", "objective", "pricing", "search");
 
   /** Parses a plan request against the built-in catalog. */
   public static PlanRequest parse(String json) {
@@ -40,90 +37,47 @@ public final class PlanRequests {
 
   /** Parses a plan request against {@code catalog}. */
   public static PlanRequest parse(String json, Catalog catalog) {
-    return fromJson(JsonFields.parseObject("request", json), catalog);
+    return fromJson(Json.parseObject("request", json), catalog);
   }
 
   /** Reads a parsed plan request against {@code catalog}. */
   static PlanRequest fromJson(JsonNode root, Catalog catalog) {
-    JsonFields.onlyFields(root, "", TOP);
-    JsonNode clusterJson = JsonFields.object(root, "cluster", "cluster");
-    int min;
-    int max;
-    JsonNode devices = clusterJson.get("devices");
-    ObjectNode clusterCopy = clusterJson.deepCopy();
-    if (devices != null && devices.isTextual()) {
-      String[] parts = devices.asText().trim().split("-", -1);
-      if (parts.length != 2) {
-        throw new IllegalArgumentException("cluster.devices: '" + devices.asText()
-            + "' is neither a count nor a range N-M");
-      }
-      try {
-        min = Integer.parseInt(parts[0].trim());
-        max = Integer.parseInt(parts[1].trim());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("cluster.devices: '" + devices.asText()
-            + "' is neither a count nor a range N-M", e);
-      }
-      Checks.positive("cluster.devices", min);
-      if (max < min) {
-        throw new IllegalArgumentException("cluster.devices: range '" + devices.asText()
-            + "' is empty");
-      }
-      clusterCopy.put("devices", 1);
-    } else {
-      min = JsonFields.integer(clusterJson, "devices", "cluster.devices");
-      max = min;
-    }
-    ObjectNode estimateJson = JsonFields.mapper().createObjectNode();
-    estimateJson.set("model", root.get("model"));
-    estimateJson.set("cluster", clusterCopy);
-    estimateJson.set("workload", root.get("workload"));
-    if (root.has("layout")) {
-      estimateJson.set("layout", root.get("layout"));
-    }
-    EstimateRequest base = Requests.fromJson(estimateJson, catalog);
-    ModelSpec model = base.model();
+    Documents.Plan doc = Json.bind(root, Documents.Plan.class, "");
+    ModelSpec model = Documents.required("model", doc.model()).resolve(catalog);
+    Documents.Devices devices = Documents.required("cluster", doc.cluster()).deviceRange();
+    int min = devices.min();
+    int max = devices.max();
+    Cluster cluster = doc.cluster().resolve(catalog, devices.range() ? 1 : min);
+    TrainingWorkload w = Documents.required("workload", doc.workload()).resolve();
+    PartialLayout layout = doc.layout() == null ? PartialLayout.OPEN : doc.layout().resolve();
     if (!(model instanceof TransformerSpec transformer)) {
       throw new IllegalArgumentException("model: planning needs an architecture (layers, hidden,"
           + " heads ...), not only a parameter count");
     }
-    Cluster cluster = base.cluster();
     if (max > cluster.devicesPerNode() && max % cluster.devicesPerNode() != 0
         && min == max) {
       throw new IllegalArgumentException("cluster.devices: " + max + " is more than one node"
           + " holds (" + cluster.devicesPerNode() + ") but not a whole number of nodes");
     }
-    TrainingWorkload w = base.workload();
-
-    JsonNode c = JsonFields.optionalObject(root, "constraints", "constraints");
+    Documents.Constraints c = doc.constraints();
     double headroom = 0.05;
     double deadline = 0;
     int minBatch = 0;
     int maxBatch = 0;
     List<PrecisionRecipe> precisions = new ArrayList<>();
     if (c != null) {
-      JsonFields.onlyFields(c, "constraints", ImmutableSet.of("memoryHeadroom", "deadlineDays",
-          "minGlobalBatch", "maxGlobalBatch", "precisions"));
-      Double h = JsonFields.optionalNumber(c, "memoryHeadroom", "constraints.memoryHeadroom");
-      headroom = h == null ? headroom : h;
-      Double d = JsonFields.optionalNumber(c, "deadlineDays", "constraints.deadlineDays");
-      deadline = d == null ? 0 : Checks.positive("constraints.deadlineDays", d);
-      Integer lo = JsonFields.optionalInteger(c, "minGlobalBatch", "constraints.minGlobalBatch");
-      Integer hi = JsonFields.optionalInteger(c, "maxGlobalBatch", "constraints.maxGlobalBatch");
-      minBatch = lo == null ? 0 : Checks.positive("constraints.minGlobalBatch", lo);
-      maxBatch = hi == null ? 0 : Checks.positive("constraints.maxGlobalBatch", hi);
-      JsonNode ps = c.get("precisions");
-      if (ps != null && !ps.isNull()) {
-        if (!ps.isArray()) {
-          throw new IllegalArgumentException("constraints.precisions: must be an array of"
-              + " precision names");
-        }
-        for (JsonNode p : ps) {
-          if (!p.isTextual()) {
-            throw new IllegalArgumentException("constraints.precisions: entries must be strings,"
-                + " got " + p);
-          }
-          PrecisionRecipe recipe = PrecisionRecipe.named("constraints.precisions", p.asText());
+      headroom = c.memoryHeadroom() == null ? headroom
+          : Checks.finite("constraints.memoryHeadroom", c.memoryHeadroom());
+      deadline = c.deadlineDays() == null ? 0
+          : Checks.positive("constraints.deadlineDays", c.deadlineDays());
+      minBatch = c.minGlobalBatch() == null ? 0
+          : Checks.positive("constraints.minGlobalBatch", c.minGlobalBatch());
+      maxBatch = c.maxGlobalBatch() == null ? 0
+          : Checks.positive("constraints.maxGlobalBatch", c.maxGlobalBatch());
+      if (c.precisions() != null) {
+        for (String p : c.precisions()) {
+          PrecisionRecipe recipe = PrecisionRecipe.named("constraints.precisions",
+              Documents.required("constraints.precisions", p));
           precisions.add(recipe.name().equals(w.precision().name()) ? w.precision() : recipe);
         }
       }
@@ -136,30 +90,26 @@ public final class PlanRequests {
       maxBatch = (int) Math.max(1, Math.round(DEFAULT_BATCH_TOKENS / transformer.seqLen()));
       minBatch = Math.min(minBatch, maxBatch);
     }
-    String objectiveText = JsonFields.optionalString(root, "objective", "objective");
+    String objectiveText = doc.objective();
     Objective objective = objectiveText == null ? Objective.TIME
         : Objective.fromId("objective", objectiveText);
     if (objective == Objective.DEVICES && w.trainingTokens() <= 0) {
       throw new IllegalArgumentException("workload.trainingTokens: required by the objective"
           + " 'devices' (a deadline needs a token budget)");
     }
-    Pricing pricing = pricing(JsonFields.optionalObject(root, "pricing", "pricing"), cluster,
-        catalog);
-    JsonNode s = JsonFields.optionalObject(root, "search", "search");
+    Pricing pricing = pricing(doc.pricing(), cluster, catalog);
     int alternatives = 5;
     boolean exhaustive = false;
-    if (s != null) {
-      JsonFields.onlyFields(s, "search", ImmutableSet.of("alternatives", "exhaustive"));
-      Integer a = JsonFields.optionalInteger(s, "alternatives", "search.alternatives");
-      alternatives = a == null ? alternatives : a;
-      Boolean x = JsonFields.optionalBoolean(s, "exhaustive", "search.exhaustive");
-      exhaustive = x != null && x;
+    if (doc.search() != null) {
+      alternatives = doc.search().alternatives() == null ? alternatives
+          : doc.search().alternatives();
+      exhaustive = Boolean.TRUE.equals(doc.search().exhaustive());
     }
-    return new PlanRequest(transformer, cluster, min, max, w, base.layout(), minBatch, maxBatch,
+    return new PlanRequest(transformer, cluster, min, max, w, layout, minBatch, maxBatch,
         headroom, deadline, precisions, objective, pricing, alternatives, exhaustive);
   }
 
-  static Pricing pricing(JsonNode p, Cluster cluster, Catalog catalog) {
+  static Pricing pricing(Documents.Pricing p, Cluster cluster, Catalog catalog) {
     Catalog.Price listed = catalog.prices().get(cluster.accelerator().id());
     double price = listed == null ? 0 : listed.usdPerHour();
     String source = listed == null ? "no catalog price"
@@ -168,20 +118,15 @@ public final class PlanRequests {
     double pue = 1.2;
     double kwh = 0;
     if (p != null) {
-      JsonFields.onlyFields(p, "pricing", ImmutableSet.of("pricePerDeviceHour", "powerWatts",
-          "pue", "electricityPerKwh"));
-      Double given = JsonFields.optionalNumber(p, "pricePerDeviceHour",
-          "pricing.pricePerDeviceHour");
-      if (given != null) {
-        price = Checks.positive("pricing.pricePerDeviceHour", given);
+      if (p.pricePerDeviceHour() != null) {
+        price = Checks.positive("pricing.pricePerDeviceHour", p.pricePerDeviceHour());
         source = "request";
       }
-      Double w = JsonFields.optionalNumber(p, "powerWatts", "pricing.powerWatts");
-      power = w == null ? power : Checks.positive("pricing.powerWatts", w);
-      Double u = JsonFields.optionalNumber(p, "pue", "pricing.pue");
-      pue = u == null ? pue : u;
-      Double e = JsonFields.optionalNumber(p, "electricityPerKwh", "pricing.electricityPerKwh");
-      kwh = e == null ? 0 : Checks.nonNegative("pricing.electricityPerKwh", e);
+      power = p.powerWatts() == null ? power
+          : Checks.positive("pricing.powerWatts", p.powerWatts());
+      pue = p.pue() == null ? pue : Checks.finite("pricing.pue", p.pue());
+      kwh = p.electricityPerKwh() == null ? 0
+          : Checks.nonNegative("pricing.electricityPerKwh", p.electricityPerKwh());
     }
     return new Pricing(price, source, power, pue, kwh);
   }

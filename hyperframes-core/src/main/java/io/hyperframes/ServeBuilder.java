@@ -100,7 +100,7 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     if (values == null) {
       throw new IllegalArgumentException(field + ": must be given");
     }
-    var a = io.hyperframes.json.JsonFields.mapper().createArrayNode();
+    var a = io.hyperframes.json.Json.mapper().createArrayNode();
     for (String v : values) {
       a.add(v);
     }

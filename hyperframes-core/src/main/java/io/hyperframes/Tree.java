@@ -2,7 +2,8 @@ package io.hyperframes;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Documents;
+import io.hyperframes.json.Json;
 import io.hyperframes.model.TransformerSpec;
 
 /**
@@ -19,7 +20,7 @@ final class Tree {
   }
 
   static Tree empty() {
-    return new Tree(JsonFields.mapper().createObjectNode());
+    return new Tree(Json.mapper().createObjectNode());
   }
 
   /**
@@ -50,19 +51,19 @@ final class Tree {
     if (value == null) {
       throw new IllegalArgumentException(path + ": must be given");
     }
-    return with(path, JsonFields.mapper().getNodeFactory().textNode(value));
+    return with(path, Json.mapper().getNodeFactory().textNode(value));
   }
 
   Tree with(String path, double value) {
-    return with(path, JsonFields.mapper().getNodeFactory().numberNode(value));
+    return with(path, Json.mapper().getNodeFactory().numberNode(value));
   }
 
   Tree with(String path, int value) {
-    return with(path, JsonFields.mapper().getNodeFactory().numberNode(value));
+    return with(path, Json.mapper().getNodeFactory().numberNode(value));
   }
 
   Tree with(String path, boolean value) {
-    return with(path, JsonFields.mapper().getNodeFactory().booleanNode(value));
+    return with(path, Json.mapper().getNodeFactory().booleanNode(value));
   }
 
   /** Every field of {@code sub} under {@code prefix} (a sub-builder's document). */
@@ -87,7 +88,7 @@ final class Tree {
   /** The document as indented JSON. */
   String text() {
     try {
-      return JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root);
+      return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
@@ -98,17 +99,6 @@ final class Tree {
     if (m == null) {
       throw new IllegalArgumentException("model: must be given");
     }
-    ObjectNode o = JsonFields.mapper().createObjectNode();
-    o.put("name", m.name());
-    o.put("layers", m.layers());
-    o.put("hidden", m.hidden());
-    o.put("heads", m.heads());
-    o.put("kvHeads", m.kvHeads());
-    o.put("ffnHidden", m.ffnHidden());
-    o.put("gatedMlp", m.gatedMlp());
-    o.put("vocab", m.vocab());
-    o.put("seqLen", m.seqLen());
-    o.put("tiedEmbeddings", m.tiedEmbeddings());
-    return o;
+    return Json.tree(Documents.Model.of(m));
   }
 }

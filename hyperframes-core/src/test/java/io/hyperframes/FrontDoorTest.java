@@ -213,7 +213,7 @@ class FrontDoorTest {
         .latencySlo(Duration.ofMillis(500), 99).timePerOutputToken(Duration.ofMillis(50))
         .weightFormats("fp16", "fp8", "int8").kvFormats("fp16", "fp8");
     var java = serve.plan().plan().best();
-    var file = io.hyperframes.inference.ServingPlans.plan(io.hyperframes.json.JsonFields
+    var file = io.hyperframes.inference.ServingPlans.plan(io.hyperframes.json.Json
         .parseObject("request", example("serve-70b-slo.json")),
         io.hyperframes.hardware.Catalog.builtIn()).plan().best();
     assertEquals(file.tp(), java.tp());

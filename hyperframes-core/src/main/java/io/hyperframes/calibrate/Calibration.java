@@ -10,7 +10,7 @@ import com.google.common.collect.ImmutableMap;
 import io.hyperframes.hardware.Accelerator;
 import io.hyperframes.hardware.Catalog;
 import io.hyperframes.hardware.KernelEfficiency;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.validate.CaseResult;
@@ -117,7 +117,7 @@ public final class Calibration {
      * entry per generation and format and the fitted fabrics, each with its provenance.
      */
     public String toCatalogJson() {
-      ObjectNode root = JsonFields.mapper().createObjectNode();
+      ObjectNode root = Json.mapper().createObjectNode();
       root.put("version", catalog.version() + "+calibrated-" + date);
       String provenance = String.format(Locale.ROOT,
           "calibrate %s on %d cases (%s); mean |error| %.2f %% before, %.2f %% after,"
@@ -163,7 +163,7 @@ public final class Calibration {
         e.put("source", f.source() + "; efficiency by " + provenance);
       }
       try {
-        return JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root);
+        return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root);
       } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
         throw new IllegalStateException(e);
       }
@@ -208,7 +208,7 @@ public final class Calibration {
     checkArgument(catalog != null, "catalog: must be given");
     checkArgument(constants != null && !constants.isEmpty(),
         "constants: at least one constant must be fitted");
-    JsonNode root = JsonFields.parseObject("cases", casesJson);
+    JsonNode root = Json.parseObject("cases", casesJson);
     JsonNode all = root.get("cases");
     checkArgument(all != null && all.isArray(), "cases: must be an array of cases");
     List<JsonNode> usable = new ArrayList<>();
@@ -502,7 +502,7 @@ public final class Calibration {
   }
 
   private static JsonNode document(List<JsonNode> cases) {
-    ObjectNode doc = JsonFields.mapper().createObjectNode();
+    ObjectNode doc = Json.mapper().createObjectNode();
     ArrayNode arr = doc.putArray("cases");
     cases.forEach(arr::add);
     return doc;

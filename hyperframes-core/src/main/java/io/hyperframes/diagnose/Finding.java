@@ -10,19 +10,4 @@ package io.hyperframes.diagnose;
  * @param remedy what to change
  */
 public record Finding(String id, Severity severity, String title, String evidence,
-    String remedy) {
-
-  /** Findings as a JSON array of {id, severity, title, evidence, remedy} (a contract). */
-  public static com.fasterxml.jackson.databind.node.ArrayNode toJson(java.util.List<Finding> all) {
-    var array = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
-    for (Finding f : all) {
-      var o = array.addObject();
-      o.put("id", f.id());
-      o.put("severity", f.severity().name().toLowerCase(java.util.Locale.ROOT));
-      o.put("title", f.title());
-      o.put("evidence", f.evidence());
-      o.put("remedy", f.remedy());
-    }
-    return array;
-  }
-}
+    String remedy) {}

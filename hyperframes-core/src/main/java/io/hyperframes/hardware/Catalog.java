@@ -2,12 +2,13 @@ package io.hyperframes.hardware;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.google.common.base.Supplier;
 import com.google.common.base.Suppliers;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSortedMap;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
+import io.hyperframes.json.CatalogFile;
+import io.hyperframes.json.Documents;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
 import java.io.IOException;
@@ -210,15 +211,16 @@ public final class Catalog {
     } catch (IOException e) {
       throw new IllegalArgumentException("catalog: cannot read " + file + ": " + e.getMessage(), e);
     }
-    return merge(JsonFields.parseObject("catalog " + file.getFileName(), text));
+    return merge(Json.read("catalog " + file.getFileName(), text, CatalogFile.class));
   }
 
   private static Catalog loadBuiltIn() {
     Catalog empty = new Catalog("", Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
         Map.of());
-    Catalog c = empty.merge(JsonFields.parseObject("hardware.json", resource("hardware.json")));
-    c = c.merge(JsonFields.parseObject("prices.json", resource("prices.json")));
-    return c.merge(JsonFields.parseObject("models.json", resource("models.json")));
+    Catalog c = empty.merge(
+        Json.read("hardware.json", resource("hardware.json"), CatalogFile.class));
+    c = c.merge(Json.read("prices.json", resource("prices.json"), CatalogFile.class));
+    return c.merge(Json.read("models.json", resource("models.json"), CatalogFile.class));
   }
 
   private static String resource(String name) {
@@ -232,7 +234,7 @@ public final class Catalog {
     }
   }
 
-  private Catalog merge(JsonNode root) {
+  private Catalog merge(CatalogFile file) {
     Map<String, Fabric> f = new LinkedHashMap<>(fabrics);
     Map<String, Accelerator> a = new LinkedHashMap<>(accelerators);
     Map<String, NodeTemplate> n = new LinkedHashMap<>(nodes);
@@ -240,118 +242,102 @@ public final class Catalog {
     Map<String, String> ms = new LinkedHashMap<>(modelSources);
     Map<String, Price> pr = new LinkedHashMap<>(prices);
     Map<String, Map<NumberFormat, KernelEfficiency>> k = copyKernels(kernels);
-    String v = JsonFields.optionalString(root, "version", "version");
-    for (JsonNode e : array(root, "fabrics")) {
-      String id = key(e, "fabrics");
+    String v = file.version();
+    for (CatalogFile.FabricEntry e : list(file.fabrics())) {
+      String id = id("fabrics", e.id());
       String p = "fabrics[" + id + "]";
-      f.put(id, new Fabric(id,
-          JsonFields.number(e, "bandwidthGBps", p + ".bandwidthGBps") * 1e9,
-          JsonFields.number(e, "latencyUs", p + ".latencyUs") * 1e-6,
-          JsonFields.number(e, "launchUs", p + ".launchUs") * 1e-6,
-          JsonFields.number(e, "efficiency", p + ".efficiency"),
-          JsonFields.number(e, "halfEfficiencyMB", p + ".halfEfficiencyMB") * 1e6,
-          JsonFields.number(e, "inNetworkReductionGBps", p + ".inNetworkReductionGBps") * 1e9,
-          JsonFields.string(e, "source", p + ".source")));
+      f.put(id, new Fabric(id, num(p + ".bandwidthGBps", e.bandwidthGBps()) * 1e9,
+          num(p + ".latencyUs", e.latencyUs()) * 1e-6,
+          num(p + ".launchUs", e.launchUs()) * 1e-6,
+          num(p + ".efficiency", e.efficiency()),
+          num(p + ".halfEfficiencyMB", e.halfEfficiencyMB()) * 1e6,
+          num(p + ".inNetworkReductionGBps", e.inNetworkReductionGBps()) * 1e9,
+          text(p + ".source", e.source())));
     }
-    for (JsonNode e : array(root, "accelerators")) {
-      String id = key(e, "accelerators");
+    for (CatalogFile.AcceleratorEntry e : list(file.accelerators())) {
+      String id = id("accelerators", e.id());
       String p = "accelerators[" + id + "]";
-      JsonNode peaks = JsonFields.object(e, "peakTflops", p + ".peakTflops");
       Map<NumberFormat, Double> peak = new LinkedHashMap<>();
-      for (var it = peaks.fieldNames(); it.hasNext();) {
-        String fmt = it.next();
-        peak.put(NumberFormat.fromId(p + ".peakTflops", fmt),
-            JsonFields.number(peaks, fmt, p + ".peakTflops." + fmt) * 1e12);
-      }
-      String link = JsonFields.string(e, "intraNode", p + ".intraNode");
+      Documents.required(p + ".peakTflops", e.peakTflops()).forEach((fmt, tflops) ->
+          peak.put(NumberFormat.fromId(p + ".peakTflops", fmt),
+              num(p + ".peakTflops." + fmt, tflops) * 1e12));
+      String link = text(p + ".intraNode", e.intraNode());
       Fabric intra = f.get(link);
       checkArgument(intra != null, "%s.intraNode: unknown fabric '%s'", p, link);
-      a.put(id, new Accelerator(id, JsonFields.string(e, "name", p + ".name"), peak,
-          JsonFields.number(e, "memoryGiB", p + ".memoryGiB") * (1L << 30),
-          JsonFields.number(e, "memoryBandwidthGBps", p + ".memoryBandwidthGBps") * 1e9,
-          JsonFields.number(e, "l2MB", p + ".l2MB") * 1e6,
-          JsonFields.number(e, "matmulEfficiency", p + ".matmulEfficiency"),
-          JsonFields.number(e, "matmulHalfDim", p + ".matmulHalfDim"),
-          JsonFields.number(e, "matmulHalfRows", p + ".matmulHalfRows"),
-          JsonFields.number(e, "memoryEfficiency", p + ".memoryEfficiency"),
-          JsonFields.number(e, "powerWatts", p + ".powerWatts"), intra,
-          JsonFields.string(e, "defaultNode", p + ".defaultNode"),
-          Boolean.TRUE.equals(
-              JsonFields.optionalBoolean(e, "fusedAttention", p + ".fusedAttention")),
-          JsonFields.optionalString(e, "generation", p + ".generation"), Map.of(), Map.of(),
-          JsonFields.string(e, "source", p + ".source")));
+      a.put(id, new Accelerator(id, text(p + ".name", e.name()), peak,
+          num(p + ".memoryGiB", e.memoryGiB()) * (1L << 30),
+          num(p + ".memoryBandwidthGBps", e.memoryBandwidthGBps()) * 1e9,
+          num(p + ".l2MB", e.l2MB()) * 1e6,
+          num(p + ".matmulEfficiency", e.matmulEfficiency()),
+          num(p + ".matmulHalfDim", e.matmulHalfDim()),
+          num(p + ".matmulHalfRows", e.matmulHalfRows()),
+          num(p + ".memoryEfficiency", e.memoryEfficiency()),
+          num(p + ".powerWatts", e.powerWatts()), intra, text(p + ".defaultNode", e.defaultNode()),
+          Boolean.TRUE.equals(e.fusedAttention()), e.generation(), Map.of(), Map.of(),
+          text(p + ".source", e.source())));
     }
-    for (JsonNode e : array(root, "nodes")) {
-      String id = key(e, "nodes");
+    for (CatalogFile.NodeEntry e : list(file.nodes())) {
+      String id = id("nodes", e.id());
       String p = "nodes[" + id + "]";
-      int perNode = JsonFields.integer(e, "devicesPerNode", p + ".devicesPerNode");
-      int nics = JsonFields.integer(e, "nics", p + ".nics");
-      Checks.positive(p + ".nics", nics);
-      String nicId = JsonFields.string(e, "nic", p + ".nic");
+      int perNode = Documents.required(p + ".devicesPerNode", e.devicesPerNode());
+      int nics = Checks.positive(p + ".nics", Documents.required(p + ".nics", e.nics()));
+      String nicId = text(p + ".nic", e.nic());
       Fabric nic = f.get(nicId);
       checkArgument(nic != null, "%s.nic: unknown fabric '%s'", p, nicId);
       Fabric perDevice = new Fabric(nic.id() + "-x" + nics,
           nic.bandwidthBytesPerSecond() * nics / perNode, nic.latencySeconds(),
           nic.launchSeconds(), nic.efficiency(),
           nic.halfEfficiencyBytes(), nic.inNetworkReductionBytesPerSecond(), nic.source());
-      n.put(id, new NodeTemplate(id, JsonFields.string(e, "accelerator", p + ".accelerator"),
-          perNode, perDevice, JsonFields.integer(e, "hostCores", p + ".hostCores"),
-          JsonFields.number(e, "hostMemoryGiB", p + ".hostMemoryGiB") * (1L << 30),
-          JsonFields.string(e, "source", p + ".source")));
+      n.put(id, new NodeTemplate(id, text(p + ".accelerator", e.accelerator()), perNode,
+          perDevice, Documents.required(p + ".hostCores", e.hostCores()),
+          num(p + ".hostMemoryGiB", e.hostMemoryGiB()) * (1L << 30),
+          text(p + ".source", e.source())));
     }
-    for (JsonNode e : array(root, "models")) {
-      String id = key(e, "models");
-      m.put(id, transformer(e, "models[" + id + "]", id));
-      ms.put(id, JsonFields.string(e, "source", "models[" + id + "].source"));
+    for (CatalogFile.ModelEntry e : list(file.models())) {
+      String id = id("models", e.id());
+      String p = "models[" + id + "]";
+      m.put(id, e.architecture().architecture(p, id));
+      ms.put(id, text(p + ".source", e.source()));
     }
-    for (JsonNode e : array(root, "prices")) {
-      String id = JsonFields.string(e, "accelerator", "prices.accelerator").toLowerCase(Locale.ROOT);
+    for (CatalogFile.PriceEntry e : list(file.prices())) {
+      String id = text("prices.accelerator", e.accelerator()).toLowerCase(Locale.ROOT);
       String p = "prices[" + id + "]";
       pr.put(id, new Price(Checks.positive(p + ".usdPerHour",
-          JsonFields.number(e, "usdPerHour", p + ".usdPerHour")),
-          JsonFields.string(e, "source", p + ".source"),
-          JsonFields.string(e, "date", p + ".date")));
+          num(p + ".usdPerHour", e.usdPerHour())), text(p + ".source", e.source()),
+          text(p + ".date", e.date())));
     }
-    for (JsonNode e : array(root, "kernels")) {
-      checkArgument(e.isObject(), "kernels: entries must be objects");
-      String g = JsonFields.string(e, "generation", "kernels.generation").toLowerCase(Locale.ROOT);
+    for (CatalogFile.KernelEntry e : list(file.kernels())) {
+      String g = text("kernels.generation", e.generation()).toLowerCase(Locale.ROOT);
       String p = "kernels[" + g + "]";
-      Double overlap = JsonFields.optionalNumber(e, "overlapCost", p + ".overlapCost");
-      Double servingOverhead = JsonFields.optionalNumber(e, "servingLayerOverheadUs",
-          p + ".servingLayerOverheadUs");
-      Double kvFraction = JsonFields.optionalNumber(e, "kvBandwidthFraction",
-          p + ".kvBandwidthFraction");
       KernelEfficiency eff = new KernelEfficiency(
-          JsonFields.number(e, "matmulEfficiency", p + ".matmulEfficiency"),
-          JsonFields.number(e, "matmulHalfDim", p + ".matmulHalfDim"),
-          JsonFields.number(e, "matmulHalfRows", p + ".matmulHalfRows"),
-          JsonFields.number(e, "attentionEfficiency", p + ".attentionEfficiency"),
-          JsonFields.number(e, "layerOverheadUs", p + ".layerOverheadUs") * 1e-6,
-          overlap == null ? 0.0 : overlap,
-          servingOverhead == null ? 0.0 : servingOverhead * 1e-6,
-          kvFraction == null ? 1.0 : kvFraction,
-          JsonFields.string(e, "source", p + ".source"));
-      JsonNode formats = e.get("formats");
-      checkArgument(formats != null && formats.isArray() && !formats.isEmpty(),
+          num(p + ".matmulEfficiency", e.matmulEfficiency()),
+          num(p + ".matmulHalfDim", e.matmulHalfDim()),
+          num(p + ".matmulHalfRows", e.matmulHalfRows()),
+          num(p + ".attentionEfficiency", e.attentionEfficiency()),
+          num(p + ".layerOverheadUs", e.layerOverheadUs()) * 1e-6,
+          e.overlapCost() == null ? 0.0 : Checks.finite(p + ".overlapCost", e.overlapCost()),
+          e.servingLayerOverheadUs() == null ? 0.0
+              : Checks.finite(p + ".servingLayerOverheadUs", e.servingLayerOverheadUs()) * 1e-6,
+          e.kvBandwidthFraction() == null ? 1.0
+              : Checks.finite(p + ".kvBandwidthFraction", e.kvBandwidthFraction()),
+          text(p + ".source", e.source()));
+      checkArgument(e.formats() != null && !e.formats().isEmpty(),
           "%s.formats: must be a non-empty array of number formats", p);
-      for (JsonNode fmt : formats) {
+      for (String fmt : e.formats()) {
         k.computeIfAbsent(g, x -> new LinkedHashMap<>())
-            .put(NumberFormat.fromId(p + ".formats", fmt.asText()), eff);
+            .put(NumberFormat.fromId(p + ".formats", text(p + ".formats", fmt)), eff);
       }
     }
     Map<String, StepInterval> iv = new LinkedHashMap<>();
-    for (JsonNode e : array(root, "intervals")) {
-      checkArgument(e.isObject(), "intervals: entries must be objects");
-      String g = JsonFields.string(e, "generation", "intervals.generation")
-          .toLowerCase(Locale.ROOT);
-      String r = JsonFields.string(e, "regime", "intervals.regime");
+    for (CatalogFile.IntervalEntry e : list(file.intervals())) {
+      String g = text("intervals.generation", e.generation()).toLowerCase(Locale.ROOT);
+      String r = text("intervals.regime", e.regime());
       checkArgument(r.equals("*") || StepInterval.REGIMES.contains(r),
           "intervals.regime: unknown regime '%s' (expected *, %s)", r,
           String.join(", ", StepInterval.REGIMES));
       String p = "intervals[" + g + "/" + r + "]";
-      iv.put(g + "/" + r, new StepInterval(JsonFields.number(e, "low", p + ".low"),
-          JsonFields.number(e, "high", p + ".high"), JsonFields.integer(e, "cases", p + ".cases"),
-          JsonFields.string(e, "source", p + ".source")));
+      iv.put(g + "/" + r, new StepInterval(num(p + ".low", e.low()), num(p + ".high", e.high()),
+          Documents.required(p + ".cases", e.cases()), text(p + ".source", e.source())));
     }
     Map<String, Accelerator> resolved = resolve(a, k);
     if (!iv.isEmpty()) {
@@ -372,36 +358,21 @@ public final class Catalog {
     return new Catalog(v != null ? v : version, f, resolved, n, m, ms, pr, k);
   }
 
-  /** Reads a transformer architecture from JSON fields (also used for request models). */
-  public static TransformerSpec transformer(JsonNode e, String path, String name) {
-    int hidden = JsonFields.integer(e, "hidden", path + ".hidden");
-    int heads = JsonFields.integer(e, "heads", path + ".heads");
-    Boolean gated = JsonFields.optionalBoolean(e, "gatedMlp", path + ".gatedMlp");
-    boolean g = gated != null && gated;
-    Integer kv = JsonFields.optionalInteger(e, "kvHeads", path + ".kvHeads");
-    Integer ffn = JsonFields.optionalInteger(e, "ffnHidden", path + ".ffnHidden");
-    Boolean tied = JsonFields.optionalBoolean(e, "tiedEmbeddings", path + ".tiedEmbeddings");
-    Checks.positive(path + ".hidden", hidden);
-    return new TransformerSpec(name,
-        JsonFields.integer(e, "layers", path + ".layers"), hidden, heads,
-        kv != null ? kv : heads,
-        ffn != null ? ffn : TransformerSpec.defaultFfnHidden(hidden, g), g,
-        JsonFields.integer(e, "vocab", path + ".vocab"),
-        JsonFields.integer(e, "seqLen", path + ".seqLen"),
-        tied != null ? tied : !g);
+  private static <T> List<T> list(List<T> section) {
+    return section == null ? List.of() : section;
   }
 
-  private static Iterable<JsonNode> array(JsonNode root, String name) {
-    JsonNode n = root.get(name);
-    if (n == null || n.isNull()) {
-      return java.util.List.of();
-    }
-    checkArgument(n.isArray(), "%s: must be an array", name);
-    return n;
+  private static String id(String section, String id) {
+    return text(section + ".id", id).toLowerCase(Locale.ROOT);
   }
 
-  private static String key(JsonNode e, String section) {
-    checkArgument(e.isObject(), "%s: entries must be objects", section);
-    return JsonFields.string(e, "id", section + ".id").toLowerCase(Locale.ROOT);
+  private static String text(String path, String value) {
+    String s = Documents.required(path, value);
+    checkArgument(!s.isBlank(), "%s: must not be empty", path);
+    return s;
+  }
+
+  private static double num(String path, Double value) {
+    return Checks.finite(path, Documents.required(path, value));
   }
 }

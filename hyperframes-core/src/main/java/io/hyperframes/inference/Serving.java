@@ -1,24 +1,21 @@
 package io.hyperframes.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.common.collect.ImmutableSet;
-import io.hyperframes.Requests;
 import io.hyperframes.diagnose.Finding;
 import io.hyperframes.diagnose.Severity;
 import io.hyperframes.hardware.Catalog;
 import io.hyperframes.hardware.Checks;
 import io.hyperframes.hardware.Cluster;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Documents;
+import io.hyperframes.json.Json;
+import io.hyperframes.json.Results;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * Serving requests: parsing ({@code workload.type = "inference"}), the estimate with its
@@ -26,10 +23,6 @@ import java.util.Set;
  */
 public final class Serving {
   private Serving() {}
-
-  private static final Set<String> WORKLOAD = ImmutableSet.of("type", "precision",
-      "kvCachePrecision", "batchSize", "promptTokens", "outputTokens", "arrivalRatePerSecond",
-      "latencySlo", "concurrency", "blockTokens");
 
   /** Whether a parsed request document is an inference request. */
   public static boolean isInference(JsonNode root) {
@@ -40,71 +33,67 @@ public final class Serving {
 
   /** Parses an inference request. */
   public static InferenceRequest parse(String json, Catalog catalog) {
-    return fromJson(JsonFields.parseObject("request", json), catalog);
+    return fromJson(Json.parseObject("request", json), catalog);
   }
 
   /** Builds an inference request from parsed JSON. */
   public static InferenceRequest fromJson(JsonNode root, Catalog catalog) {
-    JsonFields.onlyFields(root, "", ImmutableSet.of("model", "cluster", "workload", "layout"));
-    ModelSpec model = Requests.model(JsonFields.object(root, "model", "model"), catalog);
-    Cluster cluster = Requests.cluster(JsonFields.object(root, "cluster", "cluster"), catalog);
+    Documents.Serve doc = Json.bind(root, Documents.Serve.class, "");
+    return request(doc.model(), doc.cluster(), doc.workload(), doc.layout(), catalog);
+  }
+
+  static InferenceRequest request(Documents.Model modelDoc, Documents.Cluster clusterDoc,
+      Documents.Inference w, Documents.ServingLayout l, Catalog catalog) {
+    ModelSpec model = Documents.required("model", modelDoc).resolve(catalog);
+    Cluster cluster = Documents.required("cluster", clusterDoc).resolve(catalog);
     if (!(model instanceof TransformerSpec m)) {
       throw new IllegalArgumentException("model: inference needs an architecture (layers,"
           + " hidden, heads ...), not only a parameter count");
     }
-    JsonNode w = JsonFields.object(root, "workload", "workload");
-    JsonFields.onlyFields(w, "workload", WORKLOAD);
+    Documents.required("workload", w);
+    if (w.type() != null && !w.type().equalsIgnoreCase("inference")) {
+      throw new IllegalArgumentException("workload.type: '" + w.type()
+          + "' is not an inference workload (serving needs \"inference\")");
+    }
     NumberFormat weights = format("workload.precision",
-        JsonFields.string(w, "precision", "workload.precision"));
-    String kvText = JsonFields.optionalString(w, "kvCachePrecision", "workload.kvCachePrecision");
-    NumberFormat kv = kvText != null ? format("workload.kvCachePrecision", kvText)
+        Documents.required("workload.precision", w.precision()));
+    NumberFormat kv = w.kvCachePrecision() != null
+        ? format("workload.kvCachePrecision", w.kvCachePrecision())
         : weights.isFloating() && weights.bytes() >= 2 ? weights : NumberFormat.FP16;
-    Integer batch = JsonFields.optionalInteger(w, "batchSize", "workload.batchSize");
-    Integer concurrency = JsonFields.optionalInteger(w, "concurrency", "workload.concurrency");
-    if (batch == null && concurrency == null) {
+    if (w.batchSize() == null && w.concurrency() == null) {
       throw new IllegalArgumentException("workload.batchSize: missing required field (or give"
           + " workload.concurrency)");
     }
-    int b = batch != null ? Checks.positive("workload.batchSize", batch)
-        : Checks.positive("workload.concurrency", concurrency);
+    int b = w.batchSize() != null ? Checks.positive("workload.batchSize", w.batchSize())
+        : Checks.positive("workload.concurrency", w.concurrency());
     int prompt = Checks.positive("workload.promptTokens",
-        JsonFields.integer(w, "promptTokens", "workload.promptTokens"));
+        Documents.required("workload.promptTokens", w.promptTokens()));
     int output = Checks.positive("workload.outputTokens",
-        JsonFields.integer(w, "outputTokens", "workload.outputTokens"));
-    Double rate = JsonFields.optionalNumber(w, "arrivalRatePerSecond",
-        "workload.arrivalRatePerSecond");
-    double arrival = rate == null ? 0 : Checks.nonNegative("workload.arrivalRatePerSecond",
-        rate);
+        Documents.required("workload.outputTokens", w.outputTokens()));
+    double arrival = w.arrivalRatePerSecond() == null ? 0
+        : Checks.nonNegative("workload.arrivalRatePerSecond", w.arrivalRatePerSecond());
     double ttft = 0;
     double tpot = 0;
     double percentile = 99;
-    JsonNode slo = JsonFields.optionalObject(w, "latencySlo", "workload.latencySlo");
+    Documents.Slo slo = w.latencySlo();
     if (slo != null) {
-      JsonFields.onlyFields(slo, "workload.latencySlo", ImmutableSet.of("ttftSeconds",
-          "tpotSeconds", "percentile"));
-      Double t1 = JsonFields.optionalNumber(slo, "ttftSeconds", "workload.latencySlo.ttftSeconds");
-      Double t2 = JsonFields.optionalNumber(slo, "tpotSeconds", "workload.latencySlo.tpotSeconds");
-      Double p = JsonFields.optionalNumber(slo, "percentile", "workload.latencySlo.percentile");
-      ttft = t1 == null ? 0 : Checks.positive("workload.latencySlo.ttftSeconds", t1);
-      tpot = t2 == null ? 0 : Checks.positive("workload.latencySlo.tpotSeconds", t2);
-      percentile = p == null ? 99 : p;
+      ttft = slo.ttftSeconds() == null ? 0
+          : Checks.positive("workload.latencySlo.ttftSeconds", slo.ttftSeconds());
+      tpot = slo.tpotSeconds() == null ? 0
+          : Checks.positive("workload.latencySlo.tpotSeconds", slo.tpotSeconds());
+      percentile = slo.percentile() == null ? 99
+          : Checks.finite("workload.latencySlo.percentile", slo.percentile());
     }
-    Integer block = JsonFields.optionalInteger(w, "blockTokens", "workload.blockTokens");
     InferenceWorkload workload = new InferenceWorkload(weights, kv, b, prompt, output, arrival,
-        ttft, tpot, percentile, block == null ? 16 : block);
-    JsonNode l = JsonFields.optionalObject(root, "layout", "layout");
+        ttft, tpot, percentile, w.blockTokens() == null ? 16 : w.blockTokens());
     int tp;
     int pp = 1;
     int dp;
     if (l != null) {
-      JsonFields.onlyFields(l, "layout", ImmutableSet.of("tp", "pp", "dp"));
-      Integer t = JsonFields.optionalInteger(l, "tp", "layout.tp");
-      Integer p = JsonFields.optionalInteger(l, "pp", "layout.pp");
-      Integer d = JsonFields.optionalInteger(l, "dp", "layout.dp");
-      tp = t == null ? 1 : Checks.positive("layout.tp", t);
-      pp = p == null ? 1 : Checks.positive("layout.pp", p);
+      tp = l.tp() == null ? 1 : Checks.positive("layout.tp", l.tp());
+      pp = l.pp() == null ? 1 : Checks.positive("layout.pp", l.pp());
       int rest = cluster.devices() / Math.max(1, tp * pp);
-      dp = d == null ? Math.max(1, rest) : Checks.positive("layout.dp", d);
+      dp = l.dp() == null ? Math.max(1, rest) : Checks.positive("layout.dp", l.dp());
     } else {
       tp = largestTp(m, cluster);
       dp = Math.max(1, cluster.devices() / tp);
@@ -357,43 +346,14 @@ public final class Serving {
     return out;
   }
 
-  /** The JSON form: feasible, reasons, layout, memory, inference, findings. */
+  /**
+   * The JSON form: feasible, reasons, layout, parameters, memory, inference, findings (written by
+   * Jackson from {@link Results.Serving}).
+   */
   public static ObjectNode toJson(InferenceResult result) {
-    InferenceEstimate e = result.estimate();
-    JsonNodeFactory f = JsonNodeFactory.instance;
-    ObjectNode root = f.objectNode();
-    root.put("feasible", e.feasible());
-    ArrayNode reasons = root.putArray("reasons");
-    e.reasons().forEach(reasons::add);
-    ObjectNode layout = root.putObject("layout");
-    layout.put("tp", e.tp());
-    layout.put("pp", e.pp());
-    layout.put("dp", e.replicas());
-    root.put("parameters", e.parameters());
-    ObjectNode memory = root.putObject("memory");
-    memory.put("weightsBytes", e.weightsBytes());
-    memory.put("kvCacheBytes", e.kvCacheBytes());
-    memory.put("activationsBytes", e.activationsBytes());
-    memory.put("otherBytes", e.otherBytes());
-    memory.put("totalBytes", e.totalBytes());
-    ObjectNode inf = root.putObject("inference");
-    inf.put("prefillSeconds", e.prefillSeconds());
-    inf.put("decodeSecondsPerToken", e.decodeSecondsPerToken());
-    inf.put("ttftSeconds", e.ttftSeconds());
-    inf.put("tpotSeconds", e.tpotSeconds());
-    inf.put("totalSeconds", e.totalSeconds());
-    inf.put("outputTokensPerSecondPerDevice", e.outputTokensPerSecondPerDevice());
-    inf.put("kvCacheBytesPerToken", e.kvCacheBytesPerToken());
-    inf.put("kvCacheBytesPerSequence", e.kvCacheBytesPerSequence());
-    inf.put("maxBatchSize", e.maxBatchSize());
-    inf.put("p50LatencySeconds", result.p50LatencySeconds());
-    inf.put("p99LatencySeconds", result.p99LatencySeconds());
-    inf.put("ttftP50Seconds", result.ttftP50Seconds());
-    inf.put("ttftP99Seconds", result.ttftP99Seconds());
-    inf.put("latencyModel", result.latencyModel());
-    inf.put("capacityRequestsPerSecond", result.capacityPerSecond());
-    inf.put("devicesNeeded", result.devicesNeeded());
-    root.set("findings", Finding.toJson(result.findings()));
-    return root;
+    if (result == null) {
+      throw new IllegalArgumentException("result: must be given");
+    }
+    return Json.tree(Results.Serving.of(result));
   }
 }

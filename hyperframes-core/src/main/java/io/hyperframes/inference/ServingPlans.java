@@ -1,13 +1,12 @@
 package io.hyperframes.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.common.collect.ImmutableSet;
-import io.hyperframes.diagnose.Finding;
 import io.hyperframes.hardware.Catalog;
 import io.hyperframes.hardware.Checks;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Documents;
+import io.hyperframes.json.Json;
+import io.hyperframes.json.Results;
 import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +20,15 @@ import java.util.Locale;
 public final class ServingPlans {
   private ServingPlans() {}
 
-  /** A parsed request and its plan. */
-  public record Result(InferenceRequest request, InferencePlanner.ServingPlan plan) {}
+  /**
+   * A parsed request, its plan and the estimator that made it.
+   *
+   * @param request the serving request as read
+   * @param plan the chosen configuration and alternatives
+   * @param estimator the estimator every configuration was estimated with
+   */
+  public record Result(InferenceRequest request, InferencePlanner.ServingPlan plan,
+      InferenceEstimator estimator) {}
 
   /** Parses and plans with the analytical models. */
   public static Result plan(JsonNode root, Catalog catalog) {
@@ -34,72 +40,57 @@ public final class ServingPlans {
     if (estimator == null) {
       throw new IllegalArgumentException("estimator: must be given");
     }
-    JsonFields.onlyFields(root, "", ImmutableSet.of("model", "cluster", "workload", "layout",
-        "constraints", "pricing", "search", "objective"));
-    ObjectNode request = root.deepCopy();
-    request.remove(List.of("constraints", "pricing", "search", "objective", "layout"));
-    InferenceRequest r = Serving.fromJson(request, catalog);
+    Documents.ServePlan doc = Json.bind(root, Documents.ServePlan.class, "");
+    InferenceRequest r = Serving.request(doc.model(), doc.cluster(), doc.workload(), null,
+        catalog);
     List<NumberFormat> weights = new ArrayList<>();
     List<NumberFormat> kvs = new ArrayList<>();
-    JsonNode c = JsonFields.optionalObject(root, "constraints", "constraints");
-    if (c != null) {
-      JsonFields.onlyFields(c, "constraints", ImmutableSet.of("weightFormats", "kvFormats"));
-      weights.addAll(formats(c, "weightFormats"));
-      kvs.addAll(formats(c, "kvFormats"));
+    if (doc.constraints() != null) {
+      weights.addAll(formats("constraints.weightFormats", doc.constraints().weightFormats()));
+      kvs.addAll(formats("constraints.kvFormats", doc.constraints().kvFormats()));
     }
     Catalog.Price listed = catalog.prices().get(r.cluster().accelerator().id());
     double price = listed == null ? 0 : listed.usdPerHour();
-    JsonNode p = JsonFields.optionalObject(root, "pricing", "pricing");
-    if (p != null) {
-      JsonFields.onlyFields(p, "pricing", ImmutableSet.of("pricePerDeviceHour"));
-      Double given = JsonFields.optionalNumber(p, "pricePerDeviceHour",
-          "pricing.pricePerDeviceHour");
-      price = given == null ? price : Checks.positive("pricing.pricePerDeviceHour", given);
+    if (doc.pricing() != null && doc.pricing().pricePerDeviceHour() != null) {
+      price = Checks.positive("pricing.pricePerDeviceHour", doc.pricing().pricePerDeviceHour());
     }
     int alternatives = 5;
-    JsonNode s = JsonFields.optionalObject(root, "search", "search");
-    if (s != null) {
-      JsonFields.onlyFields(s, "search", ImmutableSet.of("alternatives"));
-      Integer a = JsonFields.optionalInteger(s, "alternatives", "search.alternatives");
-      alternatives = a == null ? alternatives : a;
+    if (doc.search() != null && doc.search().alternatives() != null) {
+      alternatives = doc.search().alternatives();
       if (alternatives < 0 || alternatives > 100) {
         throw new IllegalArgumentException("search.alternatives: must be in [0, 100], got "
             + alternatives);
       }
     }
     return new Result(r, InferencePlanner.plan(r.model(), r.cluster(), r.workload(), weights,
-        kvs, price, alternatives, estimator));
+        kvs, price, alternatives, estimator), estimator);
   }
 
-  private static List<NumberFormat> formats(JsonNode c, String field) {
-    JsonNode n = c.get(field);
+  private static List<NumberFormat> formats(String path, List<String> ids) {
     List<NumberFormat> out = new ArrayList<>();
-    if (n == null || n.isNull()) {
+    if (ids == null) {
       return out;
     }
-    if (!n.isArray()) {
-      throw new IllegalArgumentException("constraints." + field + ": must be an array of format"
-          + " names");
-    }
-    for (JsonNode f : n) {
-      if (!f.isTextual()) {
-        throw new IllegalArgumentException("constraints." + field + ": entries must be strings,"
-            + " got " + f);
-      }
-      NumberFormat format = NumberFormat.fromId("constraints." + field, f.asText());
+    for (String id : ids) {
+      NumberFormat format = NumberFormat.fromId(path, Documents.required(path, id));
       if (format == NumberFormat.TF32 || format == NumberFormat.FP64) {
-        throw new IllegalArgumentException("constraints." + field + ": '" + f.asText()
-            + "' is not a serving format");
+        throw new IllegalArgumentException(path + ": '" + id + "' is not a serving format");
       }
       out.add(format);
     }
     return out;
   }
 
-  /** The plan's JSON: feasible, best, alternatives, findings, search, and the best's estimate. */
+  /**
+   * The plan's JSON: the serving estimate of the best configuration (under the estimator that
+   * planned it), {@code best}, {@code alternatives}, {@code findings} and {@code search}.
+   */
   public static ObjectNode toJson(Result result) {
+    if (result == null) {
+      throw new IllegalArgumentException("result: must be given");
+    }
     InferencePlanner.ServingPlan plan = result.plan();
-    ObjectNode root;
+    InferenceResult best = null;
     if (plan.best() != null) {
       InferencePlanner.Config b = plan.best();
       InferenceRequest r = result.request();
@@ -108,38 +99,11 @@ public final class ServingPlans {
           Math.min(w.batchSize(), b.batchLimit()), w.promptTokens(), w.outputTokens(),
           w.arrivalRatePerSecond(), w.ttftSloSeconds(), w.tpotSloSeconds(), w.sloPercentile(),
           w.blockTokens());
-      root = Serving.toJson(Serving.evaluate(new InferenceRequest(r.model(),
-          r.cluster().withDevices(b.devices()), chosen, b.tp(), 1, b.replicas())));
-      root.set("best", config(b));
-    } else {
-      root = JsonFields.mapper().createObjectNode();
-      root.put("feasible", false);
-      root.putArray("reasons").add("no configuration meets the SLO");
+      best = Serving.evaluate(new InferenceRequest(r.model(),
+          r.cluster().withDevices(b.devices()), chosen, b.tp(), 1, b.replicas()),
+          result.estimator());
     }
-    ArrayNode alternatives = root.putArray("alternatives");
-    plan.alternatives().forEach(c -> alternatives.add(config(c)));
-    ArrayNode findings = (ArrayNode) root.get("findings");
-    if (findings == null) {
-      findings = root.putArray("findings");
-    }
-    findings.addAll(Finding.toJson(plan.findings()));
-    root.putObject("search").put("candidatesEvaluated", plan.candidatesEvaluated());
-    return root;
-  }
-
-  static ObjectNode config(InferencePlanner.Config c) {
-    ObjectNode o = JsonFields.mapper().createObjectNode();
-    o.put("tp", c.tp());
-    o.put("replicas", c.replicas());
-    o.put("devices", c.devices());
-    o.put("weights", c.weights().id());
-    o.put("kvCache", c.kvCache().id());
-    o.put("batchLimit", c.batchLimit());
-    o.put("usdPerMillionTokens", c.usdPerMillionTokens());
-    o.put("p50LatencySeconds", c.load().p50());
-    o.put("p99LatencySeconds", c.load().p99());
-    o.put("ttftP99Seconds", c.load().ttftP99());
-    return o;
+    return Json.tree(Results.ServingPlanDocument.of(plan, best));
   }
 
   /** One line describing a configuration. */

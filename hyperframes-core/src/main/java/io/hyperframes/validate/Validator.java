@@ -4,11 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.hyperframes.EstimateRequest;
 import io.hyperframes.Requests;
 import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.Checks;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.InterconnectModel;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
+import io.hyperframes.json.Documents;
 import io.hyperframes.plan.TrainingEstimate;
 import io.hyperframes.plan.TrainingEstimator;
 import java.util.ArrayList;
@@ -68,7 +70,7 @@ public final class Validator {
    * @throws IllegalArgumentException when the document or a case is malformed, naming the case
    */
   public ValidationReport run(String casesJson) {
-    return run(JsonFields.parseObject("cases", casesJson));
+    return run(Json.parseObject("cases", casesJson));
   }
 
   /**
@@ -77,20 +79,23 @@ public final class Validator {
    * @throws IllegalArgumentException when the document or a case is malformed, naming the case
    */
   public ValidationReport run(JsonNode root) {
-    JsonNode cases = root.get("cases");
-    if (cases == null || !cases.isArray()) {
+    Documents.Cases doc = Json.bind(root, Documents.Cases.class, "");
+    if (doc.cases() == null) {
       throw new IllegalArgumentException("cases: must be an array of cases");
     }
     List<CaseResult> out = new ArrayList<>();
     int index = 0;
-    for (JsonNode c : cases) {
-      String id = c.hasNonNull("id") ? c.get("id").asText() : "case[" + index + "]";
+    for (Documents.Case c : doc.cases()) {
+      String id = c.id() != null ? c.id() : "case[" + index + "]";
       index++;
-      JsonNode expected = JsonFields.object(c, "expected", id + ".expected");
-      if (c.has("collective")) {
-        collective(id, c.get("collective"), expected, out);
+      Map<String, JsonNode> expected = Documents.required(id + ".expected", c.expected());
+      if (c.collective() != null) {
+        collective(id, c.collective(), expected, out);
       } else {
-        JsonNode request = JsonFields.object(c, "request", id + ".request");
+        JsonNode request = Documents.required(id + ".request", c.request());
+        if (!request.isObject()) {
+          throw new IllegalArgumentException(id + ".request: must be an object");
+        }
         JsonNode workload = request.get("workload");
         String type = workload != null && workload.hasNonNull("type")
             ? workload.get("type").asText() : "";
@@ -108,7 +113,7 @@ public final class Validator {
     return new ValidationReport(out);
   }
 
-  private void training(String id, JsonNode requestJson, JsonNode expected, List<CaseResult> out) {
+  private void training(String id, JsonNode requestJson, Map<String, JsonNode> expected, List<CaseResult> out) {
     EstimateRequest request;
     try {
       request = Requests.fromJson(requestJson, catalog);
@@ -117,7 +122,7 @@ public final class Validator {
     }
     TrainingEstimate e = estimator.estimate(request);
     boolean search = !requestJson.has("layout");
-    for (Map.Entry<String, JsonNode> f : expected.properties()) {
+    for (Map.Entry<String, JsonNode> f : expected.entrySet()) {
       if (!f.getValue().isNumber()) {
         continue;
       }
@@ -155,7 +160,7 @@ public final class Validator {
     }
   }
 
-  private void inference(String id, JsonNode requestJson, JsonNode expected,
+  private void inference(String id, JsonNode requestJson, Map<String, JsonNode> expected,
       List<CaseResult> out) {
     io.hyperframes.inference.InferenceResult r;
     try {
@@ -165,7 +170,7 @@ public final class Validator {
       throw new IllegalArgumentException(id + ": " + e.getMessage(), e);
     }
     var e = r.estimate();
-    for (Map.Entry<String, JsonNode> f : expected.properties()) {
+    for (Map.Entry<String, JsonNode> f : expected.entrySet()) {
       if (!f.getValue().isNumber()) {
         continue;
       }
@@ -188,39 +193,35 @@ public final class Validator {
     }
   }
 
-  private void collective(String id, JsonNode c, JsonNode expected, List<CaseResult> out) {
+  private void collective(String id, Documents.CollectiveCase c, Map<String, JsonNode> expected,
+      List<CaseResult> out) {
     String p = id + ".collective";
     Cluster cluster;
+    Collective op;
     try {
-      com.fasterxml.jackson.databind.node.ObjectNode cl = JsonFields.mapper().createObjectNode();
-      cl.put("accelerator", JsonFields.string(c, "accelerator", p + ".accelerator"));
-      if (c.has("template")) {
-        // the node template the measurement ran on, where it differs from the accelerator's
-        cl.put("template", JsonFields.string(c, "template", p + ".template"));
-      }
-      cl.put("devices", JsonFields.integer(c, "devices", p + ".devices"));
-      cl.put("devicesPerNode", JsonFields.integer(c, "devicesPerNode", p + ".devicesPerNode"));
-      if (c.has("interconnect")) {
-        cl.set("interconnect", c.get("interconnect"));
-      }
-      cluster = Requests.cluster(cl, catalog);
+      cluster = c.cluster(catalog);
+      op = Collective.fromId(p + ".op", Documents.required(p + ".op", c.op()));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(id + ": " + e.getMessage(), e);
     }
-    Collective op = Collective.fromId(p + ".op", JsonFields.string(c, "op", p + ".op"));
-    double bytes = JsonFields.number(c, "messageBytes", p + ".messageBytes");
+    double bytes = Checks.positive(p + ".messageBytes",
+        Documents.required(p + ".messageBytes", c.messageBytes()));
     int n = cluster.devices();
     CollectiveGroup group = new CollectiveGroup(n, Math.min(n, cluster.devicesPerNode()));
     var t = interconnect.time(cluster, op, bytes, group);
-    double want = JsonFields.number(expected, "busBandwidthBytesPerSecond",
-        id + ".expected.busBandwidthBytesPerSecond");
+    JsonNode w = expected.get("busBandwidthBytesPerSecond");
+    if (w == null || !w.isNumber()) {
+      throw new IllegalArgumentException(id + ".expected.busBandwidthBytesPerSecond: must be a"
+          + " number, got " + w);
+    }
+    double want = w.asDouble();
     double got = t.busBandwidthBytesPerSecond();
     out.add(new CaseResult(id, "busBandwidthBytesPerSecond", want, got, (got - want) / want,
         "algorithm " + t.algorithm().name().toLowerCase(java.util.Locale.ROOT), "point"));
   }
 
-  private static void skip(String id, JsonNode expected, String why, List<CaseResult> out) {
-    for (Map.Entry<String, JsonNode> f : expected.properties()) {
+  private static void skip(String id, Map<String, JsonNode> expected, String why, List<CaseResult> out) {
+    for (Map.Entry<String, JsonNode> f : expected.entrySet()) {
       if (f.getValue().isNumber()) {
         out.add(new CaseResult(id, f.getKey(), f.getValue().asDouble(), Double.NaN, Double.NaN,
             why, "point"));

@@ -11,7 +11,7 @@ import io.hyperframes.calibrate.Calibration.Constant;
 import io.hyperframes.calibrate.Calibration.Fitted;
 import io.hyperframes.hardware.Catalog;
 import io.hyperframes.hardware.KernelEfficiency;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.validate.Validator;
 import java.io.IOException;
@@ -35,10 +35,10 @@ class CalibrationTest {
     JsonNode root;
     try (InputStream in = CalibrationTest.class.getResourceAsStream(
         "/validation/published-runs.json")) {
-      root = JsonFields.parseObject("cases",
+      root = Json.parseObject("cases",
           new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
-    ObjectNode doc = JsonFields.mapper().createObjectNode();
+    ObjectNode doc = Json.mapper().createObjectNode();
     ArrayNode out = doc.putArray("cases");
     int i = 0;
     for (JsonNode c : root.get("cases")) {

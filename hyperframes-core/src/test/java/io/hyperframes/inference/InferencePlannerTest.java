@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.hardware.Catalog;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import org.junit.jupiter.api.Test;
 
 /** The serving planner meets the SLO with the fewest devices, or says none does. */
@@ -22,7 +22,7 @@ class InferencePlannerTest {
 
   @Test
   void bestMeetsTheSloWithTheFewestDevices() {
-    var result = ServingPlans.plan(JsonFields.parseObject("r", REQUEST), Catalog.builtIn());
+    var result = ServingPlans.plan(Json.parseObject("r", REQUEST), Catalog.builtIn());
     InferencePlanner.Config best = result.plan().best();
     assertNotNull(best);
     InferenceWorkload w = result.request().workload();
@@ -38,7 +38,7 @@ class InferencePlannerTest {
 
   @Test
   void anUnreachableSloIsReportedNotThrown() {
-    var result = ServingPlans.plan(JsonFields.parseObject("r", REQUEST.replace(
+    var result = ServingPlans.plan(Json.parseObject("r", REQUEST.replace(
         "\"ttftSeconds\": 0.3", "\"ttftSeconds\": 0.0001")), Catalog.builtIn());
     assertNull(result.plan().best());
     assertTrue(result.plan().findings().stream().anyMatch(f -> f.id().equals("slo-unreachable")));
@@ -49,7 +49,7 @@ class InferencePlannerTest {
   @Test
   void planningNeedsARateAndAnSlo() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ServingPlans.plan(JsonFields.parseObject("r", REQUEST.replace(
+        () -> ServingPlans.plan(Json.parseObject("r", REQUEST.replace(
             "\"arrivalRatePerSecond\": 30,", "")), Catalog.builtIn()));
     assertTrue(e.getMessage().startsWith("workload.arrivalRatePerSecond"), e.getMessage());
   }

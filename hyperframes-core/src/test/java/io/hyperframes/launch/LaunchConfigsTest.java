@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hyperframes.PlanRequests;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.plan.Plan;
 import io.hyperframes.plan.PlanRequest;
 import io.hyperframes.plan.Planner;
@@ -93,7 +93,7 @@ class LaunchConfigsTest {
     PlanRequest r = PlanRequests.parse(json);
     Plan p = Planner.analytical().plan(r);
     LaunchConfigs.Emitted e = LaunchConfigs.deepspeed(p.best(), p.goldenParameters());
-    JsonNode config = JsonFields.parseObject("deepspeed", e.text());
+    JsonNode config = Json.parseObject("deepspeed", e.text());
     Set<String> documented = names("deepspeed-keys.txt");
     for (String path : paths(config, "")) {
       assertTrue(documented.contains(path), "undocumented DeepSpeed key " + path);

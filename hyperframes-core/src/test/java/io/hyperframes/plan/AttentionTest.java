@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.hyperframes.HyperFrames;
 import io.hyperframes.Requests;
 import io.hyperframes.hardware.Catalog;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.workload.Attention;
 import org.junit.jupiter.api.Test;
 
@@ -28,13 +28,13 @@ class AttentionTest {
   @Test
   void defaultFollowsTheAcceleratorGeneration() {
     Catalog c = Catalog.builtIn();
-    var a100 = Requests.fromJson(JsonFields.parseObject("request",
+    var a100 = Requests.fromJson(Json.parseObject("request",
         request("a100-sxm-80gb", null, "none")), c);
-    var h100 = Requests.fromJson(JsonFields.parseObject("request",
+    var h100 = Requests.fromJson(Json.parseObject("request",
         request("h100-sxm-80gb", null, "none")), c);
     assertEquals(Attention.STANDARD, a100.workload().attentionOn(a100.cluster().accelerator()));
     assertEquals(Attention.FLASH, h100.workload().attentionOn(h100.cluster().accelerator()));
-    var forced = Requests.fromJson(JsonFields.parseObject("request",
+    var forced = Requests.fromJson(Json.parseObject("request",
         request("h100-sxm-80gb", "standard", "none")), c);
     assertEquals(Attention.STANDARD,
         forced.workload().attentionOn(forced.cluster().accelerator()));

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,7 +31,7 @@ class HeldOutCasesTest {
 
   private static Map<String, String> roles(String json) {
     Map<String, String> out = new HashMap<>();
-    for (JsonNode c : JsonFields.parseObject("cases", json).get("cases")) {
+    for (JsonNode c : Json.parseObject("cases", json).get("cases")) {
       out.put(c.get("id").asText(), c.path("role").asText());
     }
     return out;
@@ -57,13 +57,13 @@ class HeldOutCasesTest {
   void leaveOneSourceOutMeanErrorWithin8Percent() throws IOException {
     JsonNode shared;
     try (var in = HeldOutCasesTest.class.getResourceAsStream("/validation/published-runs.json")) {
-      shared = JsonFields.parseObject("cases", new String(in.readAllBytes(),
+      shared = Json.parseObject("cases", new String(in.readAllBytes(),
           StandardCharsets.UTF_8));
     }
-    var doc = JsonFields.mapper().createObjectNode();
+    var doc = Json.mapper().createObjectNode();
     var cases = doc.putArray("cases");
     shared.get("cases").forEach(cases::add);
-    JsonFields.parseObject("cases", read("training-cases.json")).get("cases").forEach(cases::add);
+    Json.parseObject("cases", read("training-cases.json")).get("cases").forEach(cases::add);
     var result = io.hyperframes.calibrate.Calibration.fit(doc.toString(),
         io.hyperframes.hardware.Catalog.builtIn().withoutKernels(),
         java.util.EnumSet.of(io.hyperframes.calibrate.Calibration.Constant.MATMUL_HALF_DIM));
@@ -77,7 +77,7 @@ class HeldOutCasesTest {
   void everyCaseHasARoleASourceAndAPrediction() throws IOException {
     for (String file : List.of("training-cases.json", "serving-cases.json")) {
       String json = read(file);
-      for (JsonNode c : JsonFields.parseObject("cases", json).get("cases")) {
+      for (JsonNode c : Json.parseObject("cases", json).get("cases")) {
         String id = c.get("id").asText();
         assertTrue(List.of("fit", "check").contains(c.path("role").asText()), id + " role");
         assertTrue(c.path("source").asText().length() > 20, id + " source");

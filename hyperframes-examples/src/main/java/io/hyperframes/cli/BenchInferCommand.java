@@ -1,7 +1,7 @@
 package io.hyperframes.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.nd4j.train.FusedMlp;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -36,7 +36,7 @@ final class BenchInferCommand implements Callable<Integer> {
     MultiLayerNetwork dl4j = TrainBench.dl4jNetwork();
     FusedMlp fused = TrainBench.fusedNetwork();
     MultiLayerNetwork adapted = TrainBench.dl4jNetwork(true);
-    ObjectNode root = JsonFields.mapper().createObjectNode();
+    ObjectNode root = Json.mapper().createObjectNode();
     for (int batch : new int[] {1, 32}) {
       INDArray x = Nd4j.rand(DataType.FLOAT, batch, TrainBench.FEATURES);
       double[] d = TrainBench.latency(() -> dl4j.output(x), runs);
@@ -53,7 +53,7 @@ final class BenchInferCommand implements Callable<Integer> {
     root.put("batch", 32);
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
-      out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
       for (String k : new String[] {"batch1", ""}) {
         var o = k.isEmpty() ? root : root.get(k);

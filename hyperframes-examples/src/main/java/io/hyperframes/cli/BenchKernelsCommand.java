@@ -3,7 +3,7 @@ package io.hyperframes.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.nd4j.KernelComparison;
 import io.hyperframes.nd4j.Kernels;
 import java.io.IOException;
@@ -41,7 +41,7 @@ final class BenchKernelsCommand implements Callable<Integer> {
     List<KernelComparison.Row> rows = new KernelComparison(budget, 3).runStandard();
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
-      out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter()
           .writeValueAsString(json(rows)));
     } else {
       out.print(table(rows));
@@ -51,7 +51,7 @@ final class BenchKernelsCommand implements Callable<Integer> {
   }
 
   static ObjectNode machine() {
-    ObjectNode m = JsonFields.mapper().createObjectNode();
+    ObjectNode m = Json.mapper().createObjectNode();
     m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
     m.put("arch", System.getProperty("os.arch"));
     m.put("cores", Runtime.getRuntime().availableProcessors());
@@ -66,7 +66,7 @@ final class BenchKernelsCommand implements Callable<Integer> {
   }
 
   static ObjectNode json(List<KernelComparison.Row> rows) {
-    ObjectNode root = JsonFields.mapper().createObjectNode();
+    ObjectNode root = Json.mapper().createObjectNode();
     root.set("machine", machine());
     ArrayNode results = root.putArray("results");
     for (KernelComparison.Row r : rows) {

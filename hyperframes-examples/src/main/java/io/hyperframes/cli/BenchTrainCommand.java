@@ -1,7 +1,7 @@
 package io.hyperframes.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.nd4j.data.EncodedDataset;
 import io.hyperframes.nd4j.data.PrefetchingDataSetIterator;
 import java.nio.file.Files;
@@ -49,7 +49,7 @@ final class BenchTrainCommand implements Callable<Integer> {
     try {
       TrainBench bench = new TrainBench(dir, rows, 2048);
       Path encoded = bench.encode();
-      ObjectNode root = JsonFields.mapper().createObjectNode();
+      ObjectNode root = Json.mapper().createObjectNode();
       TrainBench.Side hf;
       TrainBench.Side loaderOnly;
       TrainBench.Side dl4jAccelerated;
@@ -87,7 +87,7 @@ final class BenchTrainCommand implements Callable<Integer> {
       root.set("machine", BenchKernelsCommand.machine());
       var out = spec.commandLine().getOut();
       if (format == Format.json) {
-        out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+        out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
       } else {
         out.print(table(root));
       }

@@ -5,7 +5,7 @@ import io.hyperframes.EstimateRequest;
 import io.hyperframes.HyperFrames;
 import io.hyperframes.Requests;
 import io.hyperframes.hardware.Catalog;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.plan.EstimateJson;
 import io.hyperframes.plan.MemoryBreakdown;
 import io.hyperframes.plan.TimeBreakdown;
@@ -41,13 +41,13 @@ final class EstimateCommand implements Callable<Integer> {
   public Integer call() throws JsonProcessingException {
     Catalog c = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
     String text = Files2.read("--request", request);
-    var root = JsonFields.parseObject("request", text);
+    var root = Json.parseObject("request", text);
     if (io.hyperframes.inference.Serving.isInference(root)) {
       var result = io.hyperframes.inference.Serving.evaluate(
           io.hyperframes.inference.Serving.fromJson(root, c));
       var out = spec.commandLine().getOut();
       if (format == Format.json) {
-        out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
+        out.println(Json.mapper().writerWithDefaultPrettyPrinter()
             .writeValueAsString(io.hyperframes.inference.Serving.toJson(result)));
       } else {
         out.print(InferenceTable.render(result));
@@ -63,7 +63,7 @@ final class EstimateCommand implements Callable<Integer> {
       var json = EstimateJson.toJson(e);
       json.put("attention", r.workload().attentionOn(r.cluster().accelerator(),
           e.layout().engine()).id());
-      out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json));
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json));
     } else {
       out.print(table(r, e));
     }

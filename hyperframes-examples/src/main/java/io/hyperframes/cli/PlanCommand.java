@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.PlanRequests;
 import io.hyperframes.diagnose.Finding;
 import io.hyperframes.hardware.Catalog;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.launch.LaunchConfigs;
 import io.hyperframes.plan.Candidate;
 import io.hyperframes.plan.Plan;
@@ -90,12 +90,12 @@ final class PlanCommand implements Callable<Integer> {
   public Integer call() throws JsonProcessingException {
     Catalog c = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
     String json = request != null ? Files2.read("--request", request) : shortForm();
-    var root = JsonFields.parseObject("request", json);
+    var root = Json.parseObject("request", json);
     if (io.hyperframes.inference.Serving.isInference(root)) {
       var result = io.hyperframes.inference.ServingPlans.plan(root, c);
       var out = spec.commandLine().getOut();
       if (format == Format.json) {
-        out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
+        out.println(Json.mapper().writerWithDefaultPrettyPrinter()
             .writeValueAsString(io.hyperframes.inference.ServingPlans.toJson(result)));
       } else {
         var plan = result.plan();
@@ -168,7 +168,7 @@ final class PlanCommand implements Callable<Integer> {
       return 0;
     }
     switch (format) {
-      case json -> out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
+      case json -> out.println(Json.mapper().writerWithDefaultPrettyPrinter()
           .writeValueAsString(PlanJson.toJson(plan)));
       case markdown -> out.print(markdown(r, plan));
       case table -> out.print(table(r, plan));

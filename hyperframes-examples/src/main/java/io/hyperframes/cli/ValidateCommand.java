@@ -3,7 +3,7 @@ package io.hyperframes.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import io.hyperframes.validate.CaseResult;
 import io.hyperframes.validate.ValidationReport;
 import io.hyperframes.validate.Validator;
@@ -49,7 +49,7 @@ final class ValidateCommand implements Callable<Integer> {
     ValidationReport r = v.run(Files2.read("--cases", cases));
     var out = spec.commandLine().getOut();
     switch (format) {
-      case json -> out.println(JsonFields.mapper().writerWithDefaultPrettyPrinter()
+      case json -> out.println(Json.mapper().writerWithDefaultPrettyPrinter()
           .writeValueAsString(json(r)));
       case markdown -> out.print(markdown(r));
       case table -> out.print(table(r));
@@ -77,7 +77,7 @@ final class ValidateCommand implements Callable<Integer> {
     java.util.Map<String, CaseResult> inSample = new java.util.HashMap<>();
     Validator.on(shipped).run(text).cases().stream().filter(CaseResult::point)
         .forEach(c -> inSample.putIfAbsent(c.id() + " " + c.metric(), c));
-    var root = JsonFields.parseObject("cases", text);
+    var root = Json.parseObject("cases", text);
     java.util.Map<String, String> regimes = new java.util.HashMap<>();
     for (var c : root.get("cases")) {
       var req = c.path("request");
@@ -171,7 +171,7 @@ final class ValidateCommand implements Callable<Integer> {
   }
 
   static ObjectNode json(ValidationReport r) {
-    ObjectNode root = JsonFields.mapper().createObjectNode();
+    ObjectNode root = Json.mapper().createObjectNode();
     ArrayNode cases = root.putArray("cases");
     for (CaseResult c : r.cases()) {
       ObjectNode o = cases.addObject();

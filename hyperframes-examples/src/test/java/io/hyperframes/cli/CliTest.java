@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.json.JsonFields;
+import io.hyperframes.json.Json;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -46,7 +46,7 @@ class CliTest {
     Result r = run("estimate", "--request", write("r.json", REQUEST).toString(), "--format",
         "json");
     assertEquals(0, r.status(), r.err());
-    JsonNode json = JsonFields.parseObject("output", r.out());
+    JsonNode json = Json.parseObject("output", r.out());
     for (String f : List.of("feasible", "reasons", "layout", "parameters", "memory", "time", "mfu",
         "hfu", "tflopsPerDevice", "tokensPerSecond", "tokensPerSecondPerDevice", "commShare",
         "trainingDays", "gpuHours")) {
@@ -106,7 +106,7 @@ class CliTest {
     }
     Result r = run("validate", "--cases", write("c.json", cases).toString(), "--format", "json");
     assertEquals(0, r.status(), r.err());
-    JsonNode json = JsonFields.parseObject("output", r.out());
+    JsonNode json = Json.parseObject("output", r.out());
     assertTrue(json.get("meanAbsRelativeError").isNumber());
     assertTrue(json.get("maxAbsRelativeError").isNumber());
     JsonNode first = json.get("cases").get(0);
@@ -131,7 +131,7 @@ class CliTest {
     Result r = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb", "--devices",
         "8-32", "--tokens", "1e11", "--objective", "cost", "--format", "json", "--no-progress");
     assertEquals(0, r.status(), r.err());
-    JsonNode json = JsonFields.parseObject("output", r.out());
+    JsonNode json = Json.parseObject("output", r.out());
     for (String f : List.of("feasible", "layout", "memory", "time", "mfu", "search",
         "alternatives", "pareto", "goldenParameters", "findings", "cost")) {
       assertTrue(json.has(f), "missing " + f);
@@ -151,7 +151,7 @@ class CliTest {
     Result ds = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
         "--devices", "16", "--tokens", "1e11", "--emit", "deepspeed", "--no-progress");
     assertEquals(0, ds.status(), ds.err());
-    assertTrue(JsonFields.parseObject("deepspeed", ds.out()).has("zero_optimization"));
+    assertTrue(Json.parseObject("deepspeed", ds.out()).has("zero_optimization"));
     Result torchrun = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
         "--devices", "16", "--tokens", "1e11", "--emit", "torchrun", "--no-progress");
     assertEquals(0, torchrun.status(), torchrun.err());
@@ -167,7 +167,7 @@ class CliTest {
          "promptTokens": 512, "outputTokens": 128}}
         """).toString(), "--format", "json");
     assertEquals(0, r.status(), r.err());
-    JsonNode json = JsonFields.parseObject("output", r.out());
+    JsonNode json = Json.parseObject("output", r.out());
     assertTrue(json.has("feasible") && json.has("memory") && json.has("findings"));
     for (String f : List.of("prefillSeconds", "decodeSecondsPerToken", "ttftSeconds",
         "tpotSeconds", "totalSeconds", "outputTokensPerSecondPerDevice", "kvCacheBytesPerToken",
@@ -187,7 +187,7 @@ class CliTest {
          "latencySlo": {"ttftSeconds": 0.5, "percentile": 99}}}
         """).toString(), "--format", "json", "--no-progress");
     assertEquals(0, r.status(), r.err());
-    JsonNode json = JsonFields.parseObject("output", r.out());
+    JsonNode json = Json.parseObject("output", r.out());
     assertTrue(json.get("feasible").asBoolean());
     assertTrue(json.get("best").get("devices").asInt() >= 1);
     assertTrue(json.get("inference").has("p99LatencySeconds"));
@@ -215,7 +215,7 @@ class CliTest {
     Result train = run("bench", "train", "--compare-default", "--rows", "512", "--epochs", "1",
         "--format", "json");
     assertEquals(0, train.status(), train.err());
-    JsonNode t = JsonFields.parseObject("train", train.out());
+    JsonNode t = Json.parseObject("train", train.out());
     for (String side : List.of("default", "hyperframes")) {
       for (String f : List.of("samplesPerSecond", "dataWaitShare", "finalLoss", "accuracy")) {
         assertTrue(t.get(side).has(f), "missing " + side + "." + f);
@@ -225,7 +225,7 @@ class CliTest {
         && t.get("ablations").has("kernelsOnly") && t.get("ablations").has("dl4jAccelerated"));
     Result infer = run("bench", "infer", "--runs", "20", "--format", "json");
     assertEquals(0, infer.status(), infer.err());
-    JsonNode i = JsonFields.parseObject("infer", infer.out());
+    JsonNode i = Json.parseObject("infer", infer.out());
     assertTrue(i.get("default").has("p50Seconds") && i.get("hyperframes").has("p99Seconds")
         && i.has("p99Reduction") && i.get("dl4jAccelerated").has("p99Seconds"));
   }

@@ -1,0 +1,376 @@
+package io.hyperframes.json;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.Checks;
+import io.hyperframes.hardware.Fabric;
+import io.hyperframes.hardware.NodeTemplate;
+import io.hyperframes.model.ModelSpec;
+import io.hyperframes.model.ParametersOnlySpec;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Engine;
+import io.hyperframes.parallel.PartialLayout;
+import io.hyperframes.parallel.Recompute;
+import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.precision.Optimizer;
+import io.hyperframes.precision.PrecisionRecipe;
+import io.hyperframes.workload.Attention;
+import io.hyperframes.workload.TrainingWorkload;
+import java.io.IOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The request documents of docs/user-guide.md as records bound by Jackson: one record per JSON
+ * object, one component per field, so the records are the contract and an unknown field is
+ * rejected by the binding. Each part resolves itself against a catalog into the domain types,
+ * checking what the binding cannot (ranges, ids, fields that exclude each other) with messages
+ * that name the field path and the value.
+ */
+public final class Documents {
+  private Documents() {}
+
+  /** A string field: null when absent; blank is rejected. */
+  static String text(String path, String value) {
+    if (value != null && value.isBlank()) {
+      throw new IllegalArgumentException(path + ": must not be empty");
+    }
+    return value;
+  }
+
+  /** {@code value}, or a "missing required field" error naming {@code path}. */
+  public static <T> T required(String path, T value) {
+    if (value == null) {
+      throw new IllegalArgumentException(path + ": missing required field");
+    }
+    return value;
+  }
+
+  static Double number(String path, Double value) {
+    return value == null ? null : Checks.finite(path, value);
+  }
+
+  /** {@code model}: a catalog id, an architecture, or a name and a parameter count. */
+  public record Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
+      Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
+      Boolean tiedEmbeddings, Double parameters) {
+
+    /** The architecture of {@code spec} in this vocabulary. */
+    public static Model of(TransformerSpec spec) {
+      return new Model(null, spec.name(), spec.layers(), spec.hidden(), spec.heads(),
+          spec.kvHeads(), spec.ffnHidden(), spec.gatedMlp(), spec.vocab(), spec.seqLen(),
+          spec.tiedEmbeddings(), null);
+    }
+
+    /**
+     * The model this document names.
+     *
+     * @throws IllegalArgumentException naming the field and the value
+     */
+    public ModelSpec resolve(Catalog c) {
+      String id = text("model.catalog", catalog);
+      if (id != null) {
+        boolean more = Stream.of(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
+            seqLen, tiedEmbeddings, parameters).anyMatch(v -> v != null);
+        if (more) {
+          throw new IllegalArgumentException(
+              "model.catalog: give either a catalog id or an architecture, not both");
+        }
+        return c.model("model.catalog", id);
+      }
+      String n = text("model.name", name);
+      if (n == null) {
+        throw new IllegalArgumentException("model: missing required field (catalog or name)");
+      }
+      if (parameters != null) {
+        if (layers != null || hidden != null) {
+          throw new IllegalArgumentException(
+              "model.parameters: give either parameters or an architecture, not both");
+        }
+        return new ParametersOnlySpec(n, Checks.finite("model.parameters", parameters));
+      }
+      return architecture("model", n);
+    }
+
+    /** The transformer these fields describe, defaults filled as the catalog does. */
+    public TransformerSpec architecture(String path, String n) {
+      int h = Checks.positive(path + ".hidden", required(path + ".hidden", hidden));
+      int a = Checks.positive(path + ".heads", required(path + ".heads", heads));
+      boolean g = Boolean.TRUE.equals(gatedMlp);
+      return new TransformerSpec(n, required(path + ".layers", layers), h, a,
+          kvHeads != null ? kvHeads : a,
+          ffnHidden != null ? ffnHidden : TransformerSpec.defaultFfnHidden(h, g), g,
+          required(path + ".vocab", vocab), required(path + ".seqLen", seqLen),
+          tiedEmbeddings != null ? tiedEmbeddings : !g);
+    }
+  }
+
+  /**
+   * {@code cluster.devices}: a count ({@code 64}) or, in plan requests, a range
+   * ({@code "64-512"}).
+   */
+  @JsonDeserialize(using = Devices.Reader.class)
+  public record Devices(int min, int max, boolean range) {
+
+    /** One count. */
+    public static Devices count(int n) {
+      return new Devices(n, n, false);
+    }
+
+    static final class Reader extends JsonDeserializer<Devices> {
+      @Override
+      public Devices deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+        if (p.currentToken() == JsonToken.VALUE_NUMBER_INT) {
+          return count(ctxt.readValue(p, Integer.class));
+        }
+        if (p.currentToken() != JsonToken.VALUE_STRING) {
+          return (Devices) ctxt.handleUnexpectedToken(Integer.class, p);
+        }
+        String s = p.getText();
+        String[] parts = s.trim().split("-", -1);
+        try {
+          if (parts.length == 2) {
+            return new Devices(Integer.parseInt(parts[0].trim()),
+                Integer.parseInt(parts[1].trim()), true);
+          }
+        } catch (NumberFormatException e) {
+          // reported below with the value
+        }
+        throw new IllegalArgumentException("cluster.devices: '" + s
+            + "' is neither a count nor a range N-M");
+      }
+    }
+
+    Devices checked() {
+      Checks.positive("cluster.devices", min);
+      if (max < min) {
+        throw new IllegalArgumentException("cluster.devices: range '" + min + "-" + max
+            + "' is empty");
+      }
+      return this;
+    }
+  }
+
+  /** {@code cluster.interconnect}: bandwidth and latency overrides. */
+  public record Interconnect(IntraNode intraNode, InterNode interNode) {}
+
+  /** {@code cluster.interconnect.intraNode}. */
+  public record IntraNode(Double bandwidthGBps, Double latencyUs) {}
+
+  /** {@code cluster.interconnect.interNode}. */
+  public record InterNode(Double bandwidthGBpsPerDevice, Double latencyUs) {}
+
+  /** {@code cluster}: an accelerator or node template, devices, fabric overrides. */
+  public record Cluster(String accelerator, String template, Devices devices,
+      Integer devicesPerNode, Interconnect interconnect) {
+
+    /** The devices, a count or a range, checked. */
+    public Devices deviceRange() {
+      return required("cluster.devices", devices).checked();
+    }
+
+    /**
+     * The cluster of {@code count} devices this document describes.
+     *
+     * @throws IllegalArgumentException naming the field and the value
+     */
+    public io.hyperframes.hardware.Cluster resolve(Catalog catalog, int count) {
+      String templateId = text("cluster.template", template);
+      String accId = text("cluster.accelerator", accelerator);
+      NodeTemplate node;
+      Accelerator acc;
+      if (templateId != null) {
+        node = catalog.node("cluster.template", templateId);
+        acc = catalog.accelerator("cluster.template", node.accelerator());
+        if (accId != null
+            && !catalog.accelerator("cluster.accelerator", accId).id().equals(acc.id())) {
+          throw new IllegalArgumentException("cluster.accelerator: '" + accId
+              + "' differs from the accelerator of template " + templateId + " (" + acc.id()
+              + ")");
+        }
+      } else {
+        acc = catalog.accelerator("cluster.accelerator",
+            required("cluster.accelerator", accId));
+        node = catalog.node("cluster.accelerator", acc.defaultNode());
+      }
+      Checks.positive("cluster.devices", count);
+      int dpn = devicesPerNode != null
+          ? Checks.positive("cluster.devicesPerNode", devicesPerNode) : node.devicesPerNode();
+      Fabric intra = acc.intraNode();
+      Fabric inter = node.interNode();
+      if (interconnect != null && interconnect.intraNode() != null) {
+        IntraNode in = interconnect.intraNode();
+        intra = override(intra, "cluster.interconnect.intraNode.bandwidthGBps",
+            in.bandwidthGBps(), "cluster.interconnect.intraNode.latencyUs", in.latencyUs());
+      }
+      if (interconnect != null && interconnect.interNode() != null) {
+        InterNode out = interconnect.interNode();
+        inter = override(inter, "cluster.interconnect.interNode.bandwidthGBpsPerDevice",
+            out.bandwidthGBpsPerDevice(), "cluster.interconnect.interNode.latencyUs",
+            out.latencyUs());
+      }
+      return new io.hyperframes.hardware.Cluster(acc, count, dpn, intra, inter,
+          node.hostCores(), node.hostMemoryBytes());
+    }
+
+    /** The cluster of the document's device count (a range is refused). */
+    public io.hyperframes.hardware.Cluster resolve(Catalog catalog) {
+      Devices d = deviceRange();
+      if (d.range()) {
+        throw new IllegalArgumentException("cluster.devices: must be an integer, got \"" + d.min()
+            + "-" + d.max() + "\" (a range is for plans)");
+      }
+      return resolve(catalog, d.min());
+    }
+
+    private static Fabric override(Fabric base, String bwPath, Double bw, String latPath,
+        Double lat) {
+      double b = bw != null ? Checks.positive(bwPath, bw) * 1e9 : base.bandwidthBytesPerSecond();
+      double l = lat != null ? Checks.nonNegative(latPath, lat) * 1e-6 : base.latencySeconds();
+      return base.withBandwidthAndLatency(b, l, "user override of " + base.id());
+    }
+  }
+
+  /** {@code workload} of a training request. */
+  public record Training(String type, String precision, Integer globalBatchSize,
+      Double trainingTokens, String optimizer, String gradientPrecision, String attention) {
+
+    /**
+     * The workload this document describes (batch 0 and tokens 0 when absent).
+     *
+     * @throws IllegalArgumentException naming the field and the value
+     */
+    public TrainingWorkload resolve() {
+      String t = required("workload.type", text("workload.type", type)).toLowerCase(Locale.ROOT);
+      if (!t.equals("training")) {
+        throw new IllegalArgumentException("workload.type: '" + t
+            + "' is not a training workload (the training estimator needs \"training\")");
+      }
+      PrecisionRecipe recipe = PrecisionRecipe.named("workload.precision",
+          required("workload.precision", text("workload.precision", precision)));
+      String grad = text("workload.gradientPrecision", gradientPrecision);
+      if (grad != null) {
+        NumberFormat g = NumberFormat.fromId("workload.gradientPrecision", grad);
+        if (g != NumberFormat.FP32 && g != NumberFormat.FP16 && g != NumberFormat.BF16) {
+          throw new IllegalArgumentException(
+              "workload.gradientPrecision: must be fp32, fp16 or bf16, got '" + grad + "'");
+        }
+        recipe = recipe.withGradients(g);
+      }
+      String opt = text("workload.optimizer", optimizer);
+      if (globalBatchSize != null) {
+        Checks.positive("workload.globalBatchSize", globalBatchSize);
+      }
+      if (trainingTokens != null) {
+        Checks.positive("workload.trainingTokens", trainingTokens);
+      }
+      String att = text("workload.attention", attention);
+      return new TrainingWorkload(recipe,
+          opt == null ? Optimizer.ADAM : Optimizer.fromId("workload.optimizer", opt),
+          globalBatchSize == null ? 0 : globalBatchSize,
+          trainingTokens == null ? 0.0 : trainingTokens,
+          att == null ? null : Attention.fromId("workload.attention", att));
+    }
+  }
+
+  /** {@code layout} of a training request: the fields to fix, the rest searched. */
+  public record Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+      Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
+      String engine, Integer shardGroupSize, Boolean reshardAfterForward) {
+
+    /** The partial layout (ids resolved; ranges are checked against the model later). */
+    public PartialLayout resolve() {
+      String r = text("layout.recompute", recompute);
+      String e = text("layout.engine", engine);
+      return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel,
+          r == null ? null : Recompute.fromId("layout.recompute", r), zeroStage,
+          e == null ? null : Engine.fromId("layout.engine", e), shardGroupSize,
+          reshardAfterForward);
+    }
+  }
+
+  /** A training estimate request. */
+  public record Estimate(Model model, Cluster cluster, Training workload, Layout layout) {}
+
+  /** {@code constraints} of a plan request. */
+  public record Constraints(Double memoryHeadroom, Double deadlineDays, Integer minGlobalBatch,
+      Integer maxGlobalBatch, List<String> precisions) {}
+
+  /** {@code pricing} of a plan request. */
+  public record Pricing(Double pricePerDeviceHour, Double powerWatts, Double pue,
+      Double electricityPerKwh) {}
+
+  /** {@code search} of a plan request. */
+  public record Search(Integer alternatives, Boolean exhaustive) {}
+
+  /** A training plan request. */
+  public record Plan(Model model, Cluster cluster, Training workload, Layout layout,
+      Constraints constraints, String objective, Pricing pricing, Search search) {}
+
+  /** {@code workload.latencySlo} of a serving request. */
+  public record Slo(Double ttftSeconds, Double tpotSeconds, Double percentile) {}
+
+  /** {@code workload} of a serving request. */
+  public record Inference(String type, String precision, String kvCachePrecision,
+      Integer batchSize, Integer promptTokens, Integer outputTokens, Double arrivalRatePerSecond,
+      Slo latencySlo, Integer concurrency, Integer blockTokens) {}
+
+  /** {@code layout} of a serving request. */
+  public record ServingLayout(Integer tp, Integer pp, Integer dp) {}
+
+  /** A serving estimate request. */
+  public record Serve(Model model, Cluster cluster, Inference workload, ServingLayout layout) {}
+
+  /** {@code constraints} of a serving plan. */
+  public record ServingConstraints(List<String> weightFormats, List<String> kvFormats) {}
+
+  /** {@code pricing} of a serving plan. */
+  public record ServingPricing(Double pricePerDeviceHour) {}
+
+  /** {@code search} of a serving plan. */
+  public record ServingSearch(Integer alternatives) {}
+
+  /**
+   * A serving plan request: the serving request's model, cluster and workload plus the formats
+   * to choose among, the price and the number of alternatives; its layout is chosen, not given.
+   */
+  public record ServePlan(Model model, Cluster cluster, Inference workload,
+      ServingConstraints constraints, ServingPricing pricing, ServingSearch search) {}
+
+  /**
+   * A validation document: {@code {"cases": [...]}}. Fields other than those read (version,
+   * sources, notes) are the document's own annotations and are ignored.
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Cases(List<Case> cases) {}
+
+  /**
+   * One published measurement: an estimate or serving request (kept as JSON until its type is
+   * known) or a collective, and the figures it reached ({@code expected}; text entries are
+   * notes).
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Case(String id, JsonNode request, CollectiveCase collective,
+      Map<String, JsonNode> expected) {}
+
+  /** A measured collective: the cluster it ran on, the operation and the message size. */
+  public record CollectiveCase(String accelerator, String template, Integer devices,
+      Integer devicesPerNode, Interconnect interconnect, String op, Double messageBytes) {
+
+    /** The cluster the collective ran on. */
+    public io.hyperframes.hardware.Cluster cluster(Catalog catalog) {
+      return new Cluster(required("collective.accelerator", accelerator), template,
+          Devices.count(required("collective.devices", devices)),
+          required("collective.devicesPerNode", devicesPerNode), interconnect).resolve(catalog);
+    }
+  }
+}

@@ -1,0 +1,249 @@
+package io.hyperframes.json;
+
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import io.hyperframes.diagnose.Finding;
+import io.hyperframes.inference.InferenceEstimate;
+import io.hyperframes.inference.InferencePlanner;
+import io.hyperframes.inference.InferenceResult;
+import io.hyperframes.parallel.Layout;
+import io.hyperframes.plan.Candidate;
+import io.hyperframes.plan.Cost;
+import io.hyperframes.plan.MemoryBreakdown;
+import io.hyperframes.plan.Plan;
+import io.hyperframes.plan.TimeBreakdown;
+import io.hyperframes.plan.TrainingEstimate;
+import io.hyperframes.tuning.GoldenParameter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The result documents of docs/user-guide.md ("Output"), as records written by Jackson: one
+ * record per JSON object, one component per field, in the documented order. Field names are a
+ * contract read by other programs: add, never rename. Absent ({@code null}) fields are omitted.
+ */
+public final class Results {
+  private Results() {}
+
+  /** A training estimate. */
+  public record Estimate(boolean feasible, List<String> reasons, EstimateLayout layout,
+      double parameters, Memory memory, Time time, double mfu, double hfu,
+      double tflopsPerDevice, double tokensPerSecond, double tokensPerSecondPerDevice,
+      double commShare, double scalingEfficiency, double trainingDays, double trainingDaysLow,
+      double trainingDaysHigh, Interval interval, double gpuHours, long devices) {
+
+    /** The document of {@code e}. */
+    public static Estimate of(TrainingEstimate e) {
+      Layout l = e.layout();
+      MemoryBreakdown m = e.memory();
+      TimeBreakdown t = e.time();
+      return new Estimate(e.feasible(), e.reasons(),
+          new EstimateLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
+              l.sequenceParallel(), l.recompute().id(), l.zeroStage()),
+          e.parameters(),
+          new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
+              m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
+              m.layerStatesBytes()),
+          new Time(t.stepSeconds(), e.stepSecondsLow(), e.stepSecondsHigh(), t.computeSeconds(),
+              t.recomputeSeconds(), t.exposedCommSeconds(), t.bubbleSeconds(),
+              t.optimizerSeconds(), new CommByKind(t.tensorParallelCommSeconds(),
+                  t.pipelineCommSeconds(), t.dataParallelCommSeconds())),
+          e.mfu(), e.hfu(), e.flopsPerSecondPerDevice() / 1e12, e.tokensPerSecond(),
+          e.tokensPerSecondPerDevice(), e.commShare(), e.scalingEfficiency(), e.trainingDays(),
+          e.trainingDaysLow(), e.trainingDaysHigh(),
+          new Interval(e.interval().low(), e.interval().high(), e.interval().cases(),
+              e.interval().source()),
+          e.gpuHours(), e.devices());
+    }
+
+    Estimate withVerdict(boolean isFeasible, List<String> why) {
+      return new Estimate(isFeasible, why, layout, parameters, memory, time, mfu, hfu,
+          tflopsPerDevice, tokensPerSecond, tokensPerSecondPerDevice, commShare,
+          scalingEfficiency, trainingDays, trainingDaysLow, trainingDaysHigh, interval, gpuHours,
+          devices);
+    }
+  }
+
+  /** {@code layout} of an estimate. */
+  public record EstimateLayout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, String recompute, int zeroStage) {}
+
+  /** {@code memory} of an estimate, bytes per device. */
+  public record Memory(double weightsBytes, double gradientsBytes, double optimizerBytes,
+      double activationsBytes, double otherBytes, double totalBytes, double modelStatesBytes,
+      double layerStatesBytes) {}
+
+  /** {@code time} of an estimate, seconds per step. */
+  public record Time(double stepSeconds, double stepSecondsLow, double stepSecondsHigh,
+      double computeSeconds, double recomputeSeconds, double exposedCommSeconds,
+      double bubbleSeconds, double optimizerSeconds, CommByKind exposedCommByKind) {}
+
+  /** {@code time.exposedCommByKind}. */
+  public record CommByKind(double tensorParallelSeconds, double pipelineSeconds,
+      double dataParallelSeconds) {}
+
+  /** {@code interval}: the empirical step-time band and where it comes from. */
+  public record Interval(double low, double high, int cases, String source) {}
+
+  /** A plan candidate: the estimate's fields plus its workload choices and cost. */
+  public record PlanCandidate(@JsonUnwrapped Estimate estimate, int globalBatchSize,
+      String precision, String attention, CandidateCost cost) {
+
+    /** The document of {@code c}. */
+    public static PlanCandidate of(Candidate c) {
+      Cost k = c.cost();
+      double low = c.estimate().interval().low();
+      double high = c.estimate().interval().high();
+      return new PlanCandidate(Estimate.of(c.estimate()), c.workload().globalBatchSize(),
+          c.workload().precision().name(),
+          c.workload().attention() == null ? null : c.workload().attention().id(),
+          new CandidateCost(k.devices(), k.trainingDays(), k.trainingDays() * low,
+              k.trainingDays() * high, k.totalUsd() * low, k.totalUsd() * high, k.gpuHours(),
+              k.usdPerDeviceHour(), k.computeUsd(), k.energyKwh(), k.energyUsd(), k.totalUsd(),
+              k.priceSource()));
+    }
+  }
+
+  /** {@code cost} of a candidate. */
+  public record CandidateCost(long devices, double trainingDays, double trainingDaysLow,
+      double trainingDaysHigh, double totalUsdLow, double totalUsdHigh, double gpuHours,
+      double usdPerDeviceHour, double computeUsd, double energyKwh, double energyUsd,
+      double totalUsd, String priceSource) {}
+
+  /**
+   * A plan: the best candidate's fields (with the plan's verdict and reasons), then the search,
+   * alternatives, Pareto front, scaling sweep, golden parameters and findings.
+   */
+  public record PlanDocument(@JsonUnwrapped PlanCandidate best, String objective,
+      PlanSearch search, List<PlanCandidate> alternatives, List<PlanCandidate> pareto,
+      List<PlanCandidate> scaling, Map<String, Golden> goldenParameters,
+      List<FindingDocument> findings) {
+
+    /** The document of {@code plan}. */
+    public static PlanDocument of(Plan plan) {
+      PlanCandidate b = PlanCandidate.of(plan.best());
+      PlanCandidate best = new PlanCandidate(
+          b.estimate().withVerdict(plan.feasible(), plan.reasons()), b.globalBatchSize(),
+          b.precision(), b.attention(), b.cost());
+      Map<String, Golden> golden = new LinkedHashMap<>();
+      for (GoldenParameter g : plan.goldenParameters()) {
+        Object v = g.value() instanceof Number n ? (Object) n.doubleValue()
+            : g.value() instanceof Boolean ? g.value() : String.valueOf(g.value());
+        golden.put(g.name(), new Golden(v, g.unit(), g.reason()));
+      }
+      return new PlanDocument(best, plan.objective().id(),
+          new PlanSearch(plan.candidatesEvaluated(), plan.seconds()),
+          plan.alternatives().stream().map(PlanCandidate::of).toList(),
+          plan.pareto().stream().map(PlanCandidate::of).toList(),
+          plan.scaling().stream().map(PlanCandidate::of).toList(), golden,
+          FindingDocument.of(plan.findings()));
+    }
+  }
+
+  /** {@code search} of a plan. */
+  public record PlanSearch(long candidatesEvaluated, double seconds) {}
+
+  /** One golden parameter: a number, a flag or a word, its unit and why. */
+  public record Golden(Object value, String unit, String reason) {}
+
+  /** One finding: {id, severity, title, evidence, remedy}. */
+  public record FindingDocument(String id, String severity, String title, String evidence,
+      String remedy) {
+
+    /** The documents of {@code findings}, in order. */
+    public static List<FindingDocument> of(List<Finding> findings) {
+      return findings.stream().map(f -> new FindingDocument(f.id(),
+          f.severity().name().toLowerCase(Locale.ROOT), f.title(), f.evidence(), f.remedy()))
+          .toList();
+    }
+  }
+
+  /** A serving estimate: configuration, memory, latency and findings. */
+  public record Serving(boolean feasible, List<String> reasons, ServingLayout layout,
+      double parameters, ServingMemory memory, Inference inference,
+      List<FindingDocument> findings) {
+
+    /** The document of {@code result}. */
+    public static Serving of(InferenceResult result) {
+      InferenceEstimate e = result.estimate();
+      return new Serving(e.feasible(), e.reasons(),
+          new ServingLayout(e.tp(), e.pp(), e.replicas()), e.parameters(),
+          new ServingMemory(e.weightsBytes(), e.kvCacheBytes(), e.activationsBytes(),
+              e.otherBytes(), e.totalBytes()),
+          new Inference(e.prefillSeconds(), e.decodeSecondsPerToken(), e.ttftSeconds(),
+              e.tpotSeconds(), e.totalSeconds(), e.outputTokensPerSecondPerDevice(),
+              e.kvCacheBytesPerToken(), e.kvCacheBytesPerSequence(), e.maxBatchSize(),
+              result.p50LatencySeconds(), result.p99LatencySeconds(), result.ttftP50Seconds(),
+              result.ttftP99Seconds(), result.latencyModel(), result.capacityPerSecond(),
+              result.devicesNeeded()),
+          FindingDocument.of(result.findings()));
+    }
+
+    Serving withMoreFindings(List<FindingDocument> more) {
+      List<FindingDocument> all = new java.util.ArrayList<>(findings);
+      all.addAll(more);
+      return new Serving(feasible, reasons, layout, parameters, memory, inference, all);
+    }
+  }
+
+  /** {@code layout} of a serving estimate ({@code dp}: replicas). */
+  public record ServingLayout(int tp, int pp, int dp) {}
+
+  /** {@code memory} of a serving estimate, bytes per device. */
+  public record ServingMemory(double weightsBytes, double kvCacheBytes, double activationsBytes,
+      double otherBytes, double totalBytes) {}
+
+  /** {@code inference}: prefill, decode, percentiles under load, capacity, devices needed. */
+  public record Inference(double prefillSeconds, double decodeSecondsPerToken, double ttftSeconds,
+      double tpotSeconds, double totalSeconds, double outputTokensPerSecondPerDevice,
+      double kvCacheBytesPerToken, double kvCacheBytesPerSequence, long maxBatchSize,
+      double p50LatencySeconds, double p99LatencySeconds, double ttftP50Seconds,
+      double ttftP99Seconds, String latencyModel, double capacityRequestsPerSecond,
+      int devicesNeeded) {}
+
+  /** One serving configuration of a serving plan. */
+  public record ServingConfig(int tp, int replicas, int devices, String weights, String kvCache,
+      int batchLimit, double usdPerMillionTokens, double p50LatencySeconds,
+      double p99LatencySeconds, double ttftP99Seconds) {
+
+    /** The document of {@code c}. */
+    public static ServingConfig of(InferencePlanner.Config c) {
+      return new ServingConfig(c.tp(), c.replicas(), c.devices(), c.weights().id(),
+          c.kvCache().id(), c.batchLimit(), c.usdPerMillionTokens(), c.load().p50(),
+          c.load().p99(), c.load().ttftP99());
+    }
+  }
+
+  /**
+   * A serving plan: the serving estimate of the best configuration (its findings followed by the
+   * plan's), {@code best}, {@code alternatives} and {@code search}. When no configuration meets
+   * the SLO there is no estimate: {@code feasible} is false, {@code reasons} says why and
+   * {@code findings} holds the plan's.
+   */
+  public record ServingPlanDocument(@JsonUnwrapped Serving estimate, Boolean feasible,
+      List<String> reasons, ServingConfig best, List<ServingConfig> alternatives,
+      List<FindingDocument> findings, ServingSearch search) {
+
+    /**
+     * The document of {@code plan}, with {@code bestEstimate} the serving estimate of its best
+     * configuration (null when there is none).
+     */
+    public static ServingPlanDocument of(InferencePlanner.ServingPlan plan,
+        InferenceResult bestEstimate) {
+      List<ServingConfig> alternatives =
+          plan.alternatives().stream().map(ServingConfig::of).toList();
+      ServingSearch search = new ServingSearch(plan.candidatesEvaluated());
+      List<FindingDocument> findings = FindingDocument.of(plan.findings());
+      if (plan.best() == null || bestEstimate == null) {
+        return new ServingPlanDocument(null, false, List.of("no configuration meets the SLO"),
+            null, alternatives, findings, search);
+      }
+      return new ServingPlanDocument(Serving.of(bestEstimate).withMoreFindings(findings), null,
+          null, ServingConfig.of(plan.best()), alternatives, null, search);
+    }
+  }
+
+  /** {@code search} of a serving plan. */
+  public record ServingSearch(long candidatesEvaluated) {}
+}
