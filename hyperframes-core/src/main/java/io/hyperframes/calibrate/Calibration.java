@@ -3,17 +3,23 @@ package io.hyperframes.calibrate;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import io.hyperframes.EstimateRequest;
+import io.hyperframes.Requests;
 import io.hyperframes.hardware.Accelerator;
 import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.Cluster;
 import io.hyperframes.hardware.KernelEfficiency;
+import io.hyperframes.inference.InferenceRequest;
+import io.hyperframes.inference.Serving;
+import io.hyperframes.json.CatalogFile;
+import io.hyperframes.json.Documents;
 import io.hyperframes.json.Json;
+import io.hyperframes.parallel.Engine;
 import io.hyperframes.precision.NumberFormat;
-import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.validate.CaseResult;
+import io.hyperframes.workload.Attention;
 import io.hyperframes.validate.ValidationReport;
 import io.hyperframes.validate.Validator;
 import java.time.LocalDate;
@@ -117,53 +123,39 @@ public final class Calibration {
      * entry per generation and format and the fitted fabrics, each with its provenance.
      */
     public String toCatalogJson() {
-      ObjectNode root = Json.mapper().createObjectNode();
-      root.put("version", catalog.version() + "+calibrated-" + date);
       String provenance = String.format(Locale.ROOT,
           "calibrate %s on %d cases (%s); mean |error| %.2f %% before, %.2f %% after,"
               + " %.2f %% leave-one-source-out", date, cases.size(), String.join(", ", cases),
           100 * before.meanAbsRelativeError(), 100 * after.meanAbsRelativeError(),
           100 * leaveOneOut.meanAbsRelativeError());
-      ArrayNode kernels = root.putArray("kernels");
       Set<String> kernelTargets = new LinkedHashSet<>();
       Set<String> fabricTargets = new LinkedHashSet<>();
       for (Fitted f : fitted) {
         (f.constant() == Constant.FABRIC_EFFICIENCY ? fabricTargets : kernelTargets)
             .add(f.target());
       }
+      List<CatalogFile.KernelEntry> kernels = new ArrayList<>();
       for (String t : kernelTargets) {
         String[] gf = t.split("/", 2);
         NumberFormat format = NumberFormat.fromId("kernels.formats", gf[1]);
         KernelEfficiency k = catalog.kernels().get(gf[0]).get(format);
-        ObjectNode e = kernels.addObject();
-        e.put("generation", gf[0]);
-        ArrayNode formats = e.putArray("formats");
-        family(format).forEach(f -> formats.add(f.id()));
-        e.put("matmulEfficiency", k.matmul());
-        e.put("matmulHalfDim", k.halfDim());
-        e.put("matmulHalfRows", k.halfRows());
-        e.put("attentionEfficiency", k.attention());
-        e.put("layerOverheadUs", k.layerOverheadSeconds() * 1e6);
-        e.put("overlapCost", k.overlapCost());
-        e.put("servingLayerOverheadUs", k.servingLayerOverheadSeconds() * 1e6);
-        e.put("kvBandwidthFraction", k.kvBandwidthFraction());
-        e.put("source", provenance);
+        kernels.add(new CatalogFile.KernelEntry(gf[0],
+            family(format).stream().map(NumberFormat::id).toList(), k.matmul(), k.halfDim(),
+            k.halfRows(), k.attention(), k.layerOverheadSeconds() * 1e6, k.overlapCost(),
+            k.servingLayerOverheadSeconds() * 1e6, k.kvBandwidthFraction(), provenance));
       }
-      ArrayNode fabrics = root.putArray("fabrics");
+      List<CatalogFile.FabricEntry> fabrics = new ArrayList<>();
       for (String t : fabricTargets) {
         var f = catalog.fabrics().get(t);
-        ObjectNode e = fabrics.addObject();
-        e.put("id", f.id());
-        e.put("bandwidthGBps", f.bandwidthBytesPerSecond() / 1e9);
-        e.put("latencyUs", f.latencySeconds() * 1e6);
-        e.put("launchUs", f.launchSeconds() * 1e6);
-        e.put("efficiency", f.efficiency());
-        e.put("halfEfficiencyMB", f.halfEfficiencyBytes() / 1e6);
-        e.put("inNetworkReductionGBps", f.inNetworkReductionBytesPerSecond() / 1e9);
-        e.put("source", f.source() + "; efficiency by " + provenance);
+        fabrics.add(new CatalogFile.FabricEntry(f.id(), f.bandwidthBytesPerSecond() / 1e9,
+            f.latencySeconds() * 1e6, f.launchSeconds() * 1e6, f.efficiency(),
+            f.halfEfficiencyBytes() / 1e6, f.inNetworkReductionBytesPerSecond() / 1e9,
+            f.source() + "; efficiency by " + provenance));
       }
+      CatalogFile file = new CatalogFile(catalog.version() + "+calibrated-" + date, null,
+          fabrics, null, null, null, null, kernels, null);
       try {
-        return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root);
+        return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(file);
       } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
         throw new IllegalStateException(e);
       }
@@ -208,11 +200,14 @@ public final class Calibration {
     checkArgument(catalog != null, "catalog: must be given");
     checkArgument(constants != null && !constants.isEmpty(),
         "constants: at least one constant must be fitted");
-    JsonNode root = Json.parseObject("cases", casesJson);
-    JsonNode all = root.get("cases");
-    checkArgument(all != null && all.isArray(), "cases: must be an array of cases");
-    List<JsonNode> usable = new ArrayList<>();
-    for (JsonNode c : all) {
+    Documents.Cases all = Json.bind(Json.parseObject("cases", casesJson), Documents.Cases.class,
+        "");
+    checkArgument(all.cases() != null, "cases: must be an array of cases");
+    List<Documents.Case> usable = new ArrayList<>();
+    for (int i = 0; i < all.cases().size(); i++) {
+      Documents.Case c = all.cases().get(i);
+      checkArgument(c.id() != null, "cases[%s].id: missing required field (calibration groups"
+          + " cases by the source their id names)", i);
       if (fittable(c)) {
         usable.add(c);
       }
@@ -220,24 +215,24 @@ public final class Calibration {
     checkArgument(!usable.isEmpty(), "cases: no case with a fixed layout and a step time,"
         + " throughput or bus bandwidth to fit");
     JsonNode doc = document(usable);
-    ValidationReport before = fitted(Validator.on(catalog).run(doc), doc);
+    ValidationReport before = fitted(Validator.on(catalog).run(doc), usable);
     FitOutcome full = fitOn(usable, catalog, EnumSet.copyOf(constants));
-    ValidationReport after = fitted(Validator.on(full.catalog).run(doc), doc);
+    ValidationReport after = fitted(Validator.on(full.catalog).run(doc), usable);
 
-    Map<String, List<JsonNode>> groups = new LinkedHashMap<>();
-    for (JsonNode c : usable) {
-      groups.computeIfAbsent(sourceOf(c.path("id").asText()), k -> new ArrayList<>()).add(c);
+    Map<String, List<Documents.Case>> groups = new LinkedHashMap<>();
+    for (Documents.Case c : usable) {
+      groups.computeIfAbsent(sourceOf(c.id()), k -> new ArrayList<>()).add(c);
     }
     List<CaseResult> loo = new ArrayList<>();
-    for (Map.Entry<String, List<JsonNode>> g : groups.entrySet()) {
-      List<JsonNode> rest = new ArrayList<>(usable);
+    for (Map.Entry<String, List<Documents.Case>> g : groups.entrySet()) {
+      List<Documents.Case> rest = new ArrayList<>(usable);
       rest.removeAll(g.getValue());
       Catalog trained = rest.isEmpty() ? catalog
           : fitOn(rest, catalog, EnumSet.copyOf(constants)).catalog;
-      JsonNode left = document(g.getValue());
-      loo.addAll(fitted(Validator.on(trained).run(left), left).cases());
+      loo.addAll(fitted(Validator.on(trained).run(document(g.getValue())), g.getValue())
+          .cases());
     }
-    List<String> ids = usable.stream().map(c -> c.path("id").asText()).toList();
+    List<String> ids = usable.stream().map(Documents.Case::id).toList();
     return new Result(full.catalog, full.fitted, before, after, new ValidationReport(loo), ids,
         LocalDate.now(java.time.ZoneOffset.UTC));
   }
@@ -247,20 +242,19 @@ public final class Calibration {
    * {@link #FIT_METRICS} a training or collective case gives, every one of
    * {@link #INFERENCE_METRICS} a serving case gives.
    */
-  private static List<String> keys(JsonNode doc) {
+  private static List<String> keys(List<Documents.Case> cases) {
     List<String> out = new ArrayList<>();
-    for (JsonNode c : doc.get("cases")) {
-      String id = c.path("id").asText();
-      boolean inference = isInference(c);
-      for (var it = c.path("expected").fieldNames(); it.hasNext();) {
-        String m = it.next();
-        if (!c.path("expected").path(m).isNumber()) {
+    for (Documents.Case c : cases) {
+      boolean inference = c.workloadType().equals("inference");
+      for (Map.Entry<String, JsonNode> e : c.expected().entrySet()) {
+        String m = e.getKey();
+        if (!e.getValue().isNumber()) {
           continue;
         }
         if (inference && INFERENCE_METRICS.contains(m)) {
-          out.add(id + " " + m);
+          out.add(c.id() + " " + m);
         } else if (!inference && FIT_METRICS.contains(m)) {
-          out.add(id + " " + m);
+          out.add(c.id() + " " + m);
           break;
         }
       }
@@ -268,13 +262,9 @@ public final class Calibration {
     return out;
   }
 
-  private static boolean isInference(JsonNode c) {
-    return "inference".equals(c.path("request").path("workload").path("type").asText());
-  }
-
   /** The rows of the fitted figures ({@link #keys}). */
-  private static ValidationReport fitted(ValidationReport r, JsonNode doc) {
-    Set<String> wanted = new LinkedHashSet<>(keys(doc));
+  private static ValidationReport fitted(ValidationReport r, List<Documents.Case> cases) {
+    Set<String> wanted = new LinkedHashSet<>(keys(cases));
     List<CaseResult> out = new ArrayList<>();
     for (CaseResult c : r.cases()) {
       if (c.point() && wanted.remove(c.id() + " " + c.metric())) {
@@ -286,13 +276,14 @@ public final class Calibration {
 
   private record FitOutcome(Catalog catalog, List<Fitted> fitted) {}
 
-  private static FitOutcome fitOn(List<JsonNode> cases, Catalog catalog, Set<Constant> constants) {
+  private static FitOutcome fitOn(List<Documents.Case> cases, Catalog catalog,
+      Set<Constant> constants) {
     List<Knob> knobs = knobs(cases, catalog, constants);
     if (knobs.isEmpty()) {
       return new FitOutcome(catalog, List.of());
     }
     JsonNode doc = document(cases);
-    List<String> keys = keys(doc);
+    List<String> keys = keys(cases);
     int n = keys.size();
     double[] start = new double[knobs.size()];
     for (int i = 0; i < start.length; i++) {
@@ -361,59 +352,59 @@ public final class Calibration {
     return dash > 0 ? caseId.substring(0, dash) : caseId;
   }
 
-  private static boolean fittable(JsonNode c) {
-    JsonNode expected = c.path("expected");
+  private static boolean fittable(Documents.Case c) {
+    if (c.expected() == null) {
+      return false;
+    }
+    String type = c.workloadType();
     boolean figure = false;
-    for (String m : isInference(c) ? INFERENCE_METRICS : FIT_METRICS) {
-      figure |= expected.path(m).isNumber();
+    for (String m : type.equals("inference") ? INFERENCE_METRICS : FIT_METRICS) {
+      figure |= c.expected().containsKey(m) && c.expected().get(m).isNumber();
     }
     if (!figure) {
       return false;
     }
-    if (c.has("collective")) {
+    if (c.collective() != null) {
       return true;
     }
-    JsonNode request = c.path("request");
-    String type = request.path("workload").path("type").asText();
-    return request.has("layout") && (type.equals("training") || type.equals("inference"));
+    return c.request() != null && c.request().has("layout")
+        && (type.equals("training") || type.equals("inference"));
   }
 
-  private static List<Knob> knobs(List<JsonNode> cases, Catalog catalog, Set<Constant> constants) {
+  private static List<Knob> knobs(List<Documents.Case> cases, Catalog catalog,
+      Set<Constant> constants) {
     Map<String, Boolean> kernelTargets = new LinkedHashMap<>();
     Set<String> fabricTargets = new LinkedHashSet<>();
-    for (JsonNode c : cases) {
-      if (c.has("collective")) {
-        JsonNode col = c.get("collective");
-        Accelerator a = catalog.accelerator("collective.accelerator",
-            col.path("accelerator").asText());
-        int devices = col.path("devices").asInt();
-        int perNode = col.path("devicesPerNode").asInt(8);
-        if (devices <= perNode) {
-          fabricTargets.add(a.intraNode().id());
+    for (Documents.Case c : cases) {
+      if (c.collective() != null) {
+        Cluster cluster = c.collective().cluster(catalog);
+        if (cluster.devices() <= cluster.devicesPerNode()) {
+          fabricTargets.add(cluster.intraNode().id());
         } else {
-          String node = col.hasNonNull("template") ? col.get("template").asText()
-              : a.defaultNode();
-          String nic = catalog.node("collective.template", node).interNode().id();
+          String nic = cluster.interNode().id();
           fabricTargets.add(nic.substring(0, nic.lastIndexOf("-x")));
         }
         continue;
       }
-      JsonNode request = c.get("request");
-      Accelerator a = catalog.accelerator("cluster.accelerator",
-          request.path("cluster").path("accelerator").asText());
-      checkArgument(!a.generation().isEmpty(), "%s: accelerator %s has no generation in the"
-          + " catalog, so its kernel constants cannot be fitted", c.path("id").asText(), a.id());
-      String precision = request.path("workload").path("precision").asText();
+      Accelerator a;
       NumberFormat compute;
-      if (isInference(c)) {
-        NumberFormat weights = NumberFormat.fromId("workload.precision", precision);
+      boolean flash;
+      if (c.workloadType().equals("inference")) {
+        InferenceRequest r = Serving.fromJson(c.request(), catalog);
+        a = r.cluster().accelerator();
+        NumberFormat weights = r.workload().weights();
         compute = !weights.isFloating() ? NumberFormat.FP16 : weights;
+        flash = a.fusedAttention();
       } else {
-        compute = PrecisionRecipe.named("workload.precision", precision).compute();
+        EstimateRequest r = Requests.fromJson(c.request(), catalog);
+        a = r.cluster().accelerator();
+        compute = r.workload().precision().compute();
+        Engine engine = r.layout().engine() == null ? Engine.MEGATRON : r.layout().engine();
+        flash = r.workload().attentionOn(a, engine) == Attention.FLASH;
       }
+      checkArgument(!a.generation().isEmpty(), "%s: accelerator %s has no generation in the"
+          + " catalog, so its kernel constants cannot be fitted", c.id(), a.id());
       String target = a.generation() + "/" + family(compute).get(0).id();
-      String attention = request.path("workload").path("attention").asText("");
-      boolean flash = attention.isEmpty() ? a.fusedAttention() : attention.equals("flash");
       kernelTargets.merge(target, flash, Boolean::logicalOr);
     }
     List<Knob> knobs = new ArrayList<>();
@@ -501,10 +492,7 @@ public final class Calibration {
         + "' computes in " + format.id());
   }
 
-  private static JsonNode document(List<JsonNode> cases) {
-    ObjectNode doc = Json.mapper().createObjectNode();
-    ArrayNode arr = doc.putArray("cases");
-    cases.forEach(arr::add);
-    return doc;
+  private static JsonNode document(List<Documents.Case> cases) {
+    return Json.tree(new Documents.Cases(cases));
   }
 }

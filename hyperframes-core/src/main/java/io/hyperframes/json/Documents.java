@@ -360,7 +360,17 @@ public final class Documents {
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Case(String id, JsonNode request, CollectiveCase collective,
-      Map<String, JsonNode> expected) {}
+      Map<String, JsonNode> expected) {
+
+    /**
+     * The request's {@code workload.type} ("training", "inference"), which decides how the
+     * request is read; "" when absent or for a collective.
+     */
+    public String workloadType() {
+      JsonNode type = request == null ? null : request.path("workload").path("type");
+      return type != null && type.isTextual() ? type.asText() : "";
+    }
+  }
 
   /** A measured collective: the cluster it ran on, the operation and the message size. */
   public record CollectiveCase(String accelerator, String template, Integer devices,
