@@ -143,14 +143,6 @@ class FrontDoorTest {
     io.hyperframes.precision.PrecisionModel halfPeak =
         new io.hyperframes.precision.PrecisionModel() {
           @Override
-          public double modelStateBytesPerParameter(
-              io.hyperframes.precision.PrecisionRecipe recipe,
-              io.hyperframes.precision.Optimizer optimizer) {
-            return io.hyperframes.precision.PrecisionModel.analytical()
-                .modelStateBytesPerParameter(recipe, optimizer);
-          }
-
-          @Override
           public double peakFlopsPerSecond(io.hyperframes.hardware.Accelerator a,
               io.hyperframes.precision.PrecisionRecipe recipe) {
             return a.peakFlops(recipe.compute()) / 2;

@@ -36,6 +36,16 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     reasons = ImmutableList.copyOf(reasons);
   }
 
+  /** This estimate marked infeasible, with {@code why} added to its reasons. */
+  public InferenceEstimate infeasible(String why) {
+    List<String> all = new java.util.ArrayList<>(reasons);
+    all.add(why);
+    return new InferenceEstimate(false, all, tp, pp, replicas, parameters, weightsBytes,
+        kvCacheBytes, activationsBytes, otherBytes, prefillSeconds, decodeSecondsPerToken,
+        kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices, outputTokens,
+        batchSize);
+  }
+
   public double totalBytes() {
     return weightsBytes + kvCacheBytes + activationsBytes + otherBytes;
   }

@@ -90,9 +90,7 @@ public final class InferencePlanner {
           continue;
         }
         for (NumberFormat kf : kvs) {
-          InferenceWorkload base = new InferenceWorkload(wf, kf, 1, w.promptTokens(),
-              w.outputTokens(), w.arrivalRatePerSecond(), w.ttftSloSeconds(),
-              w.tpotSloSeconds(), w.sloPercentile(), w.blockTokens());
+          InferenceWorkload base = w.withFormats(wf, kf).withBatchSize(1);
           InferenceEstimate one = estimator.estimate(model, replica, base, tp, 1, 1);
           if (!one.feasible()) {
             continue;

@@ -43,6 +43,18 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
     Checks.positive("workload.blockTokens", blockTokens);
   }
 
+  /** This workload with {@code sequences} per batch. */
+  public InferenceWorkload withBatchSize(int sequences) {
+    return new InferenceWorkload(weights, kvCache, sequences, promptTokens, outputTokens,
+        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens);
+  }
+
+  /** This workload with other weight and KV-cache formats. */
+  public InferenceWorkload withFormats(NumberFormat weightFormat, NumberFormat kvFormat) {
+    return new InferenceWorkload(weightFormat, kvFormat, batchSize, promptTokens, outputTokens,
+        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens);
+  }
+
   /** The format the matmuls run in: FP16 for integer (weight-only) formats. */
   public NumberFormat compute() {
     return weights.isFloating() ? (weights == NumberFormat.FP8_E5M2 ? NumberFormat.FP8_E4M3

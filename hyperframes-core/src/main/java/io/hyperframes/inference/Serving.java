@@ -174,15 +174,9 @@ public final class Serving {
       ttft99 = q.ttftP99();
     }
     if (capacity > 0 && w.arrivalRatePerSecond() >= capacity) {
-      List<String> reasons = new ArrayList<>(e.reasons());
-      reasons.add(String.format(Locale.ROOT, "load: %.3g requests/s exceeds the %.3g requests/s"
-          + " the replicas sustain; queues grow without bound (the percentiles are those of a"
-          + " finite simulated run)", w.arrivalRatePerSecond(), capacity));
-      e = new InferenceEstimate(false, reasons, e.tp(), e.pp(), e.replicas(), e.parameters(),
-          e.weightsBytes(), e.kvCacheBytes(), e.activationsBytes(), e.otherBytes(),
-          e.prefillSeconds(), e.decodeSecondsPerToken(), e.kvCacheBytesPerToken(),
-          e.kvCacheBytesPerSequence(), e.maxBatchSize(), e.devices(), e.outputTokens(),
-          e.batchSize());
+      e = e.infeasible(String.format(Locale.ROOT, "load: %.3g requests/s exceeds the %.3g"
+          + " requests/s the replicas sustain; queues grow without bound (the percentiles are"
+          + " those of a finite simulated run)", w.arrivalRatePerSecond(), capacity));
     }
     int needed = e.devices();
     if (w.ttftSloSeconds() > 0 || w.tpotSloSeconds() > 0) {
@@ -227,9 +221,7 @@ public final class Serving {
   }
 
   static InferenceWorkload withBatch(InferenceWorkload w, int batch) {
-    return new InferenceWorkload(w.weights(), w.kvCache(), batch, w.promptTokens(),
-        w.outputTokens(), w.arrivalRatePerSecond(), w.ttftSloSeconds(), w.tpotSloSeconds(),
-        w.sloPercentile(), w.blockTokens());
+    return w.withBatchSize(batch);
   }
 
   /**

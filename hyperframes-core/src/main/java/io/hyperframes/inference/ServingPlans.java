@@ -95,10 +95,8 @@ public final class ServingPlans {
       InferencePlanner.Config b = plan.best();
       InferenceRequest r = result.request();
       InferenceWorkload w = r.workload();
-      InferenceWorkload chosen = new InferenceWorkload(b.weights(), b.kvCache(),
-          Math.min(w.batchSize(), b.batchLimit()), w.promptTokens(), w.outputTokens(),
-          w.arrivalRatePerSecond(), w.ttftSloSeconds(), w.tpotSloSeconds(), w.sloPercentile(),
-          w.blockTokens());
+      InferenceWorkload chosen = w.withFormats(b.weights(), b.kvCache())
+          .withBatchSize(Math.min(w.batchSize(), b.batchLimit()));
       best = Serving.evaluate(new InferenceRequest(r.model(),
           r.cluster().withDevices(b.devices()), chosen, b.tp(), 1, b.replicas()),
           result.estimator());

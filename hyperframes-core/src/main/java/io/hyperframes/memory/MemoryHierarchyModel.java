@@ -31,17 +31,6 @@ public interface MemoryHierarchyModel {
   double matmulSeconds(Accelerator accelerator, double m, double n, double k, double batch,
       double elementBytes, NumberFormat format, double peakFlopsPerSecond);
 
-  /** The fastest level whose capacity holds {@code bytes}; the slowest level if none does. */
-  default MemoryLevel placement(Accelerator accelerator, double bytes) {
-    List<MemoryLevel> levels = levels(accelerator);
-    for (MemoryLevel level : levels) {
-      if (bytes <= level.capacityBytes()) {
-        return level;
-      }
-    }
-    return levels.get(levels.size() - 1);
-  }
-
   /**
    * Bandwidth that streaming (element-wise) kernels sustain in device memory, bytes/s: the
    * memory-bound part of every step. The default is the fastest level below on-chip cache.

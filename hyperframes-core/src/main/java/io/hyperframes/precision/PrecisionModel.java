@@ -3,16 +3,12 @@ package io.hyperframes.precision;
 import io.hyperframes.hardware.Accelerator;
 
 /**
- * How number formats turn into bytes and FLOP/s: the model-state bytes a recipe puts on a device,
- * and the peak an accelerator reaches in the recipe's compute format.
+ * How number formats turn into FLOP/s: the peak an accelerator reaches in a recipe's compute
+ * format or in one number format. (The bytes of each model state follow from the recipe's
+ * formats, {@link PrecisionRecipe#weightBytes()} and its siblings, and are sharded by the
+ * parallelism model.)
  */
 public interface PrecisionModel {
-
-  /**
-   * Bytes of model state per parameter before any sharding: weights + gradients + master weights
-   * + optimizer states.
-   */
-  double modelStateBytesPerParameter(PrecisionRecipe recipe, Optimizer optimizer);
 
   /**
    * Dense peak FLOP/s of the accelerator for the recipe's matrix multiplications.
