@@ -56,6 +56,25 @@ public abstract class JobBuilder<B extends JobBuilder<B>> {
     return copy(tree.with("cluster.template", template), catalog, models);
   }
 
+  /**
+   * {@code cluster.interconnect.intraNode}: the link inside a node, in place of the catalog's:
+   * bandwidth per device and direction (GB/s) and latency (µs).
+   */
+  public B intraNode(double bandwidthGBps, double latencyUs) {
+    return copy(tree.with("cluster.interconnect.intraNode.bandwidthGBps", bandwidthGBps)
+        .with("cluster.interconnect.intraNode.latencyUs", latencyUs), catalog, models);
+  }
+
+  /**
+   * {@code cluster.interconnect.interNode}: the network between nodes, in place of the node
+   * template's: bandwidth per device and direction (GB/s) and latency (µs).
+   */
+  public B interNode(double bandwidthGBpsPerDevice, double latencyUs) {
+    return copy(tree.with("cluster.interconnect.interNode.bandwidthGBpsPerDevice",
+        bandwidthGBpsPerDevice).with("cluster.interconnect.interNode.latencyUs", latencyUs),
+        catalog, models);
+  }
+
   /** {@code layout}: the fields of the parallel layout to fix (the rest are searched). */
   public B layout(UnaryOperator<LayoutSpec> fields) {
     if (fields == null) {

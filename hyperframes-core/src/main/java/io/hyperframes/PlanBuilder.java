@@ -89,6 +89,26 @@ public final class PlanBuilder extends JobBuilder<PlanBuilder> {
     return copy(tree.with("pricing.pricePerDeviceHour", usd), catalog, models);
   }
 
+  /** {@code pricing.powerWatts}: power per device for the energy cost (default: the catalog's). */
+  public PlanBuilder powerWatts(double watts) {
+    return copy(tree.with("pricing.powerWatts", watts), catalog, models);
+  }
+
+  /** {@code pricing.pue}: power usage effectiveness of the data centre (default 1.2). */
+  public PlanBuilder pue(double ratio) {
+    return copy(tree.with("pricing.pue", ratio), catalog, models);
+  }
+
+  /** {@code pricing.electricityPerKwh}: USD per kWh (default 0: energy not priced). */
+  public PlanBuilder electricityPerKwh(double usd) {
+    return copy(tree.with("pricing.electricityPerKwh", usd), catalog, models);
+  }
+
+  /** {@code search.exhaustive}: evaluate every candidate instead of pruning (slower). */
+  public PlanBuilder exhaustive(boolean all) {
+    return copy(tree.with("search.exhaustive", all), catalog, models);
+  }
+
   /** {@code search.alternatives}: runner-up plans to return (default 5). */
   public PlanBuilder alternatives(int count) {
     return copy(tree.with("search.alternatives", count), catalog, models);
@@ -123,7 +143,7 @@ public final class PlanBuilder extends JobBuilder<PlanBuilder> {
     return pool.submit(() -> p.plan(r, listener)).join();
   }
 
-  private PlanRequest request() {
+  PlanRequest request() {
     return PlanRequests.fromJson(tree.json(), catalogOrDefault());
   }
 

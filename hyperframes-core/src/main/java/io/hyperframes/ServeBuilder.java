@@ -1,6 +1,7 @@
 package io.hyperframes;
 
 import io.hyperframes.hardware.Catalog;
+import io.hyperframes.inference.InferenceRequest;
 import io.hyperframes.inference.InferenceResult;
 import io.hyperframes.inference.Serving;
 import java.time.Duration;
@@ -83,6 +84,26 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
         models);
   }
 
+  /** {@code workload.concurrency}: sequences in flight, in place of a batch size. */
+  public ServeBuilder concurrency(int sequences) {
+    return copy(tree.with("workload.concurrency", sequences), catalog, models);
+  }
+
+  /** {@code workload.blockTokens}: tokens per KV-cache block (paged attention, default 16). */
+  public ServeBuilder blockTokens(int tokens) {
+    return copy(tree.with("workload.blockTokens", tokens), catalog, models);
+  }
+
+  /** {@code pricing.pricePerDeviceHour}: USD per device-hour of a serving plan. */
+  public ServeBuilder pricePerDeviceHour(double usd) {
+    return copy(tree.with("pricing.pricePerDeviceHour", usd), catalog, models);
+  }
+
+  /** {@code search.alternatives}: runner-up configurations a serving plan returns (0–100). */
+  public ServeBuilder alternatives(int count) {
+    return copy(tree.with("search.alternatives", count), catalog, models);
+  }
+
   /** {@code constraints.weightFormats}: weight formats a serving plan may choose among. */
   public ServeBuilder weightFormats(String... formats) {
     return copy(tree.with("constraints.weightFormats", array("constraints.weightFormats",
@@ -125,7 +146,10 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
    * @throws IllegalArgumentException naming the field and the value when the request is wrong
    */
   public InferenceResult run() {
-    return Serving.evaluate(Serving.fromJson(tree.json(), catalogOrDefault()),
-        modelsOrDefault().inferenceEstimator());
+    return Serving.evaluate(request(), modelsOrDefault().inferenceEstimator());
+  }
+
+  InferenceRequest request() {
+    return Serving.fromJson(tree.json(), catalogOrDefault());
   }
 }

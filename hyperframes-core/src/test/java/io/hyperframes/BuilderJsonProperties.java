@@ -46,6 +46,57 @@ class BuilderJsonProperties {
     assertEquals(b.request(), Requests.parse(b.toJson()));
   }
 
+  @Provide
+  Arbitrary<PlanBuilder> planBuilders() {
+    Arbitrary<String> model = Arbitraries.of("llama2-7b", "llama2-70b", "gpt3-175b");
+    Arbitrary<Integer> low = Arbitraries.of(8, 16, 64);
+    Arbitrary<Integer> span = Arbitraries.of(0, 8, 448);
+    Arbitrary<io.hyperframes.plan.Objective> objective =
+        Arbitraries.of(io.hyperframes.plan.Objective.TIME, io.hyperframes.plan.Objective.COST);
+    Arbitrary<Double> price = Arbitraries.doubles().between(0.5, 10);
+    Arbitrary<Double> pue = Arbitraries.doubles().between(1.0, 2.0);
+    Arbitrary<Double> kwh = Arbitraries.doubles().between(0, 0.5);
+    Arbitrary<Double> nvlink = Arbitraries.doubles().between(100, 900);
+    Arbitrary<Integer> alternatives = Arbitraries.integers().between(0, 10);
+    return Combinators.combine(model, low, span, objective, price, pue, kwh,
+        Combinators.combine(nvlink, alternatives).as(List::of))
+        .as((m, lo, sp, o, usd, ratio, perKwh, rest) -> HyperFrames.plan().model(m)
+            .accelerator("h100-sxm-80gb").devices(lo, lo + sp)
+            .intraNode((Double) rest.get(0), 2.5)
+            .training(t -> t.precision("bf16-mixed").tokens(1e12)).minimize(o)
+            .pricePerDeviceHour(usd).pue(ratio).electricityPerKwh(perKwh)
+            .alternatives((Integer) rest.get(1)).precisions("bf16-mixed", "fp8-mixed"));
+  }
+
+  /** A plan request built, written and read back: the same request. */
+  @Property(tries = 1000)
+  void planRequestsRoundTrip(@ForAll("planBuilders") PlanBuilder b) {
+    assertEquals(b.request(), PlanRequests.parse(b.toJson()));
+  }
+
+  @Provide
+  Arbitrary<ServeBuilder> serveBuilders() {
+    Arbitrary<String> model = Arbitraries.of("llama2-7b", "llama2-13b", "llama2-70b");
+    Arbitrary<String> weights = Arbitraries.of("fp16", "bf16", "fp8", "int8");
+    Arbitrary<Integer> batch = Arbitraries.integers().between(1, 256);
+    Arbitrary<Integer> prompt = Arbitraries.integers().between(1, 8192);
+    Arbitrary<Integer> output = Arbitraries.integers().between(1, 2048);
+    Arbitrary<Double> rate = Arbitraries.doubles().between(0, 50);
+    Arbitrary<Integer> ttftMs = Arbitraries.integers().between(10, 5000);
+    Arbitrary<Double> percentile = Arbitraries.doubles().between(50, 99.9);
+    return Combinators.combine(model, weights, batch, prompt, output, rate, ttftMs, percentile)
+        .as((m, w, b, p, o, r, t, q) -> HyperFrames.serve().model(m).accelerator("h100-sxm-80gb")
+            .devices(8).precision(w).batch(b).prompt(p).output(o).arrivalRate(r)
+            .latencySlo(java.time.Duration.ofMillis(t), q).blockTokens(32));
+  }
+
+  /** A serving request built, written and read back: the same request. */
+  @Property(tries = 1000)
+  void servingRequestsRoundTrip(@ForAll("serveBuilders") ServeBuilder b) {
+    assertEquals(b.request(), io.hyperframes.inference.Serving.parse(b.toJson(),
+        io.hyperframes.hardware.Catalog.builtIn()));
+  }
+
   private record Mistake(String name, Supplier<Object> builder, String json) {}
 
   private static String request(String model, String cluster, String workload, String layout) {
