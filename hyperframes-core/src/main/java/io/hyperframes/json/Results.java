@@ -1,5 +1,6 @@
 package io.hyperframes.json;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.hyperframes.diagnose.Finding;
 import io.hyperframes.inference.InferenceEstimate;
@@ -13,6 +14,7 @@ import io.hyperframes.plan.Plan;
 import io.hyperframes.plan.TimeBreakdown;
 import io.hyperframes.plan.TrainingEstimate;
 import io.hyperframes.tuning.GoldenParameter;
+import io.hyperframes.validate.ValidationReport;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -246,4 +248,27 @@ public final class Results {
 
   /** {@code search} of a serving plan. */
   public record ServingSearch(long candidatesEvaluated) {}
+
+  /** A validation report: every compared figure, then the mean and maximum error. */
+  public record Validation(List<ValidationCase> cases, double meanAbsRelativeError,
+      double maxAbsRelativeError) {
+
+    /** The document of {@code report}. */
+    public static Validation of(ValidationReport report) {
+      return new Validation(report.cases().stream().map(c -> new ValidationCase(c.id(),
+          c.metric(), c.expected(), c.compared() ? c.predicted() : null,
+          c.compared() ? c.relativeError() : null, c.bound(),
+          c.bound().equals("point") ? null : c.boundMet(), c.note())).toList(),
+          report.meanAbsRelativeError(), report.maxAbsRelativeError());
+    }
+  }
+
+  /**
+   * One figure: {@code predicted} and {@code relativeError} are {@code null} when the figure
+   * was not compared; {@code boundMet} is present for bounds other than "point".
+   */
+  public record ValidationCase(String id, String metric, double expected,
+      @JsonInclude(JsonInclude.Include.ALWAYS) Double predicted,
+      @JsonInclude(JsonInclude.Include.ALWAYS) Double relativeError, String bound,
+      Boolean boundMet, String note) {}
 }

@@ -1,6 +1,9 @@
 package io.hyperframes.validate;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
+import io.hyperframes.json.Json;
+import io.hyperframes.json.Results;
 import java.util.List;
 
 /** Results of a validation run, one row per compared figure. */
@@ -19,6 +22,14 @@ public record ValidationReport(List<CaseResult> cases) {
   public double maxAbsRelativeError() {
     return cases.stream().filter(CaseResult::point).mapToDouble(c -> Math.abs(c.relativeError()))
         .max().orElse(0.0);
+  }
+
+  /**
+   * The report as JSON: {@code cases} (id, metric, expected, predicted, relativeError, bound,
+   * boundMet, note) and the mean and maximum error (field names are a contract).
+   */
+  public ObjectNode toJson() {
+    return Json.tree(Results.Validation.of(this));
   }
 
   /** Rows whose id starts with {@code prefix} and whose metric is {@code metric}. */

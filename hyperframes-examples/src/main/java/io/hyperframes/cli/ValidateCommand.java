@@ -1,8 +1,6 @@
 package io.hyperframes.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.json.Json;
 import io.hyperframes.validate.CaseResult;
 import io.hyperframes.validate.ValidationReport;
@@ -50,7 +48,7 @@ final class ValidateCommand implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     switch (format) {
       case json -> out.println(Json.mapper().writerWithDefaultPrettyPrinter()
-          .writeValueAsString(json(r)));
+          .writeValueAsString(r.toJson()));
       case markdown -> out.print(markdown(r));
       case table -> out.print(table(r));
       default -> throw new IllegalArgumentException("--format: " + format + " is not available for validate");
@@ -84,12 +82,11 @@ final class ValidateCommand implements Callable<Integer> {
       if (!"training".equals(req.path("workload").path("type").asText())) {
         continue; // intervals are for training step times
       }
-      var l = req.path("layout");
-      String acc = req.path("cluster").path("accelerator").asText();
-      var a = shipped.accelerators().get(acc.toLowerCase(Locale.ROOT));
-      regimes.put(c.path("id").asText(), (a == null ? acc : a.generation()) + " "
-          + io.hyperframes.hardware.StepInterval.regime(l.path("tp").asInt(1),
-              l.path("pp").asInt(1), l.path("zeroStage").asInt(0)));
+      var r = io.hyperframes.Requests.fromJson(req, shipped);
+      var l = r.layout();
+      regimes.put(c.path("id").asText(), r.cluster().accelerator().generation() + " "
+          + io.hyperframes.hardware.StepInterval.regime(l.tp() == null ? 1 : l.tp(),
+              l.pp() == null ? 1 : l.pp(), l.zeroStage() == null ? 0 : l.zeroStage()));
     }
     java.util.Map<String, java.util.List<double[]>> bySource = new java.util.TreeMap<>();
     // measured / predicted step time (a throughput figure counts inverted), with its source
@@ -168,32 +165,6 @@ final class ValidateCommand implements Callable<Integer> {
     var q = new org.apache.commons.math3.stat.descriptive.rank.Percentile();
     q.setData(sorted);
     return q.evaluate(p);
-  }
-
-  static ObjectNode json(ValidationReport r) {
-    ObjectNode root = Json.mapper().createObjectNode();
-    ArrayNode cases = root.putArray("cases");
-    for (CaseResult c : r.cases()) {
-      ObjectNode o = cases.addObject();
-      o.put("id", c.id());
-      o.put("metric", c.metric());
-      o.put("expected", c.expected());
-      if (c.compared()) {
-        o.put("predicted", c.predicted());
-        o.put("relativeError", c.relativeError());
-      } else {
-        o.putNull("predicted");
-        o.putNull("relativeError");
-      }
-      o.put("bound", c.bound());
-      if (!c.bound().equals("point")) {
-        o.put("boundMet", c.boundMet());
-      }
-      o.put("note", c.note());
-    }
-    root.put("meanAbsRelativeError", r.meanAbsRelativeError());
-    root.put("maxAbsRelativeError", r.maxAbsRelativeError());
-    return root;
   }
 
   static String table(ValidationReport r) {
