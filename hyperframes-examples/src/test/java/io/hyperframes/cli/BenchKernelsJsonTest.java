@@ -19,12 +19,13 @@ class BenchKernelsJsonTest {
     KernelComparison c = new KernelComparison(0.01, 1);
     List<KernelComparison.Row> rows = List.of(c.matmul(DataType.BFLOAT16, 32, 32, 32),
         c.denseForward(FusedDense.Precision.BF16, Activation.GELU_TANH, 16, 32, 32),
-        c.denseBackward(FusedDense.Precision.FP32, Activation.RELU, 16, 32, 32));
+        c.denseBackward(FusedDense.Precision.FP32, Activation.RELU, 16, 32, 32),
+        c.denseForwardTraining(FusedDense.Precision.FP32, Activation.RELU, 16, 32, 32));
     JsonNode json = BenchKernelsCommand.json(rows);
     assertTrue(json.get("machine").has("onednn.version"));
     assertTrue(json.get("machine").get("cores").asInt() > 0);
     JsonNode results = json.get("results");
-    assertEquals(3, results.size());
+    assertEquals(4, results.size());
     for (JsonNode r : results) {
       for (String f : List.of("kernel", "precision", "shape", "activation", "gflops",
           "implementation", "baselines", "speedups")) {
@@ -40,5 +41,7 @@ class BenchKernelsJsonTest {
     assertEquals("dense-forward", results.get(1).get("kernel").asText());
     assertEquals("dense-backward", results.get(2).get("kernel").asText());
     assertTrue(results.get(2).get("speedups").has("nd4j-fp32-unfused"));
+    assertEquals("dense-forward-training", results.get(3).get("kernel").asText());
+    assertTrue(results.get(3).get("speedups").has("hyperframes-forward"));
   }
 }

@@ -17,7 +17,10 @@ import org.nd4j.linalg.factory.Nd4j;
  * be FP32 or BF16 arrays, views included (strides are passed to oneDNN); with
  * {@link Precision#BF16} FP32 inputs are rounded to BF16 inside the kernel (a conversion, not a
  * copy visible to the caller). Bias, residual and output gradients must be FP32; a non-contiguous
- * residual or gradient is copied once. Outputs are new FP32 arrays.
+ * residual or gradient is copied once. Outputs are new FP32 arrays owned by the caller: no later
+ * call writes into an array an earlier call returned. Outside an ND4J workspace their memory
+ * comes from the C allocator, not ND4J's (whose per-call cost exceeded the kernels'); the
+ * {@code ...Into} variants write into caller-owned arrays instead.
  *
  * <p>Forward for inference is one oneDNN matmul with bias, the activation and the residual add as
  * post-ops. {@link #forwardTraining} also keeps the pre-activation z = x·W + b for backward. The
@@ -143,9 +146,9 @@ public final class FusedDense {
       r = Arrays2.denseFloat(residual);
     }
     INDArray y = yOut != null ? checkOut("y", yOut, m, n)
-        : Nd4j.createUninitialized(DataType.FLOAT, m, n);
+        : kernels.memory().allocate(m, n);
     INDArray z = !training ? null : zOut != null ? checkOut("z", zOut, m, n)
-        : Nd4j.createUninitialized(DataType.FLOAT, m, n);
+        : kernels.memory().allocate(m, n);
     DnnlKernels dnnl = kernels.dnnl();
     if (dnnl == null) {
       fallbackForward(x, w, b, r, y, z);
@@ -181,8 +184,9 @@ public final class FusedDense {
    */
   public Gradients backward(INDArray x, INDArray w, INDArray preActivation, INDArray gradOutput,
       boolean inputGradient) {
-    return backwardInto(x, w, preActivation, gradOutput, inputGradient ? Nd4j.createUninitialized(
-        DataType.FLOAT, x.rows(), x.columns()) : null, null, null);
+    Arrays2.check2d("x", x, DataType.FLOAT, DataType.BFLOAT16);
+    return backwardInto(x, w, preActivation, gradOutput,
+        inputGradient ? kernels.memory().allocate(x.rows(), x.columns()) : null, null, null);
   }
 
   /**
@@ -217,9 +221,9 @@ public final class FusedDense {
     INDArray dY = Arrays2.denseFloat(gradOutput);
     INDArray dX = dXOut == null ? null : checkOut("dX", dXOut, m, k);
     INDArray dW = dWOut != null ? checkOut("dW", dWOut, k, n)
-        : Nd4j.createUninitialized(DataType.FLOAT, k, n);
+        : kernels.memory().allocate(k, n);
     INDArray db = dbOut != null ? checkOut("db", dbOut, 1, n)
-        : Nd4j.createUninitialized(DataType.FLOAT, 1, n);
+        : kernels.memory().allocate(1, n);
     DnnlKernels dnnl = kernels.dnnl();
     if (dnnl == null) {
       fallbackBackward(x, w, z, dY, dX, dW, db);

@@ -25,7 +25,7 @@ public final class KernelComparison {
   /**
    * One measured kernel.
    *
-   * @param kernel "matmul", "dense-forward" or "dense-backward"
+   * @param kernel "matmul", "dense-forward", "dense-forward-training" or "dense-backward"
    * @param precision "fp32", "bf16" or "fp16"
    * @param shape "MxNxK"
    * @param activation activation of dense rows ("identity" for matmul)
@@ -64,6 +64,9 @@ public final class KernelComparison {
     rows.add(matmul(DataType.FLOAT, 1024, 1024, 1024));
     for (FusedDense.Precision p : FusedDense.Precision.values()) {
       rows.add(denseForward(p, Activation.GELU_TANH, 256, 1024, 1024));
+    }
+    for (FusedDense.Precision p : FusedDense.Precision.values()) {
+      rows.add(denseForwardTraining(p, Activation.GELU_TANH, 256, 1024, 1024));
     }
     for (FusedDense.Precision p : FusedDense.Precision.values()) {
       rows.add(denseBackward(p, Activation.GELU_TANH, 256, 1024, 1024));
@@ -108,6 +111,30 @@ public final class KernelComparison {
     base.put("nd4j-fp32-mmul", flops / median(() -> x.mmul(w)) / 1e9);
     String type = precision.name().toLowerCase(Locale.ROOT);
     return row("dense-forward", type, m, n, k, activationName(act), flops, t,
+        Kernels.cpu().implementation("dense.forward." + type), base);
+  }
+
+  /**
+   * The training forward ({@link FusedDense#forwardTraining}: output and pre-activation) beside
+   * the inference forward of the same layer ({@code hyperframes-forward}) and the unfused ND4J
+   * layer.
+   */
+  public Row denseForwardTraining(FusedDense.Precision precision, Activation act, int m, int n,
+      int k) {
+    INDArray x = Nd4j.rand(DataType.FLOAT, m, k).subi(0.5);
+    INDArray w = Nd4j.rand(DataType.FLOAT, k, n).subi(0.5).muli(0.05);
+    INDArray b = Nd4j.rand(DataType.FLOAT, 1, n);
+    INDArray r = Nd4j.rand(DataType.FLOAT, m, n);
+    FusedDense layer = FusedDense.of(act, precision);
+    IActivation nd4j = Baselines.nd4jActivation(act);
+    double flops = 2.0 * m * n * k;
+    double t = median(() -> layer.forwardTraining(x, w, b, r));
+    Map<String, Double> base = new LinkedHashMap<>();
+    base.put("hyperframes-forward", flops / median(() -> layer.forward(x, w, b, r)) / 1e9);
+    base.put("nd4j-fp32-unfused", flops / median(() -> Baselines.unfusedForward(nd4j, x, w, b,
+        r)) / 1e9);
+    String type = precision.name().toLowerCase(Locale.ROOT);
+    return row("dense-forward-training", type, m, n, k, activationName(act), flops, t,
         Kernels.cpu().implementation("dense.forward." + type), base);
   }
 

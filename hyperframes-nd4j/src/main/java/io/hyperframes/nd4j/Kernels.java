@@ -19,6 +19,7 @@ public final class Kernels implements Backend {
   private final DnnlKernels dnnl;
   private final String fallbackReason;
   private final Dnnl engine;
+  private final OutputMemory memory = new OutputMemory();
 
   private Kernels() {
     this(Dnnl.availability());
@@ -38,6 +39,11 @@ public final class Kernels implements Backend {
   /** A backend that always takes the ND4J path (tests of the fallback). */
   static Kernels fallbackOnly(String reason) {
     return new Kernels(new Dnnl.Availability(null, reason));
+  }
+
+  /** Memory for the arrays the kernels return (reused once they are unreachable). */
+  OutputMemory memory() {
+    return memory;
   }
 
   /** The oneDNN kernels, or null on the fallback path. */

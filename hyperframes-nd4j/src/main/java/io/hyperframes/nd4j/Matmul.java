@@ -32,7 +32,7 @@ public final class Matmul {
   public static INDArray multiply(INDArray a, INDArray b) {
     Arrays2.check2d("a", a, DataType.FLOAT, DataType.BFLOAT16, DataType.FLOAT16);
     Arrays2.check2d("b", b, DataType.FLOAT, DataType.BFLOAT16, DataType.FLOAT16);
-    INDArray c = Nd4j.createUninitialized(DataType.FLOAT, a.rows(), b.columns());
+    INDArray c = Kernels.cpu().memory().allocate(a.rows(), b.columns());
     gemm(a, false, b, false, c, 1f, 0f);
     return c;
   }
