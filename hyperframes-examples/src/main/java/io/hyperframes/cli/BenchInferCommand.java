@@ -25,6 +25,10 @@ final class BenchInferCommand implements Callable<Integer> {
   @Option(names = "--runs", defaultValue = "400", description = "Timed calls per case.")
   int runs;
 
+  @Option(names = "--djl", negatable = true, defaultValue = "true",
+      description = "Also time the same MLP in DJL on PyTorch (default on).")
+  boolean djl;
+
   @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
   Format format;
 
@@ -50,6 +54,19 @@ final class BenchInferCommand implements Callable<Integer> {
       o.putObject("dl4jAccelerated").put("p50Seconds", a[0]).put("p99Seconds", a[1])
           .put("p99Reduction", 1 - a[1] / d[1]);
     }
+    if (djl) {
+      // Last, in the same JVM: once PyTorch is loaded its thread pool shares the cores with
+      // everything measured after it, so nothing of ours is measured after it.
+      try (DjlBaseline baseline = DjlBaseline.create()) {
+        for (int batch : new int[] {1, 32}) {
+          var input = baseline.input(batch);
+          double[] p = TrainBench.latency(() -> baseline.infer(input), runs);
+          ObjectNode o = batch == 32 ? root : (ObjectNode) root.get("batch1");
+          o.putObject("djlPytorch").put("p50Seconds", p[0]).put("p99Seconds", p[1]);
+          o.put("djlP99Ratio", o.get("hyperframes").get("p99Seconds").asDouble() / p[1]);
+        }
+      }
+    }
     root.put("batch", 32);
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
@@ -68,6 +85,12 @@ final class BenchInferCommand implements Callable<Integer> {
             1e3 * o.get("dl4jAccelerated").get("p50Seconds").asDouble(),
             1e3 * o.get("dl4jAccelerated").get("p99Seconds").asDouble(),
             100 * o.get("dl4jAccelerated").get("p99Reduction").asDouble());
+        if (o.has("djlPytorch")) {
+          out.printf(Locale.ROOT, "  DJL on PyTorch p50 %.3f ms p99 %.3f ms; hyperframes p99 /"
+              + " DJL p99 %.2f%n", 1e3 * o.get("djlPytorch").get("p50Seconds").asDouble(),
+              1e3 * o.get("djlPytorch").get("p99Seconds").asDouble(),
+              o.get("djlP99Ratio").asDouble());
+        }
       }
     }
     out.flush();

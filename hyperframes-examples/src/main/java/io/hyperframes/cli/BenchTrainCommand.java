@@ -27,6 +27,10 @@ final class BenchTrainCommand implements Callable<Integer> {
       description = "Also run DL4J's default pipeline (default on).")
   boolean compareDefault;
 
+  @Option(names = "--djl", negatable = true, defaultValue = "true",
+      description = "Also train the same MLP in DJL on PyTorch (default on).")
+  boolean djl;
+
   @Option(names = "--epochs", defaultValue = "2", description = "Epochs (default 2).")
   int epochs;
 
@@ -82,6 +86,16 @@ final class BenchTrainCommand implements Callable<Integer> {
             / dflt.samplesPerSecond());
         root.put("accuracyDifference", hf.accuracy() - dflt.accuracy());
       }
+      if (djl) {
+        try (DjlBaseline baseline = DjlBaseline.create()) {
+          DjlBaseline.Trained d = baseline.train(bench.csv(), rows, bench.testFeatures(),
+              bench.testLabels(), epochs);
+          ObjectNode o = root.putObject("djlPytorch");
+          o.put("samplesPerSecond", d.samplesPerSecond());
+          o.put("accuracy", d.accuracy());
+          root.put("djlSpeedup", hf.samplesPerSecond() / d.samplesPerSecond());
+        }
+      }
       root.put("epochs", epochs);
       root.put("trainRows", rows);
       root.set("machine", BenchKernelsCommand.machine());
@@ -119,6 +133,11 @@ final class BenchTrainCommand implements Callable<Integer> {
     row(b, "loader only", root.get("ablations").get("loaderOnly"));
     row(b, "kernels only", root.get("ablations").get("kernelsOnly"));
     row(b, "DL4J adapter", root.get("ablations").get("dl4jAccelerated"));
+    if (root.has("djlPytorch")) {
+      b.append(String.format(Locale.ROOT, "%-14s %12.1f %10s %10s %8.2f%%%n", "DJL PyTorch",
+          root.get("djlPytorch").get("samplesPerSecond").asDouble(), "in memory", "",
+          100 * root.get("djlPytorch").get("accuracy").asDouble()));
+    }
     if (root.has("speedup")) {
       b.append(String.format(Locale.ROOT, "speedup %.2fx (loader only %.2fx, kernels only"
           + " %.2fx, DL4J fit with Dl4jAdapter and the loader %.2fx)%n",
@@ -126,6 +145,10 @@ final class BenchTrainCommand implements Callable<Integer> {
           root.get("ablations").get("loaderOnlySpeedup").asDouble(),
           root.get("ablations").get("kernelsOnlySpeedup").asDouble(),
           root.get("ablations").get("dl4jAcceleratedSpeedup").asDouble()));
+    }
+    if (root.has("djlSpeedup")) {
+      b.append(String.format(Locale.ROOT, "speedup over DJL on PyTorch %.2fx%n",
+          root.get("djlSpeedup").asDouble()));
     }
     return b.toString();
   }

@@ -95,6 +95,21 @@ final class TrainBench {
     testY = Nd4j.create(y, new long[] {testRows, CLASSES}, 'c');
   }
 
+  /** The training rows as CSV (features, then the class index). */
+  Path csv() {
+    return csv;
+  }
+
+  /** The test features, row-major. */
+  float[] testFeatures() {
+    return testX.data().asFloat();
+  }
+
+  /** The test class indices. */
+  int[] testLabels() {
+    return testY.argMax(1).toIntVector();
+  }
+
   static MultiLayerNetwork dl4jNetwork() {
     return dl4jNetwork(false);
   }
@@ -202,8 +217,18 @@ final class TrainBench {
   }
 
   /** Latency percentiles of {@code call} over {@code runs} calls after a warm-up. */
+  /**
+   * Median and 99th percentile of {@code runs} timed calls, after a warm-up of at least 200 calls
+   * and one second (at most ten seconds), so that the JIT has compiled the hot path of every
+   * contender before timing starts (the same warm-up for each).
+   */
   static double[] latency(Runnable call, int runs) {
-    for (int i = 0; i < Math.max(5, runs / 10); i++) {
+    long start = System.nanoTime();
+    for (int i = 0; ; i++) {
+      long elapsed = System.nanoTime() - start;
+      if ((i >= 200 && elapsed >= 1_000_000_000L) || elapsed >= 10_000_000_000L) {
+        break;
+      }
       call.run();
     }
     double[] t = new double[runs];

@@ -223,11 +223,21 @@ class CliTest {
     }
     assertTrue(t.has("speedup") && t.get("ablations").has("loaderOnly")
         && t.get("ablations").has("kernelsOnly") && t.get("ablations").has("dl4jAccelerated"));
+    // DJL on PyTorch, offline, in the same run
+    assertTrue(t.get("djlPytorch").get("samplesPerSecond").asDouble() > 0, t.toString());
+    double djlAccuracy = t.get("djlPytorch").get("accuracy").asDouble();
+    assertTrue(djlAccuracy >= 0 && djlAccuracy <= 1, t.toString()); // 512 rows: barely trained
+    assertTrue(t.get("djlSpeedup").asDouble() > 0);
     Result infer = run("bench", "infer", "--runs", "20", "--format", "json");
     assertEquals(0, infer.status(), infer.err());
     JsonNode i = Json.parseObject("infer", infer.out());
     assertTrue(i.get("default").has("p50Seconds") && i.get("hyperframes").has("p99Seconds")
         && i.has("p99Reduction") && i.get("dl4jAccelerated").has("p99Seconds"));
+    for (JsonNode o : List.of(i, i.get("batch1"))) {
+      assertTrue(o.get("djlPytorch").get("p50Seconds").asDouble() > 0, o.toString());
+      assertTrue(o.get("djlPytorch").get("p99Seconds").asDouble() > 0, o.toString());
+      assertTrue(o.get("djlP99Ratio").asDouble() > 0, o.toString());
+    }
   }
 
   @Test
