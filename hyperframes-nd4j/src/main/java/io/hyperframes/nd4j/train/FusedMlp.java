@@ -29,6 +29,13 @@ public final class FusedMlp {
   private final List<INDArray> weights = new ArrayList<>();
   private final List<INDArray> biases = new ArrayList<>();
   private final List<FusedAdam> updaters = new ArrayList<>();
+  private final boolean bf16;
+  /**
+   * With BF16 compute, the BF16 rounding of each weight for {@link #output}, made on the first
+   * call after an update: inference then reads half the bytes and skips the kernels' per-call
+   * conversion of the FP32 master weights. Null when stale.
+   */
+  private List<INDArray> inferenceWeights;
   /** Per-layer buffers reused across steps of the same batch size: y, z, dX, dW, db. */
   private final List<INDArray[]> buffers = new ArrayList<>();
   private long bufferRows = -1;
@@ -42,6 +49,8 @@ public final class FusedMlp {
     checkArgument(sizes != null && sizes.length >= 2, "sizes: need inputs and classes");
     checkArgument(learningRate > 0 && Double.isFinite(learningRate),
         "learningRate: must be > 0, got %s", learningRate);
+    checkArgument(precision != null, "precision: must be given");
+    this.bf16 = precision == FusedDense.Precision.BF16;
     Nd4j.getRandom().setSeed(seed);
     for (int i = 0; i + 1 < sizes.length; i++) {
       checkArgument(sizes[i] > 0 && sizes[i + 1] > 0, "sizes: must be > 0");
@@ -58,9 +67,18 @@ public final class FusedMlp {
 
   /** Class probabilities for a batch of rows. */
   public INDArray output(INDArray x) {
+    List<INDArray> w = weights;
+    if (bf16) {
+      if (inferenceWeights == null) {
+        List<INDArray> rounded = new ArrayList<>();
+        weights.forEach(full -> rounded.add(full.castTo(DataType.BFLOAT16)));
+        inferenceWeights = rounded;
+      }
+      w = inferenceWeights;
+    }
     INDArray a = x;
     for (int i = 0; i < layers.size(); i++) {
-      a = layers.get(i).forward(a, weights.get(i), biases.get(i), null);
+      a = layers.get(i).forward(a, w.get(i), biases.get(i), null);
     }
     return Transforms.softmax(a, false);
   }
@@ -129,6 +147,7 @@ public final class FusedMlp {
     }
     // Adam in one vectorised pass per parameter array (FusedAdam: ND4J's native Adam op was
     // 40 % of the step).
+    inferenceWeights = null;
     for (int i = 0; i < n; i++) {
       updaters.get(2 * i).update(grads[i][0]);
       updaters.get(2 * i + 1).update(grads[i][1]);
