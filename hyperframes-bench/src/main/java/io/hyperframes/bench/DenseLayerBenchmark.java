@@ -57,6 +57,9 @@ public class DenseLayerBenchmark {
   private FusedDense fp32;
   private FusedDense bf16;
   private IActivation nd4j;
+  private INDArray dX;
+  private INDArray dW;
+  private INDArray db;
 
   @Setup
   public void setUp() {
@@ -70,6 +73,9 @@ public class DenseLayerBenchmark {
     bf16 = FusedDense.of(activation, FusedDense.Precision.BF16);
     z = fp32.forwardTraining(x, w, b, null).preActivation();
     nd4j = Baselines.nd4jActivation(activation);
+    dX = Nd4j.create(DataType.FLOAT, m, k);
+    dW = Nd4j.create(DataType.FLOAT, k, n);
+    db = Nd4j.create(DataType.FLOAT, 1, n);
   }
 
   @Benchmark
@@ -95,6 +101,12 @@ public class DenseLayerBenchmark {
   @Benchmark
   public FusedDense.Gradients backwardFusedBf16() {
     return bf16.backward(x, w, z, dY);
+  }
+
+  /** The same backward into caller-owned outputs: what allocation costs the call above. */
+  @Benchmark
+  public FusedDense.Gradients backwardIntoFusedBf16() {
+    return bf16.backwardInto(x, w, z, dY, dX, dW, db);
   }
 
   @Benchmark
