@@ -166,9 +166,16 @@ public final class KernelComparison {
         ImmutableMap.copyOf(baselines), ImmutableMap.copyOf(speedups), seconds);
   }
 
+  /**
+   * Median time of one call, after a warm-up as long as the measurement (at least two calls):
+   * the JIT compiles the call path and the output memory reaches reuse before timing starts, the
+   * same for a kernel and its baselines.
+   */
   private double median(Runnable r) {
-    r.run();
-    r.run();
+    long warm = System.nanoTime() + (long) (budgetSeconds * 1e9);
+    for (int i = 0; i < 2 || (System.nanoTime() < warm && i < 10_000); i++) {
+      r.run();
+    }
     List<Double> times = new ArrayList<>();
     long deadline = System.nanoTime() + (long) (budgetSeconds * 1e9);
     while (times.size() < minRuns || System.nanoTime() < deadline) {
