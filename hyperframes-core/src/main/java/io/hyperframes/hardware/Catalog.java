@@ -367,9 +367,7 @@ public final class Catalog {
   }
 
   private static String text(String path, String value) {
-    String s = Documents.required(path, value);
-    checkArgument(!s.isBlank(), "%s: must not be empty", path);
-    return s;
+    return Documents.required(path, Documents.text(path, value));
   }
 
   private static double num(String path, Double value) {

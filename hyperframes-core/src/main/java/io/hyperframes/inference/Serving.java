@@ -201,7 +201,7 @@ public final class Serving {
    */
   static ServingLoad load(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
       InferenceWorkload w, int tp, int pp) {
-    InferenceWorkload one = withBatch(w, 1);
+    InferenceWorkload one = w.withBatchSize(1);
     long fit = estimator.estimate(m, replica, one, tp, pp, 1).maxBatchSize();
     return load(estimator, m, replica, w, tp, pp,
         (int) Math.max(1, Math.min(MAX_SIMULATED_BATCH, fit)));
@@ -213,15 +213,11 @@ public final class Serving {
     double[] prefill = new double[limit + 1];
     double[] decode = new double[limit + 1];
     for (int b = 1; b <= limit; b++) {
-      InferenceEstimate e = estimator.estimate(m, replica, withBatch(w, b), tp, pp, 1);
+      InferenceEstimate e = estimator.estimate(m, replica, w.withBatchSize(b), tp, pp, 1);
       prefill[b] = e.prefillSeconds();
       decode[b] = e.decodeSecondsPerToken();
     }
     return new ServingLoad(prefill, decode, w.outputTokens());
-  }
-
-  static InferenceWorkload withBatch(InferenceWorkload w, int batch) {
-    return w.withBatchSize(batch);
   }
 
   /**
@@ -274,7 +270,7 @@ public final class Serving {
         continue;
       }
       Cluster replica = r.cluster().withDevices(tp);
-      if (!estimator.estimate(m, replica, withBatch(w, 1), tp, 1, 1).feasible()) {
+      if (!estimator.estimate(m, replica, w.withBatchSize(1), tp, 1, 1).feasible()) {
         continue;
       }
       ServingLoad load = load(estimator, m, replica, w, tp, 1);

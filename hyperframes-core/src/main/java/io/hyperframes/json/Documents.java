@@ -40,7 +40,7 @@ public final class Documents {
   private Documents() {}
 
   /** A string field: null when absent; blank is rejected. */
-  static String text(String path, String value) {
+  public static String text(String path, String value) {
     if (value != null && value.isBlank()) {
       throw new IllegalArgumentException(path + ": must not be empty");
     }
@@ -53,10 +53,6 @@ public final class Documents {
       throw new IllegalArgumentException(path + ": missing required field");
     }
     return value;
-  }
-
-  static Double number(String path, Double value) {
-    return value == null ? null : Checks.finite(path, value);
   }
 
   /** {@code model}: a catalog id, an architecture, or a name and a parameter count. */

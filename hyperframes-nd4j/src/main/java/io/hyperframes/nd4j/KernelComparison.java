@@ -93,12 +93,22 @@ public final class KernelComparison {
         Kernels.cpu().implementation("matmul." + precision), base);
   }
 
+  /** Inputs of a dense layer: x [m, k], W [k, n], b [1, n], residual [m, n]. */
+  private record DenseInputs(INDArray x, INDArray w, INDArray b, INDArray r) {
+    static DenseInputs random(int m, int n, int k) {
+      return new DenseInputs(Nd4j.rand(DataType.FLOAT, m, k).subi(0.5),
+          Nd4j.rand(DataType.FLOAT, k, n).subi(0.5).muli(0.05), Nd4j.rand(DataType.FLOAT, 1, n),
+          Nd4j.rand(DataType.FLOAT, m, n));
+    }
+  }
+
   /** Dense forward y = act(x·W + b) + r with x [m, k], W [k, n]. */
   public Row denseForward(FusedDense.Precision precision, Activation act, int m, int n, int k) {
-    INDArray x = Nd4j.rand(DataType.FLOAT, m, k).subi(0.5);
-    INDArray w = Nd4j.rand(DataType.FLOAT, k, n).subi(0.5).muli(0.05);
-    INDArray b = Nd4j.rand(DataType.FLOAT, 1, n);
-    INDArray r = Nd4j.rand(DataType.FLOAT, m, n);
+    DenseInputs in = DenseInputs.random(m, n, k);
+    INDArray x = in.x();
+    INDArray w = in.w();
+    INDArray b = in.b();
+    INDArray r = in.r();
     FusedDense layer = FusedDense.of(act, precision);
     IActivation nd4j = Baselines.nd4jActivation(act);
     double flops = 2.0 * m * n * k;
@@ -121,10 +131,11 @@ public final class KernelComparison {
    */
   public Row denseForwardTraining(FusedDense.Precision precision, Activation act, int m, int n,
       int k) {
-    INDArray x = Nd4j.rand(DataType.FLOAT, m, k).subi(0.5);
-    INDArray w = Nd4j.rand(DataType.FLOAT, k, n).subi(0.5).muli(0.05);
-    INDArray b = Nd4j.rand(DataType.FLOAT, 1, n);
-    INDArray r = Nd4j.rand(DataType.FLOAT, m, n);
+    DenseInputs in = DenseInputs.random(m, n, k);
+    INDArray x = in.x();
+    INDArray w = in.w();
+    INDArray b = in.b();
+    INDArray r = in.r();
     FusedDense layer = FusedDense.of(act, precision);
     IActivation nd4j = Baselines.nd4jActivation(act);
     double flops = 2.0 * m * n * k;
