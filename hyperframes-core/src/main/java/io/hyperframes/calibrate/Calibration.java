@@ -69,6 +69,8 @@ public final class Calibration {
     OVERLAP_COST("overlapCost", 0.0, 1.0),
     /** Serving: fixed seconds per layer and forward pass; bounds [0, 1 ms]. */
     SERVING_OVERHEAD("servingLayerOverheadUs", 0.0, 1000.0),
+    /** Serving: fixed seconds per request before its first token; bounds [0, 100 ms]. */
+    SERVING_REQUEST("servingRequestOverheadUs", 0.0, 100000.0),
     /** Serving: fraction of sustained bandwidth of decode KV-cache reads; bounds [0.1, 1]. */
     KV_BANDWIDTH("kvBandwidthFraction", 0.1, 1.0),
     /** Sustained fraction of a fabric's bandwidth; bounds [0.2, 1]. */
@@ -142,7 +144,8 @@ public final class Calibration {
         kernels.add(new CatalogFile.KernelEntry(gf[0],
             family(format).stream().map(NumberFormat::id).toList(), k.matmul(), k.halfDim(),
             k.halfRows(), k.attention(), k.layerOverheadSeconds() * 1e6, k.overlapCost(),
-            k.servingLayerOverheadSeconds() * 1e6, k.kvBandwidthFraction(), provenance));
+            k.servingLayerOverheadSeconds() * 1e6, k.kvBandwidthFraction(),
+            k.servingRequestSeconds() * 1e6, provenance));
       }
       List<CatalogFile.FabricEntry> fabrics = new ArrayList<>();
       for (String t : fabricTargets) {
@@ -422,6 +425,7 @@ public final class Calibration {
       starts.put(Constant.SERVING_OVERHEAD,
           Math.max(k.servingLayerOverheadSeconds() * 1e6, 20.0));
       starts.put(Constant.KV_BANDWIDTH, Math.min(k.kvBandwidthFraction(), 0.9));
+      starts.put(Constant.SERVING_REQUEST, Math.max(k.servingRequestSeconds() * 1e6, 1000.0));
       starts.put(Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1));
       starts.put(Constant.LAYER_OVERHEAD, Math.max(k.layerOverheadSeconds() * 1e6, 50.0));
       starts.forEach((constant, start) -> {
@@ -448,6 +452,7 @@ public final class Calibration {
       case MATMUL_HALF_DIM -> k.withHalfDim(v);
       case SERVING_OVERHEAD -> k.withServingLayerOverhead(v * 1e-6);
       case KV_BANDWIDTH -> k.withKvBandwidthFraction(v);
+      case SERVING_REQUEST -> k.withServingRequest(v * 1e-6);
       case OVERLAP_COST -> k.withOverlapCost(v);
       case LAYER_OVERHEAD -> k.withLayerOverhead(v * 1e-6);
       case FABRIC_EFFICIENCY -> throw new AssertionError("not a kernel constant");

@@ -320,6 +320,9 @@ public final class Catalog {
               : Checks.finite(p + ".servingLayerOverheadUs", e.servingLayerOverheadUs()) * 1e-6,
           e.kvBandwidthFraction() == null ? 1.0
               : Checks.finite(p + ".kvBandwidthFraction", e.kvBandwidthFraction()),
+          e.servingRequestOverheadUs() == null ? 0.0
+              : Checks.nonNegative(p + ".servingRequestOverheadUs",
+                  e.servingRequestOverheadUs()) * 1e-6,
           text(p + ".source", e.source()));
       checkArgument(e.formats() != null && !e.formats().isEmpty(),
           "%s.formats: must be a non-empty array of number formats", p);

@@ -18,7 +18,10 @@ import static com.google.common.base.Preconditions.checkArgument;
  * {@code servingLayerOverheadSeconds} (kernel launches and synchronisation, which a decode step's
  * small kernels do not hide; a prefill's large kernels do), and the decode attention reads
  * the KV cache at {@code kvBandwidthFraction} of the sustained memory bandwidth (paged attention
- * kernels stream many short, scattered blocks).
+ * kernels stream many short, scattered blocks). Every request also pays
+ * {@code servingRequestSeconds} once before its first token: the serving path outside the model's
+ * kernels (scheduling the request, sampling the first token, the device-to-host copy and the
+ * server's response path), which a short prompt's prefill does not hide.
  *
  * @param matmul large-matrix fraction of peak, in (0, 1]
  * @param halfDim weight dimension (n or k) of half efficiency, ≥ 0
@@ -28,16 +31,17 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param overlapCost fraction of overlapped communication time still paid, in [0, 1]
  * @param servingLayerOverheadSeconds fixed seconds per layer per decode step, ≥ 0
  * @param kvBandwidthFraction fraction of sustained bandwidth of decode KV-cache reads, in (0, 1]
+ * @param servingRequestSeconds fixed seconds per request before its first token, ≥ 0
  * @param source where the constants come from: the cases they were fitted on, or the datasheet
  */
 public record KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
     double layerOverheadSeconds, double overlapCost, double servingLayerOverheadSeconds,
-    double kvBandwidthFraction, String source) {
+    double kvBandwidthFraction, double servingRequestSeconds, String source) {
 
   /** Training constants only; serving uses no overhead and the full bandwidth. */
   public KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
       double layerOverheadSeconds, double overlapCost, String source) {
-    this(matmul, halfDim, halfRows, attention, layerOverheadSeconds, overlapCost, 0.0, 1.0,
+    this(matmul, halfDim, halfRows, attention, layerOverheadSeconds, overlapCost, 0.0, 1.0, 0.0,
         source);
   }
 
@@ -56,49 +60,62 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     checkArgument(Double.isFinite(kvBandwidthFraction) && kvBandwidthFraction > 0
         && kvBandwidthFraction <= 1,
         "kernel.kvBandwidthFraction: must be in (0, 1], got %s", kvBandwidthFraction);
+    Checks.nonNegative("kernel.servingRequestSeconds", servingRequestSeconds);
     source = source == null ? "" : source;
   }
 
   /** These constants with another large-matrix matmul efficiency. */
   public KernelEfficiency withMatmul(double value) {
     return new KernelEfficiency(value, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction,
+        servingRequestSeconds, source);
   }
 
   /** These constants with another weight half dimension. */
   public KernelEfficiency withHalfDim(double value) {
     return new KernelEfficiency(matmul, value, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction,
+        servingRequestSeconds, source);
   }
 
   /** These constants with another fused-attention efficiency. */
   public KernelEfficiency withAttention(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, value, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction,
+        servingRequestSeconds, source);
   }
 
   /** These constants with another per-layer overhead, seconds. */
   public KernelEfficiency withLayerOverhead(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, seconds, overlapCost,
-        servingLayerOverheadSeconds, kvBandwidthFraction, source);
+        servingLayerOverheadSeconds, kvBandwidthFraction,
+        servingRequestSeconds, source);
   }
 
   /** These constants with another overlap cost. */
   public KernelEfficiency withOverlapCost(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        value, servingLayerOverheadSeconds, kvBandwidthFraction, source);
+        value, servingLayerOverheadSeconds, kvBandwidthFraction,
+        servingRequestSeconds, source);
   }
 
   /** These constants with another serving per-layer overhead, seconds. */
   public KernelEfficiency withServingLayerOverhead(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, seconds, kvBandwidthFraction, source);
+        overlapCost, seconds, kvBandwidthFraction, servingRequestSeconds, source);
   }
 
   /** These constants with another KV-cache bandwidth fraction. */
   public KernelEfficiency withKvBandwidthFraction(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, value, source);
+        overlapCost, servingLayerOverheadSeconds, value, servingRequestSeconds,
+        source);
+  }
+
+  /** These constants with another per-request serving overhead, seconds. */
+  public KernelEfficiency withServingRequest(double seconds) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, seconds, source);
   }
 
   /** Matmul efficiency for an m×k by k×n product. */

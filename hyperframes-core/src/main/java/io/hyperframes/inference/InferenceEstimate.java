@@ -18,6 +18,8 @@ import java.util.List;
  * @param otherBytes runtime reserve and logits buffer per device
  * @param prefillSeconds prompt processing of the batch
  * @param decodeSecondsPerToken one decode step of the batch at the mean context
+ * @param requestSeconds the fixed part of a request's time to first token outside the model's
+ *     kernels (scheduling, sampling, host transfers; {@code KernelEfficiency#servingRequestSeconds})
  * @param kvCacheBytesPerToken KV cache per token of the whole model (2·layers·kvHeads·headDim·bytes)
  * @param kvCacheBytesPerSequence KV cache of one sequence of prompt + output tokens, whole model,
  *     rounded up to paged blocks
@@ -29,7 +31,7 @@ import java.util.List;
 public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, int pp,
     int replicas, double parameters, double weightsBytes, double kvCacheBytes,
     double activationsBytes, double otherBytes, double prefillSeconds,
-    double decodeSecondsPerToken, double kvCacheBytesPerToken, double kvCacheBytesPerSequence,
+    double decodeSecondsPerToken, double requestSeconds, double kvCacheBytesPerToken, double kvCacheBytesPerSequence,
     long maxBatchSize, int devices, int outputTokens, int batchSize) {
 
   public InferenceEstimate {
@@ -42,17 +44,17 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     all.add(why);
     return new InferenceEstimate(false, all, tp, pp, replicas, parameters, weightsBytes,
         kvCacheBytes, activationsBytes, otherBytes, prefillSeconds, decodeSecondsPerToken,
-        kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices, outputTokens,
-        batchSize);
+        requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices,
+        outputTokens, batchSize);
   }
 
   public double totalBytes() {
     return weightsBytes + kvCacheBytes + activationsBytes + otherBytes;
   }
 
-  /** Time to first token without queueing: the prefill of the batch. */
+  /** Time to first token without queueing: the prefill of the batch and the request path. */
   public double ttftSeconds() {
-    return prefillSeconds;
+    return prefillSeconds + requestSeconds;
   }
 
   /** Time per output token: one decode step. */
@@ -60,9 +62,12 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     return decodeSecondsPerToken;
   }
 
-  /** End-to-end latency of a request without queueing: prefill + outputTokens decode steps. */
+  /**
+   * End-to-end latency of a request without queueing: time to first token + outputTokens decode
+   * steps.
+   */
   public double totalSeconds() {
-    return prefillSeconds + outputTokens * decodeSecondsPerToken;
+    return ttftSeconds() + outputTokens * decodeSecondsPerToken;
   }
 
   /** Generated tokens per second per device, prefill included. */

@@ -130,7 +130,8 @@ public final class InferenceEstimator {
         + (pp - 1) * pipeline(cluster, tp, replicas,
             (double) w.batchSize() * m.hidden() * act / tp);
     return new InferenceEstimate(reasons.isEmpty(), reasons, tp, pp, replicas, m.parameters(),
-        weights, kv, activations, other, prefill, decode, kvPerToken, kvPerToken * paged,
+        weights, kv, activations, other, prefill, decode,
+        acc.kernel(compute).servingRequestSeconds(), kvPerToken, kvPerToken * paged,
         maxBatch, (int) devices, w.outputTokens(), w.batchSize());
   }
 

@@ -212,12 +212,14 @@ public final class Serving {
       InferenceWorkload w, int tp, int pp, int limit) {
     double[] prefill = new double[limit + 1];
     double[] decode = new double[limit + 1];
+    double request = 0;
     for (int b = 1; b <= limit; b++) {
       InferenceEstimate e = estimator.estimate(m, replica, w.withBatchSize(b), tp, pp, 1);
       prefill[b] = e.prefillSeconds();
       decode[b] = e.decodeSecondsPerToken();
+      request = e.requestSeconds();
     }
-    return new ServingLoad(prefill, decode, w.outputTokens());
+    return new ServingLoad(prefill, decode, w.outputTokens(), request);
   }
 
   /**

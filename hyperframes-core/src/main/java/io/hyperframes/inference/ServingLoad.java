@@ -50,6 +50,16 @@ public final class ServingLoad {
           "workload.latencySlo.percentile: must be in (0, 100), got %s", percentile);
       return ttftQuantile.applyAsDouble(percentile / 100);
     }
+
+    /** These percentiles with {@code seconds} added to every request's latency. */
+    Percentiles delayed(double seconds) {
+      if (seconds == 0) {
+        return this;
+      }
+      java.util.function.DoubleUnaryOperator q = ttftQuantile;
+      return new Percentiles(p50 + seconds, p90 + seconds, p99 + seconds, ttftP50 + seconds,
+          ttftP99 + seconds, meanRunning, x -> q.applyAsDouble(x) + seconds);
+    }
   }
 
   private final double[] prefill;
@@ -57,6 +67,7 @@ public final class ServingLoad {
   private final int maxBatch;
   private final int outputTokens;
   private final ClusterLatency cluster;
+  private final double requestSeconds;
 
   /**
    * @param prefill prefill[k] = time to prefill k prompts in one iteration (index 0 unused)
@@ -64,9 +75,22 @@ public final class ServingLoad {
    * @param outputTokens tokens generated per request (the first by the prefill)
    */
   public ServingLoad(double[] prefill, double[] decode, int outputTokens) {
+    this(prefill, decode, outputTokens, 0.0);
+  }
+
+  /**
+   * As {@link #ServingLoad(double[], double[], int)}, with a fixed delay of every request's
+   * first token outside the server's iterations (the request path,
+   * {@link InferenceEstimate#requestSeconds}): it adds to every latency and occupies no
+   * iteration.
+   */
+  public ServingLoad(double[] prefill, double[] decode, int outputTokens, double requestSeconds) {
     checkArgument(prefill.length == decode.length && prefill.length >= 2,
         "tables: prefill and decode times for batch 1..max must be given");
     checkArgument(outputTokens >= 1, "workload.outputTokens: must be > 0, got %s", outputTokens);
+    checkArgument(requestSeconds >= 0 && Double.isFinite(requestSeconds),
+        "requestSeconds: must be >= 0, got %s", requestSeconds);
+    this.requestSeconds = requestSeconds;
     this.prefill = prefill.clone();
     this.decode = decode.clone();
     this.maxBatch = prefill.length - 1;
@@ -161,7 +185,7 @@ public final class ServingLoad {
     Arrays.sort(ttft);
     return new Percentiles(quantile(latency, 0.5), quantile(latency, 0.9),
         quantile(latency, 0.99), quantile(ttft, 0.5), quantile(ttft, 0.99),
-        runningArea / now, q -> quantile(ttft, q));
+        runningArea / now, q -> quantile(ttft, q)).delayed(requestSeconds);
   }
 
   /**
@@ -173,7 +197,7 @@ public final class ServingLoad {
   public Percentiles analytical(double rate) {
     checkArgument(rate > 0 && Double.isFinite(rate), "workload.arrivalRatePerSecond: must be"
         + " > 0, got %s", rate);
-    return cluster.percentiles(rate);
+    return cluster.percentiles(rate).delayed(requestSeconds);
   }
 
   private static double quantile(double[] sorted, double q) {

@@ -47,7 +47,7 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
   public record KernelEntry(String generation, List<String> formats, Double matmulEfficiency,
       Double matmulHalfDim, Double matmulHalfRows, Double attentionEfficiency,
       Double layerOverheadUs, Double overlapCost, Double servingLayerOverheadUs,
-      Double kvBandwidthFraction, String source) {}
+      Double kvBandwidthFraction, Double servingRequestOverheadUs, String source) {}
 
   /** An empirical step-time interval of a generation and regime. */
   public record IntervalEntry(String generation, String regime, Double low, Double high,

@@ -177,7 +177,8 @@ public final class Validator {
       double want = f.getValue().asDouble();
       double got;
       switch (f.getKey()) {
-        case "prefillSeconds", "ttftSeconds" -> got = e.prefillSeconds();
+        case "prefillSeconds" -> got = e.prefillSeconds();
+        case "ttftSeconds" -> got = e.ttftSeconds();
         case "decodeSecondsPerToken", "tpotSeconds" -> got = e.decodeSecondsPerToken();
         case "totalSeconds" -> got = e.totalSeconds();
         case "kvCacheBytesPerToken" -> got = e.kvCacheBytesPerToken();

@@ -47,4 +47,22 @@ class AnalyticalDefaultTest {
                       "promptTokens": 512, "outputTokens": 128}}
         """, Catalog.builtIn())).latencyModel());
   }
+
+  /** The unloaded time to first token is the prefill plus the catalog's request path. */
+  @Test
+  void timeToFirstTokenIsThePrefillAndTheRequestPath() {
+    InferenceRequest r = Serving.parse("""
+        {"model": {"catalog": "llama2-70b"},
+         "cluster": {"accelerator": "h100-sxm-80gb", "devices": 4},
+         "workload": {"type": "inference", "precision": "fp8", "kvCachePrecision": "fp8",
+                      "batchSize": 1, "promptTokens": 128, "outputTokens": 1},
+         "layout": {"tp": 4}}
+        """, Catalog.builtIn());
+    InferenceEstimate e = Serving.evaluate(r).estimate();
+    double request = r.cluster().accelerator()
+        .kernel(io.hyperframes.precision.NumberFormat.FP8_E4M3).servingRequestSeconds();
+    assertTrue(request > 0, "the Hopper FP8 request path is fitted");
+    assertEquals(e.prefillSeconds() + request, e.ttftSeconds(), 1e-15);
+    assertEquals(e.ttftSeconds() + e.decodeSecondsPerToken(), e.totalSeconds(), 1e-15);
+  }
 }

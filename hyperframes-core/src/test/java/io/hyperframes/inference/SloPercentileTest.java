@@ -50,4 +50,31 @@ class SloPercentileTest {
     assertTrue(Serving.meets(q, slo(between, 95)));
     assertFalse(Serving.meets(q, slo(between, 99)));
   }
+
+  /**
+   * The request path delays every first token by the same fixed time and occupies no iteration:
+   * capacity is unchanged and every latency percentile moves by exactly that time.
+   */
+  @Test
+  void theRequestPathDelaysEveryLatencyAndNotTheServer() {
+    double[] prefill = new double[17];
+    double[] decode = new double[17];
+    for (int b = 1; b <= 16; b++) {
+      prefill[b] = 0.05 * b;
+      decode[b] = 0.02 + 0.001 * b;
+    }
+    ServingLoad without = new ServingLoad(prefill, decode, 32);
+    ServingLoad with = new ServingLoad(prefill, decode, 32, 0.007);
+    assertEquals(without.capacityPerSecond(), with.capacityPerSecond(), 0.0);
+    double rate = 0.6 * without.capacityPerSecond();
+    ServingLoad.Percentiles a = without.simulate(rate, 2000, 11);
+    ServingLoad.Percentiles b = with.simulate(rate, 2000, 11);
+    assertEquals(a.ttftP50() + 0.007, b.ttftP50(), 1e-12);
+    assertEquals(a.ttftAt(95) + 0.007, b.ttftAt(95), 1e-12);
+    assertEquals(a.p99() + 0.007, b.p99(), 1e-12);
+    assertEquals(a.meanRunning(), b.meanRunning(), 0.0);
+    ServingLoad.Percentiles c = without.analytical(rate);
+    ServingLoad.Percentiles d = with.analytical(rate);
+    assertEquals(c.p50() + 0.007, d.p50(), 1e-12);
+  }
 }

@@ -41,7 +41,7 @@ final class CalibrateCommand implements Callable<Integer> {
 
   @Option(names = "--fit", split = ",", paramLabel = "CONSTANT",
       description = "Constants to fit: matmul, attention, halfdim, overhead, overlap,"
-          + " serving-overhead, kv-bandwidth, fabric (default: matmul, attention, overhead,"
+          + " serving-overhead, request-overhead, kv-bandwidth, fabric (default: matmul, attention, overhead,"
           + " fabric).")
   List<String> fit;
 
@@ -56,11 +56,12 @@ final class CalibrateCommand implements Callable<Integer> {
         case "halfdim" -> Constant.MATMUL_HALF_DIM;
         case "overlap" -> Constant.OVERLAP_COST;
         case "serving-overhead" -> Constant.SERVING_OVERHEAD;
+        case "request-overhead" -> Constant.SERVING_REQUEST;
         case "kv-bandwidth" -> Constant.KV_BANDWIDTH;
         case "fabric" -> Constant.FABRIC_EFFICIENCY;
         default -> throw new IllegalArgumentException("--fit: unknown constant '" + f
             + "' (known: matmul, attention, halfdim, overhead, overlap, serving-overhead,"
-            + " kv-bandwidth, fabric)");
+            + " request-overhead, kv-bandwidth, fabric)");
       });
     }
     return constants;
