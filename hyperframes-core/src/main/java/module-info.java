@@ -7,6 +7,7 @@ module io.hyperframes.core {
   requires com.google.common;
   requires transitive com.fasterxml.jackson.databind;
   requires commons.math3;
+  requires HdrHistogram;
 
   exports io.hyperframes;
   exports io.hyperframes.calibrate;
@@ -21,6 +22,7 @@ module io.hyperframes.core {
   exports io.hyperframes.plan;
   exports io.hyperframes.precision;
   exports io.hyperframes.report;
+  exports io.hyperframes.runtime;
   exports io.hyperframes.spi;
   exports io.hyperframes.tuning;
   exports io.hyperframes.validate;

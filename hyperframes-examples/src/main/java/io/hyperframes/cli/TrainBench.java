@@ -5,7 +5,7 @@ import io.hyperframes.nd4j.data.EncodedDataset;
 import io.hyperframes.nd4j.data.PrefetchingDataSetIterator;
 import io.hyperframes.nd4j.dl4j.Dl4jAdapter;
 import io.hyperframes.nd4j.train.FusedMlp;
-import io.hyperframes.nd4j.train.StepMeter;
+import io.hyperframes.runtime.StepMeter;
 import io.hyperframes.nd4j.train.StepMeterListener;
 import java.io.BufferedWriter;
 import java.io.IOException;

@@ -2,6 +2,7 @@ package io.hyperframes.nd4j.data;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.hyperframes.runtime.BatchSource;
 import java.io.BufferedReader;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;

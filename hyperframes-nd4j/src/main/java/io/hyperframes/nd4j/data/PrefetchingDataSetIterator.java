@@ -3,6 +3,8 @@ package io.hyperframes.nd4j.data;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
+import io.hyperframes.runtime.Prefetcher;
+import io.hyperframes.runtime.BatchSource;
 import java.util.List;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.DataSetPreProcessor;

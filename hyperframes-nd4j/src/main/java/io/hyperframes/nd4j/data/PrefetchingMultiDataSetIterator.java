@@ -2,6 +2,8 @@ package io.hyperframes.nd4j.data;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.hyperframes.runtime.Prefetcher;
+import io.hyperframes.runtime.BatchSource;
 import org.nd4j.linalg.dataset.api.MultiDataSet;
 import org.nd4j.linalg.dataset.api.MultiDataSetPreProcessor;
 import org.nd4j.linalg.dataset.api.iterator.MultiDataSetIterator;

@@ -2,7 +2,7 @@ package io.hyperframes.nd4j.train;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import com.google.common.collect.ImmutableMap;
+import io.hyperframes.runtime.LossScale;
 import java.util.Map;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.indexing.BooleanIndexing;
@@ -14,56 +14,42 @@ import org.nd4j.linalg.indexing.conditions.Conditions;
  * (initially 2^16); gradients are unscaled before the update; a step whose gradients hold Inf or
  * NaN is skipped and the scale halved; after 2000 consecutive clean steps the scale doubles.
  *
- * <p>Not thread-safe: one scaler per training loop. Its state goes into checkpoints through
- * {@link #state()} and {@link #restore(Map)}.
+ * <p>The scale itself is a {@link LossScale} (shared with the DJL adapter); this class adds the
+ * ND4J array work. Not thread-safe: one scaler per training loop. Its state goes into
+ * checkpoints through {@link #state()} and {@link #restore(Map)}.
  */
 public final class DynamicLossScaler {
 
-  private final double growthFactor;
-  private final double backoffFactor;
-  private final int growthInterval;
-  private double scale;
-  private int cleanSteps;
-  private long skipped;
+  private final LossScale scale;
 
-  private DynamicLossScaler(double initial, double growthFactor, double backoffFactor,
-      int growthInterval) {
-    this.scale = initial;
-    this.growthFactor = growthFactor;
-    this.backoffFactor = backoffFactor;
-    this.growthInterval = growthInterval;
+  private DynamicLossScaler(LossScale scale) {
+    this.scale = scale;
   }
 
   /** PyTorch's defaults: 2^16, ×2 after 2000 clean steps, ×0.5 on overflow. */
   public static DynamicLossScaler pytorchDefaults() {
-    return of(65536.0, 2.0, 0.5, 2000);
+    return new DynamicLossScaler(LossScale.pytorchDefaults());
   }
 
   /**
-   * A scaler with explicit settings.
+   * A scaler with explicit settings ({@link LossScale#of}).
    *
    * @throws IllegalArgumentException naming the setting when out of range
    */
   public static DynamicLossScaler of(double initialScale, double growthFactor,
       double backoffFactor, int growthInterval) {
-    checkArgument(Double.isFinite(initialScale) && initialScale > 0,
-        "initialScale: must be finite and > 0, got %s", initialScale);
-    checkArgument(Double.isFinite(growthFactor) && growthFactor > 1,
-        "growthFactor: must be > 1, got %s", growthFactor);
-    checkArgument(backoffFactor > 0 && backoffFactor < 1,
-        "backoffFactor: must be in (0, 1), got %s", backoffFactor);
-    checkArgument(growthInterval >= 1, "growthInterval: must be >= 1, got %s", growthInterval);
-    return new DynamicLossScaler(initialScale, growthFactor, backoffFactor, growthInterval);
+    return new DynamicLossScaler(LossScale.of(initialScale, growthFactor, backoffFactor,
+        growthInterval));
   }
 
   /** The current scale: multiply the loss (or the output gradient) by it. */
   public double scale() {
-    return scale;
+    return scale.scale();
   }
 
   /** Steps skipped so far because of Inf/NaN gradients. */
   public long skippedSteps() {
-    return skipped;
+    return scale.skippedSteps();
   }
 
   /**
@@ -83,7 +69,7 @@ public final class DynamicLossScaler {
       }
     }
     if (finite) {
-      double inverse = 1.0 / scale;
+      double inverse = 1.0 / scale.scale();
       for (INDArray g : gradients) {
         g.muli(inverse);
       }
@@ -95,20 +81,12 @@ public final class DynamicLossScaler {
 
   /** Adjusts the scale after a step: back off on overflow, grow after a run of clean steps. */
   public void update(boolean overflow) {
-    if (overflow) {
-      scale *= backoffFactor;
-      cleanSteps = 0;
-      skipped++;
-    } else if (++cleanSteps >= growthInterval) {
-      scale *= growthFactor;
-      cleanSteps = 0;
-    }
+    scale.update(overflow);
   }
 
   /** State for a checkpoint: scale, clean steps since the last change, skipped steps. */
   public Map<String, Double> state() {
-    return ImmutableMap.of("scale", scale, "cleanSteps", (double) cleanSteps, "skippedSteps",
-        (double) skipped);
+    return scale.state();
   }
 
   /**
@@ -117,17 +95,6 @@ public final class DynamicLossScaler {
    * @throws IllegalArgumentException when a key is missing or a value invalid
    */
   public void restore(Map<String, Double> state) {
-    checkArgument(state != null, "state: must be given");
-    Double s = state.get("scale");
-    Double c = state.get("cleanSteps");
-    Double k = state.get("skippedSteps");
-    checkArgument(s != null && Double.isFinite(s) && s > 0, "state.scale: must be > 0, got %s",
-        s);
-    checkArgument(c != null && c >= 0 && c < growthInterval,
-        "state.cleanSteps: must be in [0, %s), got %s", growthInterval, c);
-    checkArgument(k != null && k >= 0, "state.skippedSteps: must be >= 0, got %s", k);
-    scale = s;
-    cleanSteps = c.intValue();
-    skipped = k.longValue();
+    scale.restore(state);
   }
 }

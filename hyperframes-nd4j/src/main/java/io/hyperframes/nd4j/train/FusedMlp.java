@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import io.hyperframes.nd4j.Activation;
 import io.hyperframes.nd4j.FusedDense;
+import io.hyperframes.runtime.StepMeter;
 import java.util.ArrayList;
 import java.util.List;
 import org.nd4j.linalg.api.buffer.DataType;

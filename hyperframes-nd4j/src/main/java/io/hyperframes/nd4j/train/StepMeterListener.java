@@ -2,6 +2,7 @@ package io.hyperframes.nd4j.train;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.hyperframes.runtime.StepMeter;
 import java.util.List;
 import java.util.function.Supplier;
 import org.deeplearning4j.datasets.iterator.AsyncDataSetIterator;

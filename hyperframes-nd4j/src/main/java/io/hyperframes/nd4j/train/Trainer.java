@@ -2,6 +2,7 @@ package io.hyperframes.nd4j.train;
 
 import io.hyperframes.nd4j.data.EncodedDataset;
 import io.hyperframes.nd4j.data.PrefetchingDataSetIterator;
+import io.hyperframes.runtime.StepMeter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hyperframes.runtime.BatchSource;
+import io.hyperframes.runtime.PrefetchException;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.nd4j.linalg.api.buffer.DataType;

@@ -1,4 +1,4 @@
-package io.hyperframes.nd4j.data;
+package io.hyperframes.runtime;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
@@ -19,7 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * is thrown to the consumer as a {@link PrefetchException} at that batch's position, and the next
  * call retries the batch; {@link #reset()} starts a new epoch (batches already built for the old
  * one are dropped); {@link #close()} stops and joins every worker and never blocks on a full
- * queue. Thread-safe for one consumer thread.
+ * queue. Batches built but never delivered (dropped by {@code reset()} or {@code close()}, or
+ * finished by a worker after either) go to the {@code discard} callback when one is given, so
+ * that batches owning native memory (DJL's) are released. Thread-safe for one consumer thread.
  */
 public final class Prefetcher<T> implements AutoCloseable {
 
@@ -33,6 +35,7 @@ public final class Prefetcher<T> implements AutoCloseable {
 
   private final BatchSource<T> source;
   private final int depth;
+  private final java.util.function.Consumer<? super T> discard;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private final List<Thread> workers = new ArrayList<>();
@@ -49,7 +52,18 @@ public final class Prefetcher<T> implements AutoCloseable {
    * @throws IllegalArgumentException when an argument is out of range
    */
   public Prefetcher(BatchSource<T> source, int workers, int depth, String name) {
+    this(source, workers, depth, name, b -> { });
+  }
+
+  /**
+   * As {@link #Prefetcher(BatchSource, int, int, String)}, handing every built but undelivered
+   * batch to {@code discard} (on the thread that dropped it).
+   */
+  public Prefetcher(BatchSource<T> source, int workers, int depth, String name,
+      java.util.function.Consumer<? super T> discard) {
     checkArgument(source != null, "source: must be given");
+    checkArgument(discard != null, "discard: must be given");
+    this.discard = discard;
     checkArgument(workers >= 1 && workers <= 256, "workers: must be in [1, 256], got %s", workers);
     checkArgument(depth >= 1 && depth <= 4096, "depth: must be in [1, 4096], got %s", depth);
     checkArgument(source.batches() >= 0, "source.batches: must be >= 0, got %s",
@@ -91,19 +105,38 @@ public final class Prefetcher<T> implements AutoCloseable {
       try {
         result = source.batch(claimedEpoch, index);
         if (result == null) {
-          result = new NullPointerException("source returned null for batch " + index);
+          result = new Failure(new NullPointerException("source returned null for batch "
+              + index));
         }
       } catch (Throwable t) {
         result = new Failure(t);
       }
+      boolean kept = false;
       lock.lock();
       try {
         if (claimedEpoch == epoch && !closed) {
           results.put(index, result);
+          kept = true;
           changed.signalAll();
         }
       } finally {
         lock.unlock();
+      }
+      if (!kept) {
+        discardAll(List.of(result));
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private void discardAll(java.util.Collection<Object> dropped) {
+    for (Object r : dropped) {
+      if (!(r instanceof Failure)) {
+        try {
+          discard.accept((T) r);
+        } catch (RuntimeException e) {
+          // A failing release must not stop the others or the caller's reset/close.
+        }
       }
     }
   }
@@ -160,12 +193,14 @@ public final class Prefetcher<T> implements AutoCloseable {
 
   /** Starts a new epoch; batches built for the current one are dropped. */
   public void reset() {
+    List<Object> dropped;
     lock.lock();
     try {
       if (closed) {
         throw new IllegalStateException("prefetcher: closed");
       }
       epoch++;
+      dropped = new ArrayList<>(results.values());
       results.clear();
       nextClaim = 0;
       delivered = 0;
@@ -174,6 +209,7 @@ public final class Prefetcher<T> implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+    discardAll(dropped);
   }
 
   /** Batches delivered in the current epoch. */
@@ -196,14 +232,17 @@ public final class Prefetcher<T> implements AutoCloseable {
    */
   @Override
   public void close() {
+    List<Object> dropped;
     lock.lock();
     try {
       closed = true;
+      dropped = new ArrayList<>(results.values());
       results.clear();
       changed.signalAll();
     } finally {
       lock.unlock();
     }
+    discardAll(dropped);
     for (Thread t : workers) {
       try {
         t.join(TimeUnit.SECONDS.toMillis(60));

@@ -1,4 +1,4 @@
-package io.hyperframes.nd4j.train;
+package io.hyperframes.runtime;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
@@ -12,16 +12,20 @@ import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
- * Measures every training step: data wait, forward + backward, optimizer, total; keeps
- * percentiles in HdrHistograms (no allocation and no logging per step) and turns them into
- * findings. For plain ND4J loops use {@link #begin()} with try-with-resources; for DL4J attach a
- * {@link StepMeterListener}.
+ * Measures every training step: data wait, forward + backward (with the forward part when the
+ * loop marks it), optimizer, total; keeps percentiles in HdrHistograms (no allocation and no
+ * logging per step) and turns them into findings. For a hand-written loop (plain ND4J, or any
+ * other) use {@link #begin()} with try-with-resources; DL4J networks attach
+ * {@code io.hyperframes.nd4j.train.StepMeterListener}, DJL trainers
+ * {@code io.hyperframes.djl.HyperFramesListener}: each feeds one of these.
  *
  * <pre>{@code
  * try (StepMeter.Step s = meter.begin()) {
  *   DataSet batch = iterator.next();
  *   s.dataReady(batch.numExamples());
- *   ... forward and backward ...
+ *   ... forward ...
+ *   s.forwardDone();   // optional: splits forward from backward
+ *   ... backward ...
  *   s.computeDone();
  *   ... optimizer update ...
  * }
@@ -45,24 +49,37 @@ public final class StepMeter {
   private final Histogram total = new Histogram(MAX_NANOS, 3);
   private final Step step = new Step();
   private long samples;
+  private long sumForward;
   private long sumData;
   private long sumCompute;
   private long sumOptimizer;
   private long sumTotal;
 
+  /** A meter with nothing recorded. */
+  public StepMeter() {}
+
   /** One step's timestamps; reused, so that measuring allocates nothing. */
   public final class Step implements AutoCloseable {
     private long start;
     private long dataReady;
+    private long forwardDone;
     private long computeDone;
     private long examples;
     private boolean open;
+
+    private Step() {}
 
     /** The batch is in hand. */
     public void dataReady(long batchExamples) {
       checkState(open, "step: not begun");
       dataReady = System.nanoTime();
       examples = batchExamples;
+    }
+
+    /** The forward pass is done (optional); what follows until {@link #computeDone} is backward. */
+    public void forwardDone() {
+      checkState(open, "step: not begun");
+      forwardDone = System.nanoTime();
     }
 
     /** Forward and backward are done; what follows until close is the optimizer. */
@@ -79,7 +96,8 @@ public final class StepMeter {
       long end = System.nanoTime();
       long d = dataReady > 0 ? dataReady : start;
       long c = computeDone > 0 ? computeDone : end;
-      record(d - start, c - d, end - c, end - start, examples);
+      long f = forwardDone > 0 ? Math.min(Math.max(forwardDone - d, 0), c - d) : 0;
+      record(d - start, f, c - d, end - c, end - start, examples);
     }
   }
 
@@ -89,16 +107,30 @@ public final class StepMeter {
     step.open = true;
     step.start = System.nanoTime();
     step.dataReady = 0;
+    step.forwardDone = 0;
     step.computeDone = 0;
     step.examples = 0;
     return step;
   }
 
-  /** Records one step measured elsewhere (nanoseconds). */
+  /** Records one step measured elsewhere (nanoseconds), its forward part unknown. */
   public void record(long dataNanos, long computeNanos, long optimizerNanos, long totalNanos,
       long examples) {
+    record(dataNanos, 0, computeNanos, optimizerNanos, totalNanos, examples);
+  }
+
+  /**
+   * Records one step measured elsewhere (nanoseconds); {@code forwardNanos} is the forward part
+   * of {@code computeNanos} (0 when not known).
+   */
+  public void record(long dataNanos, long forwardNanos, long computeNanos, long optimizerNanos,
+      long totalNanos, long examples) {
     checkArgument(dataNanos >= 0 && computeNanos >= 0 && optimizerNanos >= 0 && totalNanos >= 0,
         "durations: must be >= 0");
+    checkArgument(forwardNanos >= 0 && forwardNanos <= computeNanos,
+        "forwardNanos: must be in [0, computeNanos], got %s of %s", forwardNanos, computeNanos);
+    checkArgument(examples >= 0, "examples: must be >= 0, got %s", examples);
+    sumForward += forwardNanos;
     dataWait.recordValue(Math.min(dataNanos, MAX_NANOS));
     compute.recordValue(Math.min(computeNanos, MAX_NANOS));
     optimizer.recordValue(Math.min(optimizerNanos, MAX_NANOS));
@@ -117,6 +149,7 @@ public final class StepMeter {
    * @param samplesPerSecond examples per second of measured time
    * @param dataWaitShare data wait / total
    * @param computeShare forward + backward / total ("device utilisation")
+   * @param forwardShare forward / total, where the loop marks it (else 0)
    * @param optimizerShare optimizer / total
    * @param p50Seconds median step
    * @param p99Seconds 99th-percentile step
@@ -124,8 +157,8 @@ public final class StepMeter {
    * @param findings advice
    */
   public record Summary(long steps, double samplesPerSecond, double dataWaitShare,
-      double computeShare, double optimizerShare, double p50Seconds, double p99Seconds,
-      double dataWaitP99Seconds, List<Finding> findings) {
+      double computeShare, double forwardShare, double optimizerShare, double p50Seconds,
+      double p99Seconds, double dataWaitP99Seconds, List<Finding> findings) {
     public Summary {
       findings = ImmutableList.copyOf(findings);
     }
@@ -160,7 +193,7 @@ public final class StepMeter {
           "look for GC pauses, logging in the loop, or a shared machine"));
     }
     return new Summary(steps, seconds > 0 ? samples / seconds : 0, dataShare, computeShare,
-        optShare, p50, p99, dataWait.getValueAtPercentile(99) / 1e9, findings);
+        sumForward * share, optShare, p50, p99, dataWait.getValueAtPercentile(99) / 1e9, findings);
   }
 
   private static String pct(String format, double share) {

@@ -1,4 +1,4 @@
-package io.hyperframes.nd4j.data;
+package io.hyperframes.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;

@@ -1,4 +1,4 @@
-package io.hyperframes.nd4j.data;
+package io.hyperframes.runtime;
 
 /**
  * A worker failed to build a batch. The iterator stays at that batch: calling {@code next()}

@@ -1,4 +1,4 @@
-package io.hyperframes.nd4j.data;
+package io.hyperframes.runtime;
 
 /**
  * Batches addressable by index, produced independently (so that several workers can build them at

@@ -1,0 +1,366 @@
+package io.hyperframes.djl;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.nn.Parameter;
+import ai.djl.training.EasyTrain;
+import ai.djl.training.GradientCollector;
+import ai.djl.training.Trainer;
+import ai.djl.training.dataset.Batch;
+import ai.djl.training.dataset.Dataset;
+import ai.djl.training.listener.TrainingListener.BatchData;
+import ai.djl.translate.TranslateException;
+import io.hyperframes.runtime.CheckpointFiles;
+import io.hyperframes.runtime.LossScale;
+import io.hyperframes.runtime.StepMeter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+
+/**
+ * The training loop of {@code EasyTrain.fit} around an existing DJL {@link Trainer}, with the
+ * runtime added, in one expression:
+ *
+ * <pre>{@code
+ * DjlTrainer.Result r = DjlTrainer.train(trainer)        // your Trainer, configured as before
+ *     .data(PrefetchingDataset.builder(train).batchSize(256).workers(4).shuffle(42).build())
+ *     .epochs(10)
+ *     .lossScaling(LossScale.pytorchDefaults())          // FP16 models; optional
+ *     .checkpoints(Path.of("ckpt"), 500, 3)              // every 500 steps, keep 3, async
+ *     .fit();
+ * r.summary().findings();
+ * }</pre>
+ *
+ * <p>Each batch is split over the trainer's devices and each part runs forward, loss and
+ * backward as in {@code EasyTrain.trainBatch}; with several devices and the trainer's executor
+ * the parts run on it and the loop <b>waits for every part</b> before it steps (EasyTrain does
+ * not join those futures, DJL issue 2459). The trainer's listeners see {@code onTrainingBatch}
+ * with the labels and predictions as from EasyTrain, so evaluators and loggers work unchanged;
+ * validation data is evaluated after each epoch with {@code EasyTrain.evaluateDataset}, then
+ * {@code onEpoch}. Around the step the loop adds:
+ *
+ * <ul>
+ *   <li>metering of every phase (data wait, forward, backward, optimizer) into a
+ *       {@link StepMeter}, the same summary and findings as the DL4J side;
+ *   <li>a guard that skips a step whose gradients hold Inf or NaN before the optimizer sees them
+ *       (weights and optimizer state unchanged, gradients cleared);
+ *   <li>dynamic loss scaling ({@link LossScale}, PyTorch {@code GradScaler} semantics): the loss
+ *       is multiplied by the scale before backward, gradients divided by it before the step;
+ *       overflow skips the step and backs the scale off;
+ *   <li>asynchronous atomic checkpoints ({@link DjlCheckpoints}): the parameters are copied on
+ *       the training thread, written on a background one, renamed into place when complete.
+ * </ul>
+ *
+ * <p>The non-finite check reads each parameter's gradient on the parameter's own array (the
+ * first device's); with several devices the per-device copies are summed by DJL's parameter
+ * server during the step, after the check. Single use, not thread-safe.
+ */
+public final class DjlTrainer {
+
+  /**
+   * What a run did.
+   *
+   * @param epochs epochs completed
+   * @param steps optimizer steps applied
+   * @param skippedSteps steps skipped for non-finite gradients
+   * @param summary the step meter's summary over the run
+   * @param lossScale the loss scale's final state (empty without loss scaling)
+   * @param lastCheckpoint the final checkpoint, when checkpoints were asked for
+   */
+  public record Result(int epochs, long steps, long skippedSteps, StepMeter.Summary summary,
+      Map<String, Double> lossScale, Optional<Path> lastCheckpoint) {
+    public Result {
+      lossScale = Map.copyOf(lossScale);
+    }
+  }
+
+  private final Trainer trainer;
+  private Dataset data;
+  private Dataset validation;
+  private int epochs = 1;
+  private LossScale lossScale;
+  private boolean skipNonFinite = true;
+  private StepMeter meter;
+  private Path checkpointDir;
+  private int checkpointEvery;
+  private int checkpointKeep;
+  private boolean used;
+
+  private DjlTrainer(Trainer trainer) {
+    this.trainer = trainer;
+  }
+
+  /** A loop around {@code trainer} (initialised, with its loss, optimizer and listeners). */
+  public static DjlTrainer train(Trainer trainer) {
+    checkArgument(trainer != null, "trainer: must be given");
+    return new DjlTrainer(trainer);
+  }
+
+  /** The training data (any DJL dataset; a {@link PrefetchingDataset} to prefetch). */
+  public DjlTrainer data(Dataset dataset) {
+    checkArgument(dataset != null, "data: must be given");
+    this.data = dataset;
+    return this;
+  }
+
+  /** Data evaluated after each epoch (optional). */
+  public DjlTrainer validation(Dataset dataset) {
+    checkArgument(dataset != null, "validation: must be given");
+    this.validation = dataset;
+    return this;
+  }
+
+  /** Epochs (default 1). */
+  public DjlTrainer epochs(int n) {
+    checkArgument(n >= 1, "epochs: must be >= 1, got %s", n);
+    this.epochs = n;
+    return this;
+  }
+
+  /** Dynamic loss scaling for FP16 models (default: none). */
+  public DjlTrainer lossScaling(LossScale scale) {
+    checkArgument(scale != null, "lossScaling: must be given");
+    this.lossScale = scale;
+    return this;
+  }
+
+  /** Whether steps with Inf/NaN gradients are skipped (default true; always with scaling). */
+  public DjlTrainer skipNonFiniteSteps(boolean skip) {
+    this.skipNonFinite = skip;
+    return this;
+  }
+
+  /** The meter to record into (default: a fresh one). */
+  public DjlTrainer meter(StepMeter m) {
+    checkArgument(m != null, "meter: must be given");
+    this.meter = m;
+    return this;
+  }
+
+  /**
+   * Asynchronous checkpoints into {@code directory} every {@code everySteps} steps and at the
+   * end, keeping the newest {@code keep}.
+   */
+  public DjlTrainer checkpoints(Path directory, int everySteps, int keep) {
+    checkArgument(directory != null, "checkpoints.directory: must be given");
+    checkArgument(everySteps >= 1, "checkpoints.everySteps: must be >= 1, got %s", everySteps);
+    checkArgument(keep >= 1, "checkpoints.keep: must be >= 1, got %s", keep);
+    this.checkpointDir = directory;
+    this.checkpointEvery = everySteps;
+    this.checkpointKeep = keep;
+    return this;
+  }
+
+  /**
+   * Runs the loop.
+   *
+   * @throws IllegalStateException without data, or on a second call
+   * @throws IOException when the data cannot be read or a checkpoint not written
+   */
+  public Result fit() throws IOException, TranslateException {
+    checkState(data != null, "data: must be given before fit()");
+    checkState(!used, "fit: a DjlTrainer runs once");
+    used = true;
+    StepMeter m = meter != null ? meter : new StepMeter();
+    long steps = 0;
+    long skipped = 0;
+    int epoch = 0;
+    Path last = null;
+    CheckpointFiles files = checkpointDir == null ? null
+        : new CheckpointFiles(checkpointDir, checkpointKeep, DjlCheckpoints.EXTENSION);
+    List<Future<Path>> pending = new ArrayList<>();
+    try {
+      for (; epoch < epochs; epoch++) {
+        Iterator<Batch> it = trainer.iterateDataset(data).iterator();
+        while (true) {
+          long t0 = System.nanoTime();
+          if (!it.hasNext()) {
+            break;
+          }
+          Batch batch = it.next();
+          long tData = System.nanoTime();
+          long[] forwardEnd = new long[1];
+          boolean finite;
+          long tCompute;
+          try {
+            trainSplits(batch, forwardEnd);
+            tCompute = System.nanoTime();
+            finite = !(skipNonFinite || lossScale != null) || gradientsFinite();
+            if (finite) {
+              if (lossScale != null) {
+                unscaleGradients(lossScale.scale());
+              }
+              trainer.step();
+              steps++;
+            } else {
+              clearGradients();
+              skipped++;
+            }
+            if (lossScale != null) {
+              lossScale.update(!finite);
+            }
+          } finally {
+            batch.close();
+          }
+          long tEnd = System.nanoTime();
+          long forward = forwardEnd[0] > 0 ? forwardEnd[0] - tData : 0;
+          m.record(tData - t0, Math.min(forward, tCompute - tData), tCompute - tData,
+              tEnd - tCompute, tEnd - t0, batch.getSize());
+          if (files != null && finite && steps % checkpointEvery == 0) {
+            pending.add(checkpoint(files, steps, epoch));
+          }
+        }
+        if (validation != null) {
+          EasyTrain.evaluateDataset(trainer, validation);
+        }
+        trainer.notifyListeners(listener -> listener.onEpoch(trainer));
+      }
+      if (files != null) {
+        pending.add(checkpoint(files, steps, epochs - 1));
+        for (Future<Path> f : pending) {
+          last = f.get();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("checkpoint: interrupted while waiting for the writer", e);
+    } catch (ExecutionException e) {
+      throw new IOException("checkpoint: " + e.getCause().getMessage(), e.getCause());
+    } finally {
+      if (files != null) {
+        files.close();
+      }
+    }
+    return new Result(epoch, steps, skipped, m.summary(),
+        lossScale == null ? Map.of() : lossScale.state(), Optional.ofNullable(last));
+  }
+
+  private Future<Path> checkpoint(CheckpointFiles files, long step, int epoch)
+      throws IOException {
+    byte[] params = DjlCheckpoints.snapshot(trainer.getModel().getBlock());
+    Map<String, Double> state = lossScale == null ? Map.of() : lossScale.state();
+    return files.submit(step, tmp -> DjlCheckpoints.write(tmp, step, epoch, state, params));
+  }
+
+  /**
+   * Forward, loss and backward of every device's part of the batch, as EasyTrain.trainBatch, and
+   * then the listeners' onTrainingBatch. With one part, {@code forwardEnd[0]} is when its
+   * forward and loss were done.
+   */
+  private void trainSplits(Batch batch, long[] forwardEnd) {
+    Device[] devices = trainer.getDevices();
+    Batch[] splits = batch.split(devices, false);
+    BatchData batchData = new BatchData(batch, new ConcurrentHashMap<>(),
+        new ConcurrentHashMap<>());
+    double scale = lossScale == null ? 1.0 : lossScale.scale();
+    try (GradientCollector collector = trainer.newGradientCollector()) {
+      Optional<ExecutorService> executor = trainer.getExecutorService();
+      if (splits.length > 1 && executor.isPresent()) {
+        List<CompletableFuture<Void>> parts = new ArrayList<>(splits.length);
+        for (Batch split : splits) {
+          parts.add(CompletableFuture.runAsync(
+              () -> trainSplit(collector, batchData, split, scale, null), executor.get()));
+        }
+        try {
+          CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).join();
+        } catch (CompletionException e) {
+          Throwable cause = e.getCause();
+          if (cause instanceof RuntimeException r) {
+            throw r;
+          }
+          throw e;
+        }
+      } else {
+        for (Batch split : splits) {
+          trainSplit(collector, batchData, split, scale, splits.length == 1 ? forwardEnd : null);
+        }
+      }
+    } finally {
+      for (Batch split : splits) {
+        if (split != batch) {
+          split.close();
+        }
+      }
+    }
+    trainer.notifyListeners(listener -> listener.onTrainingBatch(trainer, batchData));
+  }
+
+  private void trainSplit(GradientCollector collector, BatchData batchData, Batch split,
+      double scale, long[] forwardEnd) {
+    NDList data = split.getData();
+    NDList labels = split.getLabels();
+    NDList predictions = trainer.forward(data, labels);
+    NDArray loss = trainer.getLoss().evaluate(labels, predictions);
+    if (forwardEnd != null) {
+      forwardEnd[0] = System.nanoTime();
+    }
+    collector.backward(scale == 1.0 ? loss : loss.mul(scale));
+    Device device = labels.head().getDevice();
+    batchData.getLabels().put(device, labels);
+    batchData.getPredictions().put(device, predictions);
+  }
+
+  /** Whether every parameter's gradient is finite (a sum is NaN or Inf if any element is). */
+  private boolean gradientsFinite() {
+    try (NDManager scratch = trainer.getManager().newSubManager()) {
+      for (Parameter p : parameters()) {
+        NDArray g = p.getArray().getGradient();
+        g.attach(scratch);
+        float sum = g.sum().getFloat();
+        if (!Float.isFinite(sum)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private void unscaleGradients(double scale) {
+    float inverse = (float) (1.0 / scale);
+    try (NDManager scratch = trainer.getManager().newSubManager()) {
+      for (Parameter p : parameters()) {
+        NDArray g = p.getArray().getGradient();
+        g.attach(scratch);
+        g.muli(inverse);
+      }
+    }
+  }
+
+  /** Sets every gradient to zero (Inf − Inf would leave NaN, so set, not subtract). */
+  private void clearGradients() {
+    try (NDManager scratch = trainer.getManager().newSubManager()) {
+      for (Parameter p : parameters()) {
+        NDArray g = p.getArray().getGradient();
+        g.attach(scratch);
+        g.set(new NDIndex("..."), 0f);
+      }
+    }
+  }
+
+  private List<Parameter> parameters() {
+    List<Parameter> out = new ArrayList<>();
+    for (var pair : trainer.getModel().getBlock().getParameters()) {
+      Parameter p = pair.getValue();
+      if (p.requiresGradient() && p.isInitialized()) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+}
