@@ -58,8 +58,9 @@ import java.util.concurrent.Future;
  * <ul>
  *   <li>metering of every phase (data wait, forward, backward, optimizer) into a
  *       {@link StepMeter}, the same summary and findings as the DL4J side;
- *   <li>a guard that skips a step whose gradients hold Inf or NaN before the optimizer sees them
- *       (weights and optimizer state unchanged, gradients cleared);
+ *   <li>a guard that skips a non-finite step before the optimizer sees it (weights and optimizer
+ *       state unchanged, gradients cleared): a step whose loss is Inf or NaN, and with loss
+ *       scaling (or {@link #checkEveryGradient}) one whose gradients hold Inf or NaN;
  *   <li>dynamic loss scaling ({@link LossScale}, PyTorch {@code GradScaler} semantics): the loss
  *       is multiplied by the scale before backward, gradients divided by it before the step;
  *       overflow skips the step and backs the scale off;
@@ -96,7 +97,9 @@ public final class DjlTrainer {
   private int epochs = 1;
   private LossScale lossScale;
   private boolean skipNonFinite = true;
+  private Boolean checkGradients;
   private StepMeter meter;
+  private HyperFramesListener listener;
   private Path checkpointDir;
   private int checkpointEvery;
   private int checkpointKeep;
@@ -140,16 +143,45 @@ public final class DjlTrainer {
     return this;
   }
 
-  /** Whether steps with Inf/NaN gradients are skipped (default true; always with scaling). */
+  /**
+   * Whether non-finite steps are skipped (default true; always with loss scaling). What is
+   * checked: see {@link #checkEveryGradient}.
+   */
   public DjlTrainer skipNonFiniteSteps(boolean skip) {
     this.skipNonFinite = skip;
+    return this;
+  }
+
+  /**
+   * Whether the guard reads every gradient (one reduction per parameter tensor and one
+   * synchronisation per step, as PyTorch's GradScaler) or only the loss (one scalar per device).
+   * Default: every gradient with loss scaling, where a finite loss with overflowing FP16
+   * gradients is the case to catch; the loss without it, where a non-finite gradient comes from
+   * a non-finite loss.
+   */
+  public DjlTrainer checkEveryGradient(boolean every) {
+    this.checkGradients = every;
     return this;
   }
 
   /** The meter to record into (default: a fresh one). */
   public DjlTrainer meter(StepMeter m) {
     checkArgument(m != null, "meter: must be given");
+    checkArgument(listener == null, "meter: already set by listener(...)");
     this.meter = m;
+    return this;
+  }
+
+  /**
+   * A {@link HyperFramesListener} that is among the trainer's listeners: the loop records into
+   * its meter, and the listener stands aside while the loop runs, so that no step is counted
+   * twice (it meters {@code EasyTrain.fit} again afterwards).
+   */
+  public DjlTrainer listener(HyperFramesListener l) {
+    checkArgument(l != null, "listener: must be given");
+    checkArgument(meter == null, "listener: the meter is already set by meter(...)");
+    this.listener = l;
+    this.meter = l.meter();
     return this;
   }
 
@@ -185,6 +217,9 @@ public final class DjlTrainer {
     CheckpointFiles files = checkpointDir == null ? null
         : new CheckpointFiles(checkpointDir, checkpointKeep, DjlCheckpoints.EXTENSION);
     List<Future<Path>> pending = new ArrayList<>();
+    if (listener != null) {
+      listener.drivenBy(true);
+    }
     try {
       for (; epoch < epochs; epoch++) {
         Iterator<Batch> it = trainer.iterateDataset(data).iterator();
@@ -199,9 +234,11 @@ public final class DjlTrainer {
           boolean finite;
           long tCompute;
           try {
-            trainSplits(batch, forwardEnd);
+            boolean lossFinite = trainSplits(batch, forwardEnd);
             tCompute = System.nanoTime();
-            finite = !(skipNonFinite || lossScale != null) || gradientsFinite();
+            boolean guard = skipNonFinite || lossScale != null;
+            boolean every = checkGradients != null ? checkGradients : lossScale != null;
+            finite = !guard || (lossFinite && (!every || gradientsFinite()));
             if (finite) {
               if (lossScale != null) {
                 unscaleGradients(lossScale.scale());
@@ -243,6 +280,9 @@ public final class DjlTrainer {
     } catch (ExecutionException e) {
       throw new IOException("checkpoint: " + e.getCause().getMessage(), e.getCause());
     } finally {
+      if (listener != null) {
+        listener.drivenBy(false);
+      }
       if (files != null) {
         files.close();
       }
@@ -263,19 +303,21 @@ public final class DjlTrainer {
    * then the listeners' onTrainingBatch. With one part, {@code forwardEnd[0]} is when its
    * forward and loss were done.
    */
-  private void trainSplits(Batch batch, long[] forwardEnd) {
+  private boolean trainSplits(Batch batch, long[] forwardEnd) {
     Device[] devices = trainer.getDevices();
     Batch[] splits = batch.split(devices, false);
     BatchData batchData = new BatchData(batch, new ConcurrentHashMap<>(),
         new ConcurrentHashMap<>());
     double scale = lossScale == null ? 1.0 : lossScale.scale();
+    float[] losses = new float[splits.length];
     try (GradientCollector collector = trainer.newGradientCollector()) {
       Optional<ExecutorService> executor = trainer.getExecutorService();
       if (splits.length > 1 && executor.isPresent()) {
         List<CompletableFuture<Void>> parts = new ArrayList<>(splits.length);
-        for (Batch split : splits) {
-          parts.add(CompletableFuture.runAsync(
-              () -> trainSplit(collector, batchData, split, scale, null), executor.get()));
+        for (int i = 0; i < splits.length; i++) {
+          int part = i;
+          parts.add(CompletableFuture.runAsync(() -> losses[part] = trainSplit(collector,
+              batchData, splits[part], scale, null), executor.get()));
         }
         try {
           CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).join();
@@ -287,8 +329,9 @@ public final class DjlTrainer {
           throw e;
         }
       } else {
-        for (Batch split : splits) {
-          trainSplit(collector, batchData, split, scale, splits.length == 1 ? forwardEnd : null);
+        for (int i = 0; i < splits.length; i++) {
+          losses[i] = trainSplit(collector, batchData, splits[i], scale,
+              splits.length == 1 ? forwardEnd : null);
         }
       }
     } finally {
@@ -299,9 +342,15 @@ public final class DjlTrainer {
       }
     }
     trainer.notifyListeners(listener -> listener.onTrainingBatch(trainer, batchData));
+    boolean finite = true;
+    for (float loss : losses) {
+      finite &= Float.isFinite(loss);
+    }
+    return finite;
   }
 
-  private void trainSplit(GradientCollector collector, BatchData batchData, Batch split,
+  /** Forward, loss and backward of one part; returns the loss value. */
+  private float trainSplit(GradientCollector collector, BatchData batchData, Batch split,
       double scale, long[] forwardEnd) {
     NDList data = split.getData();
     NDList labels = split.getLabels();
@@ -314,21 +363,30 @@ public final class DjlTrainer {
     Device device = labels.head().getDevice();
     batchData.getLabels().put(device, labels);
     batchData.getPredictions().put(device, predictions);
+    if (!(skipNonFinite || lossScale != null)) {
+      return 0f;
+    }
+    // toFloatArray copies the scalar out directly; getFloat goes through DJL's indexer.
+    return loss.getDataType() == ai.djl.ndarray.types.DataType.FLOAT32 ? loss.toFloatArray()[0]
+        : loss.toType(ai.djl.ndarray.types.DataType.FLOAT32, true).toFloatArray()[0];
   }
 
-  /** Whether every parameter's gradient is finite (a sum is NaN or Inf if any element is). */
+  /**
+   * Whether every parameter's gradient is finite: a sum is NaN or Inf if any element is, so the
+   * sums are added on the device and read back once (one synchronisation per step).
+   */
   private boolean gradientsFinite() {
     try (NDManager scratch = trainer.getManager().newSubManager()) {
+      NDArray total = null;
       for (Parameter p : parameters()) {
         NDArray g = p.getArray().getGradient();
         g.attach(scratch);
-        float sum = g.sum().getFloat();
-        if (!Float.isFinite(sum)) {
-          return false;
-        }
+        NDArray sum = g.sum();
+        total = total == null ? sum : total.addi(sum);
       }
+      return total == null || Float.isFinite(total.toType(ai.djl.ndarray.types.DataType.FLOAT32,
+          true).toFloatArray()[0]);
     }
-    return true;
   }
 
   private void unscaleGradients(double scale) {
@@ -354,6 +412,9 @@ public final class DjlTrainer {
   }
 
   private List<Parameter> parameters() {
+    if (trainable != null) {
+      return trainable;
+    }
     List<Parameter> out = new ArrayList<>();
     for (var pair : trainer.getModel().getBlock().getParameters()) {
       Parameter p = pair.getValue();
@@ -361,6 +422,9 @@ public final class DjlTrainer {
         out.add(p);
       }
     }
+    trainable = out;
     return out;
   }
+
+  private List<Parameter> trainable;
 }

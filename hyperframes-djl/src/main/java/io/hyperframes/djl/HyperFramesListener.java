@@ -38,6 +38,8 @@ public final class HyperFramesListener implements TrainingListener {
 
   private final StepMeter meter;
   private boolean metered;
+  // True while a DjlTrainer records the steps itself into this listener's meter.
+  private boolean driven;
   // Metered steps: when the batch was asked for, handed over, and forward + backward ended.
   private long requested;
   private long ready;
@@ -135,8 +137,17 @@ public final class HyperFramesListener implements TrainingListener {
     }
   }
 
+  /** A {@link DjlTrainer} records into this listener's meter itself while it runs. */
+  void drivenBy(boolean loop) {
+    this.driven = loop;
+    this.last = 0;
+  }
+
   @Override
   public void onTrainingBatch(Trainer trainer, BatchData batchData) {
+    if (driven) {
+      return;
+    }
     long now = System.nanoTime();
     if (metered && ready > 0) {
       computed = now;

@@ -5,5 +5,6 @@ import picocli.CommandLine.Command;
 /** {@code hyperframes bench}: measurements on this machine. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure workloads on this machine.",
-    subcommands = {BenchKernelsCommand.class, BenchTrainCommand.class, BenchInferCommand.class})
+    subcommands = {BenchKernelsCommand.class, BenchTrainCommand.class, BenchInferCommand.class,
+        BenchAdaptersCommand.class})
 final class BenchCommand {}

@@ -241,6 +241,22 @@ class CliTest {
   }
 
   @Test
+  void benchAdaptersPrintsItsFigures() {
+    Result r = run("bench", "adapters", "--rows", "1024", "--rounds", "3", "--sample-micros",
+        "5", "--format", "json");
+    assertEquals(0, r.status(), r.err());
+    JsonNode d = Json.parseObject("adapters", r.out()).get("djl");
+    for (String v : List.of("easyTrain", "metered", "djlTrainer", "djlTrainerNoGuard")) {
+      assertTrue(d.get(v).get("samplesPerSecond").asDouble() > 0, v + ": " + d);
+    }
+    assertTrue(d.get("metering").get("nanosPerStep").asDouble() >= 0, d.toString());
+    for (String k : List.of("cpu", "cpuSpareCores", "wait")) {
+      assertTrue(d.get("slowData").get(k).get("speedup").asDouble() > 0, k + ": " + d);
+    }
+    assertEquals(2, run("bench", "adapters", "--rounds", "1").status());
+  }
+
+  @Test
   void planWithoutAModelExitsTwo() {
     Result r = run("plan", "--accelerator", "a100-sxm-80gb", "--devices", "8");
     assertEquals(2, r.status());

@@ -1,0 +1,314 @@
+package io.hyperframes.cli;
+
+import ai.djl.Model;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.EasyTrain;
+import ai.djl.training.Trainer;
+import ai.djl.training.dataset.Dataset;
+import ai.djl.training.dataset.RandomAccessDataset;
+import ai.djl.training.dataset.Record;
+import ai.djl.util.Progress;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.djl.DjlTrainer;
+import io.hyperframes.djl.HyperFramesListener;
+import io.hyperframes.djl.PrefetchingDataset;
+import io.hyperframes.examples.DjlTrainingExample;
+import io.hyperframes.json.Json;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code hyperframes bench adapters}: what wrapping a DJL loop costs and gains, in one run. The
+ * example's MLP ({@link DjlTrainingExample}, 128-256-256-10, batch 256) trains epoch after epoch,
+ * the variants interleaved round by round so that the machine's drift hits them alike: plain
+ * {@code EasyTrain.fit}, {@code EasyTrain.fit} with the {@link HyperFramesListener} metering it,
+ * and {@link DjlTrainer}. Then the same with a slow dataset (every sample costs a fixed time of
+ * CPU before it is read, as a decoder would): DJL's sequential iteration against a
+ * {@link PrefetchingDataset} with two workers.
+ */
+@Command(name = "adapters", mixinStandardHelpOptions = true,
+    description = "DJL adapter costs and gains: metering overhead against EasyTrain.fit, and the"
+        + " prefetching dataset on a slow dataset (CPU-bound and waiting reads).")
+final class BenchAdaptersCommand implements Callable<Integer> {
+
+  static final int BATCH = 256;
+
+  /** The timed variants, in the JSON's names. */
+  static final String[] VARIANTS = {"easyTrain", "metered", "djlTrainer", "djlTrainerNoGuard"};
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--rounds", defaultValue = "9",
+      description = "Interleaved rounds (one epoch of each variant per round).")
+  int rounds;
+
+  @Option(names = "--rows", defaultValue = "16384", description = "Training rows.")
+  int rows;
+
+  @Option(names = "--sample-micros", defaultValue = "40",
+      description = "CPU cost of reading one sample of the slow dataset, microseconds.")
+  int sampleMicros;
+
+  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
+  Format format;
+
+  @Override
+  public Integer call() throws Exception {
+    if (rounds < 3 || rounds > 1000) {
+      throw new IllegalArgumentException("--rounds: must be in [3, 1000], got " + rounds);
+    }
+    if (rows < BATCH * 4 || rows > 1_000_000) {
+      throw new IllegalArgumentException("--rows: must be in [" + BATCH * 4 + ", 1000000], got "
+          + rows);
+    }
+    if (sampleMicros < 1 || sampleMicros > 100_000) {
+      throw new IllegalArgumentException("--sample-micros: must be in [1, 100000], got "
+          + sampleMicros);
+    }
+    System.setProperty("ai.djl.offline", "true");
+    float[][] data = DjlTrainingExample.rows(rows, 1);
+    ObjectNode root = Json.mapper().createObjectNode();
+    ObjectNode djl = root.putObject("djl");
+    djl.put("model", "mlp 128-256-256-10").put("batch", BATCH).put("rows", rows)
+        .put("rounds", rounds);
+
+    double[][] epoch = new double[VARIANTS.length][rounds];
+    HyperFramesListener listener = new HyperFramesListener();
+    try (Model model = DjlTrainingExample.model(7);
+        Trainer trainer = model.newTrainer(DjlTrainingExample.config()
+            .addTrainingListeners(listener))) {
+      trainer.initialize(new Shape(BATCH, DjlTrainingExample.FEATURES));
+      var ds = DjlTrainingExample.dataset(model.getNDManager(), data, BATCH);
+      Dataset metered = listener.metered(ds);
+      // Warm-up: one epoch of each.
+      for (int v = 0; v < VARIANTS.length; v++) {
+        run(trainer, v, ds, metered, listener);
+      }
+      for (int r = 0; r < rounds; r++) {
+        for (int v = 0; v < VARIANTS.length; v++) {
+          int variant = (r + v) % VARIANTS.length;
+          epoch[variant][r] = run(trainer, variant, ds, metered, listener);
+        }
+      }
+    }
+    double base = median(epoch[0]);
+    double stepSeconds = base * BATCH / rows;
+    double meteringNanos = meteringNanosPerStep();
+    djl.putObject("metering").put("nanosPerStep", meteringNanos)
+        .put("shareOfStep", meteringNanos * 1e-9 / stepSeconds);
+    for (int v = 0; v < VARIANTS.length; v++) {
+      double m = median(epoch[v]);
+      ObjectNode o = djl.putObject(VARIANTS[v]).put("epochSeconds", m)
+          .put("samplesPerSecond", rows / m);
+      if (v > 0) {
+        o.put("overhead", m / base - 1);
+      }
+    }
+
+    ObjectNode slow = djl.putObject("slowData").put("sampleMicros", sampleMicros)
+        .put("workers", 2);
+    int engineThreads = ai.djl.pytorch.jni.JniUtils.getNumThreads();
+    int cores = Runtime.getRuntime().availableProcessors();
+    int spare = Math.max(1, cores - 2);
+    slow.put("cores", cores).put("engineThreads", engineThreads);
+    slow(slow.putObject("cpu"), data, true);
+    // The same with the engine leaving the workers their cores (torch.set_num_threads).
+    ai.djl.pytorch.jni.JniUtils.setNumThreads(spare);
+    try {
+      slow(slow.putObject("cpuSpareCores").put("engineThreads", spare), data, true);
+    } finally {
+      ai.djl.pytorch.jni.JniUtils.setNumThreads(engineThreads);
+    }
+    slow(slow.putObject("wait"), data, false);
+
+    var out = spec.commandLine().getOut();
+    if (format == Format.json) {
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      out.printf(Locale.ROOT, "DJL %s, batch %d, %d rows, median of %d interleaved epochs%n",
+          djl.get("model").asText(), BATCH, rows, rounds);
+      out.printf(Locale.ROOT, "  metering: %.0f ns per step = %.4f %% of a step%n",
+          djl.get("metering").get("nanosPerStep").asDouble(),
+          100 * djl.get("metering").get("shareOfStep").asDouble());
+      for (String v : VARIANTS) {
+        ObjectNode o = (ObjectNode) djl.get(v);
+        out.printf(Locale.ROOT, "  %-17s %8.0f samples/s%s%n", v,
+            o.get("samplesPerSecond").asDouble(), o.has("overhead") ? String.format(Locale.ROOT,
+                "  overhead %+.2f %%", 100 * o.get("overhead").asDouble()) : "");
+      }
+      for (String k : new String[] {"cpu", "cpuSpareCores", "wait"}) {
+        var o = slow.get(k);
+        out.printf(Locale.ROOT, "slow dataset (%d µs of %s per sample, engine threads %d):"
+            + " EasyTrain %.0f samples/s, PrefetchingDataset (2 workers) %.0f samples/s, speedup"
+            + " %.2f×%n", sampleMicros, k.equals("wait") ? "waiting" : "CPU",
+            (o.has("engineThreads") ? o : slow).get("engineThreads").asInt(),
+            o.get("easyTrain").get("samplesPerSecond").asDouble(),
+            o.get("prefetching").get("samplesPerSecond").asDouble(), o.get("speedup").asDouble());
+      }
+    }
+    out.flush();
+    return 0;
+  }
+
+  /**
+   * One slow-data comparison: DJL's own sequential iteration of the slow rows against the
+   * prefetching dataset, alternating, medians.
+   */
+  private void slow(ObjectNode into, float[][] data, boolean cpu) throws Exception {
+    double[][] slowEpoch = new double[2][Math.max(3, rounds / 3)];
+    try (Model model = DjlTrainingExample.model(7);
+        Trainer trainer = model.newTrainer(DjlTrainingExample.config())) {
+      trainer.initialize(new Shape(BATCH, DjlTrainingExample.FEATURES));
+      SlowRows source = new SlowRows(data, sampleMicros * 1000L, cpu);
+      try (PrefetchingDataset prefetching = PrefetchingDataset.builder(source).batchSize(BATCH)
+          .workers(2).depth(8).build()) {
+        EasyTrain.fit(trainer, 1, prefetching, null);
+        for (int r = 0; r < slowEpoch[0].length; r++) {
+          long t0 = System.nanoTime();
+          EasyTrain.fit(trainer, 1, source, null);
+          long t1 = System.nanoTime();
+          EasyTrain.fit(trainer, 1, prefetching, null);
+          long t2 = System.nanoTime();
+          slowEpoch[0][r] = (t1 - t0) / 1e9;
+          slowEpoch[1][r] = (t2 - t1) / 1e9;
+        }
+      }
+    }
+    double sequential = median(slowEpoch[0]);
+    double prefetched = median(slowEpoch[1]);
+    into.putObject("easyTrain").put("epochSeconds", sequential)
+        .put("samplesPerSecond", rows / sequential);
+    into.putObject("prefetching").put("epochSeconds", prefetched)
+        .put("samplesPerSecond", rows / prefetched);
+    into.put("speedup", sequential / prefetched);
+  }
+
+  /**
+   * What the listener adds to one step, measured directly: the metered iterator's hasNext and
+   * next and the listener's onTrainingBatch around real batches, against the bare iteration.
+   */
+  private static double meteringNanosPerStep() throws Exception {
+    try (Model model = DjlTrainingExample.model(7);
+        Trainer trainer = model.newTrainer(DjlTrainingExample.config())) {
+      var ds = DjlTrainingExample.dataset(model.getNDManager(),
+          DjlTrainingExample.rows(BATCH * 4, 3), BATCH);
+      java.util.List<ai.djl.training.dataset.Batch> batches = new java.util.ArrayList<>();
+      ds.getData(model.getNDManager()).forEach(batches::add);
+      Dataset list = new Dataset() {
+        @Override
+        public Iterable<ai.djl.training.dataset.Batch> getData(NDManager manager) {
+          return batches;
+        }
+
+        @Override
+        public void prepare(Progress progress) {}
+      };
+      var data = new ai.djl.training.listener.TrainingListener.BatchData(batches.get(0),
+          java.util.Map.of(), java.util.Map.of());
+      HyperFramesListener listener = new HyperFramesListener();
+      Dataset metered = listener.metered(list);
+      int passes = 50_000;
+      double best = Double.MAX_VALUE;
+      for (int rep = 0; rep < 5; rep++) {
+        long t0 = System.nanoTime();
+        long sink = 0;
+        for (int p = 0; p < passes; p++) {
+          for (var b : list.getData(null)) {
+            sink += b.getSize();
+          }
+        }
+        long t1 = System.nanoTime();
+        for (int p = 0; p < passes; p++) {
+          for (var b : metered.getData(null)) {
+            sink += b.getSize();
+            listener.onTrainingBatch(trainer, data);
+          }
+        }
+        long t2 = System.nanoTime();
+        if (sink == 42) {
+          System.out.print("");
+        }
+        best = Math.min(best, ((t2 - t1) - (t1 - t0)) / (double) (passes * batches.size()));
+      }
+      batches.forEach(ai.djl.training.dataset.Batch::close);
+      return Math.max(0, best);
+    }
+  }
+
+  private static double run(Trainer trainer, int variant, Dataset plain, Dataset metered,
+      HyperFramesListener listener) throws Exception {
+    long t0 = System.nanoTime();
+    switch (variant) {
+      case 0 -> EasyTrain.fit(trainer, 1, plain, null);
+      case 1 -> EasyTrain.fit(trainer, 1, metered, null);
+      case 2 -> DjlTrainer.train(trainer).data(plain).listener(listener).fit();
+      default -> DjlTrainer.train(trainer).data(plain).listener(listener)
+          .skipNonFiniteSteps(false).fit();
+    }
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  private static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  /**
+   * Rows whose every read first spends {@code nanos} of CPU (a decoder's work) or of waiting
+   * (a read from remote storage).
+   */
+  static final class SlowRows extends RandomAccessDataset {
+    private final float[] x;
+    private final float[] y;
+    private final long nanos;
+    private final boolean cpu;
+
+    SlowRows(float[][] rows, long nanos, boolean cpu) {
+      super(new Settings().setSampling(BATCH, true));
+      this.x = rows[0];
+      this.y = rows[1];
+      this.nanos = nanos;
+      this.cpu = cpu;
+    }
+
+    private static final class Settings extends BaseBuilder<Settings> {
+      @Override
+      protected Settings self() {
+        return this;
+      }
+    }
+
+    @Override
+    public Record get(NDManager manager, long index) {
+      long end = System.nanoTime() + nanos;
+      if (cpu) {
+        while (System.nanoTime() < end) {
+          Thread.onSpinWait();
+        }
+      } else {
+        for (long left = nanos; left > 0; left = end - System.nanoTime()) {
+          java.util.concurrent.locks.LockSupport.parkNanos(left);
+        }
+      }
+      int f = DjlTrainingExample.FEATURES;
+      float[] row = Arrays.copyOfRange(x, (int) index * f, (int) index * f + f);
+      return new Record(new ai.djl.ndarray.NDList(manager.create(row)),
+          new ai.djl.ndarray.NDList(manager.create(y[(int) index])));
+    }
+
+    @Override
+    protected long availableSize() {
+      return y.length;
+    }
+
+    @Override
+    public void prepare(Progress progress) {}
+  }
+}
