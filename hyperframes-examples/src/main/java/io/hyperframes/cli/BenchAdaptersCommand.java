@@ -14,10 +14,19 @@ import io.hyperframes.djl.DjlTrainer;
 import io.hyperframes.djl.HyperFramesListener;
 import io.hyperframes.djl.PrefetchingDataset;
 import io.hyperframes.examples.DjlTrainingExample;
+import io.hyperframes.examples.SameDiffTrainingExample;
+import io.hyperframes.nd4j.data.PrefetchingDataSetIterator;
+import io.hyperframes.nd4j.samediff.SameDiffMeterListener;
+import io.hyperframes.runtime.BatchSource;
 import io.hyperframes.json.Json;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.nd4j.autodiff.samediff.SameDiff;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
+import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -105,7 +114,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
     for (int v = 0; v < VARIANTS.length; v++) {
       double m = median(epoch[v]);
       ObjectNode o = djl.putObject(VARIANTS[v]).put("epochSeconds", m)
-          .put("samplesPerSecond", rows / m);
+          .put("samplesPerSecond", rows / m).put("relativeIqr", relativeIqr(epoch[v]));
       if (v > 0) {
         o.put("overhead", m / base - 1);
       }
@@ -127,6 +136,15 @@ final class BenchAdaptersCommand implements Callable<Integer> {
     }
     slow(slow.putObject("wait"), data, false);
 
+    // SameDiff prints each gradient op it adds to System.out; keep stdout for the report.
+    java.io.PrintStream stdout = System.out;
+    System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+    try {
+      sameDiff(root.putObject("samediff"), data);
+    } finally {
+      System.setOut(stdout);
+    }
+
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
@@ -138,9 +156,10 @@ final class BenchAdaptersCommand implements Callable<Integer> {
           100 * djl.get("metering").get("shareOfStep").asDouble());
       for (String v : VARIANTS) {
         ObjectNode o = (ObjectNode) djl.get(v);
-        out.printf(Locale.ROOT, "  %-17s %8.0f samples/s%s%n", v,
-            o.get("samplesPerSecond").asDouble(), o.has("overhead") ? String.format(Locale.ROOT,
-                "  overhead %+.2f %%", 100 * o.get("overhead").asDouble()) : "");
+        out.printf(Locale.ROOT, "  %-17s %8.0f samples/s (IQR %4.1f %%)%s%n", v,
+            o.get("samplesPerSecond").asDouble(), 100 * o.get("relativeIqr").asDouble(),
+            o.has("overhead") ? String.format(Locale.ROOT, "  overhead %+.2f %%",
+                100 * o.get("overhead").asDouble()) : "");
       }
       for (String k : new String[] {"cpu", "cpuSpareCores", "wait"}) {
         var o = slow.get(k);
@@ -149,6 +168,23 @@ final class BenchAdaptersCommand implements Callable<Integer> {
             + " %.2f×%n", sampleMicros, k.equals("wait") ? "waiting" : "CPU",
             (o.has("engineThreads") ? o : slow).get("engineThreads").asInt(),
             o.get("easyTrain").get("samplesPerSecond").asDouble(),
+            o.get("prefetching").get("samplesPerSecond").asDouble(), o.get("speedup").asDouble());
+      }
+      var sd = root.get("samediff");
+      out.printf(Locale.ROOT, "SameDiff %s: fit %.0f samples/s, metered %.0f samples/s (overhead"
+          + " %+.2f %%), metering %.0f ns per step = %.4f %% of a step%n",
+          sd.get("model").asText(), sd.get("fit").get("samplesPerSecond").asDouble(),
+          sd.get("metered").get("samplesPerSecond").asDouble(),
+          100 * sd.get("metered").get("overhead").asDouble(),
+          sd.get("metering").get("nanosPerStep").asDouble(),
+          100 * sd.get("metering").get("shareOfStep").asDouble());
+      for (String k : new String[] {"cpu", "cpuSpareCores", "wait"}) {
+        var o = sd.get("slowData").get(k);
+        out.printf(Locale.ROOT, "  slow source (%d µs of %s per sample, ND4J threads %d): fit %.0f"
+            + " samples/s, PrefetchingDataSetIterator (2 workers) %.0f samples/s, speedup"
+            + " %.2f×%n", sampleMicros, k.equals("wait") ? "waiting" : "CPU",
+            (o.has("engineThreads") ? o : sd.get("slowData")).get("engineThreads").asInt(),
+            o.get("fit").get("samplesPerSecond").asDouble(),
             o.get("prefetching").get("samplesPerSecond").asDouble(), o.get("speedup").asDouble());
       }
     }
@@ -241,6 +277,205 @@ final class BenchAdaptersCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The same comparison for {@code SameDiff.fit}: plain against the {@link SameDiffMeterListener}
+   * (interleaved epochs, and its callbacks timed directly), and a slow source read on the
+   * training thread against a {@link PrefetchingDataSetIterator} with two workers.
+   */
+  private void sameDiff(ObjectNode sd, float[][] data) {
+    sd.put("model", "mlp 128-256-256-10").put("batch", BATCH).put("rows", rows)
+        .put("rounds", rounds);
+    BatchSource<DataSet> source = SameDiffTrainingExample.batches(data, BATCH);
+    SameDiff graph = SameDiffTrainingExample.mlp(7);
+    SameDiffMeterListener listener = new SameDiffMeterListener();
+    DataSetIterator plain = SameDiffTrainingExample.iterator(source, BATCH);
+    graph.fit(plain, 1);
+    graph.fit(plain, 1, listener);
+    double[][] epoch = new double[2][rounds];
+    for (int r = 0; r < rounds; r++) {
+      for (int v = 0; v < 2; v++) {
+        int variant = (r + v) % 2;
+        long t0 = System.nanoTime();
+        if (variant == 0) {
+          graph.fit(plain, 1);
+        } else {
+          graph.fit(plain, 1, listener);
+        }
+        epoch[variant][r] = (System.nanoTime() - t0) / 1e9;
+      }
+    }
+    double base = median(epoch[0]);
+    double meteringNanos = sameDiffMeteringNanos();
+    sd.putObject("metering").put("nanosPerStep", meteringNanos)
+        .put("shareOfStep", meteringNanos * 1e-9 / (base * BATCH / rows));
+    sd.putObject("fit").put("epochSeconds", base).put("samplesPerSecond", rows / base)
+        .put("relativeIqr", relativeIqr(epoch[0]));
+    double m = median(epoch[1]);
+    sd.putObject("metered").put("epochSeconds", m).put("samplesPerSecond", rows / m)
+        .put("overhead", m / base - 1).put("relativeIqr", relativeIqr(epoch[1]));
+
+    ObjectNode slow = sd.putObject("slowData").put("sampleMicros", sampleMicros)
+        .put("workers", 2);
+    int threads = Nd4j.getEnvironment().maxThreads();
+    int cores = Runtime.getRuntime().availableProcessors();
+    slow.put("cores", cores).put("engineThreads", threads);
+    sameDiffSlow(slow.putObject("cpu"), source, true);
+    Nd4j.getEnvironment().setMaxThreads(Math.max(1, cores - 2));
+    try {
+      sameDiffSlow(slow.putObject("cpuSpareCores").put("engineThreads", Math.max(1, cores - 2)),
+          source, true);
+    } finally {
+      Nd4j.getEnvironment().setMaxThreads(threads);
+    }
+    sameDiffSlow(slow.putObject("wait"), source, false);
+  }
+
+  private void sameDiffSlow(ObjectNode into, BatchSource<DataSet> fast, boolean cpu) {
+    long nanos = sampleMicros * 1000L * BATCH;
+    BatchSource<DataSet> source = fast.preparing(b -> cost(nanos, cpu));
+    SameDiff graph = SameDiffTrainingExample.mlp(7);
+    double[][] epoch = new double[2][Math.max(3, rounds / 3)];
+    try (PrefetchingDataSetIterator prefetching = PrefetchingDataSetIterator.builder(source)
+        .workers(2).depth(8).batchSize(BATCH).inputColumns(DjlTrainingExample.FEATURES)
+        .totalOutcomes(DjlTrainingExample.CLASSES).build()) {
+      DataSetIterator sequential = new SourceIterator(source);
+      graph.fit(prefetching, 1);
+      for (int r = 0; r < epoch[0].length; r++) {
+        long t0 = System.nanoTime();
+        graph.fit(sequential, 1);
+        long t1 = System.nanoTime();
+        graph.fit(prefetching, 1);
+        long t2 = System.nanoTime();
+        epoch[0][r] = (t1 - t0) / 1e9;
+        epoch[1][r] = (t2 - t1) / 1e9;
+      }
+    }
+    double a = median(epoch[0]);
+    double b = median(epoch[1]);
+    into.putObject("fit").put("epochSeconds", a).put("samplesPerSecond", rows / a);
+    into.putObject("prefetching").put("epochSeconds", b).put("samplesPerSecond", rows / b);
+    into.put("speedup", a / b);
+  }
+
+  /** The listener's callbacks for one iteration, timed on their own. */
+  private static double sameDiffMeteringNanos() {
+    SameDiffMeterListener l = new SameDiffMeterListener();
+    org.nd4j.autodiff.listeners.At at = org.nd4j.autodiff.listeners.At.defaultAt();
+    org.nd4j.linalg.dataset.MultiDataSet mds = new org.nd4j.linalg.dataset.MultiDataSet(
+        Nd4j.zeros(DataType.FLOAT, BATCH, 4), Nd4j.zeros(DataType.FLOAT, BATCH, 2));
+    l.epochStart(null, at);
+    int n = 200_000;
+    double best = Double.MAX_VALUE;
+    for (int rep = 0; rep < 5; rep++) {
+      long t0 = System.nanoTime();
+      for (int i = 0; i < n; i++) {
+        l.iterationStart(null, at, mds, 0);
+        l.preUpdate(null, at, null, null);
+        l.preUpdate(null, at, null, null);
+        l.iterationDone(null, at, mds, null);
+      }
+      best = Math.min(best, (System.nanoTime() - t0) / (double) n);
+    }
+    return best;
+  }
+
+  /** Spends {@code nanos} of CPU or of waiting. */
+  static void cost(long nanos, boolean cpu) {
+    long end = System.nanoTime() + nanos;
+    if (cpu) {
+      while (System.nanoTime() < end) {
+        Thread.onSpinWait();
+      }
+    } else {
+      for (long left = nanos; left > 0; left = end - System.nanoTime()) {
+        java.util.concurrent.locks.LockSupport.parkNanos(left);
+      }
+    }
+  }
+
+  /** A source's batches built on the training thread, in order: DL4J's usual iterator. */
+  static final class SourceIterator implements DataSetIterator {
+    private static final long serialVersionUID = 1L;
+    private final transient BatchSource<DataSet> source;
+    private int next;
+    private transient org.nd4j.linalg.dataset.api.DataSetPreProcessor pre;
+
+    SourceIterator(BatchSource<DataSet> source) {
+      this.source = source;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return next < source.batches();
+    }
+
+    @Override
+    public DataSet next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException("epoch finished");
+      }
+      try {
+        DataSet d = source.batch(0, next++);
+        if (pre != null) {
+          pre.preProcess(d);
+        }
+        return d;
+      } catch (Exception e) {
+        throw new IllegalStateException("batch " + (next - 1) + ": " + e, e);
+      }
+    }
+
+    @Override
+    public DataSet next(int num) {
+      return next();
+    }
+
+    @Override
+    public int inputColumns() {
+      return DjlTrainingExample.FEATURES;
+    }
+
+    @Override
+    public int totalOutcomes() {
+      return DjlTrainingExample.CLASSES;
+    }
+
+    @Override
+    public boolean resetSupported() {
+      return true;
+    }
+
+    @Override
+    public boolean asyncSupported() {
+      return false;
+    }
+
+    @Override
+    public void reset() {
+      next = 0;
+    }
+
+    @Override
+    public int batch() {
+      return BATCH;
+    }
+
+    @Override
+    public void setPreProcessor(org.nd4j.linalg.dataset.api.DataSetPreProcessor p) {
+      this.pre = p;
+    }
+
+    @Override
+    public org.nd4j.linalg.dataset.api.DataSetPreProcessor getPreProcessor() {
+      return pre;
+    }
+
+    @Override
+    public java.util.List<String> getLabels() {
+      return null;
+    }
+  }
+
   private static double run(Trainer trainer, int variant, Dataset plain, Dataset metered,
       HyperFramesListener listener) throws Exception {
     long t0 = System.nanoTime();
@@ -252,6 +487,15 @@ final class BenchAdaptersCommand implements Callable<Integer> {
           .skipNonFiniteSteps(false).fit();
     }
     return (System.nanoTime() - t0) / 1e9;
+  }
+
+  /** Interquartile range over the median: the run-to-run noise the overheads sit in. */
+  private static double relativeIqr(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    double q1 = s[(int) Math.floor(0.25 * (s.length - 1))];
+    double q3 = s[(int) Math.ceil(0.75 * (s.length - 1))];
+    return (q3 - q1) / median(v);
   }
 
   private static double median(double[] v) {
@@ -287,16 +531,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
 
     @Override
     public Record get(NDManager manager, long index) {
-      long end = System.nanoTime() + nanos;
-      if (cpu) {
-        while (System.nanoTime() < end) {
-          Thread.onSpinWait();
-        }
-      } else {
-        for (long left = nanos; left > 0; left = end - System.nanoTime()) {
-          java.util.concurrent.locks.LockSupport.parkNanos(left);
-        }
-      }
+      cost(nanos, cpu);
       int f = DjlTrainingExample.FEATURES;
       float[] row = Arrays.copyOfRange(x, (int) index * f, (int) index * f + f);
       return new Record(new ai.djl.ndarray.NDList(manager.create(row)),

@@ -250,8 +250,12 @@ class CliTest {
       assertTrue(d.get(v).get("samplesPerSecond").asDouble() > 0, v + ": " + d);
     }
     assertTrue(d.get("metering").get("nanosPerStep").asDouble() >= 0, d.toString());
+    JsonNode sd = Json.parseObject("adapters", r.out()).get("samediff");
+    assertTrue(sd.get("metered").get("samplesPerSecond").asDouble() > 0, sd.toString());
+    assertTrue(sd.get("metering").get("nanosPerStep").asDouble() >= 0, sd.toString());
     for (String k : List.of("cpu", "cpuSpareCores", "wait")) {
       assertTrue(d.get("slowData").get(k).get("speedup").asDouble() > 0, k + ": " + d);
+      assertTrue(sd.get("slowData").get(k).get("speedup").asDouble() > 0, k + ": " + sd);
     }
     assertEquals(2, run("bench", "adapters", "--rounds", "1").status());
   }
