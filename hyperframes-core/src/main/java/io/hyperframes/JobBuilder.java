@@ -1,6 +1,7 @@
 package io.hyperframes;
 
 import io.hyperframes.hardware.Catalog;
+import io.hyperframes.model.ParametersOnlySpec;
 import io.hyperframes.model.TransformerSpec;
 import java.util.function.UnaryOperator;
 
@@ -34,6 +35,19 @@ public abstract class JobBuilder<B extends JobBuilder<B>> {
   /** {@code model}: an architecture given in full. */
   public B model(TransformerSpec architecture) {
     return copy(tree.with("model", Tree.model(architecture)), catalog, models);
+  }
+
+  /**
+   * {@code model.name} and {@code model.parameters}: a model known only by its parameter count
+   * (for example read from a DJL block by {@code io.hyperframes.djl.DjlBlocks}). Enough for
+   * model-state memory under every ZeRO stage; the step time and planning need an architecture.
+   */
+  public B model(ParametersOnlySpec counted) {
+    if (counted == null) {
+      throw new IllegalArgumentException("model: must be given");
+    }
+    return copy(tree.with("model.name", counted.name()).with("model.parameters",
+        counted.parameters()), catalog, models);
   }
 
   /** {@code cluster.accelerator}: a catalog accelerator ("h100-sxm-80gb"). */

@@ -11,12 +11,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.util.ModelSerializer;
 
 /**
- * Writes checkpoints of a DL4J {@link MultiLayerNetwork} on a background thread as standard DL4J
- * model zips (parameters and updater state, loadable with {@code ModelSerializer}).
+ * Writes checkpoints of a DL4J {@link MultiLayerNetwork} or {@link ComputationGraph} on a
+ * background thread as standard DL4J model zips (parameters and updater state, loadable with
+ * {@code ModelSerializer.restoreMultiLayerNetwork} or {@code restoreComputationGraph}).
  *
  * <p>{@link #save} blocks only for an in-memory copy of the network; the copy is then written
  * through {@link CheckpointFiles}: a temporary file, forced to disk, renamed atomically to
@@ -50,10 +53,18 @@ public final class AsyncCheckpointer implements AutoCloseable {
    * @param extra state to store with it (may be empty)
    * @return the path once written
    */
-  public Future<Path> save(MultiLayerNetwork net, long step, Map<String, Double> extra) {
+  public Future<Path> save(Model net, long step, Map<String, Double> extra) {
     checkArgument(net != null, "net: must be given");
     checkArgument(step >= 0, "step: must be >= 0, got %s", step);
-    MultiLayerNetwork snapshot = net.clone();
+    Model snapshot;
+    if (net instanceof MultiLayerNetwork n) {
+      snapshot = n.clone();
+    } else if (net instanceof ComputationGraph g) {
+      snapshot = g.clone();
+    } else {
+      throw new IllegalArgumentException("net: a MultiLayerNetwork or ComputationGraph, got "
+          + net.getClass().getName());
+    }
     HashMap<String, Double> state = new HashMap<>(extra == null ? Map.of() : extra);
     return files.submit(step, tmp -> {
       try (OutputStream out = new FileOutputStream(tmp.toFile())) {

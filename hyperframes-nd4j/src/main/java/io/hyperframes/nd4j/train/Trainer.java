@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.optimize.api.BaseTrainingListener;
 import org.deeplearning4j.optimize.api.TrainingListener;
@@ -22,7 +23,8 @@ import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 
 /**
- * Wires the training runtime around an existing DL4J network in one expression:
+ * Wires the training runtime around an existing DL4J network ({@link MultiLayerNetwork} or
+ * single-input, single-output {@link ComputationGraph}) in one expression:
  *
  * <pre>{@code
  * Trainer.Result r = Trainer.train(net)                 // e.g. built from Dl4jAdapter.accelerate
@@ -62,7 +64,20 @@ public final class Trainer {
   public record Result(int epochs, long steps, long skippedSteps, StepMeter.Summary summary,
       Optional<Path> lastCheckpoint) {}
 
-  private final MultiLayerNetwork net;
+  /** What the loop needs of a network: both DL4J kinds offer it under the same names. */
+  private interface Net {
+    void fit(DataSet ds);
+
+    Collection<TrainingListener> listeners();
+
+    void listeners(Collection<TrainingListener> l);
+
+    void nextEpoch();
+
+    Model model();
+  }
+
+  private final Net net;
   private DataSetIterator iterator;
   private EncodedDataset encoded;
   private int batchSize;
@@ -77,7 +92,7 @@ public final class Trainer {
   private boolean skipNonFinite = true;
   private boolean used;
 
-  private Trainer(MultiLayerNetwork net) {
+  private Trainer(Net net) {
     this.net = net;
   }
 
@@ -90,7 +105,74 @@ public final class Trainer {
     if (net == null) {
       throw new IllegalArgumentException("net: must be given");
     }
-    return new Trainer(net);
+    return new Trainer(new Net() {
+      @Override
+      public void fit(DataSet ds) {
+        net.fit(ds);
+      }
+
+      @Override
+      public Collection<TrainingListener> listeners() {
+        return net.getListeners();
+      }
+
+      @Override
+      public void listeners(Collection<TrainingListener> l) {
+        net.setListeners(l);
+      }
+
+      @Override
+      public void nextEpoch() {
+        net.incrementEpochCount();
+      }
+
+      @Override
+      public Model model() {
+        return net;
+      }
+    });
+  }
+
+  /**
+   * A trainer for {@code graph} (initialised; one input and one output, as {@code fit(DataSet)}
+   * needs). Checkpoints are {@code ComputationGraph} zips.
+   *
+   * @throws IllegalArgumentException when {@code graph} is null or not single-input and -output
+   */
+  public static Trainer train(ComputationGraph graph) {
+    if (graph == null) {
+      throw new IllegalArgumentException("graph: must be given");
+    }
+    if (graph.getNumInputArrays() != 1 || graph.getNumOutputArrays() != 1) {
+      throw new IllegalArgumentException("graph: fit(DataSet) needs one input and one output, got "
+          + graph.getNumInputArrays() + " and " + graph.getNumOutputArrays());
+    }
+    return new Trainer(new Net() {
+      @Override
+      public void fit(DataSet ds) {
+        graph.fit(ds);
+      }
+
+      @Override
+      public Collection<TrainingListener> listeners() {
+        return graph.getListeners();
+      }
+
+      @Override
+      public void listeners(Collection<TrainingListener> l) {
+        graph.setListeners(l);
+      }
+
+      @Override
+      public void nextEpoch() {
+        graph.incrementEpochCount();
+      }
+
+      @Override
+      public Model model() {
+        return graph;
+      }
+    });
   }
 
   /** Trains on {@code iterator} as it is (reset at every epoch). */
@@ -199,13 +281,13 @@ public final class Trainer {
     StepMeter m = meter != null ? meter : new StepMeter();
     StepMeterListener meterListener = new StepMeterListener(m);
     Guard guard = new Guard();
-    Collection<TrainingListener> before = new ArrayList<>(net.getListeners());
+    Collection<TrainingListener> before = new ArrayList<>(net.listeners());
     List<TrainingListener> during = new ArrayList<>(before);
     during.add(meterListener);
     if (skipNonFinite) {
       during.add(guard);
     }
-    net.setListeners(during);
+    net.listeners(during);
     PrefetchingDataSetIterator owned = encoded == null ? null
         : PrefetchingDataSetIterator.builder(encoded.batches(batchSize, seed)).workers(workers)
             .depth(depth).batchSize(batchSize).inputColumns(encoded.featureColumns())
@@ -222,7 +304,7 @@ public final class Trainer {
         if (epoch > 0 || it.resetSupported()) {
           it.reset();
         }
-        meterListener.onEpochStart(net);
+        meterListener.onEpochStart(net.model());
         while (it.hasNext()) {
           DataSet ds = it.next();
           try {
@@ -233,13 +315,13 @@ public final class Trainer {
             continue;
           }
           if (checkpointer != null && steps % checkpointEvery == 0) {
-            last = checkpointer.save(net, steps, state(steps, epoch, skipped));
+            last = checkpointer.save(net.model(), steps, state(steps, epoch, skipped));
           }
         }
-        net.incrementEpochCount();
+        net.nextEpoch();
       }
       if (checkpointer != null && (last == null || steps % checkpointEvery != 0)) {
-        last = checkpointer.save(net, steps, state(steps, epoch, skipped));
+        last = checkpointer.save(net.model(), steps, state(steps, epoch, skipped));
       }
       Optional<Path> lastPath = Optional.empty();
       if (last != null) {
@@ -247,7 +329,7 @@ public final class Trainer {
       }
       return new Result(epoch, steps, skipped, m.summary(), lastPath);
     } finally {
-      net.setListeners(before);
+      net.listeners(before);
       if (owned != null) {
         owned.close();
       }

@@ -117,6 +117,50 @@ class TrainerTest {
   }
 
   @Test
+  void trainsAComputationGraphWithCheckpointsAndTheGuard(@TempDir Path dir) throws Exception {
+    org.deeplearning4j.nn.conf.ComputationGraphConfiguration conf =
+        new NeuralNetConfiguration.Builder().seed(5).updater(new Adam(3e-3))
+            .dataType(DataType.FLOAT).graphBuilder().addInputs("in")
+            .addLayer("dense", new DenseLayer.Builder().nIn(IN).nOut(64)
+                .activation(Activation.RELU).build(), "in")
+            .addLayer("out", new OutputLayer.Builder(LossFunction.MCXENT).nIn(64).nOut(CLASSES)
+                .activation(Activation.SOFTMAX).build(), "dense")
+            .setOutputs("out").build();
+    org.deeplearning4j.nn.graph.ComputationGraph graph =
+        new org.deeplearning4j.nn.graph.ComputationGraph(
+            Dl4jAdapter.accelerate(conf, Precision.BF16).configuration());
+    graph.init();
+    DataSet test = batch(99, false);
+    double before = graph.score(test);
+    List<DataSet> batches = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      batches.add(batch(i, i == 3));
+    }
+    Trainer.Result r = Trainer.train(graph).data(new ListDataSetIterator<>(batches, 1))
+        .epochs(3).checkpoints(dir, 5, 2).fit();
+    assertEquals(3, r.epochs());
+    assertEquals(21, r.steps(), "the poisoned batch is skipped each epoch");
+    assertEquals(3, r.skippedSteps());
+    assertEquals(3, graph.getEpochCount());
+    assertTrue(graph.score(test) < before, before + " -> " + graph.score(test));
+    Path last = r.lastCheckpoint().orElseThrow();
+    org.deeplearning4j.nn.graph.ComputationGraph restored =
+        ModelSerializer.restoreComputationGraph(last.toFile(), true);
+    assertEquals(graph.params(), restored.params());
+    assertEquals(21.0, AsyncCheckpointer.extraState(last).get("step"));
+    org.deeplearning4j.nn.graph.ComputationGraph twoInputs =
+        new org.deeplearning4j.nn.graph.ComputationGraph(new NeuralNetConfiguration.Builder()
+            .graphBuilder().addInputs("a", "b")
+            .addVertex("m", new org.deeplearning4j.nn.conf.graph.MergeVertex(), "a", "b")
+            .addLayer("out", new OutputLayer.Builder(LossFunction.MSE).nIn(2).nOut(1)
+                .activation(Activation.IDENTITY).build(),
+                "m").setOutputs("out").build());
+    twoInputs.init();
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> Trainer.train(twoInputs))
+        .getMessage().startsWith("graph:"));
+  }
+
+  @Test
   void nonFiniteGradientsSkipTheStepAndLeaveWeightsAndUpdaterUnchanged() {
     MultiLayerNetwork net = net();
     Trainer.train(net).data(new ListDataSetIterator<>(List.of(batch(1, false)), 1)).fit();
@@ -150,8 +194,11 @@ class TrainerTest {
 
   @Test
   void badArgumentsNameTheField() {
-    assertTrue(assertThrows(IllegalArgumentException.class, () -> Trainer.train(null))
-        .getMessage().startsWith("net:"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> Trainer.train((MultiLayerNetwork) null)).getMessage().startsWith("net:"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> Trainer.train((org.deeplearning4j.nn.graph.ComputationGraph) null)).getMessage()
+        .startsWith("graph:"));
     Trainer t = Trainer.train(net());
     assertTrue(assertThrows(IllegalArgumentException.class, () -> t.epochs(0))
         .getMessage().startsWith("epochs:"));
