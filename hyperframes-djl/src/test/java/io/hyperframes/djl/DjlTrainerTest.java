@@ -92,6 +92,40 @@ class DjlTrainerTest {
   }
 
   @Test
+  void anFp16ModelOverflowsIntoASkippedStepAndTrainsOnAfterIt() throws Exception {
+    // An FP16 model (parameters and activations in half precision); the loss scale starts at
+    // 2^16, which overflows FP16 gradients at once (max 65504): PyTorch's GradScaler backs off
+    // until the scaled gradients fit, and so must this loop.
+    try (Model model = Mlps.model(4, ai.djl.ndarray.types.DataType.FLOAT16)) {
+      try (Trainer t = Mlps.trainer(model, BATCH)) {
+        NDManager m = model.getNDManager();
+        Mlps.Rows rows = Mlps.rows(BATCH * 8, 6);
+        ArrayDataset half = new ArrayDataset.Builder()
+            .setData(m.create(rows.x(), new Shape(BATCH * 8, Mlps.FEATURES))
+                .toType(ai.djl.ndarray.types.DataType.FLOAT16, false))
+            .optLabels(m.create(rows.y(), new Shape(BATCH * 8))
+                .toType(ai.djl.ndarray.types.DataType.FLOAT16, false))
+            .setSampling(BATCH, false).build();
+        assertEquals(ai.djl.ndarray.types.DataType.FLOAT16, model.getBlock().getParameters()
+            .get(0).getValue().getArray().getDataType(), "an FP16 model");
+        float[] before = Mlps.weights(model);
+        LossScale scale = LossScale.of(1e30, 2, 0.5, 2000);
+        DjlTrainer.Result r = DjlTrainer.train(t).data(half).lossScaling(scale).fit();
+        assertTrue(r.skippedSteps() >= 1, "an overflowing scale skips: " + r);
+        assertEquals(8, r.steps() + r.skippedSteps());
+        assertEquals(1e30 * Math.pow(0.5, r.skippedSteps()), scale.scale(), 1e15);
+        float[] after = Mlps.weights(model);
+        boolean moved = false;
+        for (int i = 0; i < after.length; i++) {
+          assertTrue(Float.isFinite(after[i]), "weight " + i + " is " + after[i]);
+          moved |= after[i] != before[i];
+        }
+        assertEquals(r.steps() > 0, moved, "weights move only with applied steps");
+      }
+    }
+  }
+
+  @Test
   void lossScalingUnscalesBeforeTheStep() throws Exception {
     // The same batches with scale 1 and scale 2^10: the same weights (powers of two are exact).
     Mlps.Rows rows = Mlps.rows(512, 9);

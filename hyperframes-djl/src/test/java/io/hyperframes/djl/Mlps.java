@@ -28,6 +28,11 @@ final class Mlps {
 
   /** A 32-64-64-4 ReLU MLP, initialised with the engine's seed fixed. */
   static Model model(long seed) {
+    return model(seed, DataType.FLOAT32);
+  }
+
+  /** The same MLP with parameters in {@code type}. */
+  static Model model(long seed, DataType type) {
     Engine.getInstance().setRandomSeed((int) seed);
     SequentialBlock block = new SequentialBlock()
         .add(Linear.builder().setUnits(64).build())
@@ -37,7 +42,7 @@ final class Mlps {
         .add(Linear.builder().setUnits(CLASSES).build());
     Model model = Model.newInstance("hyperframes-test-mlp", "PyTorch");
     model.setBlock(block);
-    block.initialize(model.getNDManager(), DataType.FLOAT32, new Shape(1, FEATURES));
+    block.initialize(model.getNDManager(), type, new Shape(1, FEATURES));
     return model;
   }
 
