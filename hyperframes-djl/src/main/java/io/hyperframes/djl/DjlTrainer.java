@@ -100,6 +100,7 @@ public final class DjlTrainer {
   private Boolean checkGradients;
   private StepMeter meter;
   private HyperFramesListener listener;
+  private List<Parameter> trainable;
   private Path checkpointDir;
   private int checkpointEvery;
   private int checkpointKeep;
@@ -425,6 +426,4 @@ public final class DjlTrainer {
     trainable = out;
     return out;
   }
-
-  private List<Parameter> trainable;
 }

@@ -2,6 +2,7 @@ package io.hyperframes.djl;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import ai.djl.metric.Metrics;
 import ai.djl.ndarray.NDManager;
 import ai.djl.training.Trainer;
 import ai.djl.training.dataset.Batch;
@@ -25,7 +26,8 @@ import java.util.Iterator;
  *   <li>with the training set passed through {@link #metered(Dataset)}, a step runs from the
  *       request for its batch to the request for the next one: data wait (in the iterator),
  *       forward + backward (until {@code onTrainingBatch}), optimizer (the rest, including the
- *       batch's release);
+ *       batch's release); where the trainer has metrics ({@code trainer.setMetrics}), DJL's own
+ *       {@code forward} timing splits forward from backward;
  *   <li>without it, only whole steps are seen (from one {@code onTrainingBatch} to the next) and
  *       all of a step counts as compute;
  *   <li>{@link DjlTrainer} marks every phase itself, forward separately from backward.
@@ -44,6 +46,7 @@ public final class HyperFramesListener implements TrainingListener {
   private long requested;
   private long ready;
   private long computed;
+  private long forward;
   private long examples;
   // Unmetered steps: the previous onTrainingBatch.
   private long last;
@@ -126,9 +129,10 @@ public final class HyperFramesListener implements TrainingListener {
   private void requested() {
     long now = System.nanoTime();
     if (computed > 0) {
-      meter.record(ready - requested, computed - ready, now - computed, now - requested,
-          examples);
+      meter.record(ready - requested, forward, computed - ready, now - computed,
+          now - requested, examples);
       computed = 0;
+      forward = 0;
       ready = 0;
       requested = 0;
     }
@@ -151,6 +155,12 @@ public final class HyperFramesListener implements TrainingListener {
     long now = System.nanoTime();
     if (metered && ready > 0) {
       computed = now;
+      // DJL times each forward pass itself when the trainer has metrics (trainer.setMetrics).
+      Metrics m = trainer.getMetrics();
+      if (m != null && m.hasMetric("forward")) {
+        double nanos = m.latestMetric("forward").getValue();
+        forward = (long) Math.max(0, Math.min(nanos, computed - ready));
+      }
       return;
     }
     if (last > 0) {

@@ -61,7 +61,7 @@ public final class PrefetchingDataset implements Dataset, AutoCloseable {
   private volatile NDManager manager;
   private volatile long[] order;
   private Prefetcher<Batch> prefetcher;
-  private int epochs;
+  private volatile int epochs;
   private boolean closed;
 
   private PrefetchingDataset(Builder b) {

@@ -20,6 +20,7 @@ class HyperFramesListenerTest {
   void meteredFitRecordsEveryStepAndItsPhases() throws Exception {
     HyperFramesListener listener = new HyperFramesListener();
     try (Model model = Mlps.model(1); Trainer t = Mlps.trainer(model, BATCH, listener)) {
+      t.setMetrics(new ai.djl.metric.Metrics());   // DJL then times each forward pass
       ArrayDataset ds = Mlps.dataset(model.getNDManager(), Mlps.rows(1024, 1), BATCH, true);
       EasyTrain.fit(t, 2, listener.metered(ds), null);
     }
@@ -27,6 +28,8 @@ class HyperFramesListenerTest {
     assertEquals(2 * 1024 / BATCH, s.steps());
     assertEquals(1.0, s.dataWaitShare() + s.computeShare() + s.optimizerShare(), 1e-6);
     assertTrue(s.optimizerShare() > 0, "the optimizer phase is seen");
+    assertTrue(s.forwardShare() > 0 && s.forwardShare() < s.computeShare(),
+        "forward within compute: " + s);
     assertTrue(s.samplesPerSecond() > 0);
   }
 

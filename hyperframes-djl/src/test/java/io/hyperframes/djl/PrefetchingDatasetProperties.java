@@ -95,16 +95,20 @@ class PrefetchingDatasetProperties {
     public void prepare(Progress progress) {}
   }
 
-  @Property(tries = 8)
+  @Property(tries = 10)
   void everySampleOncePerEpochThroughFailuresAndClose(
       @ForAll @IntRange(min = 1, max = 4) int workers,
       @ForAll @IntRange(min = 1, max = 16) int depth,
       @ForAll @IntRange(min = 100, max = 4096) int batch,
       @ForAll @IntRange(min = 0, max = 3) int failPerMille,
       @ForAll @LongRange(min = 0, max = 1_000_000) long seed,
-      @ForAll @IntRange(min = 0, max = 400) int closeAfter) {
+      @ForAll @IntRange(min = 0, max = 1500) int closePermille) {
     assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
       Flaky source = new Flaky(seed, failPerMille);
+      // Close after this share of two epochs' batches (past 1000 ‰: never, both epochs run).
+      int perEpoch = (SAMPLES + batch - 1) / batch;
+      int closeAfter = closePermille > 1000 ? Integer.MAX_VALUE
+          : (int) ((long) closePermille * 2 * perEpoch / 1000);
       int delivered = 0;
       int failures = 0;
       try (NDManager m = model.getNDManager().newSubManager();
