@@ -1,8 +1,11 @@
 package io.hyperframes;
 
 import io.hyperframes.hardware.Catalog;
+import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ParametersOnlySpec;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.json.Documents;
+import io.hyperframes.json.Json;
 import java.util.function.UnaryOperator;
 
 /**
@@ -35,6 +38,18 @@ public abstract class JobBuilder<B extends JobBuilder<B>> {
   /** {@code model}: an architecture given in full. */
   public B model(TransformerSpec architecture) {
     return copy(tree.with("model", Tree.model(architecture)), catalog, models);
+  }
+
+  /**
+   * {@code model.name} and {@code model.dense}: a stack of dense layers (an MLP; for example
+   * read from a DJL block by {@code io.hyperframes.djl.DjlBlocks.dense}). Estimated and planned
+   * with data parallelism and ZeRO (no tensor or pipeline split).
+   */
+  public B model(DenseStackSpec stack) {
+    if (stack == null) {
+      throw new IllegalArgumentException("model: must be given");
+    }
+    return copy(tree.with("model", Json.tree(Documents.Model.of(stack))), catalog, models);
   }
 
   /**

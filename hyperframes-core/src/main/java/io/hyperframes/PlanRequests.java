@@ -7,6 +7,7 @@ import io.hyperframes.hardware.Cluster;
 import io.hyperframes.json.Documents;
 import io.hyperframes.json.Json;
 import io.hyperframes.model.ModelSpec;
+import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.plan.Objective;
@@ -50,9 +51,9 @@ public final class PlanRequests {
     Cluster cluster = doc.cluster().resolve(catalog, devices.range() ? 1 : min);
     TrainingWorkload w = Documents.required("workload", doc.workload()).resolve();
     PartialLayout layout = doc.layout() == null ? PartialLayout.OPEN : doc.layout().resolve();
-    if (!(model instanceof TransformerSpec transformer)) {
+    if (!(model instanceof TransformerSpec) && !(model instanceof DenseStackSpec)) {
       throw new IllegalArgumentException("model: planning needs an architecture (layers, hidden,"
-          + " heads ...), not only a parameter count");
+          + " heads ... or a dense stack), not only a parameter count");
     }
     if (max > cluster.devicesPerNode() && max % cluster.devicesPerNode() != 0
         && min == max) {
@@ -87,6 +88,10 @@ public final class PlanRequests {
           + " workload.globalBatchSize or batch bounds, not both");
     }
     if (w.globalBatchSize() == 0 && maxBatch == 0) {
+      if (!(model instanceof TransformerSpec transformer)) {
+        throw new IllegalArgumentException("workload.globalBatchSize: must be given for a dense"
+            + " stack (or constraints.maxGlobalBatch)");
+      }
       maxBatch = (int) Math.max(1, Math.round(DEFAULT_BATCH_TOKENS / transformer.seqLen()));
       minBatch = Math.min(minBatch, maxBatch);
     }
@@ -105,7 +110,7 @@ public final class PlanRequests {
           : doc.search().alternatives();
       exhaustive = Boolean.TRUE.equals(doc.search().exhaustive());
     }
-    return new PlanRequest(transformer, cluster, min, max, w, layout, minBatch, maxBatch,
+    return new PlanRequest(model, cluster, min, max, w, layout, minBatch, maxBatch,
         headroom, deadline, precisions, objective, pricing, alternatives, exhaustive);
   }
 

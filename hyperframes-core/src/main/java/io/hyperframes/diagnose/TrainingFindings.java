@@ -2,6 +2,7 @@ package io.hyperframes.diagnose;
 
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.plan.TimeBreakdown;
@@ -34,7 +35,7 @@ public final class TrainingFindings {
   public static final double SCALING_LIMIT = 0.80;
 
   /** The findings for an estimate of {@code model} on {@code cluster}. */
-  public static List<Finding> of(TrainingEstimate e, TransformerSpec model, Cluster cluster,
+  public static List<Finding> of(TrainingEstimate e, ModelSpec model, Cluster cluster,
       TrainingWorkload workload) {
     List<Finding> out = new ArrayList<>();
     TimeBreakdown t = e.time();
@@ -101,9 +102,12 @@ public final class TrainingFindings {
               l.dp(), l.microBatch(), m),
           "raise the global batch or lower pipeline parallelism"));
     }
-    if ((double) l.microBatch() * model.seqLen() < 1024) {
+    // Rows of every matmul: tokens of a micro-batch (samples for a dense stack).
+    int rows = l.microBatch() * (model instanceof TransformerSpec ts ? ts.seqLen() : 1);
+    if (rows < 1024) {
       out.add(new Finding("small-matmuls", Severity.INFO,
-          fmt("each micro-batch has only %d tokens", l.microBatch() * model.seqLen()),
+          fmt("each micro-batch has only %d %s", rows,
+              model instanceof TransformerSpec ? "tokens" : "samples"),
           "matmuls with fewer than ~1024 rows run well below peak",
           "raise the micro-batch if memory allows"));
     }
@@ -129,8 +133,10 @@ public final class TrainingFindings {
               workload.precision().compute().id()),
           "use bf16-mixed: half the memory traffic, 2-8× the matmul peak"));
     }
+    // The compute-optimal ratio is a language-model law (Hoffmann et al. 2022): transformers only.
     double tokensPerParameter = workload.trainingTokens() / model.parameters();
-    if (workload.trainingTokens() > 0 && tokensPerParameter < 20) {
+    if (model instanceof TransformerSpec && workload.trainingTokens() > 0
+        && tokensPerParameter < 20) {
       out.add(new Finding("undertrained", Severity.INFO,
           fmt("%.1f training tokens per parameter", tokensPerParameter),
           "compute-optimal training uses about 20 tokens per parameter (Hoffmann et al. 2022)",

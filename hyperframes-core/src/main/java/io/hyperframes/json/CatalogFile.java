@@ -36,7 +36,7 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
     /** The architecture fields in the request vocabulary. */
     public Documents.Model architecture() {
       return new Documents.Model(null, id, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp,
-          vocab, seqLen, tiedEmbeddings, null);
+          vocab, seqLen, tiedEmbeddings, null, null);
     }
   }
 

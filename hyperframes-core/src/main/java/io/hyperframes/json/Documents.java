@@ -12,6 +12,7 @@ import io.hyperframes.hardware.Catalog;
 import io.hyperframes.hardware.Checks;
 import io.hyperframes.hardware.Fabric;
 import io.hyperframes.hardware.NodeTemplate;
+import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.ParametersOnlySpec;
 import io.hyperframes.model.TransformerSpec;
@@ -55,16 +56,25 @@ public final class Documents {
     return value;
   }
 
-  /** {@code model}: a catalog id, an architecture, or a name and a parameter count. */
+  /**
+   * {@code model}: a catalog id, a transformer architecture, a dense stack ({@code dense}: the
+   * input size then each layer's width), or a name and a parameter count.
+   */
   public record Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
-      Boolean tiedEmbeddings, Double parameters) {
+      Boolean tiedEmbeddings, Double parameters, List<Integer> dense) {
 
     /** The architecture of {@code spec} in this vocabulary. */
     public static Model of(TransformerSpec spec) {
       return new Model(null, spec.name(), spec.layers(), spec.hidden(), spec.heads(),
           spec.kvHeads(), spec.ffnHidden(), spec.gatedMlp(), spec.vocab(), spec.seqLen(),
-          spec.tiedEmbeddings(), null);
+          spec.tiedEmbeddings(), null, null);
+    }
+
+    /** The dense stack {@code spec} in this vocabulary. */
+    public static Model of(DenseStackSpec spec) {
+      return new Model(null, spec.name(), null, null, null, null, null, null, null, null, null,
+          null, spec.widths());
     }
 
     /**
@@ -76,7 +86,7 @@ public final class Documents {
       String id = text("model.catalog", catalog);
       if (id != null) {
         boolean more = Stream.of(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters).anyMatch(v -> v != null);
+            seqLen, tiedEmbeddings, parameters, dense).anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
               "model.catalog: give either a catalog id or an architecture, not both");
@@ -86,6 +96,15 @@ public final class Documents {
       String n = text("model.name", name);
       if (n == null) {
         throw new IllegalArgumentException("model: missing required field (catalog or name)");
+      }
+      if (dense != null) {
+        boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
+            seqLen, tiedEmbeddings, parameters).anyMatch(v -> v != null);
+        if (more) {
+          throw new IllegalArgumentException(
+              "model.dense: give either a dense stack or a transformer or parameters, not both");
+        }
+        return new DenseStackSpec(n, dense);
       }
       if (parameters != null) {
         if (layers != null || hidden != null) {

@@ -1,7 +1,6 @@
 package io.hyperframes.parallel;
 
 import io.hyperframes.model.ModelSpec;
-import io.hyperframes.model.ParametersOnlySpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.Optimizer;
 import io.hyperframes.precision.PrecisionRecipe;
@@ -48,8 +47,9 @@ enum MegatronParallelism implements ParallelismModel {
       params = layout.pp() == 1 ? first + (t.tiedEmbeddings() ? 0.0 : embedding) + t.hidden()
           : Math.max(first, last);
     } else {
-      ParametersOnlySpec p = (ParametersOnlySpec) model;
-      params = p.parameters() / ((double) layout.tp() * layout.pp());
+      // A dense stack or a bare count: no tensor or pipeline split of its own (the estimator
+      // refuses tp or pp > 1 for a dense stack); every parameter sits on every replica.
+      params = model.parameters() / ((double) layout.tp() * layout.pp());
       layerParams = params;
     }
     double w = precision.weightBytes();

@@ -5,6 +5,8 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.hardware.Checks;
 import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.DenseStackSpec;
+import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.precision.PrecisionRecipe;
@@ -15,7 +17,7 @@ import java.util.List;
  * A planning question: train {@code model} on {@code minDevices..maxDevices} devices like
  * {@code cluster}'s, under constraints, for an objective.
  *
- * @param model the transformer to train
+ * @param model the transformer or dense stack to train (not a bare parameter count)
  * @param cluster accelerator, node shape and fabrics (its device count is ignored)
  * @param minDevices fewest devices to consider
  * @param maxDevices most devices to consider
@@ -32,7 +34,7 @@ import java.util.List;
  * @param alternatives how many runner-up plans to return
  * @param exhaustive evaluate every candidate (no pruning); for checking the pruned search
  */
-public record PlanRequest(TransformerSpec model, Cluster cluster, int minDevices, int maxDevices,
+public record PlanRequest(ModelSpec model, Cluster cluster, int minDevices, int maxDevices,
     TrainingWorkload workload, PartialLayout layout, int minGlobalBatch, int maxGlobalBatch,
     double memoryHeadroom, double deadlineDays, List<PrecisionRecipe> precisions,
     Objective objective, Pricing pricing, int alternatives, boolean exhaustive) {
@@ -48,7 +50,9 @@ public record PlanRequest(TransformerSpec model, Cluster cluster, int minDevices
   public static final int MAX_DEVICE_COUNTS = 4096;
 
   public PlanRequest {
-    checkArgument(model != null, "model: must be a transformer architecture to plan");
+    checkArgument(model instanceof TransformerSpec || model instanceof DenseStackSpec,
+        "model: planning needs an architecture (a transformer's layers, hidden, heads ... or a"
+            + " dense stack), not only a parameter count");
     checkArgument(cluster != null, "cluster: must be given");
     checkArgument(workload != null, "workload: must be given");
     checkArgument(layout != null, "layout: must be given");

@@ -5,6 +5,8 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.diagnose.TrainingFindings;
 import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.DenseStackSpec;
+import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
@@ -110,9 +112,30 @@ public final class Planner {
 
   private record Task(int devices, int tp, int pp) {}
 
+  /** Largest micro-batch tried for a dense stack (samples per replica and step). */
+  static final int DENSE_MAX_MICRO_BATCH = 8192;
+
+  /** Attention heads, or 1 for a dense stack (no tensor split). */
+  private static int heads(ModelSpec m) {
+    return m instanceof TransformerSpec t ? t.heads() : 1;
+  }
+
+  /** Layers a pipeline can split, or 1 for a dense stack (no pipeline). */
+  private static int layers(ModelSpec m) {
+    return m instanceof TransformerSpec t ? t.layers() : 1;
+  }
+
   private List<Task> tasks(PlanRequest r) {
-    TransformerSpec m = r.model();
+    ModelSpec m = r.model();
     PartialLayout p = r.layout();
+    if (m instanceof DenseStackSpec) {
+      checkArgument(p.tp() == null || p.tp() == 1,
+          "layout.tp: a dense stack runs data-parallel (tp 1), got %s", p.tp());
+      checkArgument(p.pp() == null || p.pp() == 1,
+          "layout.pp: a dense stack runs data-parallel (pp 1), got %s", p.pp());
+      checkArgument(p.recompute() == null || p.recompute() == Recompute.NONE,
+          "layout.recompute: a dense stack keeps its activations, got %s", p.recompute());
+    }
     int perNode = r.cluster().devicesPerNode();
     List<Integer> counts = new ArrayList<>();
     for (long n = r.minDevices(); n <= r.maxDevices(); n++) {
@@ -126,20 +149,20 @@ public final class Planner {
     checkArgument(!counts.isEmpty(), "cluster.devices: no count in %s-%s is a whole number of"
         + " nodes of %s", r.minDevices(), r.maxDevices(), perNode);
     if (p.tp() != null) {
-      checkArgument(m.heads() % p.tp() == 0, "layout.tp: %s does not divide model.heads %s",
-          p.tp(), m.heads());
+      checkArgument(heads(m) % p.tp() == 0, "layout.tp: %s does not divide model.heads %s",
+          p.tp(), heads(m));
     }
     if (p.pp() != null) {
-      checkArgument(p.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s", p.pp(),
-          m.layers());
+      checkArgument(p.pp() <= layers(m), "layout.pp: %s is larger than model.layers %s", p.pp(),
+          layers(m));
     }
     List<Task> out = new ArrayList<>();
     for (int n : counts) {
       for (int tp = 1; tp <= Math.min(n, perNode); tp++) {
-        if (n % tp != 0 || m.heads() % tp != 0 || (p.tp() != null && p.tp() != tp)) {
+        if (n % tp != 0 || heads(m) % tp != 0 || (p.tp() != null && p.tp() != tp)) {
           continue;
         }
-        for (int pp = 1; pp <= Math.min(n / tp, m.layers()); pp++) {
+        for (int pp = 1; pp <= Math.min(n / tp, layers(m)); pp++) {
           if ((n / tp) % pp != 0 || (p.pp() != null && p.pp() != pp)) {
             continue;
           }
@@ -159,11 +182,11 @@ public final class Planner {
       PlanListener listener) {
     Accumulator acc = new Accumulator(r.alternatives() + 1, order);
     Cluster cluster = r.cluster().withDevices(t.devices());
-    TransformerSpec m = r.model();
+    ModelSpec m = r.model();
     PartialLayout p = r.layout();
     int dp = t.devices() / t.tp() / t.pp();
     double usable = cluster.accelerator().memoryBytes() * (1 - r.memoryHeadroom());
-    int perStage = (m.layers() + t.pp() - 1) / t.pp();
+    int perStage = (layers(m) + t.pp() - 1) / t.pp();
     Engine engine = p.engineOrDefault();
     List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
         : dp == 1 ? List.of(0)
@@ -171,7 +194,8 @@ public final class Planner {
     List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
         : t.tp() > 1 ? List.of(false, true) : List.of(false);
     List<Recompute> recomputes = p.recompute() != null ? List.of(p.recompute())
-        : List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
+        : m instanceof DenseStackSpec ? List.of(Recompute.NONE)
+            : List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
     for (PrecisionRecipe precision : r.precisions()) {
       if (!cluster.accelerator().supports(precision.compute())) {
         continue;
@@ -186,7 +210,7 @@ public final class Planner {
           smallest(r, t, cluster, precision, zero, dp, usable, acc, order);
           continue;
         }
-        for (int mb : microBatches(p)) {
+        for (int mb : microBatches(p, m)) {
           for (int batch : batches(r, dp, mb, t.pp())) {
             TrainingWorkload w = workload(r, precision, batch);
             int micro = batch / (dp * mb);
@@ -216,16 +240,17 @@ public final class Planner {
   private void smallest(PlanRequest r, Task t, Cluster cluster, PrecisionRecipe precision,
       int zero, int dp, double usable, Accumulator acc, Comparator<Candidate> order) {
     PartialLayout p = r.layout();
-    for (int mb : microBatches(p)) {
+    for (int mb : microBatches(p, r.model())) {
       List<Integer> batches = batches(r, dp, mb, t.pp());
       if (batches.isEmpty()) {
         continue;
       }
       int batch = batches.get(0);
       boolean sp = p.sequenceParallel() != null ? p.sequenceParallel() : t.tp() > 1;
-      Recompute rc = p.recompute() != null ? p.recompute() : Recompute.FULL;
+      Recompute rc = p.recompute() != null ? p.recompute()
+          : r.model() instanceof DenseStackSpec ? Recompute.NONE : Recompute.FULL;
       int v = p.virtualStages() != null ? p.virtualStages() : 1;
-      if (v > 1 && (t.pp() == 1 || ((r.model().layers() + t.pp() - 1) / t.pp()) % v != 0)) {
+      if (v > 1 && (t.pp() == 1 || ((layers(r.model()) + t.pp() - 1) / t.pp()) % v != 0)) {
         continue;
       }
       TrainingWorkload w = workload(r, precision, batch);
@@ -249,13 +274,20 @@ public final class Planner {
             r.layout().engineOrDefault()));
   }
 
-  private static List<Integer> microBatches(PartialLayout p) {
+  private static List<Integer> microBatches(PartialLayout p, ModelSpec m) {
     if (p.microBatch() != null) {
       return List.of(p.microBatch());
     }
     List<Integer> out = new ArrayList<>();
     for (int mb : MICRO_BATCHES) {
       out.add(mb);
+    }
+    if (m instanceof DenseStackSpec) {
+      // A sample is one matmul row: a dense stack wants micro-batches of hundreds of rows.
+      for (int mb = 2 * MICRO_BATCHES[MICRO_BATCHES.length - 1]; mb <= DENSE_MAX_MICRO_BATCH;
+          mb *= 2) {
+        out.add(mb);
+      }
     }
     return out;
   }

@@ -12,6 +12,7 @@ import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
+import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.Engine;
@@ -137,6 +138,9 @@ public final class TrainingEstimator {
       reasons.add("precision: " + acc.id() + " has no " + recipe.compute().id()
           + " tensor throughput");
     }
+    if (model instanceof DenseStackSpec d) {
+      return evaluateDense(d, cluster, workload, layout, states, peak, reasons);
+    }
     if (!(model instanceof TransformerSpec m)) {
       MemoryBreakdown memory = new MemoryBreakdown(states.weightsBytes(), states.gradientsBytes(),
           states.optimizerBytes(), 0.0, 0.0, states.layerStatesBytes());
@@ -176,6 +180,61 @@ public final class TrainingEstimator {
         modelFlops, modelFlops + recomputeFlops, layout.devices(), Math.max(peak, 1.0),
         tokensPerStep, workload.trainingTokens(), acc.interval(StepInterval.regime(layout.tp(),
             layout.pp(), layout.zeroStage())));
+  }
+
+  /**
+   * A dense stack, data-parallel: per micro-batch of b samples each layer runs its forward
+   * matmul (b × in · in × out) and the two backward ones (dX = dY·Wᵀ, dW = Xᵀ·dY) through the
+   * size-dependent matmul roofline, plus the element-wise bias, activation and their gradients
+   * (six passes over the layer's b × out outputs) and the kernel's per-layer overhead; the
+   * gradient reduction overlaps the backward pass as for a transformer
+   * ({@link #dataParallelExposed}); activations kept for backward: every layer's pre- and
+   * post-activation output of the micro-batch.
+   */
+  private TrainingEstimate evaluateDense(DenseStackSpec d, Cluster cluster, TrainingWorkload w,
+      Layout l, ModelStates states, double peak, List<String> reasons) {
+    Accelerator acc = cluster.accelerator();
+    PrecisionRecipe recipe = w.precision();
+    double e = recipe.activationBytes();
+    double b = l.microBatch();
+    int microBatches = w.globalBatchSize() / (l.dp() * l.microBatch());
+    double activations = 2 * e * b * d.activationsPerSample();
+    double bucketBytes = l.dp() > 1 ? 2 * 25e6 * recipe.gradientBytes() : 0.0;
+    double other = RUNTIME_RESERVE_BYTES + bucketBytes;
+    MemoryBreakdown memory = new MemoryBreakdown(states.weightsBytes(), states.gradientsBytes(),
+        states.optimizerBytes(), activations, other, states.layerStatesBytes());
+    addMemoryReason(reasons, memory, acc);
+    TimeBreakdown time = new TimeBreakdown(0, 0, 0, 0, 0, 0, 0);
+    if (peak > 0) {
+      NumberFormat c = recipe.compute();
+      KernelEfficiency kernel = acc.kernel(c);
+      double bandwidth = memoryModel.streamingBytesPerSecond(acc);
+      double forward = 0;
+      double backward = 0;
+      List<Integer> widths = d.widths();
+      for (int i = 1; i < widths.size(); i++) {
+        double in = widths.get(i - 1);
+        double out = widths.get(i);
+        double elementwise = e * b * out / bandwidth;
+        forward += memoryModel.matmulSeconds(acc, b, out, in, 1, e, c, peak) + 2 * elementwise
+            + kernel.layerOverheadSeconds() / 3;
+        backward += memoryModel.matmulSeconds(acc, b, in, out, 1, e, c, peak)
+            + memoryModel.matmulSeconds(acc, in, out, b, 1, e, c, peak) + 4 * elementwise
+            + 2 * kernel.layerOverheadSeconds() / 3;
+      }
+      double mbCompute = forward + backward;
+      int units = d.layers();
+      double backwardWindow = l.engine().overlapsGradientReduction(1) ? backward : 0.0;
+      double dp = dataParallelExposed(cluster, l, states, recipe, kernel, units,
+          forward / units, backward / units, backwardWindow, mbCompute, microBatches);
+      time = new TimeBreakdown(microBatches * mbCompute, 0, 0, 0, dp, 0,
+          optimizerSeconds(states, l, w, bandwidth));
+    }
+    double samplesPerStep = w.globalBatchSize();
+    double modelFlops = d.trainingFlopsPerSample() * samplesPerStep;
+    return new TrainingEstimate(reasons.isEmpty(), reasons, l, d.parameters(), memory, time,
+        modelFlops, modelFlops, l.devices(), Math.max(peak, 1.0), samplesPerStep,
+        w.trainingTokens(), acc.interval(StepInterval.regime(1, 1, l.zeroStage())));
   }
 
   private static void addMemoryReason(List<String> reasons, MemoryBreakdown memory,
@@ -300,52 +359,64 @@ public final class TrainingEstimator {
 
     // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward where
     // the engine overlaps it (Engine#overlapsGradientReduction).
-    double dpExposed = 0.0;
-    if (l.dp() > 1) {
-      int perNode = l.tp() >= cluster.devicesPerNode() ? 1
-          : Math.min(l.dp(), cluster.devicesPerNode() / l.tp());
-      CollectiveGroup group = new CollectiveGroup(l.dp(), perNode);
-      double params = states.parametersOnDevice();
-      double gradBytes = params * recipe.gradientBytes();
-      double weightBytes = params * recipe.weightBytes();
-      double kappa = kernel.overlapCost();
-      double backwardWindow = l.engine().overlapsGradientReduction(l.pp())
-          ? layersPerStage * (layerTraining - forward) : 0.0;
-      if (l.zeroStage() == 0) {
-        double perStep = interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group)
-            .seconds();
-        dpExposed = exposed(perStep, backwardWindow, kappa);
-      } else if (l.zeroStage() == 1) {
-        double perStep = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
-            .seconds()
-            + interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group).seconds();
-        dpExposed = exposed(perStep, backwardWindow, kappa);
-      } else if (l.zeroStage() == 2) {
-        double perStep = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
-            .seconds();
-        double perMicroBatch = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes,
-            group).seconds();
-        dpExposed = exposed(perStep, backwardWindow, kappa)
-            + microBatches * exposed(perMicroBatch, mbCompute + mbRecompute, kappa);
-      } else {
-        // The per-layer overhead splits like the compute: a third forward, two thirds backward.
-        double overhead = kernel.layerOverheadSeconds();
-        dpExposed = fullyShardedExposed(cluster, l, perNode, weightBytes, gradBytes,
-            layersPerStage, forward + overhead / 3,
-            layerTraining - forward + 2 * overhead / 3 + recompute, microBatches,
-            backwardWindow, kappa);
-      }
-    }
+    double overhead = kernel.layerOverheadSeconds();
+    double backwardWindow = l.engine().overlapsGradientReduction(l.pp())
+        ? layersPerStage * (layerTraining - forward) : 0.0;
+    // The per-layer overhead splits like the compute: a third forward, two thirds backward.
+    double dpExposed = dataParallelExposed(cluster, l, states, recipe, kernel, layersPerStage,
+        forward + overhead / 3, layerTraining - forward + 2 * overhead / 3 + recompute,
+        backwardWindow, mbCompute + mbRecompute, microBatches);
+    double optimizer = optimizerSeconds(states, l, w, bandwidth);
 
-    // Optimizer: read gradients, read/write master weights and moments, write working weights.
+    return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
+        microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer);
+  }
+
+  /**
+   * Exposed data-parallel time of a step: the gradient all-reduce (ZeRO 0), reduce-scatter and
+   * all-gather (ZeRO 1), the per-micro-batch reduce-scatter (ZeRO 2, Rajbhandari et al. 2020,
+   * arXiv 1910.02054, §5.2) or the fully sharded schedule ({@link #fullyShardedExposed}),
+   * each overlapped with the compute window the engine gives it ({@link #exposed}).
+   */
+  private double dataParallelExposed(Cluster cluster, Layout l, ModelStates states,
+      PrecisionRecipe recipe, KernelEfficiency kernel, int units, double forwardUnit,
+      double backwardUnit, double backwardWindow, double microBatchCompute, int microBatches) {
+    if (l.dp() <= 1) {
+      return 0.0;
+    }
+    int perNode = l.tp() >= cluster.devicesPerNode() ? 1
+        : Math.min(l.dp(), cluster.devicesPerNode() / l.tp());
+    CollectiveGroup group = new CollectiveGroup(l.dp(), perNode);
+    double params = states.parametersOnDevice();
+    double gradBytes = params * recipe.gradientBytes();
+    double weightBytes = params * recipe.weightBytes();
+    double kappa = kernel.overlapCost();
+    return switch (l.zeroStage()) {
+      case 0 -> exposed(interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group)
+          .seconds(), backwardWindow, kappa);
+      case 1 -> exposed(interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
+          .seconds() + interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
+          .seconds(), backwardWindow, kappa);
+      case 2 -> exposed(interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
+          .seconds(), backwardWindow, kappa) + microBatches * exposed(interconnect.time(cluster,
+          Collective.REDUCE_SCATTER, gradBytes, group).seconds(), microBatchCompute, kappa);
+      default -> fullyShardedExposed(cluster, l, perNode, weightBytes, gradBytes, units,
+          forwardUnit, backwardUnit, microBatches, backwardWindow, kappa);
+    };
+  }
+
+  /**
+   * The optimizer step: read the gradients, read and write master weights and moments, write
+   * the working weights, at the streaming bandwidth, over this device's shard.
+   */
+  private static double optimizerSeconds(ModelStates states, Layout l, TrainingWorkload w,
+      double bandwidth) {
+    PrecisionRecipe recipe = w.precision();
     double stateBytes = recipe.gradientBytes() + 2 * Math.max(recipe.masterBytes(),
         recipe.weightBytes()) + 2 * w.optimizer().stateBytesPerParameter()
         + (recipe.masterBytes() > 0 ? recipe.weightBytes() : 0.0);
     double shard = l.zeroStage() >= 1 ? l.shardRanks() : 1.0;
-    double optimizer = states.parametersOnDevice() / shard * stateBytes / bandwidth;
-
-    return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
-        microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer);
+    return states.parametersOnDevice() / shard * stateBytes / bandwidth;
   }
 
   /**
@@ -406,6 +477,17 @@ public final class TrainingEstimator {
     checkArgument(l.devices() == cluster.devices(),
         "layout: tp·pp·dp = %s·%s·%s = %s does not equal cluster.devices %s", l.tp(), l.pp(),
         l.dp(), l.devices(), cluster.devices());
+    if (model instanceof DenseStackSpec) {
+      checkArgument(l.tp() == 1 && l.pp() == 1, "layout: a dense stack runs data-parallel"
+          + " (tp 1, pp 1), got tp %s, pp %s", l.tp(), l.pp());
+      checkArgument(l.recompute() == Recompute.NONE,
+          "layout.recompute: a dense stack keeps its activations, got %s", l.recompute());
+      checkArgument(w.globalBatchSize() > 0,
+          "workload.globalBatchSize: must be given for a dense stack");
+      checkArgument(w.globalBatchSize() % ((long) l.dp() * l.microBatch()) == 0,
+          "workload.globalBatchSize: %s is not divisible by dp·microBatch = %s·%s",
+          w.globalBatchSize(), l.dp(), l.microBatch());
+    }
     if (model instanceof TransformerSpec m) {
       checkArgument(m.heads() % l.tp() == 0, "layout.tp: %s does not divide model.heads %s",
           l.tp(), m.heads());
@@ -430,7 +512,25 @@ public final class TrainingEstimator {
     PartialLayout p = request.layout();
     int devices = cluster.devices();
     TransformerSpec m = model instanceof TransformerSpec t ? t : null;
+    boolean dense = model instanceof DenseStackSpec;
     int batch = request.workload().globalBatchSize();
+    if (dense) {
+      checkArgument(batch > 0, "workload.globalBatchSize: must be given for a dense stack");
+      checkArgument(p.tp() == null || p.tp() == 1,
+          "layout.tp: a dense stack runs data-parallel (tp 1), got %s", p.tp());
+      checkArgument(p.pp() == null || p.pp() == 1,
+          "layout.pp: a dense stack runs data-parallel (pp 1), got %s", p.pp());
+      checkArgument(p.recompute() == null || p.recompute() == Recompute.NONE,
+          "layout.recompute: a dense stack keeps its activations, got %s", p.recompute());
+      checkArgument(p.dp() == null || p.dp() == devices,
+          "layout.dp: %s does not equal cluster.devices %s (tp 1, pp 1)", p.dp(), devices);
+      ImmutableList.Builder<Layout> out = ImmutableList.builder();
+      addMicroLayouts(out, p, null, true, batch, 1, 1, devices);
+      List<Layout> all = out.build();
+      checkArgument(!all.isEmpty(), "layout: no layout satisfies the fixed fields (global batch"
+          + " %s, %s devices)", batch, devices);
+      return all;
+    }
 
     if (m != null) {
       checkArgument(batch > 0, "workload.globalBatchSize: must be given for a transformer model");
@@ -472,7 +572,7 @@ public final class TrainingEstimator {
               devices);
           continue;
         }
-        addMicroLayouts(out, p, m, batch, tp, pp, dp);
+        addMicroLayouts(out, p, m, false, batch, tp, pp, dp);
       }
     }
     List<Layout> all = out.build();
@@ -483,7 +583,7 @@ public final class TrainingEstimator {
   }
 
   private static void addMicroLayouts(ImmutableList.Builder<Layout> out, PartialLayout p,
-      TransformerSpec m, int batch, int tp, int pp, int dp) {
+      TransformerSpec m, boolean dense, int batch, int tp, int pp, int dp) {
     Engine engine = p.engineOrDefault();
     List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
         : dp == 1 ? List.of(0)
@@ -493,7 +593,7 @@ public final class TrainingEstimator {
     checkArgument(group == 0 || dp % group == 0,
         "layout.shardGroupSize: %s does not divide layout.dp %s", group, dp);
     boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
-    if (m == null) {
+    if (m == null && !dense) {
       for (int z : zeros) {
         out.add(new Layout(tp, pp, dp, 1, 1, false, Recompute.NONE, z, engine,
             z == 3 ? group : 0, reshard));
@@ -518,12 +618,20 @@ public final class TrainingEstimator {
           mbs.add(mb);
         }
       }
+      // A dense stack's sample is one matmul row: larger micro-batches, up to the whole batch.
+      for (int mb = 2 * MICRO_BATCHES[MICRO_BATCHES.length - 1]; dense && mb <= perReplica;
+          mb *= 2) {
+        if (perReplica % mb == 0) {
+          mbs.add(mb);
+        }
+      }
     }
-    int perStage = (m.layers() + pp - 1) / pp;
+    int perStage = dense ? 1 : (m.layers() + pp - 1) / pp;
     List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
         : tp > 1 ? List.of(false, true) : List.of(false);
     List<Recompute> recomputes = p.recompute() != null ? List.of(p.recompute())
-        : List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
+        : dense ? List.of(Recompute.NONE)
+            : List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
     for (int mb : mbs) {
       int microBatches = perReplica / mb;
       List<Integer> vs = new ArrayList<>();

@@ -5,6 +5,8 @@ import io.hyperframes.hardware.Cluster;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.InterconnectModel;
+import io.hyperframes.model.DenseStackSpec;
+import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.plan.TrainingEstimate;
@@ -38,7 +40,7 @@ public final class GoldenParameters {
   public static final double CHECKPOINT_WRITE_PER_NODE = 2e9;
 
   /** The table for an estimate of {@code model} on {@code cluster}, analytical interconnect. */
-  public static List<GoldenParameter> derive(TrainingEstimate e, TransformerSpec model,
+  public static List<GoldenParameter> derive(TrainingEstimate e, ModelSpec model,
       Cluster cluster, TrainingWorkload w) {
     return derive(e, model, cluster, w, InterconnectModel.alphaBeta());
   }
@@ -47,7 +49,7 @@ public final class GoldenParameters {
    * The table for an estimate of {@code model} on {@code cluster}; collective-dependent entries
    * (the gradient bucket) are sized with {@code net}.
    */
-  public static List<GoldenParameter> derive(TrainingEstimate e, TransformerSpec model,
+  public static List<GoldenParameter> derive(TrainingEstimate e, ModelSpec model,
       Cluster cluster, TrainingWorkload w, InterconnectModel net) {
     if (net == null) {
       throw new IllegalArgumentException("interconnectModel: must be given");
@@ -91,10 +93,15 @@ public final class GoldenParameters {
             + " snapshots, optimizer offload)%s", gib(deviceMemoryPerNode),
         cluster.hostMemoryBytesPerNode() > 0 ? fmt("; the node template has %.0f GiB",
             gib(cluster.hostMemoryBytesPerNode())) : "")));
-    double bytesPerToken = model.vocab() > 65535 ? 4 : 2;
+    // A token id is 2 or 4 bytes; a dense stack's sample is its FP32 input row.
+    double bytesPerToken = model instanceof DenseStackSpec d ? 4.0 * d.widths().get(0)
+        : model instanceof TransformerSpec t && t.vocab() > 65535 ? 4 : 2;
     double readBandwidth = e.tokensPerSecond() * bytesPerToken * 2;
     out.add(new GoldenParameter("storageReadBytesPerSecond", readBandwidth, "bytes/s", fmt(
-        "%.3g tokens/s × %.0f bytes per token id × 2 (headroom for shuffling and restarts)",
+        model instanceof DenseStackSpec
+            ? "%.3g samples/s × %.0f bytes per FP32 input row × 2 (headroom for shuffling and"
+                + " restarts)"
+            : "%.3g tokens/s × %.0f bytes per token id × 2 (headroom for shuffling and restarts)",
         e.tokensPerSecond(), bytesPerToken)));
     double checkpointBytes = e.parameters() * (w.precision().weightBytes()
         + w.precision().masterBytes() + w.optimizer().stateBytesPerParameter());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hyperframes.PlanRequests;
 import io.hyperframes.json.Json;
+import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.plan.Plan;
 import io.hyperframes.plan.PlanRequest;
 import io.hyperframes.plan.Planner;
@@ -57,11 +58,13 @@ class LaunchConfigsTest {
         + " \"precision\": \"bf16-mixed\", \"globalBatchSize\": 64, \"attention\": \"%s\"}}";
     PlanRequest flash = PlanRequests.parse(json.formatted("flash"));
     Plan p = Planner.analytical().plan(flash);
-    assertTrue(LaunchConfigs.megatron(p.best(), flash.model(), p.goldenParameters()).text()
+    assertTrue(LaunchConfigs.megatron(p.best(), (TransformerSpec) flash.model(),
+        p.goldenParameters()).text()
         .contains("--use-flash-attn"));
     PlanRequest standard = PlanRequests.parse(json.formatted("standard"));
     Plan q = Planner.analytical().plan(standard);
-    assertTrue(!LaunchConfigs.megatron(q.best(), standard.model(), q.goldenParameters()).text()
+    assertTrue(!LaunchConfigs.megatron(q.best(), (TransformerSpec) standard.model(),
+        q.goldenParameters()).text()
         .contains("--use-flash-attn"));
   }
 
@@ -70,7 +73,8 @@ class LaunchConfigsTest {
   void megatronArgumentsAreDocumentedAndMatchThePlan(String json) throws IOException {
     PlanRequest r = PlanRequests.parse(json);
     Plan p = Planner.analytical().plan(r);
-    LaunchConfigs.Emitted e = LaunchConfigs.megatron(p.best(), r.model(), p.goldenParameters());
+    TransformerSpec model = (TransformerSpec) r.model();
+    LaunchConfigs.Emitted e = LaunchConfigs.megatron(p.best(), model, p.goldenParameters());
     Set<String> documented = names("megatron-options.txt");
     Matcher m = Pattern.compile("(--[a-z0-9-]+)").matcher(e.text());
     Set<String> used = new HashSet<>();
@@ -84,7 +88,7 @@ class LaunchConfigsTest {
     assertTrue(e.text().contains("--micro-batch-size " + l.microBatch()));
     assertTrue(e.text().contains("--global-batch-size " + p.best().workload().globalBatchSize()));
     assertEquals(l.sequenceParallel(), used.contains("--sequence-parallel"));
-    assertEquals(r.model().kvHeads() != r.model().heads(), used.contains("--num-query-groups"));
+    assertEquals(model.kvHeads() != model.heads(), used.contains("--num-query-groups"));
   }
 
   @ParameterizedTest

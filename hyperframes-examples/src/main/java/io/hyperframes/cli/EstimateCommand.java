@@ -72,10 +72,13 @@ final class EstimateCommand implements Callable<Integer> {
   }
 
   static String table(EstimateRequest r, TrainingEstimate e) {
-    return String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s (%s"
-        + " attention)%n", r.model().name(), r.cluster().devices(),
-        r.cluster().accelerator().id(),
-        r.workload().attentionOn(r.cluster().accelerator(), e.layout().engine()).id())
+    String kind = r.model() instanceof io.hyperframes.model.TransformerSpec
+        ? r.workload().attentionOn(r.cluster().accelerator(), e.layout().engine()).id()
+            + " attention"
+        : r.model() instanceof io.hyperframes.model.DenseStackSpec ? "dense stack, a sample per"
+            + " token" : "parameters only";
+    return String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s (%s)%n",
+        r.model().name(), r.cluster().devices(), r.cluster().accelerator().id(), kind)
         + table(e, r.cluster().accelerator(), r.workload().trainingTokens());
   }
 

@@ -146,11 +146,16 @@ final class PlanCommand implements Callable<Integer> {
     }
     var out = spec.commandLine().getOut();
     if (emit != null) {
+      if (!(r.model() instanceof io.hyperframes.model.TransformerSpec transformer)) {
+        throw new IllegalArgumentException("--emit: launch configurations are written for"
+            + " transformer training (Megatron-LM, DeepSpeed), not for a dense stack");
+      }
       LaunchConfigs.Emitted e = switch (emit) {
-        case megatron -> LaunchConfigs.megatron(plan.best(), r.model(), plan.goldenParameters());
+        case megatron -> LaunchConfigs.megatron(plan.best(), transformer,
+            plan.goldenParameters());
         case deepspeed -> LaunchConfigs.deepspeed(plan.best(), plan.goldenParameters());
         case torchrun -> {
-          LaunchConfigs.Emitted args = LaunchConfigs.megatron(plan.best(), r.model(),
+          LaunchConfigs.Emitted args = LaunchConfigs.megatron(plan.best(), transformer,
               plan.goldenParameters());
           LaunchConfigs.Emitted line = LaunchConfigs.torchrun(plan.best(),
               r.cluster().devicesPerNode(), "pretrain_gpt.py \\\n  " + args.text());
