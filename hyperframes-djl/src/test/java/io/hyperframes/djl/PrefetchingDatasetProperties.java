@@ -10,9 +10,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Batch;
-import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.dataset.Record;
-import ai.djl.util.Progress;
 import io.hyperframes.runtime.PrefetchException;
 import java.io.IOException;
 import java.time.Duration;
@@ -54,27 +52,20 @@ class PrefetchingDatasetProperties {
     model.close();
   }
 
-  /** Fails a sample's read on its first {@code failures(index)} attempts. */
-  static final class Flaky extends RandomAccessDataset {
+  /** Fails a sample's read on its first attempts, for a seeded share of the samples. */
+  static final class Flaky extends SampleDataset {
     private final AtomicIntegerArray attempts = new AtomicIntegerArray(SAMPLES);
     private final long seed;
     private final int failPerMille;
 
     Flaky(long seed, int failPerMille) {
-      super(new Builder().setSampling(1, false));
+      super(SAMPLES, 1);
       this.seed = seed;
       this.failPerMille = failPerMille;
     }
 
-    private static final class Builder extends BaseBuilder<Builder> {
-      @Override
-      protected Builder self() {
-        return this;
-      }
-    }
-
     @Override
-    public Record get(NDManager manager, long index) throws IOException {
+    Record read(NDManager manager, long index) throws IOException {
       int attempt = attempts.getAndIncrement((int) index);
       long h = (index * 0x9E3779B97F4A7C15L) ^ (seed * 0xC2B2AE3D27D4EB4FL) ^ attempt;
       h ^= h >>> 29;
@@ -85,14 +76,6 @@ class PrefetchingDatasetProperties {
       }
       return rows.get(manager, index);
     }
-
-    @Override
-    protected long availableSize() {
-      return SAMPLES;
-    }
-
-    @Override
-    public void prepare(Progress progress) {}
   }
 
   @Property(tries = 10)
