@@ -237,9 +237,8 @@ public final class DjlTrainer {
           try {
             boolean lossFinite = trainSplits(batch, forwardEnd);
             tCompute = System.nanoTime();
-            boolean guard = skipNonFinite || lossScale != null;
             boolean every = checkGradients != null ? checkGradients : lossScale != null;
-            finite = !guard || (lossFinite && (!every || gradientsFinite()));
+            finite = !guarded() || (lossFinite && (!every || gradientsFinite()));
             if (finite) {
               if (lossScale != null) {
                 unscaleGradients(lossScale.scale());
@@ -364,12 +363,7 @@ public final class DjlTrainer {
     Device device = labels.head().getDevice();
     batchData.getLabels().put(device, labels);
     batchData.getPredictions().put(device, predictions);
-    if (!(skipNonFinite || lossScale != null)) {
-      return 0f;
-    }
-    // toFloatArray copies the scalar out directly; getFloat goes through DJL's indexer.
-    return loss.getDataType() == ai.djl.ndarray.types.DataType.FLOAT32 ? loss.toFloatArray()[0]
-        : loss.toType(ai.djl.ndarray.types.DataType.FLOAT32, true).toFloatArray()[0];
+    return guarded() ? scalar(loss) : 0f;
   }
 
   /**
@@ -377,39 +371,57 @@ public final class DjlTrainer {
    * sums are added on the device and read back once (one synchronisation per step).
    */
   private boolean gradientsFinite() {
-    try (NDManager scratch = trainer.getManager().newSubManager()) {
+    return withGradients(grads -> {
       NDArray total = null;
-      for (Parameter p : parameters()) {
-        NDArray g = p.getArray().getGradient();
-        g.attach(scratch);
+      for (NDArray g : grads) {
         NDArray sum = g.sum();
         total = total == null ? sum : total.addi(sum);
       }
-      return total == null || Float.isFinite(total.toType(ai.djl.ndarray.types.DataType.FLOAT32,
-          true).toFloatArray()[0]);
-    }
+      return total == null || Float.isFinite(scalar(total));
+    });
   }
 
   private void unscaleGradients(double scale) {
     float inverse = (float) (1.0 / scale);
-    try (NDManager scratch = trainer.getManager().newSubManager()) {
-      for (Parameter p : parameters()) {
-        NDArray g = p.getArray().getGradient();
-        g.attach(scratch);
-        g.muli(inverse);
-      }
-    }
+    withGradients(grads -> {
+      grads.forEach(g -> g.muli(inverse));
+      return null;
+    });
   }
 
   /** Sets every gradient to zero (Inf − Inf would leave NaN, so set, not subtract). */
   private void clearGradients() {
+    withGradients(grads -> {
+      grads.forEach(g -> g.set(new NDIndex("..."), 0f));
+      return null;
+    });
+  }
+
+  /**
+   * Applies {@code use} to every trainable parameter's gradient; the gradient handles (and what
+   * {@code use} computes from them) live in a scratch manager closed afterwards.
+   */
+  private <T> T withGradients(java.util.function.Function<List<NDArray>, T> use) {
     try (NDManager scratch = trainer.getManager().newSubManager()) {
+      List<NDArray> grads = new ArrayList<>();
       for (Parameter p : parameters()) {
         NDArray g = p.getArray().getGradient();
         g.attach(scratch);
-        g.set(new NDIndex("..."), 0f);
+        grads.add(g);
       }
+      return use.apply(grads);
     }
+  }
+
+  /** A scalar as a float (toFloatArray copies it out; getFloat goes through an indexer). */
+  private static float scalar(NDArray a) {
+    return a.getDataType() == ai.djl.ndarray.types.DataType.FLOAT32 ? a.toFloatArray()[0]
+        : a.toType(ai.djl.ndarray.types.DataType.FLOAT32, true).toFloatArray()[0];
+  }
+
+  /** Whether non-finite steps are caught (asked for, or implied by loss scaling). */
+  private boolean guarded() {
+    return skipNonFinite || lossScale != null;
   }
 
   private List<Parameter> parameters() {

@@ -197,7 +197,6 @@ final class BenchAdaptersCommand implements Callable<Integer> {
    * prefetching dataset, alternating, medians.
    */
   private void slow(ObjectNode into, float[][] data, boolean cpu) throws Exception {
-    double[][] slowEpoch = new double[2][Math.max(3, rounds / 3)];
     try (Model model = DjlTrainingExample.model(7);
         Trainer trainer = model.newTrainer(DjlTrainingExample.config())) {
       trainer.initialize(new Shape(BATCH, DjlTrainingExample.FEATURES));
@@ -205,25 +204,12 @@ final class BenchAdaptersCommand implements Callable<Integer> {
       try (PrefetchingDataset prefetching = PrefetchingDataset.builder(source).batchSize(BATCH)
           .workers(2).depth(8).build()) {
         EasyTrain.fit(trainer, 1, prefetching, null);
-        for (int r = 0; r < slowEpoch[0].length; r++) {
-          long t0 = System.nanoTime();
-          EasyTrain.fit(trainer, 1, source, null);
-          long t1 = System.nanoTime();
-          EasyTrain.fit(trainer, 1, prefetching, null);
-          long t2 = System.nanoTime();
-          slowEpoch[0][r] = (t1 - t0) / 1e9;
-          slowEpoch[1][r] = (t2 - t1) / 1e9;
-        }
+        prefetchSpeedup(into, "easyTrain", () -> EasyTrain.fit(trainer, 1, source, null),
+            () -> EasyTrain.fit(trainer, 1, prefetching, null));
       }
     }
-    double sequential = median(slowEpoch[0]);
-    double prefetched = median(slowEpoch[1]);
-    into.putObject("easyTrain").put("epochSeconds", sequential)
-        .put("samplesPerSecond", rows / sequential);
-    into.putObject("prefetching").put("epochSeconds", prefetched)
-        .put("samplesPerSecond", rows / prefetched);
-    into.put("speedup", sequential / prefetched);
   }
+
 
   /**
    * What the listener adds to one step, measured directly: the metered iterator's hasNext and
@@ -282,7 +268,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
    * (interleaved epochs, and its callbacks timed directly), and a slow source read on the
    * training thread against a {@link PrefetchingDataSetIterator} with two workers.
    */
-  private void sameDiff(ObjectNode sd, float[][] data) {
+  private void sameDiff(ObjectNode sd, float[][] data) throws Exception {
     sd.put("model", "mlp 128-256-256-10").put("batch", BATCH).put("rows", rows)
         .put("rounds", rounds);
     BatchSource<DataSet> source = SameDiffTrainingExample.batches(data, BATCH);
@@ -330,32 +316,49 @@ final class BenchAdaptersCommand implements Callable<Integer> {
     sameDiffSlow(slow.putObject("wait"), source, false);
   }
 
-  private void sameDiffSlow(ObjectNode into, BatchSource<DataSet> fast, boolean cpu) {
+  private void sameDiffSlow(ObjectNode into, BatchSource<DataSet> fast, boolean cpu)
+      throws Exception {
     long nanos = sampleMicros * 1000L * BATCH;
     BatchSource<DataSet> source = fast.preparing(b -> cost(nanos, cpu));
     SameDiff graph = SameDiffTrainingExample.mlp(7);
-    double[][] epoch = new double[2][Math.max(3, rounds / 3)];
     try (PrefetchingDataSetIterator prefetching = PrefetchingDataSetIterator.builder(source)
         .workers(2).depth(8).batchSize(BATCH).inputColumns(DjlTrainingExample.FEATURES)
         .totalOutcomes(DjlTrainingExample.CLASSES).build()) {
       DataSetIterator sequential = new SourceIterator(source);
       graph.fit(prefetching, 1);
-      for (int r = 0; r < epoch[0].length; r++) {
-        long t0 = System.nanoTime();
-        graph.fit(sequential, 1);
-        long t1 = System.nanoTime();
-        graph.fit(prefetching, 1);
-        long t2 = System.nanoTime();
-        epoch[0][r] = (t1 - t0) / 1e9;
-        epoch[1][r] = (t2 - t1) / 1e9;
-      }
+      prefetchSpeedup(into, "fit", () -> graph.fit(sequential, 1), () -> graph.fit(prefetching, 1));
+    }
+  }
+
+  /** One epoch of training, timed. */
+  @FunctionalInterface
+  private interface Epoch {
+    void run() throws Exception;
+  }
+
+  /**
+   * The framework's own epoch ({@code plain}, reported under {@code plainName}) against the
+   * prefetching one, alternating, medians, and their ratio as {@code speedup}.
+   */
+  private void prefetchSpeedup(ObjectNode into, String plainName, Epoch plain, Epoch prefetching)
+      throws Exception {
+    double[][] epoch = new double[2][Math.max(3, rounds / 3)];
+    for (int r = 0; r < epoch[0].length; r++) {
+      long t0 = System.nanoTime();
+      plain.run();
+      long t1 = System.nanoTime();
+      prefetching.run();
+      long t2 = System.nanoTime();
+      epoch[0][r] = (t1 - t0) / 1e9;
+      epoch[1][r] = (t2 - t1) / 1e9;
     }
     double a = median(epoch[0]);
     double b = median(epoch[1]);
-    into.putObject("fit").put("epochSeconds", a).put("samplesPerSecond", rows / a);
+    into.putObject(plainName).put("epochSeconds", a).put("samplesPerSecond", rows / a);
     into.putObject("prefetching").put("epochSeconds", b).put("samplesPerSecond", rows / b);
     into.put("speedup", a / b);
   }
+
 
   /** The listener's callbacks for one iteration, timed on their own. */
   private static double sameDiffMeteringNanos() {

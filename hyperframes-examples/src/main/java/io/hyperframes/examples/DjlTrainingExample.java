@@ -148,11 +148,16 @@ public final class DjlTrainingExample {
       NDArray x = m.create(rows[0], new Shape(n, FEATURES));
       NDList out = model.getBlock().forward(new ParameterStore(m, false), new NDList(x), false);
       long[] p = out.singletonOrThrow().argMax(1).toLongArray();
-      int right = 0;
-      for (int i = 0; i < n; i++) {
-        right += p[i] == (long) rows[1][i] ? 1 : 0;
-      }
-      return (double) right / n;
+      return share(p, rows[1]);
     }
+  }
+
+  /** Share of {@code predicted} class indices that equal {@code labels}. */
+  static double share(long[] predicted, float[] labels) {
+    int right = 0;
+    for (int i = 0; i < labels.length; i++) {
+      right += predicted[i] == (long) labels[i] ? 1 : 0;
+    }
+    return (double) right / labels.length;
   }
 }

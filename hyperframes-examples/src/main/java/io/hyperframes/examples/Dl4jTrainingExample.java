@@ -97,10 +97,6 @@ public final class Dl4jTrainingExample {
     INDArray x = Nd4j.create(rows[0], new long[] {n, DjlTrainingExample.FEATURES},
         DataType.FLOAT);
     long[] p = net.output(x).argMax(1).toLongVector();
-    int right = 0;
-    for (int i = 0; i < n; i++) {
-      right += p[i] == (long) rows[1][i] ? 1 : 0;
-    }
-    return (double) right / n;
+    return DjlTrainingExample.share(p, rows[1]);
   }
 }

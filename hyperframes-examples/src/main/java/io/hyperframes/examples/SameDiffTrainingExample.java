@@ -146,10 +146,6 @@ public final class SameDiffTrainingExample {
         DataType.FLOAT);
     INDArray out = sd.output(Map.of("input", x), "out").get("out");
     long[] p = out.argMax(1).toLongVector();
-    int right = 0;
-    for (int i = 0; i < n; i++) {
-      right += p[i] == (long) rows[1][i] ? 1 : 0;
-    }
-    return (double) right / n;
+    return DjlTrainingExample.share(p, rows[1]);
   }
 }
