@@ -51,6 +51,7 @@ public final class PlanRequests {
     Cluster cluster = doc.cluster().resolve(catalog, devices.range() ? 1 : min);
     TrainingWorkload w = Documents.required("workload", doc.workload()).resolve();
     PartialLayout layout = doc.layout() == null ? PartialLayout.OPEN : doc.layout().resolve();
+    cluster = catalog.forEngine(cluster, layout.engineOrDefault());
     if (!(model instanceof TransformerSpec) && !(model instanceof DenseStackSpec)) {
       throw new IllegalArgumentException("model: planning needs an architecture (layers, hidden,"
           + " heads ... or a dense stack), not only a parameter count");

@@ -37,7 +37,9 @@ public final class Requests {
     ModelSpec model = Documents.required("model", doc.model()).resolve(catalog);
     Cluster cluster = Documents.required("cluster", doc.cluster()).resolve(catalog);
     TrainingWorkload workload = Documents.required("workload", doc.workload()).resolve();
-    return new EstimateRequest(model, cluster, workload,
-        doc.layout() == null ? PartialLayout.OPEN : doc.layout().resolve());
+    PartialLayout layout = doc.layout() == null ? PartialLayout.OPEN : doc.layout().resolve();
+    // Kernel constants scoped to the engine that runs the layout (Catalog#forEngine).
+    return new EstimateRequest(model, catalog.forEngine(cluster, layout.engineOrDefault()),
+        workload, layout);
   }
 }

@@ -2,6 +2,7 @@ package io.hyperframes;
 
 import io.hyperframes.precision.Optimizer;
 import io.hyperframes.workload.Attention;
+import io.hyperframes.workload.Kernels;
 
 /**
  * The training workload of a request ({@code "workload"} in JSON, {@code type} "training"):
@@ -47,6 +48,15 @@ public final class TrainingSpec {
   /** {@code attention}: fused (flash) or materialised scores. */
   public TrainingSpec attention(Attention attention) {
     return new TrainingSpec(tree.with("attention", attention == null ? null : attention.id()));
+  }
+
+  /**
+   * {@code kernels}: how the element-wise work runs — {@link Kernels#FUSED} (Megatron-LM,
+   * Transformer Engine, {@code torch.compile}; the default) or {@link Kernels#EAGER} (a PyTorch
+   * model run without compilation, one kernel per operator).
+   */
+  public TrainingSpec kernels(Kernels kernels) {
+    return new TrainingSpec(tree.with("kernels", kernels == null ? null : kernels.id()));
   }
 
   /** {@code gradientPrecision}: the format gradients are kept and reduced in ("fp32", …). */

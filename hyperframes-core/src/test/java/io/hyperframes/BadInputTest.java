@@ -58,6 +58,8 @@ class BadInputTest {
             "workload.attention", "fast"),
         Arguments.of("\"optimizer\": \"adam\"", "\"optimizer\": \"adam\", \"attention\": 2",
             "workload.attention", "2"),
+        Arguments.of("\"optimizer\": \"adam\"", "\"optimizer\": \"adam\", \"kernels\": \"jit\"",
+            "workload.kernels", "jit"),
         Arguments.of("\"tp\": 2,", "\"tp\": true,", "layout.tp", "true"),
         Arguments.of("\"tp\": 2,", "\"tp\": 2.0,", "layout.tp", "2.0"),
         Arguments.of("\"tp\": 2,", "\"tp\": 3000000000,", "layout.tp", "3000000000"),

@@ -95,7 +95,8 @@ public final class Calibration {
   /**
    * One fitted constant.
    *
-   * @param target "generation/format" for kernel constants, the fabric id for fabric efficiency
+   * @param target "generation/format" (or "generation@engine/format" for a scope) for kernel
+   *     constants, the fabric id for fabric efficiency
    * @param constant which constant
    * @param before value in the catalog the fit started from
    * @param after fitted value
@@ -141,7 +142,8 @@ public final class Calibration {
         String[] gf = t.split("/", 2);
         NumberFormat format = NumberFormat.fromId("kernels.formats", gf[1]);
         KernelEfficiency k = catalog.kernels().get(gf[0]).get(format);
-        kernels.add(new CatalogFile.KernelEntry(gf[0],
+        String[] scope = gf[0].split("@", 2);
+        kernels.add(new CatalogFile.KernelEntry(scope[0], scope.length > 1 ? scope[1] : null,
             family(format).stream().map(NumberFormat::id).toList(), k.matmul(), k.halfDim(),
             k.halfRows(), k.attention(), k.layerOverheadSeconds() * 1e6, k.overlapCost(),
             k.servingLayerOverheadSeconds() * 1e6, k.kvBandwidthFraction(),
@@ -199,6 +201,31 @@ public final class Calibration {
    * @throws IllegalArgumentException when the document is malformed or has no case to fit
    */
   public static Result fit(String casesJson, Catalog catalog, Set<Constant> constants) {
+    return fit(casesJson, catalog, constants, Map.of());
+  }
+
+  /**
+   * Fits as {@link #fit(String, Catalog, Set)}, with some engines' kernels fitted apart: the
+   * training cases that an engine runs on a generation named in {@code scopes}
+   * ({@code "hopper@fsdp"}, {@link Catalog#scopedKey}) fit that scope's own constants (the
+   * ones the map gives it), starting from the generation's, and take no part in the
+   * generation's fit; the calibrated catalog carries them as a {@code kernels} entry with
+   * {@code engine} ({@link Catalog#forEngine}).
+   *
+   * @throws IllegalArgumentException when a scope is malformed or names an unknown engine
+   */
+  public static Result fit(String casesJson, Catalog catalog, Set<Constant> constants,
+      Map<String, Set<Constant>> scopes) {
+    checkArgument(scopes != null, "scopes: must be given (empty for none)");
+    Map<String, Set<Constant>> scoped = new LinkedHashMap<>();
+    scopes.forEach((key, set) -> {
+      String[] ge = key == null ? new String[0] : key.toLowerCase(Locale.ROOT).split("@", 2);
+      checkArgument(ge.length == 2 && !ge[0].isBlank(),
+          "scope: expected generation@engine (e.g. hopper@fsdp), got '%s'", key);
+      checkArgument(set != null && !set.isEmpty(), "scope %s: at least one constant", key);
+      scoped.put(Catalog.scopedKey(ge[0], Engine.fromId("scope " + key, ge[1])),
+          EnumSet.copyOf(set));
+    });
     checkArgument(casesJson != null, "cases: must be given");
     checkArgument(catalog != null, "catalog: must be given");
     checkArgument(constants != null && !constants.isEmpty(),
@@ -219,7 +246,7 @@ public final class Calibration {
         + " throughput or bus bandwidth to fit");
     JsonNode doc = document(usable);
     ValidationReport before = fitted(Validator.on(catalog).run(doc), usable);
-    FitOutcome full = fitOn(usable, catalog, EnumSet.copyOf(constants));
+    FitOutcome full = fitOn(usable, catalog, EnumSet.copyOf(constants), scoped);
     ValidationReport after = fitted(Validator.on(full.catalog).run(doc), usable);
 
     Map<String, List<Documents.Case>> groups = new LinkedHashMap<>();
@@ -231,7 +258,7 @@ public final class Calibration {
       List<Documents.Case> rest = new ArrayList<>(usable);
       rest.removeAll(g.getValue());
       Catalog trained = rest.isEmpty() ? catalog
-          : fitOn(rest, catalog, EnumSet.copyOf(constants)).catalog;
+          : fitOn(rest, catalog, EnumSet.copyOf(constants), scoped).catalog;
       loo.addAll(fitted(Validator.on(trained).run(document(g.getValue())), g.getValue())
           .cases());
     }
@@ -280,8 +307,8 @@ public final class Calibration {
   private record FitOutcome(Catalog catalog, List<Fitted> fitted) {}
 
   private static FitOutcome fitOn(List<Documents.Case> cases, Catalog catalog,
-      Set<Constant> constants) {
-    List<Knob> knobs = knobs(cases, catalog, constants);
+      Set<Constant> constants, Map<String, Set<Constant>> scoped) {
+    List<Knob> knobs = knobs(cases, catalog, constants, scoped);
     if (knobs.isEmpty()) {
       return new FitOutcome(catalog, List.of());
     }
@@ -375,7 +402,7 @@ public final class Calibration {
   }
 
   private static List<Knob> knobs(List<Documents.Case> cases, Catalog catalog,
-      Set<Constant> constants) {
+      Set<Constant> constants, Map<String, Set<Constant>> scoped) {
     Map<String, Boolean> kernelTargets = new LinkedHashMap<>();
     Set<String> fabricTargets = new LinkedHashSet<>();
     for (Documents.Case c : cases) {
@@ -392,6 +419,7 @@ public final class Calibration {
       Accelerator a;
       NumberFormat compute;
       boolean flash;
+      String scope = null;
       if (c.workloadType().equals("inference")) {
         InferenceRequest r = Serving.fromJson(c.request(), catalog);
         a = r.cluster().accelerator();
@@ -402,12 +430,15 @@ public final class Calibration {
         EstimateRequest r = Requests.fromJson(c.request(), catalog);
         a = r.cluster().accelerator();
         compute = r.workload().precision().compute();
-        Engine engine = r.layout().engine() == null ? Engine.MEGATRON : r.layout().engine();
+        Engine engine = r.layout().engineOrDefault();
         flash = r.workload().attentionOn(a, engine) == Attention.FLASH;
+        String key = Catalog.scopedKey(a.generation(), engine);
+        scope = scoped.containsKey(key) ? key : null;
       }
       checkArgument(!a.generation().isEmpty(), "%s: accelerator %s has no generation in the"
           + " catalog, so its kernel constants cannot be fitted", c.id(), a.id());
-      String target = a.generation() + "/" + family(compute).get(0).id();
+      String target = (scope != null ? scope : a.generation()) + "/"
+          + family(compute).get(0).id();
       kernelTargets.merge(target, flash, Boolean::logicalOr);
     }
     List<Knob> knobs = new ArrayList<>();
@@ -428,8 +459,9 @@ public final class Calibration {
       starts.put(Constant.SERVING_REQUEST, Math.max(k.servingRequestSeconds() * 1e6, 1000.0));
       starts.put(Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1));
       starts.put(Constant.LAYER_OVERHEAD, Math.max(k.layerOverheadSeconds() * 1e6, 50.0));
+      Set<Constant> wanted = scoped.getOrDefault(generation, constants);
       starts.forEach((constant, start) -> {
-        if (constants.contains(constant)) {
+        if (wanted.contains(constant)) {
           knobs.add(new Knob(t.getKey(), constant, start, (cat, v) -> withFamily(cat,
               generation, format, set(current(cat, generation, format), constant, v))));
         }
@@ -480,13 +512,18 @@ public final class Calibration {
     return out;
   }
 
-  /** The kernel constants a generation's accelerators use now in this format. */
-  private static KernelEfficiency current(Catalog catalog, String generation,
-      NumberFormat format) {
-    KernelEfficiency k = catalog.kernels().getOrDefault(generation, ImmutableMap.of())
-        .get(format);
+  /**
+   * The kernel constants a generation's accelerators use now in this format; for a scope
+   * ({@code "hopper@fsdp"}) its own, else the generation's.
+   */
+  private static KernelEfficiency current(Catalog catalog, String key, NumberFormat format) {
+    KernelEfficiency k = catalog.kernels().getOrDefault(key, ImmutableMap.of()).get(format);
     if (k != null) {
       return k;
+    }
+    String generation = key.contains("@") ? key.substring(0, key.indexOf('@')) : key;
+    if (!generation.equals(key)) {
+      return current(catalog, generation, format);
     }
     for (Accelerator a : catalog.accelerators().values()) {
       if (a.generation().equals(generation) && a.supports(format)) {

@@ -8,6 +8,7 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSortedMap;
 import io.hyperframes.json.Json;
 import io.hyperframes.json.CatalogFile;
+import io.hyperframes.parallel.Engine;
 import io.hyperframes.json.Documents;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
@@ -86,6 +87,32 @@ public final class Catalog {
         .put(format, kernel);
     return new Catalog(version, fabrics, resolve(accelerators, k), nodes, models, modelSources,
         prices, k);
+  }
+
+  /**
+   * The key of the kernel constants an engine's kernels have on a generation
+   * ({@code "hopper@fsdp"}), beside the generation's own ({@code "hopper"}) in {@link #kernels()}.
+   */
+  public static String scopedKey(String generation, Engine engine) {
+    return generation + "@" + engine.id();
+  }
+
+  /**
+   * The cluster as {@code engine} runs it: where the catalog has kernel constants scoped to the
+   * engine on the cluster's accelerator generation, the accelerator uses them (over the
+   * generation's) in the formats they cover; otherwise the cluster itself.
+   */
+  public Cluster forEngine(Cluster cluster, Engine engine) {
+    checkArgument(cluster != null && engine != null, "cluster and engine: must be given");
+    Accelerator a = cluster.accelerator();
+    Map<NumberFormat, KernelEfficiency> scoped = kernels.get(scopedKey(a.generation(), engine));
+    if (scoped == null || scoped.isEmpty()) {
+      return cluster;
+    }
+    Map<NumberFormat, KernelEfficiency> merged =
+        new LinkedHashMap<>(kernels.getOrDefault(a.generation(), Map.of()));
+    merged.putAll(scoped);
+    return cluster.withAccelerator(a.withKernels(merged));
   }
 
   /**
@@ -308,6 +335,9 @@ public final class Catalog {
     }
     for (CatalogFile.KernelEntry e : list(file.kernels())) {
       String g = text("kernels.generation", e.generation()).toLowerCase(Locale.ROOT);
+      if (e.engine() != null) {
+        g = scopedKey(g, Engine.fromId("kernels[" + g + "].engine", e.engine()));
+      }
       String p = "kernels[" + g + "]";
       KernelEfficiency eff = new KernelEfficiency(
           num(p + ".matmulEfficiency", e.matmulEfficiency()),

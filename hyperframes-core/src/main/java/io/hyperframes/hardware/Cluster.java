@@ -15,6 +15,12 @@ public record Cluster(Accelerator accelerator, int devices, int devicesPerNode, 
     this(accelerator, devices, devicesPerNode, intraNode, interNode, 0, 0.0);
   }
 
+  /** The same cluster with another accelerator (the same model with other constants). */
+  public Cluster withAccelerator(Accelerator other) {
+    return new Cluster(other, devices, devicesPerNode, intraNode, interNode, hostCoresPerNode,
+        hostMemoryBytesPerNode);
+  }
+
   /** The same cluster with another device count. */
   public Cluster withDevices(int count) {
     return new Cluster(accelerator, count, devicesPerNode, intraNode, interNode, hostCoresPerNode,

@@ -43,8 +43,13 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
   /** An accelerator-hour price with where and when it was read. */
   public record PriceEntry(String accelerator, Double usdPerHour, String source, String date) {}
 
-  /** Fitted kernel constants of one generation for a list of formats. */
-  public record KernelEntry(String generation, List<String> formats, Double matmulEfficiency,
+  /**
+   * Fitted kernel constants of one generation for a list of formats; with {@code engine}, the
+   * constants of that engine's kernels on the generation, which override the generation's for
+   * layouts the engine runs.
+   */
+  public record KernelEntry(String generation, String engine, List<String> formats,
+      Double matmulEfficiency,
       Double matmulHalfDim, Double matmulHalfRows, Double attentionEfficiency,
       Double layerOverheadUs, Double overlapCost, Double servingLayerOverheadUs,
       Double kvBandwidthFraction, Double servingRequestOverheadUs, String source) {}

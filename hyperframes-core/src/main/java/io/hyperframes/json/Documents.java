@@ -23,6 +23,7 @@ import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.Optimizer;
 import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.workload.Attention;
+import io.hyperframes.workload.Kernels;
 import io.hyperframes.workload.TrainingWorkload;
 import java.io.IOException;
 import java.util.List;
@@ -257,7 +258,8 @@ public final class Documents {
 
   /** {@code workload} of a training request. */
   public record Training(String type, String precision, Integer globalBatchSize,
-      Double trainingTokens, String optimizer, String gradientPrecision, String attention) {
+      Double trainingTokens, String optimizer, String gradientPrecision, String attention,
+      String kernels) {
 
     /**
      * The workload this document describes (batch 0 and tokens 0 when absent).
@@ -289,11 +291,13 @@ public final class Documents {
         Checks.positive("workload.trainingTokens", trainingTokens);
       }
       String att = text("workload.attention", attention);
+      String kern = text("workload.kernels", kernels);
       return new TrainingWorkload(recipe,
           opt == null ? Optimizer.ADAM : Optimizer.fromId("workload.optimizer", opt),
           globalBatchSize == null ? 0 : globalBatchSize,
           trainingTokens == null ? 0.0 : trainingTokens,
-          att == null ? null : Attention.fromId("workload.attention", att));
+          att == null ? null : Attention.fromId("workload.attention", att),
+          kern == null ? Kernels.FUSED : Kernels.fromId("workload.kernels", kern));
     }
   }
 

@@ -31,8 +31,8 @@ public final class Results {
   /** A training estimate. */
   public record Estimate(boolean feasible, List<String> reasons, EstimateLayout layout,
       double parameters, Memory memory, Time time, double mfu, double hfu,
-      double tflopsPerDevice, double tokensPerSecond, double tokensPerSecondPerDevice,
-      double commShare, double scalingEfficiency, double trainingDays, double trainingDaysLow,
+      double tflopsPerDevice, double modelTflopsPerDevice, double tokensPerSecond,
+      double tokensPerSecondPerDevice, double commShare, double scalingEfficiency, double trainingDays, double trainingDaysLow,
       double trainingDaysHigh, Interval interval, double gpuHours, long devices) {
 
     /** The document of {@code e}. */
@@ -51,7 +51,8 @@ public final class Results {
               t.recomputeSeconds(), t.exposedCommSeconds(), t.bubbleSeconds(),
               t.optimizerSeconds(), new CommByKind(t.tensorParallelCommSeconds(),
                   t.pipelineCommSeconds(), t.dataParallelCommSeconds())),
-          e.mfu(), e.hfu(), e.flopsPerSecondPerDevice() / 1e12, e.tokensPerSecond(),
+          e.mfu(), e.hfu(), e.flopsPerSecondPerDevice() / 1e12,
+          e.modelFlopsPerSecondPerDevice() / 1e12, e.tokensPerSecond(),
           e.tokensPerSecondPerDevice(), e.commShare(), e.scalingEfficiency(), e.trainingDays(),
           e.trainingDaysLow(), e.trainingDaysHigh(),
           new Interval(e.interval().low(), e.interval().high(), e.interval().cases(),
@@ -61,7 +62,8 @@ public final class Results {
 
     Estimate withVerdict(boolean isFeasible, List<String> why) {
       return new Estimate(isFeasible, why, layout, parameters, memory, time, mfu, hfu,
-          tflopsPerDevice, tokensPerSecond, tokensPerSecondPerDevice, commShare,
+          tflopsPerDevice, modelTflopsPerDevice, tokensPerSecond, tokensPerSecondPerDevice,
+          commShare,
           scalingEfficiency, trainingDays, trainingDaysLow, trainingDaysHigh, interval, gpuHours,
           devices);
     }

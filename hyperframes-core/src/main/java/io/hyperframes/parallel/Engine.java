@@ -26,12 +26,21 @@ import java.util.Locale;
  *       backward prefetch). Attention through {@code scaled_dot_product_attention}, which selects
  *       the FlashAttention-2 kernel on Ampere and later (PyTorch 2.2 release notes), so fused
  *       attention is its default on every generation with BF16/FP16 tensor cores.
+ *   <li>{@link #MAXTEXT} — MaxText on JAX/XLA (AI-Hypercomputer/maxtext): data parallelism is
+ *       GSPMD sharding over the {@code fsdp} mesh axes, so a ZeRO-3 layout is its FSDP
+ *       ({@code ici_fsdp_parallelism} × {@code dcn_fsdp_parallelism}): the same per-layer
+ *       all-gathers and reduce-scatters, scheduled by XLA's latency-hiding scheduler to overlap
+ *       the neighbouring layers' compute; the program is compiled, so element-wise work is fused
+ *       into its neighbours; attention is a fused kernel ({@code attention=cudnn_flash_te} on
+ *       GPUs). It has its own kernels, so catalog constants scoped to {@code fsdp} (PyTorch's
+ *       kernels) do not apply to it.
  * </ul>
  */
 public enum Engine {
   MEGATRON("megatron"),
   DEEPSPEED("deepspeed"),
-  FSDP("fsdp");
+  FSDP("fsdp"),
+  MAXTEXT("maxtext");
 
   private final String id;
 
@@ -39,7 +48,7 @@ public enum Engine {
     this.id = id;
   }
 
-  /** The JSON name ("megatron", "deepspeed", "fsdp"). */
+  /** The JSON name ("megatron", "deepspeed", "fsdp", "maxtext"). */
   public String id() {
     return id;
   }
@@ -64,7 +73,7 @@ public enum Engine {
 
   /** Whether the engine's default attention kernel is fused on every tensor-core generation. */
   public boolean fusedAttentionByDefault() {
-    return this == FSDP;
+    return this == FSDP || this == MAXTEXT;
   }
 
   /** The engine named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
@@ -74,8 +83,9 @@ public enum Engine {
       case "megatron" -> MEGATRON;
       case "deepspeed" -> DEEPSPEED;
       case "fsdp" -> FSDP;
+      case "maxtext" -> MAXTEXT;
       default -> throw new IllegalArgumentException(field + ": unknown engine '" + value
-          + "' (expected megatron, deepspeed or fsdp)");
+          + "' (expected megatron, deepspeed, fsdp or maxtext)");
     };
   }
 }

@@ -271,7 +271,7 @@ public final class Planner {
     }
     return new TrainingWorkload(recipe, r.workload().optimizer(), batch,
         r.workload().trainingTokens(), r.workload().attentionOn(r.cluster().accelerator(),
-            r.layout().engineOrDefault()));
+            r.layout().engineOrDefault()), r.workload().kernels());
   }
 
   private static List<Integer> microBatches(PartialLayout p, ModelSpec m) {

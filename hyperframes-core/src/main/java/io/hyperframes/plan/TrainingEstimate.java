@@ -89,6 +89,11 @@ public record TrainingEstimate(
     return perStep(hardwareFlopsPerStep) / devices;
   }
 
+  /** Achieved model FLOP/s per device, recomputation not counted (the MFU numerator). */
+  public double modelFlopsPerSecondPerDevice() {
+    return perStep(modelFlopsPerStep) / devices;
+  }
+
   public double tokensPerSecond() {
     return perStep(tokensPerStep);
   }

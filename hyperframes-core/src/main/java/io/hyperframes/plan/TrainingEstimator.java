@@ -25,6 +25,7 @@ import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.PrecisionModel;
 import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.workload.Attention;
+import io.hyperframes.workload.Kernels;
 import io.hyperframes.workload.TrainingWorkload;
 import java.util.ArrayList;
 import java.util.List;
@@ -297,6 +298,9 @@ public final class TrainingEstimator {
     double activation = (m.gatedMlp() ? 3 : 2) * e * tokens * f / tp;
     double core = (dropout ? 4 * e + 1 : 2 * e) * m.heads() * s * s * b / tp;
     double tElementwise = ((norms + residuals) / sp + activation) / bandwidth;
+    if (w.kernels() == Kernels.EAGER) {
+      tElementwise += eagerExtraBytes(m, l, e, tokens, dropout) / bandwidth;
+    }
     double tCore = core / bandwidth;
 
     double forward = tDense + tAttn + tElementwise + tCore;
@@ -370,6 +374,53 @@ public final class TrainingEstimator {
 
     return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
         microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer);
+  }
+
+  /**
+   * Bytes one layer's forward moves beyond the fused count when every operator is its own kernel
+   * ({@link Kernels#EAGER}), per micro-batch of {@code tokens} tokens, on one tensor-parallel
+   * rank. Counted operator by operator from PyTorch eager LLaMA and GPT blocks (torchtitan
+   * {@code torchtitan/models/norms.py} and {@code models/llama/model.py} at 6a6f755; PyTorch
+   * {@code nn.LayerNorm}, {@code nn.Linear} with bias as one {@code addmm}): each kernel reads its
+   * inputs and writes its output once, e bytes per activation element, 4 per FP32 element.
+   * The attention output's {@code transpose(1, 2).contiguous()} costs nothing: the fused
+   * attention kernel already writes it token-major. Other eager implementations differ in
+   * detail (foundation-model-stack's rotary embedding, a broadcast product and a sum in FP32,
+   * moves about 36 bytes per q and k element against torchtitan's 20).
+   *
+   * <ul>
+   *   <li>RMSNorm (gated-MLP blocks), twice: {@code x.float()} (e + 4), {@code pow} (4 + 4),
+   *       {@code mean} (4), {@code x * rsqrt} (4 + 4), {@code type_as} (4 + e),
+   *       {@code * weight} (e + e): 28 + 4e per element against the fused 2e. A GPT block's
+   *       {@code nn.LayerNorm} is one kernel, as fused.
+   *   <li>Rotary embedding of q and k (gated-MLP blocks): {@code float()} (e + 4), the complex
+   *       product (4 + 4), {@code type_as} (4 + e): 16 + 2e per element of (h + kv)/t; the fused
+   *       count has none.
+   *   <li>SwiGLU as {@code silu} (2e) then the gate product (3e) against the fused 3e.
+   *   <li>Grouped-query attention: {@code repeat_kv} copies k and v from kv to h columns before
+   *       {@code scaled_dot_product_attention} (e·(kv + h) each).
+   *   <li>Dropout before a residual add (GPT blocks) as its own kernel: 2e more per element.
+   * </ul>
+   */
+  static double eagerExtraBytes(TransformerSpec m, Layout l, double e, double tokens,
+      boolean dropout) {
+    double tp = l.tp();
+    double sp = l.sequenceParallel() ? tp : 1.0;
+    double h = m.hidden();
+    double kv = m.kvDim();
+    double perToken = 0.0;
+    if (m.gatedMlp()) {
+      perToken += 2 * (28 + 4 * e - 2 * e) * h / sp
+          + (16 + 2 * e) * (h + kv) / tp
+          + 2 * e * m.ffnHidden() / tp;
+      if (m.kvHeads() < m.heads()) {
+        perToken += 2 * e * (kv + h) / tp;
+      }
+    }
+    if (dropout) {
+      perToken += 2 * 2 * e * h / sp;
+    }
+    return perToken * tokens;
   }
 
   /**

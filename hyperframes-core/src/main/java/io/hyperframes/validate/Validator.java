@@ -132,6 +132,7 @@ public final class Validator {
       switch (f.getKey()) {
         case "stepSeconds" -> got = e.stepSeconds();
         case "tflopsPerDevice" -> got = e.flopsPerSecondPerDevice() / 1e12;
+        case "modelTflopsPerDevice" -> got = e.modelFlopsPerSecondPerDevice() / 1e12;
         case "parameters" -> got = e.parameters();
         case "mfu" -> got = e.mfu();
         case "tokensPerSecondPerDevice" -> got = e.tokensPerSecondPerDevice();

@@ -15,9 +15,16 @@ import io.hyperframes.precision.PrecisionRecipe;
  * @param trainingTokens token budget for time-to-train; 0 when not given
  * @param attention attention kernel; null for the accelerator's default
  *     ({@link io.hyperframes.hardware.Accelerator#fusedAttention})
+ * @param kernels how the element-wise work runs: fused (default) or one kernel per operator
  */
 public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
-    double trainingTokens, Attention attention) {
+    double trainingTokens, Attention attention, Kernels kernels) {
+
+  /** A job with fused element-wise kernels. */
+  public TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
+      double trainingTokens, Attention attention) {
+    this(precision, optimizer, globalBatchSize, trainingTokens, attention, Kernels.FUSED);
+  }
 
   /** A job with the accelerator's default attention kernel. */
   public TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
@@ -54,5 +61,12 @@ public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, i
     checkArgument(globalBatchSize >= 0, "workload.globalBatchSize: must be > 0, got %s",
         globalBatchSize);
     Checks.nonNegative("workload.trainingTokens", trainingTokens);
+    checkArgument(kernels != null, "workload.kernels: must be given");
+  }
+
+  /** The same job with another global batch size. */
+  public TrainingWorkload withGlobalBatchSize(int sequences) {
+    return new TrainingWorkload(precision, optimizer, sequences, trainingTokens, attention,
+        kernels);
   }
 }

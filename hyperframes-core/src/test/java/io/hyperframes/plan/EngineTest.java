@@ -71,7 +71,7 @@ class EngineTest {
         z.getMessage());
     IllegalArgumentException u = assertThrows(IllegalArgumentException.class,
         () -> estimate("{\"engine\": \"colossal\"}"));
-    assertEquals("layout.engine: unknown engine 'colossal' (expected megatron, deepspeed or"
-        + " fsdp)", u.getMessage());
+    assertEquals("layout.engine: unknown engine 'colossal' (expected megatron, deepspeed, fsdp"
+        + " or maxtext)", u.getMessage());
   }
 }

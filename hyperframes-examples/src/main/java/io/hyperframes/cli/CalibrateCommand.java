@@ -45,6 +45,31 @@ final class CalibrateCommand implements Callable<Integer> {
           + " fabric).")
   List<String> fit;
 
+  @Option(names = "--scope", paramLabel = "GENERATION@ENGINE=CONSTANT[,CONSTANT...]",
+      description = "Fit an engine's kernels apart on a generation (repeatable), e.g."
+          + " hopper@fsdp=matmul: the cases that engine runs on that generation fit these"
+          + " constants as their own catalog entry (kernels with \"engine\"), not the"
+          + " generation's.")
+  List<String> scope;
+
+  /**
+   * The scopes named on the command line ({@code --scope generation@engine=c1,c2}).
+   *
+   * @throws IllegalArgumentException naming the option and the value when one is malformed
+   */
+  static Map<String, java.util.Set<Constant>> scopes(List<String> values) {
+    Map<String, java.util.Set<Constant>> out = new java.util.LinkedHashMap<>();
+    for (String v : values == null ? List.<String>of() : values) {
+      int eq = v.indexOf('=');
+      if (eq <= 0 || eq == v.length() - 1 || !v.substring(0, eq).contains("@")) {
+        throw new IllegalArgumentException("--scope: expected GENERATION@ENGINE=CONSTANT[,...]"
+            + " (e.g. hopper@fsdp=matmul), got '" + v + "'");
+      }
+      out.put(v.substring(0, eq).trim(), constants(List.of(v.substring(eq + 1).split(","))));
+    }
+    return out;
+  }
+
   /** The constants named on the command line ({@code --fit}, {@code --refit}). */
   static EnumSet<Constant> constants(List<String> names) {
     EnumSet<Constant> constants = EnumSet.noneOf(Constant.class);
@@ -72,7 +97,8 @@ final class CalibrateCommand implements Callable<Integer> {
     Catalog start = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
     EnumSet<Constant> constants = constants(fit == null
         ? List.of("matmul", "attention", "overhead", "fabric") : fit);
-    Calibration.Result r = Calibration.fit(Files2.read("--cases", cases), start, constants);
+    Calibration.Result r = Calibration.fit(Files2.read("--cases", cases), start, constants,
+        scopes(scope));
     var o = spec.commandLine().getOut();
     o.printf(Locale.ROOT, "fitted on %d cases%n", r.cases().size());
     for (Fitted f : r.fitted()) {

@@ -62,6 +62,12 @@ final class ValidateCommand implements Callable<Integer> {
           + " default halfdim, the constant the shipped catalog fits).")
   java.util.List<String> refit;
 
+  @Option(names = "--scope", paramLabel = "GENERATION@ENGINE=CONSTANT[,CONSTANT...]",
+      description = "Engine-scoped constants refitted by --leave-one-source-out (as calibrate"
+          + " --scope; default hopper@fsdp=matmul, the scope the shipped catalog fits).")
+  java.util.List<String> scope = new java.util.ArrayList<>(java.util.List.of(
+      "hopper@fsdp=matmul"));
+
   private java.util.EnumSet<io.hyperframes.calibrate.Calibration.Constant> constants() {
     return CalibrateCommand.constants(refit);
   }
@@ -71,7 +77,7 @@ final class ValidateCommand implements Callable<Integer> {
         ? io.hyperframes.hardware.Catalog.builtIn()
         : io.hyperframes.hardware.Catalog.builtIn().withOverrides(catalog);
     var result = io.hyperframes.calibrate.Calibration.fit(text, shipped.withoutKernels(),
-        constants());
+        constants(), CalibrateCommand.scopes(scope));
     java.util.Map<String, CaseResult> inSample = new java.util.HashMap<>();
     Validator.on(shipped).run(text).cases().stream().filter(CaseResult::point)
         .forEach(c -> inSample.putIfAbsent(c.id() + " " + c.metric(), c));
