@@ -122,6 +122,11 @@ final class PlanCommand implements Callable<Integer> {
           + " 1F1B, gradient reduction after the last backward), the engine --emit deepspeed"
           + " launches");
     }
+    if (emit != null && r.layout().engine() == io.hyperframes.parallel.Engine.MAXTEXT) {
+      throw new IllegalArgumentException("--emit: " + emit + " launches a PyTorch engine, but"
+          + " layout.engine is maxtext (MaxText is configured by its own YAML; drop --emit, or"
+          + " plan for layout.engine megatron, deepspeed or fsdp)");
+    }
     if (emit != null && emit != Engine.deepspeed && r.layout().engine() != null
         && r.layout().engine() != io.hyperframes.parallel.Engine.MEGATRON) {
       throw new IllegalArgumentException("--emit: " + emit + " launches Megatron-LM, but"

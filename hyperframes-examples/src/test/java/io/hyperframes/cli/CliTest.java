@@ -160,6 +160,24 @@ class CliTest {
   }
 
   @Test
+  void emitRefusesAMaxTextLayout() throws IOException {
+    String request = write("maxtext.json", """
+        {"model": {"catalog": "llama2-7b"},
+         "cluster": {"accelerator": "h100-sxm-80gb", "devices": 16},
+         "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": 64,
+                      "trainingTokens": 1e11},
+         "layout": {"tp": 1, "pp": 1, "zeroStage": 3, "engine": "maxtext"}}
+        """).toString();
+    for (String target : List.of("megatron", "deepspeed", "torchrun")) {
+      Result r = run("plan", "--request", request, "--emit", target, "--no-progress");
+      assertEquals(2, r.status(), r.out());
+      assertTrue(r.err().contains("layout.engine is maxtext"), r.err());
+    }
+    Result plain = run("plan", "--request", request, "--no-progress");
+    assertEquals(0, plain.status(), plain.err());
+  }
+
+  @Test
   void inferenceEstimateJsonHasTheContractFields() throws IOException {
     Result r = run("estimate", "--request", write("i.json", """
         {"model": {"catalog": "llama2-7b"}, "cluster": {"accelerator": "a100-sxm-80gb",
