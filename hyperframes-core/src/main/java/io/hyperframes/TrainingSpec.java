@@ -2,6 +2,7 @@ package io.hyperframes;
 
 import io.hyperframes.precision.Optimizer;
 import io.hyperframes.workload.Attention;
+import io.hyperframes.workload.GradientCompression;
 import io.hyperframes.workload.Kernels;
 
 /**
@@ -57,6 +58,23 @@ public final class TrainingSpec {
    */
   public TrainingSpec kernels(Kernels kernels) {
     return new TrainingSpec(tree.with("kernels", kernels == null ? null : kernels.id()));
+  }
+
+  /**
+   * {@code gradientCompression}: the data-parallel gradient codec (ratio, device encode and
+   * decode throughput, whether its messages add up in an all-reduce); see
+   * {@link GradientCompression}.
+   */
+  public TrainingSpec gradientCompression(GradientCompression codec) {
+    if (codec == null) {
+      throw new IllegalArgumentException("gradientCompression: must be given");
+    }
+    TrainingSpec s = this;
+    s = new TrainingSpec(s.tree.with("gradientCompression.codec", codec.codec()));
+    s = new TrainingSpec(s.tree.with("gradientCompression.ratio", codec.ratio()));
+    s = new TrainingSpec(s.tree.with("gradientCompression.encodeGBps", codec.encodeGBps()));
+    s = new TrainingSpec(s.tree.with("gradientCompression.decodeGBps", codec.decodeGBps()));
+    return new TrainingSpec(s.tree.with("gradientCompression.allReduce", codec.allReduce()));
   }
 
   /** {@code gradientPrecision}: the format gradients are kept and reduced in ("fp32", …). */

@@ -8,6 +8,7 @@ import io.hyperframes.parallel.Layout;
 import io.hyperframes.plan.TimeBreakdown;
 import io.hyperframes.plan.TrainingEstimate;
 import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.workload.GradientCompression;
 import io.hyperframes.workload.TrainingWorkload;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +70,30 @@ public final class TrainingFindings {
               t.dataParallelCommSeconds()),
           "keep tensor parallelism inside a node, overlap the gradient reduction with backward,"
               + " raise the global batch, or move to a faster fabric (more NICs per node)"));
+    }
+    double dataParallel = t.dataParallelCommSeconds() / step;
+    GradientCompression codec = workload.gradientCompression();
+    if (codec == null && dataParallel > COMM_SHARE_LIMIT && l.dp() > 1
+        && l.zeroStage() <= 1) {
+      out.add(new Finding("gradient-compression", Severity.INFO,
+          pct("the gradient reduction is %s of the step: compression could shorten it",
+              dataParallel),
+          fmt("data-parallel exposed %.3g s of a %.3g s step over dp %d; a codec whose messages"
+              + " need an all-gather (top-k, sign, INT8) saves bytes only above a ratio of"
+              + " about dp / 2 = %.0f", t.dataParallelCommSeconds(), step, l.dp(), l.dp() / 2.0),
+          "model a codec with workload.gradientCompression (ratio, device encode/decode GB/s,"
+              + " allReduce) and compare: an all-reduce-compatible one (BF16 gradients, PowerSGD)"
+              + " divides the reduction by its ratio, top-k 1 % with error feedback sends about"
+              + " 1/76 of the FP32 bytes (docs/compression.md); validate the accuracy before"
+              + " trusting a ratio"));
+    }
+    if (codec != null && !codec.allReduce() && l.dp() > 1 && codec.ratio() < l.dp() / 2.0) {
+      out.add(new Finding("compression-gathers-more", Severity.WARNING,
+          "the gradient codec sends more than it saves at this data-parallel size",
+          fmt("%s gathers dp − 1 = %d messages of 1/%.0f of the FP32 gradient per rank, more"
+              + " than a ring all-reduce moves (about 2× the gradient) below a ratio of dp / 2 ="
+              + " %.0f", codec.codec(), l.dp() - 1, codec.ratio(), l.dp() / 2.0),
+          "use an all-reduce-compatible codec, a higher ratio, or none at this scale"));
     }
     double bubble = t.bubbleSeconds() / step;
     if (bubble > BUBBLE_LIMIT) {

@@ -23,6 +23,7 @@ import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.Optimizer;
 import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.workload.Attention;
+import io.hyperframes.workload.GradientCompression;
 import io.hyperframes.workload.Kernels;
 import io.hyperframes.workload.TrainingWorkload;
 import java.io.IOException;
@@ -256,10 +257,30 @@ public final class Documents {
     }
   }
 
+  /** {@code workload.gradientCompression}: a data-parallel gradient codec. */
+  public record Compression(String codec, Double ratio, Double encodeGBps, Double decodeGBps,
+      Boolean allReduce) {
+
+    /**
+     * The codec as the estimator models it.
+     *
+     * @throws IllegalArgumentException naming the field and the value
+     */
+    public GradientCompression resolve() {
+      String name = required("workload.gradientCompression.codec",
+          text("workload.gradientCompression.codec", codec));
+      return new GradientCompression(name,
+          required("workload.gradientCompression.ratio", ratio),
+          required("workload.gradientCompression.encodeGBps", encodeGBps),
+          required("workload.gradientCompression.decodeGBps", decodeGBps),
+          required("workload.gradientCompression.allReduce", allReduce));
+    }
+  }
+
   /** {@code workload} of a training request. */
   public record Training(String type, String precision, Integer globalBatchSize,
       Double trainingTokens, String optimizer, String gradientPrecision, String attention,
-      String kernels) {
+      String kernels, Compression gradientCompression) {
 
     /**
      * The workload this document describes (batch 0 and tokens 0 when absent).
@@ -297,7 +318,8 @@ public final class Documents {
           globalBatchSize == null ? 0 : globalBatchSize,
           trainingTokens == null ? 0.0 : trainingTokens,
           att == null ? null : Attention.fromId("workload.attention", att),
-          kern == null ? Kernels.FUSED : Kernels.fromId("workload.kernels", kern));
+          kern == null ? Kernels.FUSED : Kernels.fromId("workload.kernels", kern),
+          gradientCompression == null ? null : gradientCompression.resolve());
     }
   }
 

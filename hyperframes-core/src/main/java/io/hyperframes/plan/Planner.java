@@ -190,7 +190,9 @@ public final class Planner {
     Engine engine = p.engineOrDefault();
     List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
         : dp == 1 ? List.of(0)
-            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, t.pp())).toList();
+            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, t.pp()))
+                .filter(z -> r.workload().gradientCompression() == null
+                    || z <= TrainingEstimator.MAX_COMPRESSED_ZERO_STAGE).toList();
     List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
         : t.tp() > 1 ? List.of(false, true) : List.of(false);
     List<Recompute> recomputes = p.recompute() != null ? List.of(p.recompute())
@@ -271,7 +273,8 @@ public final class Planner {
     }
     return new TrainingWorkload(recipe, r.workload().optimizer(), batch,
         r.workload().trainingTokens(), r.workload().attentionOn(r.cluster().accelerator(),
-            r.layout().engineOrDefault()), r.workload().kernels());
+            r.layout().engineOrDefault()), r.workload().kernels(),
+        r.workload().gradientCompression());
   }
 
   private static List<Integer> microBatches(PartialLayout p, ModelSpec m) {

@@ -25,6 +25,7 @@ import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.PrecisionModel;
 import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.workload.Attention;
+import io.hyperframes.workload.GradientCompression;
 import io.hyperframes.workload.Kernels;
 import io.hyperframes.workload.TrainingWorkload;
 import java.util.ArrayList;
@@ -60,6 +61,12 @@ public final class TrainingEstimator {
   static final double RUNTIME_RESERVE_BYTES = 1.5 * (1L << 30);
 
   private static final int[] MICRO_BATCHES = {1, 2, 4, 8, 16, 32};
+
+  /**
+   * Gradient compression is modelled where one reduction per step carries the gradients: ZeRO 0
+   * (all-reduce) and 1 (reduce-scatter); ZeRO 2 and 3 reduce per micro-batch or per layer.
+   */
+  static final int MAX_COMPRESSED_ZERO_STAGE = 1;
 
   private final PrecisionModel precisionModel;
   private final MemoryHierarchyModel memoryModel;
@@ -226,7 +233,7 @@ public final class TrainingEstimator {
       double mbCompute = forward + backward;
       int units = d.layers();
       double backwardWindow = l.engine().overlapsGradientReduction(1) ? backward : 0.0;
-      double dp = dataParallelExposed(cluster, l, states, recipe, kernel, units,
+      double dp = dataParallelExposed(cluster, l, states, w, kernel, units,
           forward / units, backward / units, backwardWindow, mbCompute, microBatches);
       time = new TimeBreakdown(microBatches * mbCompute, 0, 0, 0, dp, 0,
           optimizerSeconds(states, l, w, bandwidth));
@@ -367,7 +374,7 @@ public final class TrainingEstimator {
     double backwardWindow = l.engine().overlapsGradientReduction(l.pp())
         ? layersPerStage * (layerTraining - forward) : 0.0;
     // The per-layer overhead splits like the compute: a third forward, two thirds backward.
-    double dpExposed = dataParallelExposed(cluster, l, states, recipe, kernel, layersPerStage,
+    double dpExposed = dataParallelExposed(cluster, l, states, w, kernel, layersPerStage,
         forward + overhead / 3, layerTraining - forward + 2 * overhead / 3 + recompute,
         backwardWindow, mbCompute + mbRecompute, microBatches);
     double optimizer = optimizerSeconds(states, l, w, bandwidth);
@@ -430,7 +437,7 @@ public final class TrainingEstimator {
    * each overlapped with the compute window the engine gives it ({@link #exposed}).
    */
   private double dataParallelExposed(Cluster cluster, Layout l, ModelStates states,
-      PrecisionRecipe recipe, KernelEfficiency kernel, int units, double forwardUnit,
+      TrainingWorkload workload, KernelEfficiency kernel, int units, double forwardUnit,
       double backwardUnit, double backwardWindow, double microBatchCompute, int microBatches) {
     if (l.dp() <= 1) {
       return 0.0;
@@ -438,10 +445,27 @@ public final class TrainingEstimator {
     int perNode = l.tp() >= cluster.devicesPerNode() ? 1
         : Math.min(l.dp(), cluster.devicesPerNode() / l.tp());
     CollectiveGroup group = new CollectiveGroup(l.dp(), perNode);
+    PrecisionRecipe recipe = workload.precision();
     double params = states.parametersOnDevice();
     double gradBytes = params * recipe.gradientBytes();
     double weightBytes = params * recipe.weightBytes();
     double kappa = kernel.overlapCost();
+    GradientCompression codec = workload.gradientCompression();
+    if (codec != null && l.zeroStage() <= MAX_COMPRESSED_ZERO_STAGE) {
+      // The gradients' one reduction on compressed bytes: the stage's collective where messages
+      // add up, else an all-gather of every rank's message (Agarwal et al. 2022, MLSys, §3);
+      // encoding and decoding run on the device, outside the overlap.
+      double message = codec.messageBytes(params);
+      double reduce = codec.allReduce()
+          ? interconnect.time(cluster, l.zeroStage() == 0 ? Collective.ALL_REDUCE
+              : Collective.REDUCE_SCATTER, message, group).seconds()
+          : interconnect.time(cluster, Collective.ALL_GATHER, message * l.dp(), group)
+              .seconds();
+      double weights = l.zeroStage() == 1 ? interconnect.time(cluster, Collective.ALL_GATHER,
+          weightBytes, group).seconds() : 0.0;
+      return exposed(reduce + weights, backwardWindow, kappa)
+          + codec.codecSeconds(params, l.dp());
+    }
     return switch (l.zeroStage()) {
       case 0 -> exposed(interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group)
           .seconds(), backwardWindow, kappa);
@@ -525,6 +549,9 @@ public final class TrainingEstimator {
 
   private static void checkLayout(ModelSpec model, Cluster cluster, TrainingWorkload w,
       Layout l) {
+    checkArgument(w.gradientCompression() == null || l.zeroStage() <= MAX_COMPRESSED_ZERO_STAGE
+        || l.dp() == 1, "workload.gradientCompression: modelled for ZeRO stages 0 and 1 (one"
+        + " gradient reduction a step), got layout.zeroStage %s", l.zeroStage());
     checkArgument(l.devices() == cluster.devices(),
         "layout: tp·pp·dp = %s·%s·%s = %s does not equal cluster.devices %s", l.tp(), l.pp(),
         l.dp(), l.devices(), cluster.devices());
@@ -565,6 +592,7 @@ public final class TrainingEstimator {
     TransformerSpec m = model instanceof TransformerSpec t ? t : null;
     boolean dense = model instanceof DenseStackSpec;
     int batch = request.workload().globalBatchSize();
+    boolean compressed = request.workload().gradientCompression() != null;
     if (dense) {
       checkArgument(batch > 0, "workload.globalBatchSize: must be given for a dense stack");
       checkArgument(p.tp() == null || p.tp() == 1,
@@ -576,7 +604,7 @@ public final class TrainingEstimator {
       checkArgument(p.dp() == null || p.dp() == devices,
           "layout.dp: %s does not equal cluster.devices %s (tp 1, pp 1)", p.dp(), devices);
       ImmutableList.Builder<Layout> out = ImmutableList.builder();
-      addMicroLayouts(out, p, null, true, batch, 1, 1, devices);
+      addMicroLayouts(out, p, null, true, batch, 1, 1, devices, compressed);
       List<Layout> all = out.build();
       checkArgument(!all.isEmpty(), "layout: no layout satisfies the fixed fields (global batch"
           + " %s, %s devices)", batch, devices);
@@ -623,7 +651,7 @@ public final class TrainingEstimator {
               devices);
           continue;
         }
-        addMicroLayouts(out, p, m, false, batch, tp, pp, dp);
+        addMicroLayouts(out, p, m, false, batch, tp, pp, dp, compressed);
       }
     }
     List<Layout> all = out.build();
@@ -634,12 +662,13 @@ public final class TrainingEstimator {
   }
 
   private static void addMicroLayouts(ImmutableList.Builder<Layout> out, PartialLayout p,
-      TransformerSpec m, boolean dense, int batch, int tp, int pp, int dp) {
+      TransformerSpec m, boolean dense, int batch, int tp, int pp, int dp, boolean compressed) {
     Engine engine = p.engineOrDefault();
     List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
         : dp == 1 ? List.of(0)
             : p.shardGroupSize() != null || p.reshardAfterForward() != null ? List.of(3)
-            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, pp)).toList();
+            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, pp))
+                .filter(z -> !compressed || z <= MAX_COMPRESSED_ZERO_STAGE).toList();
     int group = p.shardGroupSize() == null ? 0 : p.shardGroupSize();
     checkArgument(group == 0 || dp % group == 0,
         "layout.shardGroupSize: %s does not divide layout.dp %s", group, dp);

@@ -16,14 +16,28 @@ import io.hyperframes.precision.PrecisionRecipe;
  * @param attention attention kernel; null for the accelerator's default
  *     ({@link io.hyperframes.hardware.Accelerator#fusedAttention})
  * @param kernels how the element-wise work runs: fused (default) or one kernel per operator
+ * @param gradientCompression the data-parallel gradient codec, or null for none
  */
 public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
-    double trainingTokens, Attention attention, Kernels kernels) {
+    double trainingTokens, Attention attention, Kernels kernels,
+    GradientCompression gradientCompression) {
 
   /** A job with fused element-wise kernels. */
   public TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
       double trainingTokens, Attention attention) {
-    this(precision, optimizer, globalBatchSize, trainingTokens, attention, Kernels.FUSED);
+    this(precision, optimizer, globalBatchSize, trainingTokens, attention, Kernels.FUSED, null);
+  }
+
+  /** A job without gradient compression. */
+  public TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
+      double trainingTokens, Attention attention, Kernels kernels) {
+    this(precision, optimizer, globalBatchSize, trainingTokens, attention, kernels, null);
+  }
+
+  /** The same job with another gradient codec (null for none). */
+  public TrainingWorkload withGradientCompression(GradientCompression codec) {
+    return new TrainingWorkload(precision, optimizer, globalBatchSize, trainingTokens, attention,
+        kernels, codec);
   }
 
   /** A job with the accelerator's default attention kernel. */
@@ -67,6 +81,6 @@ public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, i
   /** The same job with another global batch size. */
   public TrainingWorkload withGlobalBatchSize(int sequences) {
     return new TrainingWorkload(precision, optimizer, sequences, trainingTokens, attention,
-        kernels);
+        kernels, gradientCompression);
   }
 }

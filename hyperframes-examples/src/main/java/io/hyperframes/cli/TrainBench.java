@@ -119,13 +119,18 @@ final class TrainBench {
    * {@link Dl4jAdapter#accelerate} (BF16) so that DL4J's own {@code fit} runs fused layers.
    */
   static MultiLayerNetwork dl4jNetwork(boolean accelerated) {
+    return dl4jNetwork(accelerated, HIDDEN);
+  }
+
+  /** DL4J's network with {@code hidden} units in each of its two hidden layers. */
+  static MultiLayerNetwork dl4jNetwork(boolean accelerated, int hidden) {
     MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(7)
         .updater(new Adam(1e-3)).weightInit(WeightInit.RELU).list()
-        .layer(new DenseLayer.Builder().nIn(FEATURES).nOut(HIDDEN).activation(Activation.RELU)
+        .layer(new DenseLayer.Builder().nIn(FEATURES).nOut(hidden).activation(Activation.RELU)
             .build())
-        .layer(new DenseLayer.Builder().nIn(HIDDEN).nOut(HIDDEN).activation(Activation.RELU)
+        .layer(new DenseLayer.Builder().nIn(hidden).nOut(hidden).activation(Activation.RELU)
             .build())
-        .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(HIDDEN)
+        .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(hidden)
             .nOut(CLASSES).activation(Activation.SOFTMAX).build())
         .build();
     if (accelerated) {
@@ -203,6 +208,11 @@ final class TrainBench {
   double crossEntropy(INDArray probs) {
     return -Transforms.log(probs.add(1e-12), false).muli(testY).sumNumber().doubleValue()
         / testRows;
+  }
+
+  /** Test-set accuracy of a DL4J network. */
+  double accuracy(MultiLayerNetwork net) {
+    return accuracy(net.output(testX));
   }
 
   double accuracy(INDArray probs) {

@@ -160,6 +160,28 @@ class CliTest {
   }
 
   @Test
+  void benchCompressionReportsEveryCodecOfTheContract() {
+    Result r = run("bench", "compression", "--steps", "3", "--hidden", "16", "--rows", "512",
+        "--repeats", "1", "--format", "json");
+    assertEquals(0, r.status(), r.err());
+    JsonNode json = Json.parseObject("compression", r.out().substring(r.out().indexOf('{')));
+    List<String> codecs = new java.util.ArrayList<>();
+    for (JsonNode row : json.get("results")) {
+      codecs.add(row.get("codec").asText());
+      for (String f : List.of("ratio", "encodeDecodeGBps", "accuracy", "accuracyDelta",
+          "bytesPerStep")) {
+        assertTrue(row.get(f).isNumber(), row.get("codec") + " " + f);
+      }
+      assertTrue(row.get("ratio").asDouble() >= 1.9, row.toString());
+    }
+    assertEquals(List.of(BenchCompressionCommand.CODECS.split(",")), codecs);
+    assertEquals(0.0, json.get("uncompressed").get("accuracyDelta").asDouble());
+    Result bad = run("bench", "compression", "--workers", "3");
+    assertEquals(2, bad.status());
+    assertTrue(bad.err().contains("--workers: 3 does not divide"), bad.err());
+  }
+
+  @Test
   void emitRefusesAMaxTextLayout() throws IOException {
     String request = write("maxtext.json", """
         {"model": {"catalog": "llama2-7b"},

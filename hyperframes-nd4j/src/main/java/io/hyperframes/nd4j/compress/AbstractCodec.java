@@ -1,0 +1,153 @@
+package io.hyperframes.nd4j.compress;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.nio.ByteBuffer;
+import java.nio.FloatBuffer;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+
+/**
+ * What every built-in codec shares: the gradient's length (fixed at the first call), FP32 access
+ * to contiguous ND4J vectors without copies (the view of the last array seen is kept, so a
+ * training loop that hands in the same gradient array every step allocates nothing), the error
+ * feedback residual, and the message buffer.
+ */
+abstract class AbstractCodec implements GradientCodec {
+  private final String id;
+  final boolean errorFeedback;
+  long length = -1;
+  float[] residual;
+  /** The gradient of the current call, copied from the ND4J buffer in one bulk read. */
+  float[] input;
+  private float[] dense;
+  final Encoded message;
+
+  private INDArray lastIn;
+  private FloatBuffer lastInView;
+  private INDArray lastOut;
+  private FloatBuffer lastOutView;
+
+  AbstractCodec(String id, boolean errorFeedback) {
+    this.id = id;
+    this.errorFeedback = errorFeedback;
+    this.message = new Encoded(id, 64);
+  }
+
+  @Override
+  public final String id() {
+    return id;
+  }
+
+  @Override
+  public final Encoded encode(INDArray gradient) {
+    FloatBuffer g = input(gradient);
+    int n = g.remaining();
+    if (length < 0) {
+      length = n;
+      residual = new float[n];
+      input = new float[n];
+      allocate(n);
+    }
+    checkArgument(n == length, "gradient: %s elements, but this codec encodes %s", n, length);
+    g.get(0, input, 0, n);
+    encode(input, n);
+    return message;
+  }
+
+  @Override
+  public final void decodeAdd(Encoded m, INDArray target) {
+    checkArgument(m != null && target != null, "message and target: must be given");
+    checkArgument(m.codec().equals(id), "message: written by %s, not %s", m.codec(), id);
+    FloatBuffer t = output(target);
+    checkArgument(t.remaining() == m.elements(), "target: %s elements, the message has %s",
+        t.remaining(), m.elements());
+    ByteBuffer b = m.buffer().duplicate().order(m.buffer().order());
+    b.flip();
+    decodeAdd(m, b, t, t.remaining());
+  }
+
+  /** Sizes the codec's buffers for gradients of {@code n} elements (first call). */
+  void allocate(int n) {}
+
+  /** Encodes {@code g} (n elements) into {@link #message}. */
+  abstract void encode(float[] g, int n);
+
+  /**
+   * The target's elements in a heap array (one bulk read), for a dense decoder to add into and
+   * hand back to {@link #store}.
+   */
+  final float[] load(FloatBuffer t, int n) {
+    if (dense == null || dense.length < n) {
+      dense = new float[n];
+    }
+    t.get(0, dense, 0, n);
+    return dense;
+  }
+
+  /** Writes the array {@link #load} returned back into the target (one bulk write). */
+  static void store(FloatBuffer t, float[] values, int n) {
+    t.put(0, values, 0, n);
+  }
+
+  /** {@code x} rounded to the nearest integer, ties to even, for |x| < 2^22 (no branch). */
+  static int roundToInt(float x) {
+    return Float.floatToRawIntBits(x + 12582912f) - 0x4B400000;
+  }
+
+  /** Adds the message read from {@code in} into {@code t} (absolute indices 0..n-1). */
+  abstract void decodeAdd(Encoded m, ByteBuffer in, FloatBuffer t, int n);
+
+  private FloatBuffer input(INDArray a) {
+    if (a != lastIn) {
+      lastInView = view(a, "gradient");
+      lastIn = a;
+    }
+    return lastInView;
+  }
+
+  private FloatBuffer output(INDArray a) {
+    if (a != lastOut) {
+      lastOutView = view(a, "target");
+      lastOut = a;
+    }
+    return lastOutView;
+  }
+
+  /** A zero-based FP32 view of a contiguous vector's elements. */
+  static FloatBuffer view(INDArray a, String what) {
+    checkArgument(a != null, "%s: must be given", what);
+    checkArgument(a.dataType() == DataType.FLOAT, "%s: must be FP32, got %s", what,
+        a.dataType());
+    checkArgument(a.isVectorOrScalar(), "%s: must be a vector, got shape %s", what,
+        java.util.Arrays.toString(a.shape()));
+    checkArgument(a.length() == 1 || a.elementWiseStride() == 1, "%s: must be contiguous",
+        what);
+    checkArgument(a.length() <= Integer.MAX_VALUE, "%s: more than 2^31 elements", what);
+    FloatBuffer all = a.data().asNioFloat();
+    int off = (int) a.offset();
+    all.position(off).limit(off + (int) a.length());
+    return all.slice();
+  }
+
+  static void putVarint(ByteBuffer b, int v) {
+    while ((v & ~0x7F) != 0) {
+      b.put((byte) ((v & 0x7F) | 0x80));
+      v >>>= 7;
+    }
+    b.put((byte) v);
+  }
+
+  static int getVarint(ByteBuffer b) {
+    int v = 0;
+    int shift = 0;
+    while (true) {
+      byte x = b.get();
+      v |= (x & 0x7F) << shift;
+      if (x >= 0) {
+        return v;
+      }
+      shift += 7;
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package io.hyperframes.nd4j.compress;
+
+import java.nio.ByteBuffer;
+import java.nio.FloatBuffer;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+/**
+ * Random-k sparsification (Stich, Cordonnier and Jaggi 2018, arXiv 1809.07599, §2: "rand-k"):
+ * one element drawn at random from each of the k blocks of ⌈n/k⌉ consecutive elements, with
+ * error feedback when asked. The receiver regenerates the indices from the seed in the message,
+ * so the wire carries the seed and k FP32 values: varint k, varint block size, 8-byte seed, k
+ * values. The draw is SplitMix64 (Steele, Lea and Flood 2014), inlined so that neither side
+ * allocates.
+ */
+final class RandomKCodec extends AbstractCodec {
+  private final double fraction;
+  private final SplittableRandom seeds = new SplittableRandom(0x4a4dL);
+  private int k;
+  private int block;
+
+  RandomKCodec(String id, double fraction, boolean errorFeedback) {
+    super(id, errorFeedback);
+    this.fraction = fraction;
+  }
+
+  @Override
+  void allocate(int n) {
+    k = (int) Math.min(n, Math.max(1, Math.ceil(fraction * n)));
+    block = (n + k - 1) / k;
+    k = (n + block - 1) / block;
+  }
+
+  @Override
+  void encode(float[] g, int n) {
+    float[] r = residual;
+    if (errorFeedback) {
+      for (int i = 0; i < n; i++) {
+        r[i] += g[i];
+      }
+    } else {
+      for (int i = 0; i < n; i++) {
+        r[i] = g[i];
+      }
+    }
+    long seed = seeds.nextLong();
+    ByteBuffer out = message.begin(n, 10 + 8 + 4 * k);
+    putVarint(out, k);
+    putVarint(out, block);
+    out.putLong(seed);
+    long state = seed;
+    for (int b = 0; b < k; b++) {
+      int from = b * block;
+      state += GOLDEN;
+      int i = from + bounded(mix(state), Math.min(block, n - from));
+      out.putFloat(r[i]);
+      r[i] = 0f;
+    }
+    if (!errorFeedback) {
+      Arrays.fill(r, 0f);
+    }
+  }
+
+  @Override
+  void decodeAdd(Encoded m, ByteBuffer in, FloatBuffer t, int n) {
+    int count = getVarint(in);
+    int size = getVarint(in);
+    long state = in.getLong();
+    for (int b = 0; b < count; b++) {
+      int from = b * size;
+      state += GOLDEN;
+      int i = from + bounded(mix(state), Math.min(size, n - from));
+      t.put(i, t.get(i) + in.getFloat());
+    }
+  }
+
+  private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+
+  private static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  /** A value in [0, bound) from the upper 32 bits (Lemire's multiply-shift). */
+  private static int bounded(long z, int bound) {
+    return (int) (((z >>> 32) * bound) >>> 32);
+  }
+}
