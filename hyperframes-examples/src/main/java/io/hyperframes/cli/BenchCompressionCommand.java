@@ -31,13 +31,14 @@ import picocli.CommandLine.Spec;
  * data-parallel training of the example MLP (784-2048-2048-10, Adam 1e-3, global batch 256), in
  * one run.
  *
- * <p>Data parallelism is synchronous and simulated in one JVM: each of the W workers computes
- * the gradient of its 256/W rows on the shared parameters (DL4J's
- * {@code computeGradientAndScore}), encodes it with its own codec (its own error-feedback
- * residual), and the decoded messages are summed into the step's gradient, which DL4J's updater
- * turns into the Adam step. Every codec sees the same batches in the same order from the same
- * initial weights, so the final test accuracy measures what the compression costs; the bytes per
- * step are the sum of the W messages' serialized sizes. The workers run one after another on
+ * <p>Data parallelism is synchronous and simulated in one JVM, the way DL4J's
+ * {@code ParallelWrapper} shares gradients: each of the W workers is a replica of the network
+ * with its own Adam state; it computes the gradient of its 256/W rows, its updater turns it into
+ * an update, it encodes the update with its own codec (its own error-feedback residual), and
+ * every replica applies the mean of the decoded updates, so the replicas keep equal weights.
+ * Every codec sees the same batches in the same order from the same initial weights, so the
+ * final test accuracy measures what the compression costs; the bytes per step are the sum of the
+ * W messages' serialized sizes. The workers run one after another on
  * this machine, so {@code samplesPerSecond} is the simulation's (compute plus encoding and
  * decoding), not a cluster's. Encode+decode throughput is timed apart, on one thread, on a real
  * gradient of the network (the first step's), as the median of repeats.
@@ -146,14 +147,19 @@ final class BenchCompressionCommand implements Callable<Integer> {
 
   private Row train(String id, TrainBench data, List<DataSet> batches, INDArray sample) {
     double[] timing = time(id, sample);
-    MultiLayerNetwork net = TrainBench.dl4jNetwork(false, hidden);
-    BaseMultiLayerUpdater<?> updater = (BaseMultiLayerUpdater<?>) net.getUpdater();
+    // One replica per worker, from the same seed: the same weights, each with its own Adam
+    // state, as ParallelWrapper's workers have.
+    MultiLayerNetwork[] net = new MultiLayerNetwork[workers];
+    BaseMultiLayerUpdater<?>[] updater = new BaseMultiLayerUpdater<?>[workers];
     GradientCodec[] worker = new GradientCodec[workers];
     for (int w = 0; w < workers; w++) {
+      net[w] = TrainBench.dl4jNetwork(false, hidden);
+      updater[w] = (BaseMultiLayerUpdater<?>) net[w].getUpdater();
       worker[w] = GradientCodec.named(id);
     }
-    INDArray gradient = net.getFlattenedGradients();
-    INDArray sum = Nd4j.create(DataType.FLOAT, gradient.shape());
+    long elements = net[0].getFlattenedGradients().length();
+    INDArray sum = Nd4j.create(DataType.FLOAT, net[0].getFlattenedGradients().shape());
+    INDArray applied = sum.reshape(net[0].params().shape());
     int share = TrainBench.BATCH / workers;
     long bytes = 0;
     long start = System.nanoTime();
@@ -161,25 +167,26 @@ final class BenchCompressionCommand implements Callable<Integer> {
       DataSet batch = batches.get(step % batches.size());
       sum.assign(0);
       for (int w = 0; w < workers; w++) {
-        net.setInput(batch.getFeatures().get(NDArrayIndex.interval(w * share, (w + 1) * share),
-            NDArrayIndex.all()));
-        net.setLabels(batch.getLabels().get(NDArrayIndex.interval(w * share, (w + 1) * share),
-            NDArrayIndex.all()));
-        net.computeGradientAndScore();
-        Encoded m = worker[w].encode(gradient);
+        var rows = NDArrayIndex.interval(w * share, (w + 1) * share);
+        net[w].setInput(batch.getFeatures().get(rows, NDArrayIndex.all()));
+        net[w].setLabels(batch.getLabels().get(rows, NDArrayIndex.all()));
+        net[w].computeGradientAndScore();
+        // The worker's own Adam turns its gradient into its update, in place; the update is
+        // what is encoded, as DL4J's EncodedGradientsAccumulator does.
+        updater[w].update(net[w].gradient(), step, 0, share, LayerWorkspaceMgr.noWorkspaces());
+        Encoded m = worker[w].encode(net[w].getFlattenedGradients());
         bytes += m.bytes();
         worker[w].decodeAdd(m, sum);
       }
-      // DL4J's gradients are sums over the rows; the updater divides by the global batch.
-      gradient.assign(sum);
-      updater.update(net.gradient(), step, 0, TrainBench.BATCH,
-          LayerWorkspaceMgr.noWorkspaces());
-      net.params().subi(gradient.reshape(net.params().shape()));
+      sum.divi(workers);
+      for (int w = 0; w < workers; w++) {
+        net[w].params().subi(applied);
+      }
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     double bytesPerStep = (double) bytes / steps;
-    double ratio = 4.0 * gradient.length() * workers / bytesPerStep;
-    return new Row(id, ratio, timing[0], timing[1], data.accuracy(net), bytesPerStep,
+    double ratio = 4.0 * elements * workers / bytesPerStep;
+    return new Row(id, ratio, timing[0], timing[1], data.accuracy(net[0]), bytesPerStep,
         steps * (double) TrainBench.BATCH / seconds);
   }
 

@@ -90,6 +90,27 @@ abstract class AbstractCodec implements GradientCodec {
     t.put(0, values, 0, n);
   }
 
+  /**
+   * The residual with {@code g} added (error feedback), or {@code g} copied into it (without):
+   * the values a sparsifying codec chooses from and zeroes once sent.
+   */
+  final float[] accumulate(float[] g, int n) {
+    float[] r = residual;
+    if (errorFeedback) {
+      for (int i = 0; i < n; i++) {
+        r[i] += g[i];
+      }
+    } else {
+      System.arraycopy(g, 0, r, 0, n);
+    }
+    return r;
+  }
+
+  /** Elements a sparsifier keeps of {@code n}: ⌈fraction · n⌉, at least 1, at most n. */
+  static int kept(double fraction, int n) {
+    return (int) Math.min(n, Math.max(1, Math.ceil(fraction * n)));
+  }
+
   /** {@code x} rounded to the nearest integer, ties to even, for |x| < 2^22 (no branch). */
   static int roundToInt(float x) {
     return Float.floatToRawIntBits(x + 12582912f) - 0x4B400000;

@@ -18,7 +18,9 @@ import org.nd4j.linalg.factory.Nd4j;
  * element whose accumulated magnitude passes the threshold is sent as ±threshold and the rest
  * stays in the residual (DL4J's residual is the accumulated array itself); the handler switches
  * to a bitmap encoding when too many pass. The message is ND4J's encoded INT32 array (header
- * word 3: 0 = sparse indices, 1 = bitmap), sent as its 4 bytes an element.
+ * word 3: 0 = sparse indices, 1 = bitmap), sent as its 4 bytes an element. Unlike the other
+ * codecs it allocates: DL4J's encoder returns a new array per call and its decoders write into
+ * an ND4J array, so each decode creates a dense one.
  */
 final class Dl4jThresholdCodec extends AbstractCodec {
   private final EncodingHandler handler =

@@ -26,23 +26,14 @@ final class RandomKCodec extends AbstractCodec {
 
   @Override
   void allocate(int n) {
-    k = (int) Math.min(n, Math.max(1, Math.ceil(fraction * n)));
+    k = kept(fraction, n);
     block = (n + k - 1) / k;
     k = (n + block - 1) / block;
   }
 
   @Override
   void encode(float[] g, int n) {
-    float[] r = residual;
-    if (errorFeedback) {
-      for (int i = 0; i < n; i++) {
-        r[i] += g[i];
-      }
-    } else {
-      for (int i = 0; i < n; i++) {
-        r[i] = g[i];
-      }
-    }
+    float[] r = accumulate(g, n);
     long seed = seeds.nextLong();
     ByteBuffer out = message.begin(n, 10 + 8 + 4 * k);
     putVarint(out, k);

@@ -35,7 +35,7 @@ final class TopKCodec extends AbstractCodec {
 
   @Override
   void allocate(int n) {
-    k = (int) Math.min(n, Math.max(1, Math.ceil(fraction * n)));
+    k = kept(fraction, n);
     sample = new float[Math.min(n, SAMPLE)];
     candidates = new int[Math.min(n, 2 * k + 64)];
     magnitudes = new float[candidates.length];
@@ -43,16 +43,7 @@ final class TopKCodec extends AbstractCodec {
 
   @Override
   void encode(float[] g, int n) {
-    float[] r = residual;
-    if (errorFeedback) {
-      for (int i = 0; i < n; i++) {
-        r[i] += g[i];
-      }
-    } else {
-      for (int i = 0; i < n; i++) {
-        r[i] = g[i];
-      }
-    }
+    float[] r = accumulate(g, n);
     int c = collect(r, n);
     // Exact k-th largest magnitude among the candidates, then keep the largest k in index order.
     for (int j = 0; j < c; j++) {
