@@ -8,6 +8,7 @@ module io.hyperframes.core {
   requires transitive com.fasterxml.jackson.databind;
   requires commons.math3;
   requires HdrHistogram;
+  requires java.management;
 
   exports io.hyperframes;
   exports io.hyperframes.calibrate;

@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
         + " benchmark kernels.",
     subcommands = {PlanCommand.class, EstimateCommand.class, ValidateCommand.class,
         CalibrateCommand.class,
-        CatalogCommand.class, BenchCommand.class, DatasetCommand.class})
+        CatalogCommand.class, BenchCommand.class, DatasetCommand.class, CompareCommand.class})
 public final class Main {
 
   /** Runs the command line and exits with its status. */

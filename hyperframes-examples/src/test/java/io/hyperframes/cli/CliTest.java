@@ -182,6 +182,36 @@ class CliTest {
   }
 
   @Test
+  void compareExitsOneOnARegressionAndNamesDifferingConditions() throws IOException {
+    double[] base = new double[30];
+    double[] slower = new double[30];
+    for (int i = 0; i < 30; i++) {
+      base[i] = 1000 + i;
+      slower[i] = 900 + i;
+    }
+    String a = write("a.json", new io.hyperframes.runtime.BenchmarkRecord(
+        io.hyperframes.runtime.BenchmarkRecord.SCHEMA, java.util.Map.of("threads", "2"),
+        java.util.Map.of("throughput", new io.hyperframes.runtime.BenchmarkRecord.Metric(
+            "samples/s", true, base))).toJson()).toString();
+    String b = write("b.json", new io.hyperframes.runtime.BenchmarkRecord(
+        io.hyperframes.runtime.BenchmarkRecord.SCHEMA, java.util.Map.of("threads", "1"),
+        java.util.Map.of("throughput", new io.hyperframes.runtime.BenchmarkRecord.Metric(
+            "samples/s", true, slower))).toJson()).toString();
+    Result same = run("compare", a, a);
+    assertEquals(0, same.status(), same.err());
+    assertTrue(same.out().contains("no change"), same.out());
+    Result worse = run("compare", a, b);
+    assertEquals(1, worse.status(), worse.out());
+    assertTrue(worse.out().contains("REGRESSION") && worse.out().contains("threads: 2 → 1"),
+        worse.out());
+    Result json = run("compare", a, b, "--format", "json");
+    assertTrue(Json.parseObject("compare", json.out()).get("regressed").asBoolean());
+    Result missing = run("compare", a, "does-not-exist.json");
+    assertEquals(2, missing.status());
+    assertTrue(missing.err().contains("record: cannot read"), missing.err());
+  }
+
+  @Test
   void emitRefusesAMaxTextLayout() throws IOException {
     String request = write("maxtext.json", """
         {"model": {"catalog": "llama2-7b"},

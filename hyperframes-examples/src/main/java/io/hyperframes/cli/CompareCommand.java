@@ -1,0 +1,92 @@
+package io.hyperframes.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.json.Json;
+import io.hyperframes.runtime.BenchmarkRecord;
+import io.hyperframes.runtime.Comparison;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code hyperframes compare A.json B.json}: two benchmark records ({@link BenchmarkRecord}),
+ * metric by metric, with the Mann–Whitney test ({@link Comparison}); exit status 1 when a metric
+ * regressed, so that CI can gate on it.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+    description = "Compare two benchmark records (B against A): median change, Mann-Whitney"
+        + " p-value, differing conditions; exits 1 on a regression.")
+final class CompareCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "A.json", description = "The baseline record.")
+  Path a;
+
+  @Parameters(index = "1", paramLabel = "B.json", description = "The record to judge.")
+  Path b;
+
+  @Option(names = "--alpha", defaultValue = "0.05",
+      description = "Significance level of the Mann-Whitney test (default 0.05).")
+  double alpha;
+
+  @Option(names = "--threshold", defaultValue = "0.01",
+      description = "Smallest median change, as a fraction, that counts as a regression"
+          + " (default 0.01).")
+  double threshold;
+
+  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
+  Format format;
+
+  @Override
+  public Integer call() throws Exception {
+    Comparison c = Comparison.of(BenchmarkRecord.read(a), BenchmarkRecord.read(b), alpha,
+        threshold);
+    var out = spec.commandLine().getOut();
+    if (format == Format.json) {
+      ObjectNode root = Json.mapper().createObjectNode();
+      root.put("regressed", c.regressed());
+      root.put("alpha", alpha);
+      root.put("threshold", threshold);
+      ArrayNode metrics = root.putArray("metrics");
+      for (Comparison.MetricChange m : c.metrics()) {
+        ObjectNode o = metrics.addObject();
+        o.put("name", m.name());
+        o.put("unit", m.unit());
+        o.put("medianA", m.medianA());
+        o.put("medianB", m.medianB());
+        o.put("change", m.change());
+        o.put("pValue", m.pValue());
+        o.put("significant", m.significant());
+        o.put("regression", m.regression());
+      }
+      c.onlyInOne().forEach(root.putArray("onlyInOne")::add);
+      c.conditionDifferences().forEach(root.putArray("conditionDifferences")::add);
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else if (format == Format.table) {
+      out.printf(Locale.ROOT, "%-28s %14s %14s %9s %9s  %s%n", "metric", "median A", "median B",
+          "change", "p", "verdict");
+      for (Comparison.MetricChange m : c.metrics()) {
+        out.printf(Locale.ROOT, "%-28s %14.6g %14.6g %+8.2f%% %9.2g  %s%n",
+            m.name() + " (" + m.unit() + ")", m.medianA(), m.medianB(), 100 * m.change(),
+            m.pValue(), m.regression() ? "REGRESSION" : m.significant() ? "changed" : "no change");
+      }
+      c.onlyInOne().forEach(n -> out.println("not compared: " + n));
+      if (!c.conditionDifferences().isEmpty()) {
+        out.println("warning: the runs' conditions differ, which can explain a change:");
+        c.conditionDifferences().forEach(d -> out.println("  " + d));
+      }
+    } else {
+      throw new IllegalArgumentException("--format: " + format
+          + " is not available for compare (table or json)");
+    }
+    out.flush();
+    return c.regressed() ? 1 : 0;
+  }
+}
