@@ -108,6 +108,23 @@ public record BenchmarkRecord(String schema, Map<String, String> conditions,
     return c;
   }
 
+  /**
+   * A record of the steps a {@link StepMeter} measured: {@code prefix + "stepSeconds"} (lower is
+   * better) and {@code prefix + "samplesPerSecond"} (per step, higher is better), each with
+   * every step's value, merged into {@code metrics}.
+   *
+   * @throws IllegalArgumentException when the meter measured no step
+   */
+  public static void addSteps(Map<String, Metric> metrics, String prefix, StepMeter meter) {
+    checkArgument(metrics != null && prefix != null && meter != null,
+        "metrics, prefix and meter: must be given");
+    double[] seconds = meter.stepSeconds();
+    checkArgument(seconds.length > 0, "meter %s: no step measured", prefix);
+    metrics.put(prefix + "stepSeconds", new Metric("s", false, seconds));
+    metrics.put(prefix + "samplesPerSecond", new Metric("samples/s", true,
+        meter.stepSamplesPerSecond()));
+  }
+
   /** The record as its JSON document. */
   public String toJson() {
     ObjectMapper mapper = new ObjectMapper();

@@ -54,6 +54,9 @@ public final class StepMeter {
   private long sumCompute;
   private long sumOptimizer;
   private long sumTotal;
+  private long[] stepNanos = new long[256];
+  private long[] stepExamples = new long[256];
+  private int recorded;
 
   /** A meter with nothing recorded. */
   public StepMeter() {}
@@ -88,11 +91,17 @@ public final class StepMeter {
       computeDone = System.nanoTime();
     }
 
-    /** Ends the step and records it. */
+    /**
+     * Ends the step and records it; a step closed before {@link #dataReady} (the loop found no
+     * more data and left) is not a step and is not recorded.
+     */
     @Override
     public void close() {
       checkState(open, "step: not begun");
       open = false;
+      if (dataReady == 0) {
+        return;
+      }
       long end = System.nanoTime();
       long d = dataReady > 0 ? dataReady : start;
       long c = computeDone > 0 ? computeDone : end;
@@ -140,6 +149,30 @@ public final class StepMeter {
     sumOptimizer += optimizerNanos;
     sumTotal += totalNanos;
     samples += examples;
+    if (recorded == stepNanos.length) {
+      stepNanos = java.util.Arrays.copyOf(stepNanos, 2 * recorded);
+      stepExamples = java.util.Arrays.copyOf(stepExamples, 2 * recorded);
+    }
+    stepNanos[recorded] = totalNanos;
+    stepExamples[recorded++] = examples;
+  }
+
+  /** Every step's duration so far, seconds, in order (the raw samples behind the summary). */
+  public double[] stepSeconds() {
+    double[] out = new double[recorded];
+    for (int i = 0; i < recorded; i++) {
+      out[i] = stepNanos[i] / 1e9;
+    }
+    return out;
+  }
+
+  /** Every step's examples per second so far, in order (0 for a step of no time). */
+  public double[] stepSamplesPerSecond() {
+    double[] out = new double[recorded];
+    for (int i = 0; i < recorded; i++) {
+      out[i] = stepNanos[i] > 0 ? stepExamples[i] * 1e9 / stepNanos[i] : 0.0;
+    }
+    return out;
   }
 
   /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.json.Json;
 import io.hyperframes.nd4j.data.EncodedDataset;
 import io.hyperframes.nd4j.data.PrefetchingDataSetIterator;
+import io.hyperframes.runtime.BenchmarkRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -40,6 +41,11 @@ final class BenchTrainCommand implements Callable<Integer> {
   @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
   Format format;
 
+  @Option(names = "--record", paramLabel = "FILE",
+      description = "Also write a benchmark record (every step of every side, with the run's"
+          + " conditions) for hyperframes compare.")
+  Path record;
+
   @Override
   public Integer call() throws Exception {
     if (epochs < 1 || epochs > 100) {
@@ -74,8 +80,9 @@ final class BenchTrainCommand implements Callable<Integer> {
       put(ablations.putObject("loaderOnly"), loaderOnly);
       put(ablations.putObject("kernelsOnly"), kernelsOnly);
       put(ablations.putObject("dl4jAccelerated"), dl4jAccelerated);
+      TrainBench.Side dflt = null;
       if (compareDefault) {
-        TrainBench.Side dflt = bench.dl4j(bench.csvIterator(), epochs);
+        dflt = bench.dl4j(bench.csvIterator(), epochs);
         put(root.putObject("default"), dflt);
         root.put("speedup", hf.samplesPerSecond() / dflt.samplesPerSecond());
         ablations.put("loaderOnlySpeedup", loaderOnly.samplesPerSecond()
@@ -99,6 +106,24 @@ final class BenchTrainCommand implements Callable<Integer> {
       root.put("epochs", epochs);
       root.put("trainRows", rows);
       root.set("machine", BenchKernelsCommand.machine());
+      if (record != null) {
+        java.util.Map<String, String> conditions = BenchmarkRecord.hostConditions();
+        root.get("machine").properties().forEach(e -> conditions.put("machine." + e.getKey(),
+            e.getValue().asText()));
+        conditions.put("command", "bench train");
+        conditions.put("epochs", Integer.toString(epochs));
+        conditions.put("trainRows", Integer.toString(rows));
+        conditions.put("batch", Integer.toString(TrainBench.BATCH));
+        java.util.Map<String, BenchmarkRecord.Metric> metrics = new java.util.TreeMap<>();
+        BenchmarkRecord.addSteps(metrics, "hyperframes.", hf.meter());
+        BenchmarkRecord.addSteps(metrics, "loaderOnly.", loaderOnly.meter());
+        BenchmarkRecord.addSteps(metrics, "kernelsOnly.", kernelsOnly.meter());
+        BenchmarkRecord.addSteps(metrics, "dl4jAccelerated.", dl4jAccelerated.meter());
+        if (dflt != null) {
+          BenchmarkRecord.addSteps(metrics, "default.", dflt.meter());
+        }
+        new BenchmarkRecord(BenchmarkRecord.SCHEMA, conditions, metrics).write(record);
+      }
       var out = spec.commandLine().getOut();
       if (format == Format.json) {
         out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));

@@ -49,7 +49,8 @@ final class TrainBench {
   static final int BATCH = 256;
 
   /** Measured figures of one side. */
-  record Side(double samplesPerSecond, double dataWaitShare, double finalLoss, double accuracy) {}
+  record Side(double samplesPerSecond, double dataWaitShare, double finalLoss, double accuracy,
+      StepMeter meter) {}
 
   private final Path dir;
   private final int trainRows;
@@ -180,7 +181,7 @@ final class TrainBench {
     }
     INDArray probs = net.output(testX);
     return new Side(meter.summary().samplesPerSecond(), meter.summary().dataWaitShare(),
-        crossEntropy(probs), accuracy(probs));
+        crossEntropy(probs), accuracy(probs), meter);
   }
 
   /** The fused ND4J loop over {@code it}. */
@@ -202,7 +203,7 @@ final class TrainBench {
     }
     INDArray probs = net.output(testX);
     return new Side(meter.summary().samplesPerSecond(), meter.summary().dataWaitShare(),
-        crossEntropy(probs), accuracy(probs));
+        crossEntropy(probs), accuracy(probs), meter);
   }
 
   double crossEntropy(INDArray probs) {

@@ -279,12 +279,19 @@ class CliTest {
   }
 
   @Test
-  void benchTrainAndInferPrintTheirContracts() {
+  void benchTrainAndInferPrintTheirContracts() throws IOException {
     // The flag as the issue writes it: with picocli a negatable option defaulting to true used
     // to turn itself off when given.
+    Path recorded = write("train-record.json", "");
     Result train = run("bench", "train", "--compare-default", "--rows", "512", "--epochs", "1",
-        "--format", "json");
+        "--format", "json", "--record", recorded.toString());
     assertEquals(0, train.status(), train.err());
+    var rec = io.hyperframes.runtime.BenchmarkRecord.read(recorded);
+    assertEquals(2, rec.metrics().get("hyperframes.stepSeconds").samples().length, "512 rows");
+    assertTrue(rec.metrics().containsKey("default.samplesPerSecond"), rec.metrics().keySet()
+        .toString());
+    assertEquals("bench train", rec.conditions().get("command"));
+    assertEquals(0, run("compare", recorded.toString(), recorded.toString()).status());
     JsonNode t = Json.parseObject("train", train.out());
     for (String side : List.of("default", "hyperframes")) {
       for (String f : List.of("samplesPerSecond", "dataWaitShare", "finalLoss", "accuracy")) {
