@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
         + " benchmark kernels.",
     subcommands = {PlanCommand.class, EstimateCommand.class, ValidateCommand.class,
         CalibrateCommand.class,
-        CatalogCommand.class, BenchCommand.class, DatasetCommand.class, CompareCommand.class})
+        CatalogCommand.class, BenchCommand.class, DatasetCommand.class, CompareCommand.class,
+        DoctorCommand.class})
 public final class Main {
 
   /** Runs the command line and exits with its status. */
