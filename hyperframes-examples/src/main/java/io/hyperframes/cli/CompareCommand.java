@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.json.Json;
 import io.hyperframes.runtime.BenchmarkRecord;
+import io.hyperframes.diagnose.Finding;
 import io.hyperframes.runtime.Comparison;
+import io.hyperframes.runtime.RecordFindings;
+import java.util.List;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -16,8 +19,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code hyperframes compare A.json B.json}: two benchmark records ({@link BenchmarkRecord}),
- * metric by metric, with the Mann–Whitney test ({@link Comparison}); exit status 1 when a metric
- * regressed, so that CI can gate on it.
+ * metric by metric, with the Mann–Whitney test ({@link Comparison}), and the troubleshooting
+ * findings of B ({@link RecordFindings}); exit status 1 when a metric regressed, so that CI can
+ * gate on it.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
     description = "Compare two benchmark records (B against A): median change, Mann-Whitney"
@@ -46,8 +50,9 @@ final class CompareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Comparison c = Comparison.of(BenchmarkRecord.read(a), BenchmarkRecord.read(b), alpha,
-        threshold);
+    BenchmarkRecord judged = BenchmarkRecord.read(b);
+    Comparison c = Comparison.of(BenchmarkRecord.read(a), judged, alpha, threshold);
+    List<Finding> findings = RecordFindings.of(judged);
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
       ObjectNode root = Json.mapper().createObjectNode();
@@ -68,6 +73,12 @@ final class CompareCommand implements Callable<Integer> {
       }
       c.onlyInOne().forEach(root.putArray("onlyInOne")::add);
       c.conditionDifferences().forEach(root.putArray("conditionDifferences")::add);
+      ArrayNode f = root.putArray("findings");
+      for (Finding x : findings) {
+        f.addObject().put("id", x.id()).put("severity", x.severity().name()
+            .toLowerCase(Locale.ROOT)).put("title", x.title()).put("evidence", x.evidence())
+            .put("remedy", x.remedy());
+      }
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else if (format == Format.table) {
       out.printf(Locale.ROOT, "%-28s %14s %14s %9s %9s  %s%n", "metric", "median A", "median B",
@@ -81,6 +92,10 @@ final class CompareCommand implements Callable<Integer> {
       if (!c.conditionDifferences().isEmpty()) {
         out.println("warning: the runs' conditions differ, which can explain a change:");
         c.conditionDifferences().forEach(d -> out.println("  " + d));
+      }
+      for (Finding x : findings) {
+        out.printf(Locale.ROOT, "[%s] %s — %s (%s)%n", x.severity().name()
+            .toLowerCase(Locale.ROOT), x.title(), x.remedy(), x.evidence());
       }
     } else {
       throw new IllegalArgumentException("--format: " + format
