@@ -129,12 +129,7 @@ public final class Planner {
     ModelSpec m = r.model();
     PartialLayout p = r.layout();
     if (m instanceof DenseStackSpec) {
-      checkArgument(p.tp() == null || p.tp() == 1,
-          "layout.tp: a dense stack runs data-parallel (tp 1), got %s", p.tp());
-      checkArgument(p.pp() == null || p.pp() == 1,
-          "layout.pp: a dense stack runs data-parallel (pp 1), got %s", p.pp());
-      checkArgument(p.recompute() == null || p.recompute() == Recompute.NONE,
-          "layout.recompute: a dense stack keeps its activations, got %s", p.recompute());
+      TrainingEstimator.checkDenseLayout(p);
     }
     int perNode = r.cluster().devicesPerNode();
     List<Integer> counts = new ArrayList<>();
@@ -187,12 +182,8 @@ public final class Planner {
     int dp = t.devices() / t.tp() / t.pp();
     double usable = cluster.accelerator().memoryBytes() * (1 - r.memoryHeadroom());
     int perStage = (layers(m) + t.pp() - 1) / t.pp();
-    Engine engine = p.engineOrDefault();
-    List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
-        : dp == 1 ? List.of(0)
-            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, t.pp()))
-                .filter(z -> r.workload().gradientCompression() == null
-                    || z <= TrainingEstimator.MAX_COMPRESSED_ZERO_STAGE).toList();
+    List<Integer> zeros = TrainingEstimator.zeroStages(p, dp, t.pp(),
+        r.workload().gradientCompression() != null);
     List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
         : t.tp() > 1 ? List.of(false, true) : List.of(false);
     List<Recompute> recomputes = p.recompute() != null ? List.of(p.recompute())

@@ -595,12 +595,7 @@ public final class TrainingEstimator {
     boolean compressed = request.workload().gradientCompression() != null;
     if (dense) {
       checkArgument(batch > 0, "workload.globalBatchSize: must be given for a dense stack");
-      checkArgument(p.tp() == null || p.tp() == 1,
-          "layout.tp: a dense stack runs data-parallel (tp 1), got %s", p.tp());
-      checkArgument(p.pp() == null || p.pp() == 1,
-          "layout.pp: a dense stack runs data-parallel (pp 1), got %s", p.pp());
-      checkArgument(p.recompute() == null || p.recompute() == Recompute.NONE,
-          "layout.recompute: a dense stack keeps its activations, got %s", p.recompute());
+      checkDenseLayout(p);
       checkArgument(p.dp() == null || p.dp() == devices,
           "layout.dp: %s does not equal cluster.devices %s (tp 1, pp 1)", p.dp(), devices);
       ImmutableList.Builder<Layout> out = ImmutableList.builder();
@@ -661,14 +656,39 @@ public final class TrainingEstimator {
     return all;
   }
 
+  /**
+   * The fixed fields a dense stack allows: data parallelism only, no recomputation.
+   *
+   * @throws IllegalArgumentException naming the field and the value
+   */
+  static void checkDenseLayout(PartialLayout p) {
+    checkArgument(p.tp() == null || p.tp() == 1,
+        "layout.tp: a dense stack runs data-parallel (tp 1), got %s", p.tp());
+    checkArgument(p.pp() == null || p.pp() == 1,
+        "layout.pp: a dense stack runs data-parallel (pp 1), got %s", p.pp());
+    checkArgument(p.recompute() == null || p.recompute() == Recompute.NONE,
+        "layout.recompute: a dense stack keeps its activations, got %s", p.recompute());
+  }
+
+  /**
+   * The ZeRO stages a search tries: the fixed one, 0 without data parallelism, else those the
+   * engine runs with {@code pp} stages, 0 and 1 only with a gradient codec.
+   */
+  static List<Integer> zeroStages(PartialLayout p, int dp, int pp, boolean compressed) {
+    Engine engine = p.engineOrDefault();
+    return p.zeroStage() != null ? List.of(p.zeroStage())
+        : dp == 1 ? List.of(0)
+            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, pp))
+                .filter(z -> !compressed || z <= MAX_COMPRESSED_ZERO_STAGE).toList();
+  }
+
   private static void addMicroLayouts(ImmutableList.Builder<Layout> out, PartialLayout p,
       TransformerSpec m, boolean dense, int batch, int tp, int pp, int dp, boolean compressed) {
     Engine engine = p.engineOrDefault();
-    List<Integer> zeros = p.zeroStage() != null ? List.of(p.zeroStage())
-        : dp == 1 ? List.of(0)
-            : p.shardGroupSize() != null || p.reshardAfterForward() != null ? List.of(3)
-            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, pp))
-                .filter(z -> !compressed || z <= MAX_COMPRESSED_ZERO_STAGE).toList();
+    // Hybrid-shard fields imply ZeRO 3 when the stage is left to the search.
+    List<Integer> zeros = p.zeroStage() == null && dp > 1
+        && (p.shardGroupSize() != null || p.reshardAfterForward() != null) ? List.of(3)
+            : zeroStages(p, dp, pp, compressed);
     int group = p.shardGroupSize() == null ? 0 : p.shardGroupSize();
     checkArgument(group == 0 || dp % group == 0,
         "layout.shardGroupSize: %s does not divide layout.dp %s", group, dp);

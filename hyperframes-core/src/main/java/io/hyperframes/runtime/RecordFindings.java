@@ -112,8 +112,12 @@ public final class RecordFindings {
               + " BF16 instead of FP16"));
     }
     for (Map.Entry<String, BenchmarkRecord.Metric> e : m.entrySet()) {
-      if (e.getKey().endsWith("stepSeconds") && e.getValue().samples().length >= 5) {
-        double cv = cv(e.getValue().samples());
+      if (!e.getKey().endsWith("stepSeconds")) {
+        continue;
+      }
+      double[] steps = e.getValue().samples();
+      if (steps.length >= 5) {
+        double cv = cv(steps);
         if (cv > NOISE_LIMIT) {
           out.add(new Finding("noisy-environment", Severity.WARNING,
               pct("step times vary by %s: the environment is not clean", cv),
@@ -146,12 +150,12 @@ public final class RecordFindings {
               + " release of cached blocks"));
     }
     BenchmarkRecord.Metric utilisation = m.get("deviceUtilization");
-    if (utilisation != null && utilisation.samples().length >= 5
-        && cv(utilisation.samples()) > UTILISATION_JITTER) {
+    double jitter = utilisation == null || utilisation.samples().length < 5 ? 0.0
+        : cv(utilisation.samples());
+    if (jitter > UTILISATION_JITTER) {
       out.add(new Finding("utilisation-jitter", Severity.INFO,
-          pct("device utilisation varies by %s: scheduling fragments the work",
-              cv(utilisation.samples())),
-          "deviceUtilization coefficient of variation " + fmt(cv(utilisation.samples())),
+          pct("device utilisation varies by %s: scheduling fragments the work", jitter),
+          "deviceUtilization coefficient of variation " + fmt(jitter),
           "check the scheduler's log for preemption and the isolation of co-located jobs"
               + " (memory reservation, priorities)"));
     }

@@ -108,8 +108,11 @@ final class BenchTrainCommand implements Callable<Integer> {
       root.set("machine", BenchKernelsCommand.machine());
       if (record != null) {
         java.util.Map<String, String> conditions = BenchmarkRecord.hostConditions();
-        root.get("machine").properties().forEach(e -> conditions.put("machine." + e.getKey(),
-            e.getValue().asText()));
+        // The host's OS, architecture, cores and JVM are in hostConditions already; the
+        // machine adds the CPU model and oneDNN's version and ISA.
+        root.get("machine").properties().stream()
+            .filter(e -> !java.util.Set.of("os", "arch", "cores", "java").contains(e.getKey()))
+            .forEach(e -> conditions.put("machine." + e.getKey(), e.getValue().asText()));
         conditions.put("command", "bench train");
         conditions.put("epochs", Integer.toString(epochs));
         conditions.put("trainRows", Integer.toString(rows));
