@@ -241,6 +241,17 @@ public final class Catalog {
     return merge(Json.read("catalog " + file.getFileName(), text, CatalogFile.class));
   }
 
+  /**
+   * This catalog with the entries of a catalog document already read (a profile's, a
+   * calibration's), replacing or adding entries by id.
+   *
+   * @throws IllegalArgumentException naming the field when an entry is malformed
+   */
+  Catalog withOverrides(CatalogFile file) {
+    checkArgument(file != null, "catalog: must be given");
+    return merge(file);
+  }
+
   private static Catalog loadBuiltIn() {
     Catalog empty = new Catalog("", Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
         Map.of());

@@ -192,7 +192,8 @@ public final class TrainingEstimator {
 
   /**
    * A dense stack, data-parallel: per micro-batch of b samples each layer runs its forward
-   * matmul (b × in · in × out) and the two backward ones (dX = dY·Wᵀ, dW = Xᵀ·dY) through the
+   * matmul (b × in · in × out) and the two backward ones (dX = dY·Wᵀ, dW = Xᵀ·dY; the first
+   * layer has no dX, its input being data) through the
    * size-dependent matmul roofline, plus the element-wise bias, activation and their gradients
    * (six passes over the layer's b × out outputs) and the kernel's per-layer overhead; the
    * gradient reduction overlaps the backward pass as for a transformer
@@ -226,7 +227,12 @@ public final class TrainingEstimator {
         double elementwise = e * b * out / bandwidth;
         forward += memoryModel.matmulSeconds(acc, b, out, in, 1, e, c, peak) + 2 * elementwise
             + kernel.layerOverheadSeconds() / 3;
-        backward += memoryModel.matmulSeconds(acc, b, in, out, 1, e, c, peak)
+        // The first layer's input is data: no gradient is asked of it, so its dX product is
+        // not computed (PyTorch autograd computes gradients only of tensors that require them,
+        // and HyperFrames' FusedMlp skips it the same way).
+        double inputGradient = i == 1 ? 0.0 : memoryModel.matmulSeconds(acc, b, in, out, 1, e,
+            c, peak);
+        backward += inputGradient
             + memoryModel.matmulSeconds(acc, in, out, b, 1, e, c, peak) + 4 * elementwise
             + 2 * kernel.layerOverheadSeconds() / 3;
       }

@@ -50,6 +50,45 @@ class ComparisonTest {
     assertTrue(falseAlarms <= 0.05 * TRIALS, "false alarms " + falseAlarms + " of " + TRIALS);
   }
 
+  /** An AR(1) series: each step keeps {@code rho} of the previous one's deviation (drift). */
+  private static double[] drifting(SplittableRandom r, int n, double rho) {
+    double[] s = new double[n];
+    double d = 0;
+    for (int i = 0; i < n; i++) {
+      d = rho * d + Math.sqrt(1 - rho * rho) * r.nextGaussian();
+      s[i] = 1000 * (1 + NOISE * d);
+    }
+    return s;
+  }
+
+  @Test
+  void driftingStepsAreBatchedSoThatTwoRunsOfTheSameCodeRarelyDiffer() {
+    SplittableRandom r = new SplittableRandom(7);
+    int batchedAlarms = 0;
+    int rawAlarms = 0;
+    org.apache.commons.math3.stat.inference.MannWhitneyUTest raw =
+        new org.apache.commons.math3.stat.inference.MannWhitneyUTest();
+    for (int t = 0; t < TRIALS; t++) {
+      double[] x = drifting(r, 64, 0.8);
+      double[] y = drifting(r, 64, 0.8);
+      Comparison c = Comparison.of(record(x, Map.of()), record(y, Map.of()), 0.05, 0.0);
+      if (c.metrics().get(0).significant()) {
+        batchedAlarms++;
+      }
+      if (raw.mannWhitneyUTest(x, y) < 0.05) {
+        rawAlarms++;
+      }
+    }
+    // Taken as independent, drifting steps make a "significant" difference of most pairs of
+    // runs of the same code; batched, the false alarms come down towards the nominal 5 %.
+    assertTrue(rawAlarms > 0.3 * TRIALS, "raw " + rawAlarms);
+    assertTrue(batchedAlarms < 0.15 * TRIALS && batchedAlarms < rawAlarms / 3,
+        "batched " + batchedAlarms + " raw " + rawAlarms);
+    // Independent samples are not batched.
+    assertEquals(1, Comparison.batchSize(samples(new SplittableRandom(3), 1000)));
+    assertEquals(0.0, Comparison.lag1(new double[] {2, 2, 2}));
+  }
+
   @Test
   void latencyRegressesUpwardsAndConditionsThatDifferAreListed() {
     double[] fast = new double[SAMPLES];

@@ -64,6 +64,14 @@ final class BenchAdaptersCommand implements Callable<Integer> {
       description = "CPU cost of reading one sample of the slow dataset, microseconds.")
   int sampleMicros;
 
+  @Option(names = "--record", paramLabel = "FILE",
+      description = "Also write a benchmark record (every timed epoch of every variant, with the"
+          + " run's conditions) for hyperframes compare.")
+  java.nio.file.Path record;
+
+  private final java.util.Map<String, io.hyperframes.runtime.BenchmarkRecord.Metric> recorded =
+      new java.util.TreeMap<>();
+
   @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
   Format format;
 
@@ -112,6 +120,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
     djl.putObject("metering").put("nanosPerStep", meteringNanos)
         .put("shareOfStep", meteringNanos * 1e-9 / stepSeconds);
     for (int v = 0; v < VARIANTS.length; v++) {
+      recorded.put("djl." + VARIANTS[v] + ".epochSeconds", Records.seconds(epoch[v]));
       double m = median(epoch[v]);
       ObjectNode o = djl.putObject(VARIANTS[v]).put("epochSeconds", m)
           .put("samplesPerSecond", rows / m).put("relativeIqr", relativeIqr(epoch[v]));
@@ -126,15 +135,16 @@ final class BenchAdaptersCommand implements Callable<Integer> {
     int cores = Runtime.getRuntime().availableProcessors();
     int spare = Math.max(1, cores - 2);
     slow.put("cores", cores).put("engineThreads", engineThreads);
-    slow(slow.putObject("cpu"), data, true);
+    slow(slow.putObject("cpu"), "djl.slowData.cpu", data, true);
     // The same with the engine leaving the workers their cores (torch.set_num_threads).
     ai.djl.pytorch.jni.JniUtils.setNumThreads(spare);
     try {
-      slow(slow.putObject("cpuSpareCores").put("engineThreads", spare), data, true);
+      slow(slow.putObject("cpuSpareCores").put("engineThreads", spare),
+          "djl.slowData.cpuSpareCores", data, true);
     } finally {
       ai.djl.pytorch.jni.JniUtils.setNumThreads(engineThreads);
     }
-    slow(slow.putObject("wait"), data, false);
+    slow(slow.putObject("wait"), "djl.slowData.wait", data, false);
 
     // SameDiff prints each gradient op it adds to System.out; keep stdout for the report.
     java.io.PrintStream stdout = System.out;
@@ -145,6 +155,11 @@ final class BenchAdaptersCommand implements Callable<Integer> {
       System.setOut(stdout);
     }
 
+    if (record != null) {
+      Records.write(record, "bench adapters", java.util.Map.of("rows", Integer.toString(rows),
+          "rounds", Integer.toString(rounds), "sampleMicros", Integer.toString(sampleMicros),
+          "batch", Integer.toString(BATCH)), recorded);
+    }
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
@@ -196,7 +211,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
    * One slow-data comparison: DJL's own sequential iteration of the slow rows against the
    * prefetching dataset, alternating, medians.
    */
-  private void slow(ObjectNode into, float[][] data, boolean cpu) throws Exception {
+  private void slow(ObjectNode into, String path, float[][] data, boolean cpu) throws Exception {
     try (Model model = DjlTrainingExample.model(7);
         Trainer trainer = model.newTrainer(DjlTrainingExample.config())) {
       trainer.initialize(new Shape(BATCH, DjlTrainingExample.FEATURES));
@@ -204,7 +219,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
       try (PrefetchingDataset prefetching = PrefetchingDataset.builder(source).batchSize(BATCH)
           .workers(2).depth(8).build()) {
         EasyTrain.fit(trainer, 1, prefetching, null);
-        prefetchSpeedup(into, "easyTrain", () -> EasyTrain.fit(trainer, 1, source, null),
+        prefetchSpeedup(into, path, "easyTrain", () -> EasyTrain.fit(trainer, 1, source, null),
             () -> EasyTrain.fit(trainer, 1, prefetching, null));
       }
     }
@@ -290,6 +305,8 @@ final class BenchAdaptersCommand implements Callable<Integer> {
         epoch[variant][r] = (System.nanoTime() - t0) / 1e9;
       }
     }
+    recorded.put("samediff.fit.epochSeconds", Records.seconds(epoch[0]));
+    recorded.put("samediff.metered.epochSeconds", Records.seconds(epoch[1]));
     double base = median(epoch[0]);
     double meteringNanos = sameDiffMeteringNanos();
     sd.putObject("metering").put("nanosPerStep", meteringNanos)
@@ -305,18 +322,20 @@ final class BenchAdaptersCommand implements Callable<Integer> {
     int threads = Nd4j.getEnvironment().maxThreads();
     int cores = Runtime.getRuntime().availableProcessors();
     slow.put("cores", cores).put("engineThreads", threads);
-    sameDiffSlow(slow.putObject("cpu"), source, true);
+    sameDiffSlow(slow.putObject("cpu"), "samediff.slowData.cpu", source, true);
     Nd4j.getEnvironment().setMaxThreads(Math.max(1, cores - 2));
     try {
       sameDiffSlow(slow.putObject("cpuSpareCores").put("engineThreads", Math.max(1, cores - 2)),
+          "samediff.slowData.cpuSpareCores",
           source, true);
     } finally {
       Nd4j.getEnvironment().setMaxThreads(threads);
     }
-    sameDiffSlow(slow.putObject("wait"), source, false);
+    sameDiffSlow(slow.putObject("wait"), "samediff.slowData.wait", source, false);
   }
 
-  private void sameDiffSlow(ObjectNode into, BatchSource<DataSet> fast, boolean cpu)
+  private void sameDiffSlow(ObjectNode into, String path, BatchSource<DataSet> fast,
+      boolean cpu)
       throws Exception {
     long nanos = sampleMicros * 1000L * BATCH;
     BatchSource<DataSet> source = fast.preparing(b -> cost(nanos, cpu));
@@ -326,7 +345,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
         .totalOutcomes(DjlTrainingExample.CLASSES).build()) {
       DataSetIterator sequential = new SourceIterator(source);
       graph.fit(prefetching, 1);
-      prefetchSpeedup(into, "fit", () -> graph.fit(sequential, 1), () -> graph.fit(prefetching, 1));
+      prefetchSpeedup(into, path, "fit", () -> graph.fit(sequential, 1), () -> graph.fit(prefetching, 1));
     }
   }
 
@@ -340,8 +359,8 @@ final class BenchAdaptersCommand implements Callable<Integer> {
    * The framework's own epoch ({@code plain}, reported under {@code plainName}) against the
    * prefetching one, alternating, medians, and their ratio as {@code speedup}.
    */
-  private void prefetchSpeedup(ObjectNode into, String plainName, Epoch plain, Epoch prefetching)
-      throws Exception {
+  private void prefetchSpeedup(ObjectNode into, String path, String plainName, Epoch plain,
+      Epoch prefetching) throws Exception {
     double[][] epoch = new double[2][Math.max(3, rounds / 3)];
     for (int r = 0; r < epoch[0].length; r++) {
       long t0 = System.nanoTime();
@@ -352,6 +371,8 @@ final class BenchAdaptersCommand implements Callable<Integer> {
       epoch[0][r] = (t1 - t0) / 1e9;
       epoch[1][r] = (t2 - t1) / 1e9;
     }
+    recorded.put(path + "." + plainName + ".epochSeconds", Records.seconds(epoch[0]));
+    recorded.put(path + ".prefetching.epochSeconds", Records.seconds(epoch[1]));
     double a = median(epoch[0]);
     double b = median(epoch[1]);
     into.putObject(plainName).put("epochSeconds", a).put("samplesPerSecond", rows / a);

@@ -77,9 +77,18 @@ final class BenchCompressionCommand implements Callable<Integer> {
   @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
   Format format;
 
+  @Option(names = "--record", paramLabel = "FILE",
+      description = "Also write a benchmark record (every round trip and training step of every"
+          + " codec, with the run's conditions) for hyperframes compare.")
+  Path record;
+
   /** One codec's figures. */
   record Row(String codec, double ratio, double encodeDecodeGBps, double reconstructionError,
-      double accuracy, double bytesPerStep, double samplesPerSecond) {}
+      double accuracy, double bytesPerStep, double samplesPerSecond, double[] roundTripSeconds,
+      double[] stepSeconds) {}
+
+  /** Round-trip throughput, error and every timed round trip of one codec. */
+  private record Timing(double gbps, double error, double[] seconds) {}
 
   @Override
   public Integer call() throws Exception {
@@ -121,6 +130,20 @@ final class BenchCompressionCommand implements Callable<Integer> {
         err.flush();
       }
       print(baseline, rowsOut, sample.length());
+      if (record != null) {
+        java.util.Map<String, io.hyperframes.runtime.BenchmarkRecord.Metric> metrics =
+            new java.util.TreeMap<>();
+        List<Row> all = new ArrayList<>(rowsOut);
+        all.add(0, baseline);
+        for (Row r : all) {
+          metrics.put(r.codec() + ".roundTripSeconds", Records.seconds(r.roundTripSeconds()));
+          metrics.put(r.codec() + ".stepSeconds", Records.seconds(r.stepSeconds()));
+        }
+        Records.write(record, "bench compression", java.util.Map.of(
+            "workers", Integer.toString(workers), "steps", Integer.toString(steps),
+            "hidden", Integer.toString(hidden), "trainRows", Integer.toString(rows),
+            "codecs", String.join(",", codecs)), metrics);
+      }
     } finally {
       try (var files = Files.walk(dir)) {
         files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
@@ -146,7 +169,8 @@ final class BenchCompressionCommand implements Callable<Integer> {
   }
 
   private Row train(String id, TrainBench data, List<DataSet> batches, INDArray sample) {
-    double[] timing = time(id, sample);
+    Timing timing = time(id, sample);
+    double[] stepSeconds = new double[steps];
     // One replica per worker, from the same seed: the same weights, each with its own Adam
     // state, as ParallelWrapper's workers have.
     MultiLayerNetwork[] net = new MultiLayerNetwork[workers];
@@ -164,6 +188,7 @@ final class BenchCompressionCommand implements Callable<Integer> {
     long bytes = 0;
     long start = System.nanoTime();
     for (int step = 0; step < steps; step++) {
+      long stepStart = System.nanoTime();
       DataSet batch = batches.get(step % batches.size());
       sum.assign(0);
       for (int w = 0; w < workers; w++) {
@@ -182,19 +207,20 @@ final class BenchCompressionCommand implements Callable<Integer> {
       for (int w = 0; w < workers; w++) {
         net[w].params().subi(applied);
       }
+      stepSeconds[step] = (System.nanoTime() - stepStart) / 1e9;
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     double bytesPerStep = (double) bytes / steps;
     double ratio = 4.0 * elements * workers / bytesPerStep;
-    return new Row(id, ratio, timing[0], timing[1], data.accuracy(net[0]), bytesPerStep,
-        steps * (double) TrainBench.BATCH / seconds);
+    return new Row(id, ratio, timing.gbps(), timing.error(), data.accuracy(net[0]), bytesPerStep,
+        steps * (double) TrainBench.BATCH / seconds, timing.seconds(), stepSeconds);
   }
 
   /**
    * Median single-thread encode+decode throughput (GB/s of FP32 gradient) of a fresh codec on
    * {@code g}, and the relative L2 error of one round trip.
    */
-  private double[] time(String id, INDArray g) {
+  private Timing time(String id, INDArray g) {
     GradientCodec c = GradientCodec.named(id);
     INDArray out = Nd4j.create(DataType.FLOAT, g.length());
     Encoded first = c.encode(g);
@@ -214,7 +240,7 @@ final class BenchCompressionCommand implements Callable<Integer> {
       seconds[i] = (System.nanoTime() - t) / 1e9;
     }
     Arrays.sort(seconds);
-    return new double[] {4.0 * g.length() / seconds[repeats / 2] / 1e9, error};
+    return new Timing(4.0 * g.length() / seconds[repeats / 2] / 1e9, error, seconds);
   }
 
   private void print(Row baseline, List<Row> rowsOut, long elements) throws Exception {

@@ -25,15 +25,22 @@ final class BenchInferCommand implements Callable<Integer> {
   @Option(names = "--runs", defaultValue = "400", description = "Timed calls per case.")
   int runs;
 
-  @Option(names = "--djl", negatable = true, defaultValue = "true",
+  @Option(names = "--djl", negatable = true, defaultValue = "true", fallbackValue = "true",
       description = "Also time the same MLP in DJL on PyTorch (default on).")
   boolean djl;
 
   @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
   Format format;
 
+  @Option(names = "--record", paramLabel = "FILE",
+      description = "Also write a benchmark record (every timed call of every contender, with the"
+          + " run's conditions) for hyperframes compare.")
+  java.nio.file.Path record;
+
   @Override
   public Integer call() throws Exception {
+    java.util.Map<String, io.hyperframes.runtime.BenchmarkRecord.Metric> metrics =
+        new java.util.TreeMap<>();
     if (runs < 20 || runs > 100_000) {
       throw new IllegalArgumentException("--runs: must be in [20, 100000], got " + runs);
     }
@@ -43,9 +50,15 @@ final class BenchInferCommand implements Callable<Integer> {
     ObjectNode root = Json.mapper().createObjectNode();
     for (int batch : new int[] {1, 32}) {
       INDArray x = Nd4j.rand(DataType.FLOAT, batch, TrainBench.FEATURES);
-      double[] d = TrainBench.latency(() -> dl4j.output(x), runs);
-      double[] h = TrainBench.latency(() -> fused.output(x), runs);
-      double[] a = TrainBench.latency(() -> adapted.output(x), runs);
+      double[] ds = TrainBench.latencySamples(() -> dl4j.output(x), runs);
+      double[] hs = TrainBench.latencySamples(() -> fused.output(x), runs);
+      double[] as = TrainBench.latencySamples(() -> adapted.output(x), runs);
+      metrics.put("batch" + batch + ".default.seconds", Records.seconds(ds));
+      metrics.put("batch" + batch + ".hyperframes.seconds", Records.seconds(hs));
+      metrics.put("batch" + batch + ".dl4jAccelerated.seconds", Records.seconds(as));
+      double[] d = TrainBench.percentiles(ds);
+      double[] h = TrainBench.percentiles(hs);
+      double[] a = TrainBench.percentiles(as);
       ObjectNode o = batch == 32 ? root : root.putObject("batch1");
       o.putObject("default").put("p50Seconds", d[0]).put("p99Seconds", d[1]);
       o.putObject("hyperframes").put("p50Seconds", h[0]).put("p99Seconds", h[1]);
@@ -60,7 +73,9 @@ final class BenchInferCommand implements Callable<Integer> {
       try (DjlBaseline baseline = DjlBaseline.create()) {
         for (int batch : new int[] {1, 32}) {
           var input = baseline.input(batch);
-          double[] p = TrainBench.latency(() -> baseline.infer(input), runs);
+          double[] ps = TrainBench.latencySamples(() -> baseline.infer(input), runs);
+          metrics.put("batch" + batch + ".djlPytorch.seconds", Records.seconds(ps));
+          double[] p = TrainBench.percentiles(ps);
           ObjectNode o = batch == 32 ? root : (ObjectNode) root.get("batch1");
           o.putObject("djlPytorch").put("p50Seconds", p[0]).put("p99Seconds", p[1]);
           o.put("djlP99Ratio", o.get("hyperframes").get("p99Seconds").asDouble() / p[1]);
@@ -68,6 +83,10 @@ final class BenchInferCommand implements Callable<Integer> {
       }
     }
     root.put("batch", 32);
+    if (record != null) {
+      Records.write(record, "bench infer", java.util.Map.of("runs", Integer.toString(runs),
+          "djl", Boolean.toString(djl)), metrics);
+    }
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));

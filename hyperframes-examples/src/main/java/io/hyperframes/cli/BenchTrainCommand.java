@@ -28,7 +28,7 @@ final class BenchTrainCommand implements Callable<Integer> {
       description = "Also run DL4J's default pipeline (default on).")
   boolean compareDefault;
 
-  @Option(names = "--djl", negatable = true, defaultValue = "true",
+  @Option(names = "--djl", negatable = true, defaultValue = "true", fallbackValue = "true",
       description = "Also train the same MLP in DJL on PyTorch (default on).")
   boolean djl;
 
@@ -46,8 +46,42 @@ final class BenchTrainCommand implements Callable<Integer> {
           + " conditions) for hyperframes compare.")
   Path record;
 
+  @Option(names = "--predict",
+      description = "Also predict the HyperFrames step time with the planner on a profile of"
+          + " this machine (--profile, else a probe of --probe-seconds) and on a generic CPU's"
+          + " spec sheet, beside the measured step.")
+  boolean predict;
+
+  @Option(names = "--profile", paramLabel = "FILE",
+      description = "Profile from hyperframes probe for --predict.")
+  Path profile;
+
+  @Option(names = "--probe-seconds", defaultValue = "30",
+      description = "Budget of the probe --predict runs without --profile (default 30).")
+  double probeSeconds;
+
+  @Option(names = "--precision", defaultValue = "bf16",
+      description = "Precision of the HyperFrames side's fused layers: bf16 (default) or fp32.")
+  String precision;
+
+  @Option(names = "--fused-kernels", negatable = true, defaultValue = "true",
+      fallbackValue = "true",
+      description = "Run the HyperFrames side on the fused BF16 layers (default on); with"
+          + " --no-fused-kernels it trains DL4J's own layers behind the same loader, the"
+          + " baseline a regression check compares against.")
+  boolean fusedKernels;
+
   @Override
   public Integer call() throws Exception {
+    io.hyperframes.nd4j.FusedDense.Precision layers = switch (precision) {
+      case "bf16" -> io.hyperframes.nd4j.FusedDense.Precision.BF16;
+      case "fp32" -> io.hyperframes.nd4j.FusedDense.Precision.FP32;
+      default -> throw new IllegalArgumentException("--precision: expected bf16 or fp32, got "
+          + precision);
+    };
+    if (profile != null && !predict) {
+      throw new IllegalArgumentException("--profile: only used with --predict");
+    }
     if (epochs < 1 || epochs > 100) {
       throw new IllegalArgumentException("--epochs: must be in [1, 100], got " + epochs);
     }
@@ -65,7 +99,7 @@ final class BenchTrainCommand implements Callable<Integer> {
       TrainBench.Side dl4jAccelerated;
       try (EncodedDataset data = EncodedDataset.open(encoded)) {
         try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
-          hf = bench.fused(it, epochs);
+          hf = fusedKernels ? bench.fused(it, epochs, layers) : bench.dl4j(it, epochs);
         }
         try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
           loaderOnly = bench.dl4j(it, epochs);
@@ -103,20 +137,35 @@ final class BenchTrainCommand implements Callable<Integer> {
           root.put("djlSpeedup", hf.samplesPerSecond() / d.samplesPerSecond());
         }
       }
+      root.put("fusedKernels", fusedKernels);
+      root.put("precision", precision);
+      if (predict) {
+        io.hyperframes.hardware.MachineProfile p;
+        String from;
+        if (profile != null) {
+          p = io.hyperframes.hardware.MachineProfile.read(profile);
+          from = profile.toString();
+        } else {
+          var err = spec.commandLine().getErr();
+          p = io.hyperframes.nd4j.probe.HostProbe.of("host", probeSeconds, step -> {
+            err.println("probe: " + step);
+            err.flush();
+          }).run();
+          from = "probed in this run (" + probeSeconds + " s)";
+        }
+        root.set("prediction", StepPrediction.json(hf.meter(), p, from,
+            precision.equals("fp32") ? "fp32" : "bf16-mixed"));
+      }
       root.put("epochs", epochs);
       root.put("trainRows", rows);
       root.set("machine", BenchKernelsCommand.machine());
       if (record != null) {
-        java.util.Map<String, String> conditions = BenchmarkRecord.hostConditions();
-        // The host's OS, architecture, cores and JVM are in hostConditions already; the
-        // machine adds the CPU model and oneDNN's version and ISA.
-        root.get("machine").properties().stream()
-            .filter(e -> !java.util.Set.of("os", "arch", "cores", "java").contains(e.getKey()))
-            .forEach(e -> conditions.put("machine." + e.getKey(), e.getValue().asText()));
-        conditions.put("command", "bench train");
-        conditions.put("epochs", Integer.toString(epochs));
-        conditions.put("trainRows", Integer.toString(rows));
-        conditions.put("batch", Integer.toString(TrainBench.BATCH));
+        java.util.Map<String, String> settings = new java.util.TreeMap<>();
+        settings.put("fusedKernels", Boolean.toString(fusedKernels));
+        settings.put("precision", precision);
+        settings.put("epochs", Integer.toString(epochs));
+        settings.put("trainRows", Integer.toString(rows));
+        settings.put("batch", Integer.toString(TrainBench.BATCH));
         java.util.Map<String, BenchmarkRecord.Metric> metrics = new java.util.TreeMap<>();
         BenchmarkRecord.addSteps(metrics, "hyperframes.", hf.meter());
         BenchmarkRecord.addSteps(metrics, "loaderOnly.", loaderOnly.meter());
@@ -125,7 +174,7 @@ final class BenchTrainCommand implements Callable<Integer> {
         if (dflt != null) {
           BenchmarkRecord.addSteps(metrics, "default.", dflt.meter());
         }
-        new BenchmarkRecord(BenchmarkRecord.SCHEMA, conditions, metrics).write(record);
+        Records.write(record, "bench train", settings, metrics);
       }
       var out = spec.commandLine().getOut();
       if (format == Format.json) {
@@ -173,6 +222,24 @@ final class BenchTrainCommand implements Callable<Integer> {
           root.get("ablations").get("loaderOnlySpeedup").asDouble(),
           root.get("ablations").get("kernelsOnlySpeedup").asDouble(),
           root.get("ablations").get("dl4jAcceleratedSpeedup").asDouble()));
+    }
+    if (root.has("prediction")) {
+      var p = root.get("prediction");
+      b.append(String.format(Locale.ROOT, "step: measured %.1f ms; predicted on the probed"
+          + " profile %.1f ms (%+.1f %%), on a generic CPU's spec sheet %.1f ms (%+.1f %%)%n",
+          1e3 * p.get("measuredStepSeconds").asDouble(),
+          1e3 * p.get("profileStepSeconds").asDouble(), 100 * p.get("profileError").asDouble(),
+          1e3 * p.get("genericStepSeconds").asDouble(),
+          100 * p.get("genericError").asDouble()));
+      var parts = p.get("parts");
+      b.append(String.format(Locale.ROOT, "  compute / optimizer: measured %.1f / %.1f ms,"
+          + " profile %.1f / %.1f ms, generic %.1f / %.1f ms%n",
+          1e3 * parts.get("measured").get("computeSeconds").asDouble(),
+          1e3 * parts.get("measured").get("optimizerSeconds").asDouble(),
+          1e3 * parts.get("profile").get("computeSeconds").asDouble(),
+          1e3 * parts.get("profile").get("optimizerSeconds").asDouble(),
+          1e3 * parts.get("generic").get("computeSeconds").asDouble(),
+          1e3 * parts.get("generic").get("optimizerSeconds").asDouble()));
     }
     if (root.has("djlSpeedup")) {
       b.append(String.format(Locale.ROOT, "speedup over DJL on PyTorch %.2fx%n",

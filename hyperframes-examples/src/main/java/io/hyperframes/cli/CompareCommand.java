@@ -45,13 +45,20 @@ final class CompareCommand implements Callable<Integer> {
           + " (default 0.01).")
   double threshold;
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
+  @Option(names = "--format", defaultValue = "table",
+      description = "table (default), json or html (self-contained, every sample charted).")
   Format format;
+
+  @Option(names = "--metric", split = ",", paramLabel = "GLOB",
+      description = "Compare only the metrics whose names match (globs with *, comma-separated"
+          + " or repeated), e.g. 'hyperframes.*': gate on the pipeline you ship.")
+  List<String> metricGlobs;
 
   @Override
   public Integer call() throws Exception {
-    BenchmarkRecord judged = BenchmarkRecord.read(b);
-    Comparison c = Comparison.of(BenchmarkRecord.read(a), judged, alpha, threshold);
+    BenchmarkRecord judged = only(BenchmarkRecord.read(b), "B");
+    BenchmarkRecord baseline = only(BenchmarkRecord.read(a), "A");
+    Comparison c = Comparison.of(baseline, judged, alpha, threshold);
     List<Finding> findings = RecordFindings.of(judged);
     var out = spec.commandLine().getOut();
     if (format == Format.json) {
@@ -70,6 +77,7 @@ final class CompareCommand implements Callable<Integer> {
         o.put("pValue", m.pValue());
         o.put("significant", m.significant());
         o.put("regression", m.regression());
+        o.put("batch", m.batch());
       }
       c.onlyInOne().forEach(root.putArray("onlyInOne")::add);
       c.conditionDifferences().forEach(root.putArray("conditionDifferences")::add);
@@ -81,12 +89,12 @@ final class CompareCommand implements Callable<Integer> {
       }
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else if (format == Format.table) {
-      out.printf(Locale.ROOT, "%-28s %14s %14s %9s %9s  %s%n", "metric", "median A", "median B",
-          "change", "p", "verdict");
+      out.printf(Locale.ROOT, "%-28s %14s %14s %9s %9s %5s  %s%n", "metric", "median A",
+          "median B", "change", "p", "batch", "verdict");
       for (Comparison.MetricChange m : c.metrics()) {
-        out.printf(Locale.ROOT, "%-28s %14.6g %14.6g %+8.2f%% %9.2g  %s%n",
+        out.printf(Locale.ROOT, "%-28s %14.6g %14.6g %+8.2f%% %9.2g %5d  %s%n",
             m.name() + " (" + m.unit() + ")", m.medianA(), m.medianB(), 100 * m.change(),
-            m.pValue(), m.regression() ? "REGRESSION" : m.significant() ? "changed" : "no change");
+            m.pValue(), m.batch(), m.regression() ? "REGRESSION" : m.significant() ? "changed" : "no change");
       }
       c.onlyInOne().forEach(n -> out.println("not compared: " + n));
       if (!c.conditionDifferences().isEmpty()) {
@@ -97,11 +105,47 @@ final class CompareCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "[%s] %s — %s (%s)%n", x.severity().name()
             .toLowerCase(Locale.ROOT), x.title(), x.remedy(), x.evidence());
       }
+    } else if (format == Format.html) {
+      out.print(io.hyperframes.report.ComparisonReport.render("HyperFrames compare: "
+          + b.getFileName() + " against " + a.getFileName(), baseline, judged, c, findings));
     } else {
       throw new IllegalArgumentException("--format: " + format
-          + " is not available for compare (table or json)");
+          + " is not available for compare (table, json or html)");
     }
     out.flush();
     return c.regressed() ? 1 : 0;
+  }
+
+  /** The record with only the metrics {@code --metric} selects (all without it). */
+  private BenchmarkRecord only(BenchmarkRecord r, String which) {
+    if (metricGlobs == null || metricGlobs.isEmpty()) {
+      return r;
+    }
+    List<java.util.regex.Pattern> patterns = new java.util.ArrayList<>();
+    for (String g : metricGlobs) {
+      if (g.isBlank()) {
+        throw new IllegalArgumentException("--metric: empty pattern");
+      }
+      StringBuilder re = new StringBuilder();
+      for (String part : g.split("\\*", -1)) {
+        if (re.length() > 0 || g.startsWith("*")) {
+          re.append(".*");
+        }
+        re.append(java.util.regex.Pattern.quote(part));
+      }
+      patterns.add(java.util.regex.Pattern.compile(re.toString()));
+    }
+    java.util.Map<String, BenchmarkRecord.Metric> kept = new java.util.TreeMap<>();
+    r.metrics().forEach((name, m) -> {
+      if (patterns.stream().anyMatch(p -> p.matcher(name).matches())) {
+        kept.put(name, m);
+      }
+    });
+    if (kept.isEmpty()) {
+      throw new IllegalArgumentException("--metric: " + String.join(",", metricGlobs)
+          + " matches no metric of " + which + " (" + String.join(", ", r.metrics().keySet())
+          + ")");
+    }
+    return new BenchmarkRecord(r.schema(), r.conditions(), kept);
   }
 }

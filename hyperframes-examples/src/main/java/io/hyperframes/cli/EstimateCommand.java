@@ -33,13 +33,18 @@ final class EstimateCommand implements Callable<Integer> {
       description = "User catalog file overriding or adding entries of the built-in catalog.")
   Path catalog;
 
+  @Option(names = "--profile", paramLabel = "FILE",
+      description = "Machine profile from hyperframes probe: adds this host as accelerator"
+          + " 'host' (node template 'host-node') with its measured figures.")
+  Path profile;
+
   @Option(names = "--format", defaultValue = "table",
       description = "table (default) or json.")
   Format format;
 
   @Override
   public Integer call() throws JsonProcessingException {
-    Catalog c = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
+    Catalog c = Catalogs.load(catalog, profile);
     String text = Files2.read("--request", request);
     var root = Json.parseObject("request", text);
     if (io.hyperframes.inference.Serving.isInference(root)) {
@@ -56,7 +61,7 @@ final class EstimateCommand implements Callable<Integer> {
       return 0;
     }
     EstimateRequest r = Requests.fromJson(root, c);
-    TrainingEstimate e = catalog == null ? HyperFrames.estimate(r)
+    TrainingEstimate e = catalog == null && profile == null ? HyperFrames.estimate(r)
         : io.hyperframes.plan.TrainingEstimator.analytical().estimate(r);
     var out = spec.commandLine().getOut();
     if (format == Format.json) {

@@ -70,6 +70,11 @@ final class PlanCommand implements Callable<Integer> {
   @Option(names = "--catalog", paramLabel = "FILE", description = "User catalog overrides.")
   Path catalog;
 
+  @Option(names = "--profile", paramLabel = "FILE",
+      description = "Machine profile from hyperframes probe: adds this host as accelerator"
+          + " 'host' (node template 'host-node') with its measured figures.")
+  Path profile;
+
   @Option(names = "--format", defaultValue = "table",
       description = "table (default), json, markdown or html (self-contained, with charts).")
   Format format;
@@ -88,7 +93,7 @@ final class PlanCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws JsonProcessingException {
-    Catalog c = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
+    Catalog c = Catalogs.load(catalog, profile);
     String json = request != null ? Files2.read("--request", request) : shortForm();
     var root = Json.parseObject("request", json);
     if (io.hyperframes.inference.Serving.isInference(root)) {

@@ -143,8 +143,12 @@ final class TrainBench {
   }
 
   static FusedMlp fusedNetwork() {
+    return fusedNetwork(FusedDense.Precision.BF16);
+  }
+
+  static FusedMlp fusedNetwork(FusedDense.Precision precision) {
     return new FusedMlp(new int[] {FEATURES, HIDDEN, HIDDEN, CLASSES},
-        io.hyperframes.nd4j.Activation.RELU, FusedDense.Precision.BF16, 1e-3, 7);
+        io.hyperframes.nd4j.Activation.RELU, precision, 1e-3, 7);
   }
 
   DataSetIterator csvIterator() throws IOException {
@@ -186,7 +190,12 @@ final class TrainBench {
 
   /** The fused ND4J loop over {@code it}. */
   Side fused(DataSetIterator it, int epochs) {
-    FusedMlp net = fusedNetwork();
+    return fused(it, epochs, FusedDense.Precision.BF16);
+  }
+
+  /** The fused ND4J loop over {@code it} with layers in {@code precision}. */
+  Side fused(DataSetIterator it, int epochs, FusedDense.Precision precision) {
+    FusedMlp net = fusedNetwork(precision);
     StepMeter meter = new StepMeter();
     for (int e = 0; e < epochs; e++) {
       it.reset();
@@ -227,13 +236,23 @@ final class TrainBench {
     return out;
   }
 
-  /** Latency percentiles of {@code call} over {@code runs} calls after a warm-up. */
   /**
    * Median and 99th percentile of {@code runs} timed calls, after a warm-up of at least 200 calls
    * and one second (at most ten seconds), so that the JIT has compiled the hot path of every
    * contender before timing starts (the same warm-up for each).
    */
   static double[] latency(Runnable call, int runs) {
+    return percentiles(latencySamples(call, runs));
+  }
+
+  /** p50 and p99 of sorted samples. */
+  static double[] percentiles(double[] sorted) {
+    int runs = sorted.length;
+    return new double[] {sorted[runs / 2], sorted[(int) Math.ceil(0.99 * runs) - 1]};
+  }
+
+  /** Every timed call of {@link #latency}, sorted. */
+  static double[] latencySamples(Runnable call, int runs) {
     long start = System.nanoTime();
     for (int i = 0; ; i++) {
       long elapsed = System.nanoTime() - start;
@@ -249,7 +268,7 @@ final class TrainBench {
       t[i] = (System.nanoTime() - t0) / 1e9;
     }
     Arrays.sort(t);
-    return new double[] {t[runs / 2], t[(int) Math.ceil(0.99 * runs) - 1]};
+    return t;
   }
 
   int trainRows() {

@@ -159,11 +159,38 @@ class CliTest {
         torchrun.out());
   }
 
+  /** A record of {@code command} with metric {@code metric} of {@code samples} samples. */
+  static void assertRecord(Path file, String command, String metric, int samples) {
+    var rec = io.hyperframes.runtime.BenchmarkRecord.read(file);
+    assertEquals(command, rec.conditions().get("command"));
+    assertTrue(rec.conditions().containsKey("machine.onednn.isa")
+        || rec.conditions().containsKey("machine.cpu"), rec.conditions().toString());
+    var m = rec.metrics().get(metric);
+    assertTrue(m != null, metric + " missing from " + rec.metrics().keySet());
+    assertEquals(samples, m.samples().length, metric);
+  }
+
+  @Test
+  void benchKernelsRecordsEveryTimedCall() {
+    Path rec = dir.resolve("kernels-record.json");
+    Result r = run("bench", "kernels", "--budget", "0.01", "--format", "json", "--record",
+        rec.toString());
+    assertEquals(0, r.status(), r.err());
+    var record = io.hyperframes.runtime.BenchmarkRecord.read(rec);
+    assertEquals("bench kernels", record.conditions().get("command"));
+    JsonNode json = Json.parseObject("kernels", r.out());
+    assertEquals(json.get("results").size(), record.metrics().size(), record.metrics().keySet()
+        .toString());
+    assertTrue(record.metrics().values().stream().allMatch(m -> m.samples().length >= 3));
+  }
+
   @Test
   void benchCompressionReportsEveryCodecOfTheContract() {
+    Path rec = dir.resolve("compression-record.json");
     Result r = run("bench", "compression", "--steps", "3", "--hidden", "16", "--rows", "512",
-        "--repeats", "1", "--format", "json");
+        "--repeats", "1", "--format", "json", "--record", rec.toString());
     assertEquals(0, r.status(), r.err());
+    assertRecord(rec, "bench compression", "topk-0.01-ef.stepSeconds", 3);
     JsonNode json = Json.parseObject("compression", r.out().substring(r.out().indexOf('{')));
     List<String> codecs = new java.util.ArrayList<>();
     for (JsonNode row : json.get("results")) {
@@ -279,6 +306,85 @@ class CliTest {
   }
 
   @Test
+  void probeWritesAProfileThatEstimateAndBenchTrainUse() throws IOException {
+    Path profile = dir.resolve("profile.json");
+    Result probe = run("probe", "--seconds", "2", "--out", profile.toString(), "--format",
+        "json");
+    assertEquals(0, probe.status(), probe.err());
+    JsonNode p = Json.parseObject("probe", probe.out());
+    assertEquals("hyperframes.profile/1", p.get("schema").asText());
+    for (String m : List.of("matmul.bf16.256x2048x2048", "matmul.fp32.256x2048x784",
+        "memory.triad", "memory.copy", "dense.backward.bf16.256x2048x2048",
+        "loader.workers2.samplesPerSecondPerWorker")) {
+      boolean found = false;
+      for (JsonNode n : p.get("measurements")) {
+        if (n.get("name").asText().equals(m)) {
+          found = n.get("median").asDouble() > 0 && n.get("low").asDouble() <= n.get("median")
+              .asDouble() && n.get("samples").size() >= 1;
+        }
+      }
+      assertTrue(found, "missing or malformed measurement " + m);
+    }
+    assertEquals("host", p.get("catalog").get("accelerators").get(0).get("id").asText());
+    String request = StepPrediction.request("host-node", "bf16-mixed");
+    Result e = run("estimate", "--profile", profile.toString(), "--request",
+        write("mlp.json", request).toString(), "--format", "json");
+    assertEquals(0, e.status(), e.err());
+    double step = Json.parseObject("estimate", e.out()).get("time").get("stepSeconds")
+        .asDouble();
+    assertTrue(step > 0 && step < 10, e.out());
+    // Without the profile the host is unknown: a clear error naming it.
+    Result unknown = run("estimate", "--request", write("mlp2.json", request).toString());
+    assertEquals(2, unknown.status());
+    assertTrue(unknown.err().contains("host-node"), unknown.err());
+
+    Result train = run("bench", "train", "--no-compare-default", "--no-djl", "--rows", "512",
+        "--epochs", "1", "--predict", "--profile", profile.toString(), "--format", "json");
+    assertEquals(0, train.status(), train.err());
+    JsonNode t = Json.parseObject("train", train.out());
+    assertFalse(t.has("djlPytorch"), "--no-djl is honoured");
+    assertFalse(t.has("default"), "--no-compare-default is honoured");
+    JsonNode pr = t.get("prediction");
+    for (String f : List.of("measuredStepSeconds", "profileStepSeconds", "genericStepSeconds")) {
+      assertTrue(pr.get(f).asDouble() > 0, f + " in " + pr);
+    }
+    assertEquals(pr.get("profileStepSeconds").asDouble() / pr.get("measuredStepSeconds")
+        .asDouble() - 1, pr.get("profileError").asDouble(), 1e-9);
+    assertEquals(2, run("bench", "train", "--profile", profile.toString()).status(),
+        "--profile without --predict");
+    assertEquals(2, run("bench", "train", "--precision", "fp8").status());
+  }
+
+  @Test
+  void compareCatchesTheFusedKernelsSwitchedOff() throws IOException {
+    Path fused = dir.resolve("fused.json");
+    Path unfused = dir.resolve("unfused.json");
+    for (Path rec : List.of(fused, unfused)) {
+      List<String> args = new java.util.ArrayList<>(List.of("bench", "train",
+          "--no-compare-default", "--no-djl", "--rows", "2048", "--epochs", "1", "--record",
+          rec.toString()));
+      if (rec == unfused) {
+        args.add("--no-fused-kernels");
+      }
+      Result r = run(args.toArray(String[]::new));
+      assertEquals(0, r.status(), r.err());
+    }
+    Result same = run("compare", fused.toString(), fused.toString());
+    assertEquals(0, same.status(), same.out());
+    Result worse = run("compare", fused.toString(), unfused.toString());
+    assertEquals(1, worse.status(), worse.out());
+    Result html = run("compare", fused.toString(), unfused.toString(), "--format", "html");
+    assertEquals(1, html.status(), html.err());
+    assertTrue(html.out().startsWith("<!DOCTYPE html>") && html.out().contains("<svg")
+        && html.out().contains("Regression") && !html.out().contains("<script")
+        && !html.out().contains(" src=") && !html.out().contains("href="),
+        "self-contained with charts");
+    assertTrue(worse.out().contains("hyperframes.stepSeconds"), worse.out());
+    assertTrue(worse.out().contains("fusedKernels"), "the differing condition is named: "
+        + worse.out());
+  }
+
+  @Test
   void benchTrainAndInferPrintTheirContracts() throws IOException {
     // The flag as the issue writes it: with picocli a negatable option defaulting to true used
     // to turn itself off when given.
@@ -305,8 +411,12 @@ class CliTest {
     double djlAccuracy = t.get("djlPytorch").get("accuracy").asDouble();
     assertTrue(djlAccuracy >= 0 && djlAccuracy <= 1, t.toString()); // 512 rows: barely trained
     assertTrue(t.get("djlSpeedup").asDouble() > 0);
-    Result infer = run("bench", "infer", "--runs", "20", "--format", "json");
+    Path inferRecord = dir.resolve("infer-record.json");
+    Result infer = run("bench", "infer", "--runs", "20", "--format", "json", "--record",
+        inferRecord.toString());
     assertEquals(0, infer.status(), infer.err());
+    assertRecord(inferRecord, "bench infer", "batch1.hyperframes.seconds", 20);
+    assertRecord(inferRecord, "bench infer", "batch32.djlPytorch.seconds", 20);
     JsonNode i = Json.parseObject("infer", infer.out());
     assertTrue(i.get("default").has("p50Seconds") && i.get("hyperframes").has("p99Seconds")
         && i.has("p99Reduction") && i.get("dl4jAccelerated").has("p99Seconds"));
@@ -319,9 +429,12 @@ class CliTest {
 
   @Test
   void benchAdaptersPrintsItsFigures() {
+    Path rec = dir.resolve("adapters-record.json");
     Result r = run("bench", "adapters", "--rows", "1024", "--rounds", "3", "--sample-micros",
-        "5", "--format", "json");
+        "5", "--format", "json", "--record", rec.toString());
     assertEquals(0, r.status(), r.err());
+    assertRecord(rec, "bench adapters", "djl.metered.epochSeconds", 3);
+    assertRecord(rec, "bench adapters", "samediff.slowData.wait.prefetching.epochSeconds", 3);
     JsonNode d = Json.parseObject("adapters", r.out()).get("djl");
     for (String v : List.of("easyTrain", "metered", "djlTrainer", "djlTrainerNoGuard")) {
       assertTrue(d.get(v).get("samplesPerSecond").asDouble() > 0, v + ": " + d);

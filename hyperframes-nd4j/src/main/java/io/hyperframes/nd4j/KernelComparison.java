@@ -34,10 +34,20 @@ public final class KernelComparison {
    * @param baselines GFLOP/s of each ND4J baseline by name
    * @param speedups kernel GFLOP/s over each baseline's
    * @param medianSeconds median time of one call of the kernel
+   * @param seconds every timed call of the kernel, sorted (for benchmark records)
    */
   public record Row(String kernel, String precision, String shape, String activation,
       double gflops, String implementation, Map<String, Double> baselines,
-      Map<String, Double> speedups, double medianSeconds) {}
+      Map<String, Double> speedups, double medianSeconds, double[] seconds) {
+    public Row {
+      seconds = seconds.clone();
+    }
+
+    @Override
+    public double[] seconds() {
+      return seconds.clone();
+    }
+  }
 
   private final double budgetSeconds;
   private final int minRuns;
@@ -84,12 +94,12 @@ public final class KernelComparison {
     INDArray a16 = a.castTo(DataType.BFLOAT16);
     INDArray b16 = b.castTo(DataType.BFLOAT16);
     double flops = 2.0 * m * n * k;
-    double t = median(() -> Matmul.gemm(a, false, b, false, c, 1f, 0f));
+    double[] ts = timeCalls(() -> Matmul.gemm(a, false, b, false, c, 1f, 0f));
     Map<String, Double> base = new LinkedHashMap<>();
     base.put("nd4j-fp32-mmul", flops / median(() -> a32.mmul(b32)) / 1e9);
     base.put("nd4j-bf16-mmul", flops / median(() -> a16.mmul(b16)) / 1e9);
     String precision = name(type);
-    return row("matmul", precision, m, n, k, "identity", flops, t,
+    return row("matmul", precision, m, n, k, "identity", flops, ts,
         Kernels.cpu().implementation("matmul." + precision), base);
   }
 
@@ -112,7 +122,7 @@ public final class KernelComparison {
     FusedDense layer = FusedDense.of(act, precision);
     IActivation nd4j = Baselines.nd4jActivation(act);
     double flops = 2.0 * m * n * k;
-    double t = median(() -> layer.forward(x, w, b, r));
+    double[] ts = timeCalls(() -> layer.forward(x, w, b, r));
     Map<String, Double> base = new LinkedHashMap<>();
     base.put("nd4j-fp32-unfused", flops / median(() -> Baselines.unfusedForward(nd4j, x, w, b,
         r)) / 1e9);
@@ -120,7 +130,7 @@ public final class KernelComparison {
         r)) / 1e9);
     base.put("nd4j-fp32-mmul", flops / median(() -> x.mmul(w)) / 1e9);
     String type = precision.name().toLowerCase(Locale.ROOT);
-    return row("dense-forward", type, m, n, k, activationName(act), flops, t,
+    return row("dense-forward", type, m, n, k, activationName(act), flops, ts,
         Kernels.cpu().implementation("dense.forward." + type), base);
   }
 
@@ -139,13 +149,13 @@ public final class KernelComparison {
     FusedDense layer = FusedDense.of(act, precision);
     IActivation nd4j = Baselines.nd4jActivation(act);
     double flops = 2.0 * m * n * k;
-    double t = median(() -> layer.forwardTraining(x, w, b, r));
+    double[] ts = timeCalls(() -> layer.forwardTraining(x, w, b, r));
     Map<String, Double> base = new LinkedHashMap<>();
     base.put("hyperframes-forward", flops / median(() -> layer.forward(x, w, b, r)) / 1e9);
     base.put("nd4j-fp32-unfused", flops / median(() -> Baselines.unfusedForward(nd4j, x, w, b,
         r)) / 1e9);
     String type = precision.name().toLowerCase(Locale.ROOT);
-    return row("dense-forward-training", type, m, n, k, activationName(act), flops, t,
+    return row("dense-forward-training", type, m, n, k, activationName(act), flops, ts,
         Kernels.cpu().implementation("dense.forward." + type), base);
   }
 
@@ -159,22 +169,23 @@ public final class KernelComparison {
     INDArray z = layer.forwardTraining(x, w, b, null).preActivation();
     IActivation nd4j = Baselines.nd4jActivation(act);
     double flops = 4.0 * m * n * k;
-    double t = median(() -> layer.backward(x, w, z, dY));
+    double[] ts = timeCalls(() -> layer.backward(x, w, z, dY));
     Map<String, Double> base = new LinkedHashMap<>();
     base.put("nd4j-fp32-unfused", flops / median(() -> Baselines.unfusedBackward(nd4j, x, w, z,
         dY)) / 1e9);
     String type = precision.name().toLowerCase(Locale.ROOT);
-    return row("dense-backward", type, m, n, k, activationName(act), flops, t,
+    return row("dense-backward", type, m, n, k, activationName(act), flops, ts,
         Kernels.cpu().implementation("dense.backward.data." + type), base);
   }
 
   private static Row row(String kernel, String precision, int m, int n, int k, String act,
-      double flops, double seconds, String impl, Map<String, Double> baselines) {
+      double flops, double[] samples, String impl, Map<String, Double> baselines) {
+    double seconds = medianOf(samples);
     double gflops = flops / seconds / 1e9;
     Map<String, Double> speedups = new LinkedHashMap<>();
     baselines.forEach((name, g) -> speedups.put(name, gflops / g));
     return new Row(kernel, precision, m + "x" + n + "x" + k, act, gflops, impl,
-        ImmutableMap.copyOf(baselines), ImmutableMap.copyOf(speedups), seconds);
+        ImmutableMap.copyOf(baselines), ImmutableMap.copyOf(speedups), seconds, samples);
   }
 
   /**
@@ -183,6 +194,16 @@ public final class KernelComparison {
    * same for a kernel and its baselines.
    */
   private double median(Runnable r) {
+    return medianOf(timeCalls(r));
+  }
+
+  private static double medianOf(double[] sorted) {
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  }
+
+  /** Every timed call, sorted, after the warm-up (see {@link #median}). */
+  private double[] timeCalls(Runnable r) {
     long warm = System.nanoTime() + (long) (budgetSeconds * 1e9);
     for (int i = 0; i < 2 || (System.nanoTime() < warm && i < 10_000); i++) {
       r.run();
@@ -199,8 +220,7 @@ public final class KernelComparison {
     }
     double[] sorted = times.stream().mapToDouble(Double::doubleValue).toArray();
     Arrays.sort(sorted);
-    int n = sorted.length;
-    return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    return sorted;
   }
 
   private static String name(DataType t) {

@@ -1,0 +1,80 @@
+package io.hyperframes.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.Requests;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.hardware.MachineProfile;
+import io.hyperframes.json.Json;
+import io.hyperframes.nd4j.probe.HostProbe;
+import io.hyperframes.plan.TimeBreakdown;
+import io.hyperframes.plan.TrainingEstimator;
+import io.hyperframes.runtime.StepMeter;
+
+/**
+ * {@code bench train --predict}: the planner's step time of the example MLP on a measured
+ * profile of this machine and on the spec-sheet figure of a generic CPU, beside the measured
+ * step. The request is the MLP as the bench trains it: a dense stack 784-2048-2048-10, one
+ * device, the bench's precision (BF16 mixed or FP32), Adam, batch 256 in one micro-batch.
+ */
+final class StepPrediction {
+  private StepPrediction() {}
+
+  /** The request for the example MLP on node template {@code node}. */
+  static String request(String node, String recipe) {
+    return "{\"model\": {\"name\": \"bench-mlp\", \"dense\": [" + TrainBench.FEATURES + ", "
+        + TrainBench.HIDDEN + ", " + TrainBench.HIDDEN + ", " + TrainBench.CLASSES + "]},"
+        + " \"cluster\": {\"template\": \"" + node + "\", \"devices\": 1},"
+        + " \"workload\": {\"type\": \"training\", \"precision\": \"" + recipe + "\","
+        + " \"globalBatchSize\": " + TrainBench.BATCH + ", \"optimizer\": \"adam\"},"
+        + " \"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 1, \"microBatch\": " + TrainBench.BATCH
+        + "}}";
+  }
+
+  /** The planner's step of the example MLP on the profile's host. */
+  static TimeBreakdown time(MachineProfile profile, String recipe) {
+    Catalog c = profile.applyTo(Catalog.builtIn());
+    return TrainingEstimator.analytical().estimate(Requests.parse(request(profile.nodeId(),
+        recipe), c)).time();
+  }
+
+  /** The spec-sheet counterpart of this host: its cores, clock, BF16 flag and memory. */
+  static MachineProfile generic() {
+    return MachineProfile.genericCpu("generic-cpu", Runtime.getRuntime().availableProcessors(),
+        HostProbe.clockGhz(), HostProbe.cpuFlag("avx512_bf16"), HostProbe.hostMemoryBytes());
+  }
+
+  /**
+   * The JSON {@code prediction} object: the measured median step and the profile's and the
+   * generic CPU's predictions with their errors, and the same split into compute (forward,
+   * loss and backward) and optimizer, measured as the meter's shares of the median step.
+   */
+  static ObjectNode json(StepMeter meter, MachineProfile profile, String from, String recipe) {
+    ObjectNode o = Json.mapper().createObjectNode();
+    double[] steps = meter.stepSeconds();
+    double[] sorted = steps.clone();
+    java.util.Arrays.sort(sorted);
+    int n = sorted.length;
+    double measured = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    StepMeter.Summary summary = meter.summary();
+    TimeBreakdown p = time(profile, recipe);
+    MachineProfile g = generic();
+    TimeBreakdown gt = time(g, recipe);
+    o.put("precision", recipe);
+    o.put("measuredStepSeconds", measured);
+    o.put("profileStepSeconds", p.stepSeconds());
+    o.put("profileError", p.stepSeconds() / measured - 1);
+    o.put("genericStepSeconds", gt.stepSeconds());
+    o.put("genericError", gt.stepSeconds() / measured - 1);
+    ObjectNode parts = o.putObject("parts");
+    parts.putObject("measured").put("computeSeconds", summary.computeShare() * measured)
+        .put("optimizerSeconds", summary.optimizerShare() * measured);
+    parts.putObject("profile").put("computeSeconds", p.computeSeconds())
+        .put("optimizerSeconds", p.optimizerSeconds());
+    parts.putObject("generic").put("computeSeconds", gt.computeSeconds())
+        .put("optimizerSeconds", gt.optimizerSeconds());
+    o.put("profile", from);
+    o.put("generic", g.conditions().get("source"));
+    o.put("isa", profile.conditions().getOrDefault("kernels.onednn.isa", "unknown"));
+    return o;
+  }
+}
