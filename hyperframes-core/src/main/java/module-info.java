@@ -6,6 +6,7 @@
 module io.hyperframes.core {
   requires com.google.common;
   requires transitive com.fasterxml.jackson.databind;
+  requires com.fasterxml.jackson.dataformat.yaml;
   requires commons.math3;
   requires HdrHistogram;
   requires java.management;

@@ -20,11 +20,26 @@ import java.util.List;
  * @param candidatesEvaluated candidates evaluated by the search
  * @param seconds wall time of the search
  * @param objective what was optimised
+ * @param request the request the plan answers (its model and cluster; the plan's device count is
+ *     the best candidate's)
  */
 public record Plan(boolean feasible, List<String> reasons, Candidate best,
     List<Candidate> alternatives, List<Candidate> pareto, List<Candidate> scaling,
     List<GoldenParameter> goldenParameters, List<Finding> findings, long candidatesEvaluated,
-    double seconds, Objective objective) {
+    double seconds, Objective objective, PlanRequest request) {
+
+  /**
+   * The plan as text a team launches: engine arguments or configuration, a layered Dockerfile,
+   * or Kubernetes manifests (docs/launch.md), with the default options
+   * ({@link io.hyperframes.launch.LaunchOptions#defaults}).
+   *
+   * @throws IllegalArgumentException when the target cannot express this plan (a dense stack,
+   *     a MaxText layout), naming why
+   */
+  public String emit(io.hyperframes.launch.Target target) {
+    return io.hyperframes.launch.Launch.training(this, target,
+        io.hyperframes.launch.LaunchOptions.defaults()).text();
+  }
 
   public Plan {
     reasons = ImmutableList.copyOf(reasons);

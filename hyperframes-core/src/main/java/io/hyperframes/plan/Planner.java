@@ -469,7 +469,7 @@ public final class Planner {
         e.stepSeconds() > 0 ? GoldenParameters.derive(e, r.model(), cluster, best.workload(),
             estimator.interconnect()) : List.of(),
         TrainingFindings.of(e, r.model(), cluster, best.workload()), acc.evaluated, seconds,
-        r.objective());
+        r.objective(), r);
   }
 
   /** Candidates not beaten on both time and cost, fastest first. */

@@ -72,6 +72,17 @@ public final class GoldenParameters {
     out.add(new GoldenParameter("prefetchDepth", Math.max(2, 2 * workers), "batches", fmt(
         "2 batches per worker (PyTorch prefetch_factor default) so a slow read of one worker"
             + " is hidden by the others")));
+    double sampleBytes = loaderSampleBytes(model);
+    double shmNeed = loaderSharedMemoryBytes(perNode, workers, Math.max(2, 2 * workers),
+        l.microBatch(), sampleBytes);
+    double shm = Math.max(1.0, Math.ceil(2 * shmNeed / (1L << 30))) * (1L << 30);
+    out.add(new GoldenParameter("sharedMemoryBytesPerNode", shm, "bytes", fmt(
+        "/dev/shm of a node: loader workers hand batches to the training process through shared"
+            + " memory (PyTorch DataLoader, torch.multiprocessing); %d devices x %d workers x %d"
+            + " batches in flight x %d samples x %.0f bytes = %.3g GiB, twice that, at least"
+            + " 1 GiB (the container default of 64 MB crashes loaders: the method's compatibility"
+            + " table)", perNode, workers, Math.max(2, 2 * workers), l.microBatch(), sampleBytes,
+        gib(shmNeed))));
     int m = Math.max(1, w.globalBatchSize() / (l.dp() * l.microBatch()));
     out.add(new GoldenParameter("microBatch", l.microBatch(), "sequences", "chosen by the plan"));
     out.add(new GoldenParameter("gradientAccumulationSteps", m, "steps", fmt(
@@ -118,6 +129,30 @@ public final class GoldenParameters {
         jobMtbfSeconds / 3600, DEVICE_MTBF_HOURS, cluster.devices(),
         step > 0 ? fmt("; every %d steps", Math.max(1, Math.round(interval / step))) : "")));
     return ImmutableList.copyOf(out);
+  }
+
+  /**
+   * Bytes of one training sample as a loader worker hands it over: a transformer's input ids and
+   * labels as 64-bit integers (PyTorch's default integer tensor), a dense stack's FP32 input row
+   * and label.
+   */
+  public static double loaderSampleBytes(ModelSpec model) {
+    if (model instanceof DenseStackSpec d) {
+      return 4.0 * (d.widths().get(0) + 1);
+    }
+    if (model instanceof TransformerSpec t) {
+      return 2.0 * 8 * t.seqLen();
+    }
+    return 2.0 * 8 * 2048;
+  }
+
+  /**
+   * Shared memory a node's loaders hold at once: devices × workers × batches in flight ×
+   * samples per batch × bytes per sample.
+   */
+  public static double loaderSharedMemoryBytes(int devicesPerNode, int workers, int prefetch,
+      int microBatch, double sampleBytes) {
+    return (double) devicesPerNode * workers * prefetch * microBatch * sampleBytes;
   }
 
   private static GoldenParameter bucket(TrainingEstimate e, Cluster cluster, Layout l,

@@ -79,13 +79,42 @@ final class PlanCommand implements Callable<Integer> {
       description = "table (default), json, markdown or html (self-contained, with charts).")
   Format format;
 
-  enum Engine { megatron, deepspeed, torchrun }
+  enum Engine { megatron, deepspeed, torchrun, dockerfile, kubernetes, jobset }
 
-  @Option(names = "--emit", paramLabel = "ENGINE",
-      description = "Print a launch configuration for the best plan instead of the report:"
-          + " megatron (pretrain_gpt.py arguments), deepspeed (config JSON) or torchrun"
-          + " (launch line with the Megatron-LM arguments).")
+  @Option(names = "--emit", paramLabel = "TARGET",
+      description = "Print what launches the best plan instead of the report: megatron"
+          + " (pretrain_gpt.py arguments), deepspeed (config JSON), torchrun (launch line),"
+          + " dockerfile (layered image: base, framework, code), kubernetes (Kubeflow"
+          + " PyTorchJob; a vLLM Deployment for serving) or jobset (JobSet) (docs/launch.md).")
   Engine emit;
+
+  @Option(names = "--name", defaultValue = "hyperframes-train",
+      description = "Job name for --emit kubernetes|jobset (DNS-1123 label; default"
+          + " hyperframes-train, hyperframes-serve for a serving plan).")
+  String name;
+
+  @Option(names = "--image", defaultValue = "hyperframes-train:latest",
+      description = "Image the pods run: the one built from --emit dockerfile.")
+  String image;
+
+  @Option(names = "--namespace", defaultValue = "default", description = "Kubernetes namespace.")
+  String namespace;
+
+  @Option(names = "--gang", defaultValue = "volcano",
+      description = "Gang scheduling: volcano (default), kueue or none.")
+  String gang;
+
+  @Option(names = "--queue", defaultValue = "default", description = "Volcano or Kueue queue.")
+  String queue;
+
+  @Option(names = "--script", defaultValue = "train.py",
+      description = "Training script of an FSDP image (default train.py).")
+  String script;
+
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "With --emit dockerfile|kubernetes|jobset: write the files (Dockerfile,"
+          + " .dockerignore, ds_config.json; NAME.yaml) into DIR instead of printing.")
+  Path outDir;
 
   @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
       description = "Show a progress bar on a terminal (default on).")
@@ -98,6 +127,15 @@ final class PlanCommand implements Callable<Integer> {
     var root = Json.parseObject("request", json);
     if (io.hyperframes.inference.Serving.isInference(root)) {
       var result = io.hyperframes.inference.ServingPlans.plan(root, c);
+      if (emit != null) {
+        io.hyperframes.launch.LaunchOptions o = options();
+        if (name.equals("hyperframes-train")) {
+          o = o.withName("hyperframes-serve");
+          name = o.name();
+        }
+        return emitted(io.hyperframes.launch.Launch.serving(result,
+            io.hyperframes.launch.Target.fromId("--emit", emit.name()), o), "yaml");
+      }
       var out = spec.commandLine().getOut();
       if (format == Format.json) {
         out.println(Json.mapper().writerWithDefaultPrettyPrinter()
@@ -132,13 +170,17 @@ final class PlanCommand implements Callable<Integer> {
           + " layout.engine is maxtext (MaxText is configured by its own YAML; drop --emit, or"
           + " plan for layout.engine megatron, deepspeed or fsdp)");
     }
-    if (emit != null && emit != Engine.deepspeed && r.layout().engine() != null
+    if ((emit == Engine.megatron || emit == Engine.torchrun) && r.layout().engine() != null
         && r.layout().engine() != io.hyperframes.parallel.Engine.MEGATRON) {
       throw new IllegalArgumentException("--emit: " + emit + " launches Megatron-LM, but"
           + " layout.engine is " + r.layout().engine().id() + " (use --emit deepspeed, or"
           + " layout.engine megatron)");
     }
-    if ((emit == Engine.megatron || emit == Engine.torchrun) && r.layout().zeroStage() == null) {
+    boolean megatronLaunch = emit == Engine.megatron || emit == Engine.torchrun
+        || ((emit == Engine.dockerfile || emit == Engine.kubernetes || emit == Engine.jobset)
+            && (r.layout().engine() == null
+                || r.layout().engine() == io.hyperframes.parallel.Engine.MEGATRON));
+    if (megatronLaunch && r.layout().zeroStage() == null) {
       // Megatron-LM shards optimizer states (its distributed optimizer) but not gradients or
       // weights: plan for what it can run.
       r = r.withLayout(r.layout().withZeroStage(1));
@@ -156,31 +198,25 @@ final class PlanCommand implements Callable<Integer> {
     }
     var out = spec.commandLine().getOut();
     if (emit != null) {
-      if (!(r.model() instanceof io.hyperframes.model.TransformerSpec transformer)) {
-        throw new IllegalArgumentException("--emit: launch configurations are written for"
-            + " transformer training (Megatron-LM, DeepSpeed), not for a dense stack");
-      }
-      LaunchConfigs.Emitted e = switch (emit) {
-        case megatron -> LaunchConfigs.megatron(plan.best(), transformer,
-            plan.goldenParameters());
-        case deepspeed -> LaunchConfigs.deepspeed(plan.best(), plan.goldenParameters());
-        case torchrun -> {
-          LaunchConfigs.Emitted args = LaunchConfigs.megatron(plan.best(), transformer,
-              plan.goldenParameters());
-          LaunchConfigs.Emitted line = LaunchConfigs.torchrun(plan.best(),
-              r.cluster().devicesPerNode(), "pretrain_gpt.py \\\n  " + args.text());
-          yield new LaunchConfigs.Emitted(line.text(), java.util.stream.Stream.concat(
-              line.notes().stream(), args.notes().stream()).toList());
-        }
-      };
-      out.println(e.text());
-      out.flush();
+      LaunchConfigs.Emitted e = io.hyperframes.launch.Launch.training(plan,
+          io.hyperframes.launch.Target.fromId("--emit", emit.name()), options());
       if (!plan.feasible()) {
         spec.commandLine().getErr().println("note: the plan is not feasible: "
             + String.join("; ", plan.reasons()));
       }
-      e.notes().forEach(n -> spec.commandLine().getErr().println("note: " + n));
-      return 0;
+      if (emit == Engine.dockerfile && outDir != null
+          && plan.best().estimate().layout().engine() == io.hyperframes.parallel.Engine.DEEPSPEED) {
+        try {
+          java.nio.file.Files.createDirectories(outDir);
+          java.nio.file.Files.writeString(outDir.resolve("ds_config.json"),
+              io.hyperframes.launch.Launch.training(plan, io.hyperframes.launch.Target.DEEPSPEED,
+                  options()).text());
+        } catch (java.io.IOException x) {
+          throw new java.io.UncheckedIOException("--out: cannot write " + outDir, x);
+        }
+      }
+      return emitted(e, emit == Engine.dockerfile ? "dockerfile"
+          : emit == Engine.kubernetes || emit == Engine.jobset ? "yaml" : "text");
     }
     switch (format) {
       case json -> out.println(Json.mapper().writerWithDefaultPrettyPrinter()
@@ -192,6 +228,42 @@ final class PlanCommand implements Callable<Integer> {
           r.cluster().accelerator().id()), r.cluster().accelerator().memoryBytes()));
     }
     out.flush();
+    return 0;
+  }
+
+  private io.hyperframes.launch.LaunchOptions options() {
+    return new io.hyperframes.launch.LaunchOptions(name, image, namespace, gang, queue, script);
+  }
+
+  /** Prints or, with --out, writes the emitted text; notes go to stderr. */
+  private int emitted(LaunchConfigs.Emitted e, String kind) {
+    var err = spec.commandLine().getErr();
+    if (outDir != null) {
+      if (kind.equals("text")) {
+        throw new IllegalArgumentException("--out: only with --emit dockerfile, kubernetes or"
+            + " jobset (the other targets print one text)");
+      }
+      try {
+        java.nio.file.Files.createDirectories(outDir);
+        if (kind.equals("dockerfile")) {
+          java.nio.file.Files.writeString(outDir.resolve("Dockerfile"), e.text());
+          java.nio.file.Files.writeString(outDir.resolve(".dockerignore"),
+              io.hyperframes.launch.Launch.dockerignore());
+          err.println("wrote " + outDir.resolve("Dockerfile") + " and .dockerignore");
+        } else {
+          java.nio.file.Path file = outDir.resolve(name + ".yaml");
+          java.nio.file.Files.writeString(file, e.text());
+          err.println("wrote " + file + " (kubectl apply -f " + file + ")");
+        }
+      } catch (java.io.IOException x) {
+        throw new java.io.UncheckedIOException("--out: cannot write " + outDir, x);
+      }
+    } else {
+      var o = spec.commandLine().getOut();
+      o.print(e.text().endsWith("\n") ? e.text() : e.text() + "\n");
+      o.flush();
+    }
+    e.notes().forEach(n -> err.println("note: " + n));
     return 0;
   }
 

@@ -239,6 +239,49 @@ class CliTest {
   }
 
   @Test
+  void emitWritesTheImageAndTheManifests() throws IOException {
+    String deepspeed = write("ds.json", """
+        {"model": {"catalog": "gpt3-175b"},
+         "cluster": {"template": "dgx-a100", "devices": 384},
+         "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": 1536,
+                      "trainingTokens": 3e11},
+         "layout": {"tp": 4, "pp": 12, "dp": 8, "engine": "deepspeed", "zeroStage": 1}}
+        """).toString();
+    Path image = dir.resolve("image");
+    Result d = run("plan", "--request", deepspeed, "--emit", "dockerfile", "--out",
+        image.toString(), "--no-progress");
+    assertEquals(0, d.status(), d.err());
+    assertTrue(Files.readString(image.resolve("Dockerfile")).contains("deepspeed=="));
+    assertTrue(Files.readString(image.resolve(".dockerignore")).contains(".git"));
+    assertEquals(1, Json.parseObject("ds", Files.readString(image.resolve("ds_config.json")))
+        .at("/zero_optimization/stage").asInt());
+    Path manifests = dir.resolve("k8s");
+    Result k = run("plan", "--request", deepspeed, "--emit", "jobset", "--out",
+        manifests.toString(), "--name", "gpt3", "--gang", "kueue", "--queue", "team-a",
+        "--image", "registry.example.com/gpt3:1", "--no-progress");
+    assertEquals(0, k.status(), k.err());
+    String yaml = Files.readString(manifests.resolve("gpt3.yaml"));
+    assertTrue(yaml.contains("kind: \"JobSet\"") && yaml.contains("kueue.x-k8s.io/queue-name")
+        && yaml.contains("registry.example.com/gpt3:1") && yaml.contains("kind: \"ConfigMap\""),
+        yaml);
+    assertTrue(k.err().contains("48 pods x 8 GPUs = 384 devices"), k.err());
+    Result serve = run("plan", "--request", Path.of("..", "examples", "serve-70b-slo.json")
+        .toString(), "--emit", "kubernetes");
+    assertEquals(0, serve.status(), serve.err());
+    assertTrue(serve.out().contains("kind: \"Deployment\"")
+        && serve.out().contains("name: \"hyperframes-serve\""), serve.out());
+    Result bad = run("plan", "--request", Path.of("..", "examples", "serve-70b-slo.json")
+        .toString(), "--emit", "dockerfile");
+    assertEquals(2, bad.status());
+    assertTrue(bad.err().contains("kubernetes"), bad.err());
+    Result outText = run("plan", "--request", deepspeed, "--emit", "deepspeed", "--out",
+        dir.toString(), "--no-progress");
+    assertEquals(2, outText.status());
+    assertEquals(2, run("plan", "--request", deepspeed, "--emit", "kubernetes", "--gang",
+        "slurm", "--no-progress").status());
+  }
+
+  @Test
   void emitRefusesAMaxTextLayout() throws IOException {
     String request = write("maxtext.json", """
         {"model": {"catalog": "llama2-7b"},
@@ -247,7 +290,8 @@ class CliTest {
                       "trainingTokens": 1e11},
          "layout": {"tp": 1, "pp": 1, "zeroStage": 3, "engine": "maxtext"}}
         """).toString();
-    for (String target : List.of("megatron", "deepspeed", "torchrun")) {
+    for (String target : List.of("megatron", "deepspeed", "torchrun", "dockerfile",
+        "kubernetes", "jobset")) {
       Result r = run("plan", "--request", request, "--emit", target, "--no-progress");
       assertEquals(2, r.status(), r.out());
       assertTrue(r.err().contains("layout.engine is maxtext"), r.err());

@@ -1,0 +1,101 @@
+package io.hyperframes.launch;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import io.hyperframes.inference.InferencePlanner;
+import io.hyperframes.inference.ServingPlans;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Engine;
+import io.hyperframes.plan.Plan;
+import io.hyperframes.precision.NumberFormat;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A plan as what a team launches (docs/launch.md): the engine's arguments or configuration
+ * ({@link LaunchConfigs}), a Dockerfile built in layers (system base, AI framework, code), and
+ * Kubernetes manifests — a Kubeflow {@code PyTorchJob} or a {@code JobSet} for training, a vLLM
+ * {@code Deployment} for serving — with the resources, the {@code /dev/shm} size, the NCCL and
+ * framework environment and the gang scheduling the plan and its golden parameters call for.
+ * Every manifest validates against the published schemas (Kubernetes 1.36 core, training-operator
+ * v1.9.0, JobSet v0.9.1; {@code LaunchTest}).
+ */
+public final class Launch {
+  private Launch() {}
+
+  /**
+   * A training plan as {@code target}.
+   *
+   * @throws IllegalArgumentException when an argument is missing, or the target cannot express
+   *     the plan (a dense stack has no Megatron-LM arguments; MaxText is configured by its own
+   *     YAML), naming why
+   */
+  public static LaunchConfigs.Emitted training(Plan plan, Target target, LaunchOptions options) {
+    checkArgument(plan != null && plan.best() != null, "plan: must be given, with a best"
+        + " candidate");
+    checkArgument(target != null, "target: must be given");
+    checkArgument(options != null, "options: must be given");
+    checkArgument(plan.request() != null, "plan.request: the plan carries no request");
+    if (!(plan.request().model() instanceof TransformerSpec model)) {
+      throw new IllegalArgumentException("--emit: launch configurations are written for"
+          + " transformer training (Megatron-LM, DeepSpeed, FSDP), not for a dense stack");
+    }
+    Engine engine = plan.best().estimate().layout().engine();
+    if (engine == Engine.MAXTEXT) {
+      throw new IllegalArgumentException("--emit: " + target.id() + " launches a PyTorch"
+          + " engine, but layout.engine is maxtext (MaxText is configured by its own YAML; plan"
+          + " for layout.engine megatron, deepspeed or fsdp)");
+    }
+    TrainingJob job = TrainingJob.of(plan, model, options);
+    return switch (target) {
+      case MEGATRON -> LaunchConfigs.megatron(plan.best(), model, plan.goldenParameters());
+      case DEEPSPEED -> LaunchConfigs.deepspeed(plan.best(), plan.goldenParameters());
+      case TORCHRUN -> {
+        LaunchConfigs.Emitted args = LaunchConfigs.megatron(plan.best(), model,
+            plan.goldenParameters());
+        LaunchConfigs.Emitted line = LaunchConfigs.torchrun(plan.best(), job.gpusPerPod(),
+            "pretrain_gpt.py \\\n  " + args.text());
+        yield new LaunchConfigs.Emitted(line.text(), Stream.concat(line.notes().stream(),
+            args.notes().stream()).toList());
+      }
+      case DOCKERFILE -> Dockerfiles.training(job);
+      case KUBERNETES -> Manifests.pytorchJob(job);
+      case JOBSET -> Manifests.jobSet(job);
+    };
+  }
+
+  /**
+   * A serving plan as {@code target}: {@link Target#KUBERNETES} only (a vLLM
+   * {@code Deployment}; the published vLLM image needs no Dockerfile).
+   *
+   * @throws IllegalArgumentException when the plan has no configuration meeting the SLO, or the
+   *     target is another
+   */
+  public static LaunchConfigs.Emitted serving(ServingPlans.Result result, Target target,
+      LaunchOptions options) {
+    checkArgument(result != null && target != null && options != null,
+        "result, target and options: must be given");
+    InferencePlanner.Config best = result.plan().best();
+    checkArgument(best != null, "--emit: no configuration meets the SLO, nothing to launch");
+    checkArgument(target == Target.KUBERNETES, "--emit: a serving plan is emitted as kubernetes"
+        + " (a vLLM Deployment; the published vllm/vllm-openai image needs no Dockerfile), not"
+        + " %s", target.id());
+    List<String> notes = new ArrayList<>();
+    if (best.weights() != NumberFormat.FP8_E4M3 && best.weights() != NumberFormat.FP8_E5M2
+        && best.weights() != NumberFormat.FP16 && best.weights() != NumberFormat.BF16) {
+      notes.add("weights in " + best.weights().id() + ": load a checkpoint quantised to it (vLLM"
+          + " --quantization for the method of your checkpoint)");
+    }
+    return Manifests.deployment(result, best, options, notes);
+  }
+
+  /**
+   * The {@code .dockerignore} beside an emitted Dockerfile: what must stay out of the code layer's
+   * build context (version control, caches, checkpoints and datasets, which the job mounts).
+   */
+  public static String dockerignore() {
+    return String.join("\n", ".git", ".gitignore", "**/__pycache__", "**/*.pyc", ".venv",
+        "checkpoints/", "data/", "*.pt", "*.safetensors", "wandb/", "logs/", "") ;
+  }
+}

@@ -1,0 +1,291 @@
+package io.hyperframes.launch;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.hyperframes.inference.InferencePlanner;
+import io.hyperframes.inference.ServingPlans;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.NumberFormat;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Kubernetes manifests of a plan, as YAML documents.
+ *
+ * <p>Training: one pod per node with the node's GPUs ({@code nvidia.com/gpu}, the NVIDIA device
+ * plugin's resource), RDMA when the nodes are joined by InfiniBand or RoCE (the
+ * {@code rdma/rdma_shared_device_a} resource of the NVIDIA network operator's shared RDMA device
+ * plugin, with {@code IPC_LOCK} to pin memory), {@code /dev/shm} as a memory-backed
+ * {@code emptyDir} of the golden {@code sharedMemoryBytesPerNode}, the CPUs its loader workers
+ * need, the NCCL and framework environment, and gang scheduling: Volcano's
+ * {@code schedulerName: volcano} with the job's {@code minAvailable} = every pod, or Kueue's
+ * {@code kueue.x-k8s.io/queue-name} label (Kueue admits a job whole). A {@code PyTorchJob}
+ * (kubeflow.org/v1, training-operator v1.9) runs pod 0 as {@code Master} and the rest as
+ * {@code Worker}; the operator sets torchrun's rendezvous in the environment
+ * ({@code nprocPerNode}). A {@code JobSet} (jobset.x-k8s.io/v1alpha2) runs one indexed Job of
+ * all pods; torchrun's node rank is the Job's completion index and its master the first pod's
+ * DNS name ({@code <jobset>-node-0-0.<jobset>}, JobSet's headless service).
+ *
+ * <p>Serving: a {@code Deployment} (apps/v1) of the vLLM OpenAI server with the plan's replicas,
+ * tensor parallelism, batch limit and KV-cache format, the shared memory vLLM's tensor-parallel
+ * workers use, and the health probes of vLLM's Kubernetes guide
+ * ({@code vllm-project/vllm docs/deployment/k8s.md}).
+ */
+final class Manifests {
+  private Manifests() {}
+
+  static final String GPU = "nvidia.com/gpu";
+  static final String RDMA = "rdma/rdma_shared_device_a";
+  static final String VLLM_IMAGE = "vllm/vllm-openai:latest";
+
+  private static final YAMLMapper YAML = new YAMLMapper(YAMLFactory.builder()
+      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).build());
+  private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+  static String yaml(List<ObjectNode> docs) {
+    StringBuilder b = new StringBuilder();
+    for (ObjectNode d : docs) {
+      try {
+        b.append("---\n").append(YAML.writeValueAsString(d));
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    return b.toString();
+  }
+
+  static LaunchConfigs.Emitted pytorchJob(TrainingJob job) {
+    List<ObjectNode> docs = new ArrayList<>();
+    List<String> notes = new ArrayList<>(job.notes());
+    ObjectNode configMap = deepspeedConfigMap(job);
+    if (configMap != null) {
+      docs.add(configMap);
+    }
+    ObjectNode j = F.objectNode();
+    j.put("apiVersion", "kubeflow.org/v1");
+    j.put("kind", "PyTorchJob");
+    j.set("metadata", metadata(job.options(), job.options().name(), true));
+    ObjectNode spec = j.putObject("spec");
+    spec.put("nprocPerNode", Integer.toString(job.gpusPerPod()));
+    ObjectNode run = spec.putObject("runPolicy");
+    run.put("cleanPodPolicy", "None");
+    run.put("backoffLimit", 3);
+    if (job.options().gang().equals("volcano")) {
+      run.putObject("schedulingPolicy").put("minAvailable", job.pods())
+          .put("queue", job.options().queue());
+    }
+    ObjectNode replicas = spec.putObject("pytorchReplicaSpecs");
+    replicas.set("Master", replicaSpec(job, 1));
+    if (job.pods() > 1) {
+      replicas.set("Worker", replicaSpec(job, job.pods() - 1));
+    }
+    docs.add(j);
+    notes.add(String.format(Locale.ROOT, "%d pods x %d GPUs = %d devices; gang: %s", job.pods(),
+        job.gpusPerPod(), job.devices(), gangNote(job.options(), job.pods())));
+    return new LaunchConfigs.Emitted(yaml(docs), notes);
+  }
+
+  static LaunchConfigs.Emitted jobSet(TrainingJob job) {
+    List<ObjectNode> docs = new ArrayList<>();
+    List<String> notes = new ArrayList<>(job.notes());
+    ObjectNode configMap = deepspeedConfigMap(job);
+    if (configMap != null) {
+      docs.add(configMap);
+    }
+    String name = job.options().name();
+    ObjectNode s = F.objectNode();
+    s.put("apiVersion", "jobset.x-k8s.io/v1alpha2");
+    s.put("kind", "JobSet");
+    s.set("metadata", metadata(job.options(), name, true));
+    ObjectNode spec = s.putObject("spec");
+    spec.putObject("network").put("enableDNSHostnames", true);
+    spec.putObject("failurePolicy").put("maxRestarts", 3);
+    ObjectNode rj = spec.putArray("replicatedJobs").addObject();
+    rj.put("name", "node");
+    rj.put("replicas", 1);
+    ObjectNode jobSpec = rj.putObject("template").putObject("spec");
+    jobSpec.put("parallelism", job.pods());
+    jobSpec.put("completions", job.pods());
+    jobSpec.put("backoffLimit", 0);
+    jobSpec.put("completionMode", "Indexed");
+    ObjectNode template = jobSpec.putObject("template");
+    ObjectNode podMeta = template.putObject("metadata");
+    podMeta.putObject("labels").put("app.kubernetes.io/name", name);
+    List<String> torchrun = new ArrayList<>(List.of(
+        "--nnodes=" + job.pods(), "--nproc-per-node=" + job.gpusPerPod(),
+        "--node-rank=$(JOB_COMPLETION_INDEX)",
+        "--master-addr=" + name + "-node-0-0." + name,
+        "--master-port=" + TrainingJob.MASTER_PORT));
+    torchrun.addAll(job.engineArgs());
+    ObjectNode pod = podSpec(job, torchrun, true);
+    pod.put("restartPolicy", "Never");
+    template.set("spec", pod);
+    docs.add(s);
+    notes.add(String.format(Locale.ROOT, "%d pods x %d GPUs = %d devices; gang: %s", job.pods(),
+        job.gpusPerPod(), job.devices(), job.options().gang().equals("volcano")
+            ? "schedulerName volcano (a JobSet has no minAvailable field: give Volcano a PodGroup"
+                + " of " + job.pods() + " or use Kueue)" : gangNote(job.options(), job.pods())));
+    return new LaunchConfigs.Emitted(yaml(docs), notes);
+  }
+
+  static LaunchConfigs.Emitted deployment(ServingPlans.Result result, InferencePlanner.Config c,
+      LaunchOptions options, List<String> notesIn) {
+    List<String> notes = new ArrayList<>(notesIn);
+    TransformerSpec model = result.request().model();
+    String name = options.name();
+    ObjectNode d = F.objectNode();
+    d.put("apiVersion", "apps/v1");
+    d.put("kind", "Deployment");
+    d.set("metadata", metadata(options, name, false));
+    ObjectNode spec = d.putObject("spec");
+    spec.put("replicas", c.replicas());
+    spec.putObject("selector").putObject("matchLabels").put("app.kubernetes.io/name", name);
+    ObjectNode template = spec.putObject("template");
+    template.putObject("metadata").putObject("labels").put("app.kubernetes.io/name", name);
+    ObjectNode pod = template.putObject("spec");
+    ObjectNode container = pod.putArray("containers").addObject();
+    container.put("name", "vllm");
+    String image = options.image().equals(LaunchOptions.defaults().image()) ? VLLM_IMAGE
+        : options.image();
+    container.put("image", image);
+    container.putArray("command").add("vllm").add("serve");
+    ArrayNode args = container.putArray("args");
+    args.add(model.name());
+    args.add("--tensor-parallel-size=" + c.tp());
+    args.add("--max-num-seqs=" + c.batchLimit());
+    args.add("--max-model-len=" + model.seqLen());
+    if (c.kvCache() == NumberFormat.FP8_E4M3 || c.kvCache() == NumberFormat.FP8_E5M2) {
+      args.add("--kv-cache-dtype=fp8");
+    }
+    if (c.weights() == NumberFormat.FP8_E4M3 || c.weights() == NumberFormat.FP8_E5M2) {
+      args.add("--quantization=fp8");
+    }
+    args.add("--port=8000");
+    container.putArray("ports").addObject().put("containerPort", 8000).put("name", "http");
+    ObjectNode res = container.putObject("resources");
+    res.putObject("limits").put(GPU, Integer.toString(c.tp()));
+    res.putObject("requests").put(GPU, Integer.toString(c.tp()));
+    for (String probe : List.of("readinessProbe", "livenessProbe")) {
+      ObjectNode p = container.putObject(probe);
+      p.putObject("httpGet").put("path", "/health").put("port", 8000);
+      p.put("initialDelaySeconds", 60);
+      p.put("periodSeconds", probe.equals("readinessProbe") ? 5 : 10);
+    }
+    container.putArray("volumeMounts").addObject().put("name", "dshm")
+        .put("mountPath", "/dev/shm");
+    pod.putArray("volumes").addObject().put("name", "dshm").putObject("emptyDir")
+        .put("medium", "Memory").put("sizeLimit", "2Gi");
+    notes.add("vllm serve " + model.name() + ": replace the catalog name by the model's"
+        + " Hugging Face id or checkpoint path");
+    if (image.equals(VLLM_IMAGE)) {
+      notes.add("image " + VLLM_IMAGE + " as vLLM's Kubernetes guide uses it: pin a release tag"
+          + " for production");
+    }
+    notes.add(String.format(Locale.ROOT, "%d replicas x %d GPUs = %d devices, at most %d"
+        + " sequences per replica", c.replicas(), c.tp(), c.devices(), c.batchLimit()));
+    return new LaunchConfigs.Emitted(yaml(List.of(d)), notes);
+  }
+
+  private static ObjectNode metadata(LaunchOptions o, String name, boolean gangLabel) {
+    ObjectNode m = F.objectNode();
+    m.put("name", name);
+    m.put("namespace", o.namespace());
+    ObjectNode labels = m.putObject("labels");
+    labels.put("app.kubernetes.io/name", name);
+    labels.put("app.kubernetes.io/managed-by", "hyperframes");
+    if (gangLabel && o.gang().equals("kueue")) {
+      labels.put("kueue.x-k8s.io/queue-name", o.queue());
+    }
+    return m;
+  }
+
+  private static String gangNote(LaunchOptions o, int pods) {
+    return switch (o.gang()) {
+      case "volcano" -> "Volcano, minAvailable " + pods + " of " + pods + " pods, queue "
+          + o.queue() + " (the training-operator must run with --gang-scheduler-name=volcano)";
+      case "kueue" -> "Kueue, local queue " + o.queue() + " (admits all " + pods
+          + " pods at once)";
+      default -> "none: a half-placed job can hold GPUs while it waits for the rest";
+    };
+  }
+
+  private static ObjectNode replicaSpec(TrainingJob job, int replicas) {
+    ObjectNode r = F.objectNode();
+    r.put("replicas", replicas);
+    r.put("restartPolicy", "OnFailure");
+    ObjectNode template = r.putObject("template");
+    template.putObject("metadata").putObject("labels").put("app.kubernetes.io/name",
+        job.options().name());
+    template.set("spec", podSpec(job, job.engineArgs(), false));
+    return r;
+  }
+
+  private static ObjectNode podSpec(TrainingJob job, List<String> torchrunArgs,
+      boolean jobSet) {
+    ObjectNode pod = F.objectNode();
+    if (job.options().gang().equals("volcano")) {
+      pod.put("schedulerName", "volcano");
+    }
+    ObjectNode c = pod.putArray("containers").addObject();
+    // The training-operator finds the container it configures by this name.
+    c.put("name", "pytorch");
+    c.put("image", job.options().image());
+    c.putArray("command").add("torchrun");
+    ArrayNode args = c.putArray("args");
+    torchrunArgs.forEach(args::add);
+    ArrayNode env = c.putArray("env");
+    for (Map.Entry<String, String> e : job.env().entrySet()) {
+      env.addObject().put("name", e.getKey()).put("value", e.getValue());
+    }
+    if (jobSet) {
+      env.addObject().put("name", "JOB_COMPLETION_INDEX").putObject("valueFrom")
+          .putObject("fieldRef").put("fieldPath",
+              "metadata.annotations['batch.kubernetes.io/job-completion-index']");
+    }
+    ObjectNode res = c.putObject("resources");
+    ObjectNode limits = res.putObject("limits");
+    ObjectNode requests = res.putObject("requests");
+    for (ObjectNode q : List.of(limits, requests)) {
+      q.put(GPU, Integer.toString(job.gpusPerPod()));
+      if (job.rdma()) {
+        q.put(RDMA, "1");
+      }
+    }
+    requests.put("cpu", Integer.toString(job.cpusPerPod()));
+    if (job.rdma()) {
+      c.putObject("securityContext").putObject("capabilities").putArray("add").add("IPC_LOCK");
+    }
+    ArrayNode mounts = c.putArray("volumeMounts");
+    mounts.addObject().put("name", "dshm").put("mountPath", "/dev/shm");
+    ArrayNode volumes = pod.putArray("volumes");
+    volumes.addObject().put("name", "dshm").putObject("emptyDir").put("medium", "Memory")
+        .put("sizeLimit", job.shmQuantity());
+    if (job.deepspeedConfig() != null) {
+      mounts.addObject().put("name", "deepspeed-config")
+          .put("mountPath", Dockerfiles.WORKDIR + "/ds_config.json")
+          .put("subPath", "ds_config.json");
+      volumes.addObject().put("name", "deepspeed-config").putObject("configMap")
+          .put("name", job.options().name() + "-deepspeed");
+    }
+    return pod;
+  }
+
+  private static ObjectNode deepspeedConfigMap(TrainingJob job) {
+    if (job.deepspeedConfig() == null) {
+      return null;
+    }
+    ObjectNode m = F.objectNode();
+    m.put("apiVersion", "v1");
+    m.put("kind", "ConfigMap");
+    m.set("metadata", metadata(job.options(), job.options().name() + "-deepspeed", false));
+    m.putObject("data").put("ds_config.json", job.deepspeedConfig());
+    return m;
+  }
+}

@@ -1,0 +1,50 @@
+package io.hyperframes.launch;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** What a plan is emitted as ({@link Launch}, {@code hyperframes plan --emit ID}). */
+public enum Target {
+  /** Megatron-LM {@code pretrain_gpt.py} arguments. */
+  MEGATRON("megatron"),
+  /** A DeepSpeed configuration JSON. */
+  DEEPSPEED("deepspeed"),
+  /** A torchrun launch line with the Megatron-LM arguments. */
+  TORCHRUN("torchrun"),
+  /** A layered Dockerfile: system base, AI framework, code. */
+  DOCKERFILE("dockerfile"),
+  /**
+   * Kubernetes manifests: a Kubeflow {@code PyTorchJob} (training-operator v1) for training, a
+   * {@code Deployment} of vLLM for serving.
+   */
+  KUBERNETES("kubernetes"),
+  /** A Kubernetes {@code JobSet} (jobset.x-k8s.io/v1alpha2) for training. */
+  JOBSET("jobset");
+
+  private final String id;
+
+  Target(String id) {
+    this.id = id;
+  }
+
+  /** The command-line id ("kubernetes"). */
+  public String id() {
+    return id;
+  }
+
+  /**
+   * The target of that id.
+   *
+   * @throws IllegalArgumentException naming {@code field}, the value and the choices
+   */
+  public static Target fromId(String field, String id) {
+    for (Target t : values()) {
+      if (t.id.equals(id == null ? null : id.toLowerCase(Locale.ROOT))) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException(field + ": unknown target '" + id + "' (expected "
+        + Arrays.stream(values()).map(Target::id).collect(Collectors.joining(", ")) + ")");
+  }
+}

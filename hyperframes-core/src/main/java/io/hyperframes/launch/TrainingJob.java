@@ -1,0 +1,109 @@
+package io.hyperframes.launch;
+
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Engine;
+import io.hyperframes.parallel.Layout;
+import io.hyperframes.plan.Plan;
+import io.hyperframes.tuning.GoldenParameter;
+import io.hyperframes.tuning.GoldenParameters;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What every emitted training artefact agrees on: pods and devices per pod from the plan's
+ * layout, the golden parameters the manifests and the image carry, the engine's entry point and
+ * arguments, the environment.
+ */
+record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engine engine,
+    int devices, int pods, int gpusPerPod, int loaderWorkers, int prefetch, double shmBytes,
+    double shmNeedBytes, int cpusPerPod, boolean rdma, Map<String, String> env,
+    List<String> engineArgs, String deepspeedConfig, List<String> notes) {
+
+  /** Port of the torch.distributed rendezvous (torchrun's default master port). */
+  static final int MASTER_PORT = 29500;
+
+  static TrainingJob of(Plan plan, TransformerSpec model, LaunchOptions options) {
+    Layout l = plan.best().estimate().layout();
+    Cluster cluster = plan.request().cluster();
+    int devices = (int) plan.best().estimate().devices();
+    int perNode = Math.min(devices, cluster.devicesPerNode());
+    int pods = (devices + perNode - 1) / perNode;
+    int workers = intGolden(plan, "dataLoaderWorkers", 2);
+    int prefetch = intGolden(plan, "prefetchDepth", Math.max(2, 2 * workers));
+    double need = GoldenParameters.loaderSharedMemoryBytes(perNode, workers, prefetch,
+        l.microBatch(), GoldenParameters.loaderSampleBytes(model));
+    double shm = doubleGolden(plan, "sharedMemoryBytesPerNode",
+        Math.max(1L << 30, 2 * need));
+    int hostCores = cluster.hostCoresPerNode() > 0 ? cluster.hostCoresPerNode() : 8 * perNode;
+    // One core per rank for the training process and one per loader worker, at most the node's.
+    int cpus = Math.min(hostCores, perNode * (workers + 1));
+    String fabric = cluster.interNode().id();
+    boolean rdma = pods > 1 && (fabric.startsWith("ib-") || fabric.startsWith("roce-"));
+    List<String> notes = new ArrayList<>();
+    Map<String, String> env = new LinkedHashMap<>();
+    // A collective that fails raises instead of hanging the job (PyTorch ProcessGroupNCCL).
+    env.put("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1");
+    env.put("NCCL_DEBUG", "WARN");
+    // torchrun sets OMP_NUM_THREADS=1 when unset; the rank gets the cores its loaders leave.
+    env.put("OMP_NUM_THREADS", Integer.toString(Math.max(1, hostCores / perNode - workers)));
+    Engine engine = l.engine() == null ? Engine.MEGATRON : l.engine();
+    List<String> args = new ArrayList<>();
+    String ds = null;
+    if (engine == Engine.FSDP) {
+      args.add(options.script());
+      notes.add("FSDP: the sharding (ZeRO-" + l.zeroStage() + ", micro-batch " + l.microBatch()
+          + ", global batch " + plan.best().workload().globalBatchSize() + ") is set in "
+          + options.script() + " (torch.distributed.fsdp), which the code layer copies in");
+    } else {
+      LaunchConfigs.Emitted m = LaunchConfigs.megatron(plan.best(), model,
+          plan.goldenParameters());
+      notes.addAll(m.notes());
+      args.add(engine == Engine.DEEPSPEED ? Dockerfiles.MEGATRON_DEEPSPEED_DIR + "/pretrain_gpt.py"
+          : Dockerfiles.MEGATRON_DIR + "/pretrain_gpt.py");
+      for (String option : m.text().split(" \\\\\n  ")) {
+        int space = option.indexOf(' ');
+        if (space < 0) {
+          args.add(option);
+        } else {
+          args.add(option.substring(0, space));
+          args.add(option.substring(space + 1));
+        }
+      }
+      if (engine == Engine.DEEPSPEED) {
+        LaunchConfigs.Emitted d = LaunchConfigs.deepspeed(plan.best(), plan.goldenParameters());
+        notes.addAll(d.notes());
+        ds = d.text();
+        args.add("--deepspeed");
+        args.add("--deepspeed_config");
+        args.add(Dockerfiles.WORKDIR + "/ds_config.json");
+      }
+      if (l.tp() > 1) {
+        // Megatron-LM orders tensor-parallel communication with one hardware queue.
+        env.put("CUDA_DEVICE_MAX_CONNECTIONS", "1");
+      }
+    }
+    return new TrainingJob(plan, model, options, engine, devices, pods, perNode, workers,
+        prefetch, shm, need, cpus, rdma, env, List.copyOf(args), ds, notes);
+  }
+
+  private static double doubleGolden(Plan plan, String name, double otherwise) {
+    for (GoldenParameter g : plan.goldenParameters()) {
+      if (g.name().equals(name) && g.value() instanceof Number n) {
+        return n.doubleValue();
+      }
+    }
+    return otherwise;
+  }
+
+  private static int intGolden(Plan plan, String name, int otherwise) {
+    return (int) Math.round(doubleGolden(plan, name, otherwise));
+  }
+
+  /** {@code /dev/shm} as a Kubernetes quantity, whole GiB. */
+  String shmQuantity() {
+    return Math.max(1, (long) Math.ceil(shmBytes / (1L << 30))) + "Gi";
+  }
+}
