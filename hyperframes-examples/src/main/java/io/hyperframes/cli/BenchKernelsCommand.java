@@ -120,18 +120,6 @@ final class BenchKernelsCommand implements Callable<Integer> {
   }
 
   private static String cpuModel() {
-    try {
-      Path info = Path.of("/proc/cpuinfo");
-      if (Files.isReadable(info)) {
-        for (String line : Files.readAllLines(info)) {
-          if (line.startsWith("model name")) {
-            return line.substring(line.indexOf(':') + 1).strip();
-          }
-        }
-      }
-    } catch (IOException e) {
-      return "unknown (" + e.getMessage() + ")";
-    }
-    return System.getProperty("os.arch");
+    return io.hyperframes.nd4j.probe.HostProbe.cpuModel();
   }
 }

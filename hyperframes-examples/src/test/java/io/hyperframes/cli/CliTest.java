@@ -370,6 +370,9 @@ class CliTest {
       assertTrue(found, "missing or malformed measurement " + m);
     }
     assertEquals("host", p.get("catalog").get("accelerators").get(0).get("id").asText());
+    // 9 matmul shapes x 2 formats, 3 layers x forward/backward x 2 formats, copy, triad, and
+    // the loader with 1 and 2 workers.
+    assertEquals(9 * 2 + 3 * 2 * 2 + 2 + 2, p.get("measurements").size());
     String request = StepPrediction.request("host-node", "bf16-mixed");
     Result e = run("estimate", "--profile", profile.toString(), "--request",
         write("mlp.json", request).toString(), "--format", "json");
