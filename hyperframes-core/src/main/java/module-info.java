@@ -25,6 +25,7 @@ module io.hyperframes.core {
   exports io.hyperframes.precision;
   exports io.hyperframes.report;
   exports io.hyperframes.runtime;
+  exports io.hyperframes.schedule;
   exports io.hyperframes.spi;
   exports io.hyperframes.tuning;
   exports io.hyperframes.validate;

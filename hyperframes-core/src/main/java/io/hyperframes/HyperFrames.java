@@ -58,6 +58,15 @@ public final class HyperFrames {
     return ServeBuilder.empty();
   }
 
+  /**
+   * A replay of a GPU cluster trace under a placement policy:
+   * {@code HyperFrames.schedule().trace(pods).cluster(nodes).policy("fgd").inflate(1.3).run()}
+   * (docs/scheduling.md).
+   */
+  public static io.hyperframes.schedule.Schedule.Builder schedule() {
+    return io.hyperframes.schedule.Schedule.builder();
+  }
+
   /** A validation of the models against measured cases. */
   public static ValidateBuilder validate() {
     return new ValidateBuilder(null, null, null);

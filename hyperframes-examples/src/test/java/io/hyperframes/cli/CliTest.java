@@ -239,6 +239,44 @@ class CliTest {
   }
 
   @Test
+  void scheduleReplaysATraceUnderEachPolicy() throws IOException {
+    StringBuilder nodes = new StringBuilder("sn,cpu_milli,memory_mib,gpu,model\n");
+    for (int i = 0; i < 6; i++) {
+      nodes.append("node-").append(i).append(",32000,131072,").append(i % 2 == 0 ? 8 : 2)
+          .append(",T4\n");
+    }
+    StringBuilder pods = new StringBuilder("name,cpu_milli,memory_mib,num_gpu,gpu_milli,"
+        + "gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n");
+    for (int i = 0; i < 40; i++) {
+      int gpus = i % 5 == 0 ? 0 : i % 7 == 0 ? 2 : 1;
+      int milli = gpus == 0 ? 0 : gpus == 2 || i % 3 == 0 ? 1000 : 250 + 50 * (i % 10);
+      pods.append(String.format("pod-%03d,%d,4096,%d,%d,,LS,Running,%d,%d,%d%n", i,
+          2000 + 500 * (i % 6), gpus, milli, i, i + 100, i));
+    }
+    Path n = write("nodes.csv", nodes.toString());
+    Path p = write("pods.csv", pods.toString());
+    Result r = run("schedule", "--trace", p.toString(), "--cluster", n.toString(), "--policy",
+        "random,bestfit,fgd", "--seeds", "1-2", "--format", "json");
+    assertEquals(0, r.status(), r.err());
+    JsonNode j = Json.parseObject("schedule", r.out());
+    assertEquals(3, j.get("policies").size());
+    for (JsonNode pol : j.get("policies")) {
+      double ratio = pol.get("allocationRatioMean").asDouble();
+      assertTrue(ratio > 0.5 && ratio <= 1.0, pol.toString());
+      assertEquals(2, pol.get("seeds").size());
+      for (JsonNode s : pol.get("seeds")) {
+        assertEquals(s.get("tasks").asInt(), s.get("placed").asInt() + s.get("failed").asInt());
+      }
+    }
+    Path bad = write("bad.csv", "name,cpu_milli\npod-0,1\n");
+    Result b = run("schedule", "--trace", bad.toString(), "--cluster", n.toString());
+    assertEquals(2, b.status());
+    assertTrue(b.err().contains("bad.csv:1: missing column 'memory_mib'"), b.err());
+    assertEquals(2, run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
+        "--policy", "drf").status());
+  }
+
+  @Test
   void emitWritesTheImageAndTheManifests() throws IOException {
     String deepspeed = write("ds.json", """
         {"model": {"catalog": "gpt3-175b"},

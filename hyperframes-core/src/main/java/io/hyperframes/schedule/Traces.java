@@ -1,0 +1,182 @@
+package io.hyperframes.schedule;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Readers of public cluster traces (files a user obtains; see docs/scheduling.md for sources and
+ * licences). A malformed row is an {@link IllegalArgumentException} naming the file, the line
+ * and the column; rows a trace marks as not schedulable are skipped and counted, never dropped
+ * silently.
+ */
+public final class Traces {
+  private Traces() {}
+
+  /**
+   * What a reader returned: the rows it kept and how many it skipped, with why.
+   *
+   * @param items rows kept, in file order
+   * @param skipped rows skipped, by reason
+   */
+  public record Read<T>(List<T> items, Map<String, Integer> skipped) {
+    public Read {
+      items = ImmutableList.copyOf(items);
+      skipped = Map.copyOf(skipped);
+    }
+  }
+
+  /**
+   * The node list of Alibaba's GPU-sharing trace ({@code alibaba/clusterdata}
+   * {@code cluster-trace-gpu-v2023/csv/openb_node_list_*.csv}: {@code sn, cpu_milli,
+   * memory_mib, gpu, model}).
+   */
+  public static Read<GpuNode> openbNodes(Path file) {
+    Csv csv = Csv.open(file, "sn", "cpu_milli", "memory_mib", "gpu", "model");
+    List<GpuNode> out = new ArrayList<>();
+    for (String[] row : csv.rows()) {
+      int gpus = (int) csv.integer(row, "gpu", 0, 64);
+      String model = csv.text(row, "model", true);
+      if (model.equals("nan")) {
+        model = "";
+      }
+      out.add(new GpuNode(csv.text(row, "sn", false), csv.integer(row, "cpu_milli", 0,
+          Long.MAX_VALUE), csv.integer(row, "memory_mib", 0, Long.MAX_VALUE), gpus,
+          gpus == 0 ? "" : model));
+    }
+    return new Read<>(out, Map.of());
+  }
+
+  /**
+   * The task list of Alibaba's GPU-sharing trace ({@code openb_pod_list_*.csv}: {@code name,
+   * cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec, qos, pod_phase, creation_time,
+   * deletion_time, scheduled_time}); {@code gpu_spec} lists allowed models separated by
+   * {@code |}. Tasks the trace records as never scheduled ({@code pod_phase} other than
+   * Running, Succeeded or Failed) are kept: the phase is the production scheduler's outcome,
+   * not part of the request. Duration is deletion − creation time.
+   */
+  public static Read<GpuPod> openbPods(Path file) {
+    Csv csv = Csv.open(file, "name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
+        "gpu_spec", "creation_time", "deletion_time");
+    List<GpuPod> out = new ArrayList<>();
+    for (String[] row : csv.rows()) {
+      int gpus = (int) csv.integer(row, "num_gpu", 0, 1024);
+      int milli = (int) csv.integer(row, "gpu_milli", 0, 1000);
+      if (gpus == 0) {
+        milli = 0;
+      }
+      String spec = csv.text(row, "gpu_spec", true);
+      Set<String> models = spec.isEmpty() ? Set.of()
+          : new LinkedHashSet<>(Arrays.asList(spec.split("\\|")));
+      double created = csv.integer(row, "creation_time", 0, Long.MAX_VALUE);
+      double deleted = csv.integer(row, "deletion_time", 0, Long.MAX_VALUE);
+      if (deleted < created) {
+        throw csv.error(row, "deletion_time", "must not be before creation_time "
+            + (long) created);
+      }
+      out.add(new GpuPod(csv.text(row, "name", false), csv.integer(row, "cpu_milli", 0,
+          Long.MAX_VALUE), csv.integer(row, "memory_mib", 0, Long.MAX_VALUE), gpus, milli,
+          models, created, deleted - created));
+    }
+    return new Read<>(out, Map.of());
+  }
+
+  /** A small CSV reader: a header row, comma-separated fields, no quoting (as these traces). */
+  static final class Csv {
+    private final Path file;
+    private final Map<String, Integer> columns = new HashMap<>();
+    private final List<String[]> rows = new ArrayList<>();
+    private final Map<String[], Integer> lines = new java.util.IdentityHashMap<>();
+
+    private Csv(Path file) {
+      this.file = file;
+    }
+
+    static Csv open(Path file, String... required) {
+      checkArgument(file != null, "trace: file must be given");
+      Csv c = new Csv(file);
+      try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        String header = in.readLine();
+        checkArgument(header != null, "%s: empty file, expected a header row", file);
+        String[] names = header.strip().split(",", -1);
+        for (int i = 0; i < names.length; i++) {
+          c.columns.put(names[i].strip(), i);
+        }
+        for (String r : required) {
+          checkArgument(c.columns.containsKey(r), "%s:1: missing column '%s' (header: %s)",
+              file, r, header);
+        }
+        String line;
+        int n = 1;
+        while ((line = in.readLine()) != null) {
+          n++;
+          if (line.isBlank()) {
+            continue;
+          }
+          String[] fields = line.split(",", -1);
+          if (fields.length != names.length) {
+            throw new IllegalArgumentException(String.format("%s:%d: %d fields, the header has"
+                + " %d", file, n, fields.length, names.length));
+          }
+          c.rows.add(fields);
+          c.lines.put(fields, n);
+        }
+      } catch (IOException e) {
+        throw new IllegalArgumentException("trace: cannot read " + file + ": " + e.getMessage(),
+            e);
+      }
+      return c;
+    }
+
+    List<String[]> rows() {
+      return rows;
+    }
+
+    String text(String[] row, String column, boolean emptyAllowed) {
+      String v = row[columns.get(column)].strip();
+      if (v.isEmpty() && !emptyAllowed) {
+        throw error(row, column, "must not be empty");
+      }
+      return v;
+    }
+
+    long integer(String[] row, String column, long min, long max) {
+      String v = text(row, column, false);
+      long value;
+      try {
+        value = Long.parseLong(v);
+      } catch (NumberFormatException e) {
+        try {
+          double d = Double.parseDouble(v);
+          if (d != Math.rint(d)) {
+            throw error(row, column, "must be an integer, got '" + v + "'");
+          }
+          value = (long) d;
+        } catch (NumberFormatException e2) {
+          throw error(row, column, "must be an integer, got '" + v + "'");
+        }
+      }
+      if (value < min || value > max) {
+        throw error(row, column, "must be in [" + min + ", " + max + "], got " + value);
+      }
+      return value;
+    }
+
+    IllegalArgumentException error(String[] row, String column, String message) {
+      return new IllegalArgumentException(String.format("%s:%d: column %s (%d): %s", file,
+          lines.get(row), column, columns.get(column) + 1, message));
+    }
+  }
+}

@@ -1,0 +1,145 @@
+package io.hyperframes.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.json.Json;
+import io.hyperframes.schedule.GpuNode;
+import io.hyperframes.schedule.GpuPod;
+import io.hyperframes.schedule.Placement;
+import io.hyperframes.schedule.Schedule;
+import io.hyperframes.schedule.ScheduleResult;
+import io.hyperframes.schedule.TargetWorkload;
+import io.hyperframes.schedule.Traces;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code hyperframes schedule}: replay a GPU cluster trace under placement policies. */
+@Command(name = "schedule", mixinStandardHelpOptions = true,
+    description = "Replay a GPU-sharing cluster trace (Alibaba openb format) on a node list under"
+        + " placement policies (random, bestfit, fgd) and report the GPU allocation ratio, as the"
+        + " published simulator of Weng et al. (ATC'23) does (docs/scheduling.md).")
+final class ScheduleCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--trace", required = true, paramLabel = "FILE",
+      description = "Task list (openb_pod_list_*.csv).")
+  Path trace;
+
+  @Option(names = "--cluster", required = true, paramLabel = "FILE",
+      description = "Node list (openb_node_list_*.csv).")
+  Path cluster;
+
+  @Option(names = "--policy", defaultValue = "fgd", split = ",",
+      description = "Placement policies, comma-separated: random, bestfit, fgd (default fgd).")
+  List<String> policies;
+
+  @Option(names = "--inflate", defaultValue = "1.3",
+      description = "Demand to reach as a multiple of GPU capacity (default 1.3).")
+  double inflate;
+
+  @Option(names = "--seeds", defaultValue = "42-51",
+      description = "Seeds, FIRST-LAST or one (default 42-51, the published experiment's).")
+  String seeds;
+
+  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
+  Format format;
+
+  @Override
+  public Integer call() throws Exception {
+    long[] range = seeds(seeds);
+    Traces.Read<GpuNode> nodes = Traces.openbNodes(cluster);
+    Traces.Read<GpuPod> pods = Traces.openbPods(trace);
+    TargetWorkload target = TargetWorkload.of(pods.items());
+    int column = (int) Math.round(100 * inflate);
+    ObjectNode root = Json.mapper().createObjectNode();
+    root.put("nodes", nodes.items().size());
+    root.put("tasks", pods.items().size());
+    root.put("inflate", inflate);
+    root.put("column", column);
+    ArrayNode out = root.putArray("policies");
+    var err = spec.commandLine().getErr();
+    for (String name : policies) {
+      Placement placement = Placement.named(name, target);
+      List<ScheduleResult> runs = new ArrayList<>();
+      for (long s = range[0]; s <= range[1]; s++) {
+        runs.add(Schedule.builder().nodes(nodes.items()).pods(pods.items()).placement(placement)
+            .inflate(inflate).seed(s).run());
+        err.printf(Locale.ROOT, "schedule: %s seed %d done%n", name, s);
+        err.flush();
+      }
+      double[] at = runs.stream().mapToDouble(r -> columnValue(r, column)).toArray();
+      double[] sorted = at.clone();
+      Arrays.sort(sorted);
+      ObjectNode o = out.addObject();
+      o.put("policy", placement.name());
+      o.put("allocationRatioMean", Arrays.stream(at).average().orElse(Double.NaN) / 100);
+      o.put("allocationRatioMedian", median(sorted) / 100);
+      o.put("failedMean", runs.stream().mapToInt(ScheduleResult::failed).average().orElse(0));
+      ArrayNode per = o.putArray("seeds");
+      for (int i = 0; i < runs.size(); i++) {
+        ScheduleResult r = runs.get(i);
+        per.addObject().put("seed", r.seed()).put("allocationRatio", at[i] / 100)
+            .put("finalAllocationRatio", r.allocationRatio()).put("arrivedRatio",
+                r.arrivedRatio()).put("tasks", r.tasks()).put("placed", r.placed())
+            .put("failed", r.failed());
+      }
+    }
+    var o = spec.commandLine().getOut();
+    if (format == Format.json) {
+      o.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      o.printf(Locale.ROOT, "%d nodes, %d tasks, demand inflated to %.0f %% of GPU capacity,"
+          + " seeds %s%n", nodes.items().size(), pods.items().size(), 100 * inflate, seeds);
+      o.printf(Locale.ROOT, "%-8s %18s %18s %12s%n", "policy", "GPU allocated, mean",
+          "median", "failed tasks");
+      for (var p : out) {
+        o.printf(Locale.ROOT, "%-8s %17.2f%% %17.2f%% %12.0f%n", p.get("policy").asText(),
+            100 * p.get("allocationRatioMean").asDouble(),
+            100 * p.get("allocationRatioMedian").asDouble(), p.get("failedMean").asDouble());
+      }
+    }
+    o.flush();
+    return 0;
+  }
+
+  /** The allocation curve at {@code column} % arrivals, else its neighbours, else the end. */
+  private static double columnValue(ScheduleResult r, int column) {
+    double[] c = r.allocationByArrival();
+    for (int d : new int[] {0, -1, 1}) {
+      int i = column + d;
+      if (i >= 0 && i < c.length && !Double.isNaN(c[i])) {
+        return c[i];
+      }
+    }
+    return 100 * r.allocationRatio();
+  }
+
+  private static double median(double[] sorted) {
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  }
+
+  private static long[] seeds(String text) {
+    try {
+      String[] parts = text.split("-", 2);
+      long a = Long.parseLong(parts[0].strip());
+      long b = parts.length == 2 ? Long.parseLong(parts[1].strip()) : a;
+      if (b < a || b - a > 999) {
+        throw new IllegalArgumentException("--seeds: FIRST-LAST with at most 1000 seeds, got "
+            + text);
+      }
+      return new long[] {a, b};
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--seeds: FIRST-LAST or one number, got " + text);
+    }
+  }
+}
