@@ -53,33 +53,58 @@ final class ClusterState {
     return false;
   }
 
-  /** Places {@code pod} on node {@code n}, a shared task on GPU {@code shareGpu}. */
-  void place(int n, GpuPod pod, int shareGpu) {
+  /**
+   * Places {@code pod} on node {@code n}, a shared task on GPU {@code shareGpu}; returns the
+   * indices of the GPUs it took (for {@link #release}).
+   */
+  int[] place(int n, GpuPod pod, int shareGpu) {
     cpuLeft[n] -= pod.cpuMilli();
     memLeft[n] -= pod.memoryMib();
+    int[] taken;
     if (pod.gpus() == 1 && pod.gpuMilli() < 1000) {
       if (shareGpu < 0 || gpuLeft[n][shareGpu] < pod.gpuMilli()) {
         throw new IllegalStateException("placement chose GPU " + shareGpu + " of "
             + nodes[n].name() + " without " + pod.gpuMilli() + " thousandths left");
       }
       gpuLeft[n][shareGpu] -= pod.gpuMilli();
+      taken = new int[] {shareGpu};
     } else if (pod.gpus() > 0) {
-      takeWhole(gpuLeft[n], pod.gpus());
+      taken = takeWhole(gpuLeft[n], pod.gpus());
+    } else {
+      taken = new int[0];
     }
     allocatedMilli += pod.totalGpuMilli();
+    return taken;
   }
 
-  /** Takes the {@code count} lowest-index fully free GPUs. */
-  static void takeWhole(int[] gpus, int count) {
-    for (int i = 0; i < gpus.length && count > 0; i++) {
-      if (gpus[i] == 1000) {
-        gpus[i] = 0;
-        count--;
+  /** Gives back what {@link #place} took. */
+  void release(int n, GpuPod pod, int[] taken) {
+    cpuLeft[n] += pod.cpuMilli();
+    memLeft[n] += pod.memoryMib();
+    for (int g : taken) {
+      gpuLeft[n][g] += pod.gpuMilli();
+      if (gpuLeft[n][g] > 1000) {
+        throw new IllegalStateException("released more than GPU " + g + " of "
+            + nodes[n].name() + " holds");
       }
     }
-    if (count > 0) {
+    allocatedMilli -= pod.totalGpuMilli();
+  }
+
+  /** Takes the {@code count} lowest-index fully free GPUs; returns their indices. */
+  static int[] takeWhole(int[] gpus, int count) {
+    int[] taken = new int[count];
+    int k = 0;
+    for (int i = 0; i < gpus.length && k < count; i++) {
+      if (gpus[i] == 1000) {
+        gpus[i] = 0;
+        taken[k++] = i;
+      }
+    }
+    if (k < count) {
       throw new IllegalStateException("not enough free GPUs");
     }
+    return taken;
   }
 
   /** A reusable view of node {@code n}. */

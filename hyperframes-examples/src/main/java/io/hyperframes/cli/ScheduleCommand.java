@@ -53,9 +53,25 @@ final class ScheduleCommand implements Callable<Integer> {
   @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
   Format format;
 
+  @Option(names = "--mode", defaultValue = "allocation",
+      description = "allocation (default: arrivals without departures, the GPU allocation"
+          + " ratio) or time (each task a job at its creation time for its trace duration,"
+          + " queued; JCT, queueing delay, utilisation).")
+  String mode;
+
+  @Option(names = "--queue", defaultValue = "fifo",
+      description = "Queue order of --mode time: fifo (default) or sjf.")
+  String queue;
+
   @Override
   public Integer call() throws Exception {
     long[] range = seeds(seeds);
+    if (mode.equals("time")) {
+      return timeReplay(range[0]);
+    }
+    if (!mode.equals("allocation")) {
+      throw new IllegalArgumentException("--mode: expected allocation or time, got " + mode);
+    }
     Traces.Read<GpuNode> nodes = Traces.openbNodes(cluster);
     Traces.Read<GpuPod> pods = Traces.openbPods(trace);
     TargetWorkload target = TargetWorkload.of(pods.items());
@@ -105,6 +121,55 @@ final class ScheduleCommand implements Callable<Integer> {
         o.printf(Locale.ROOT, "%-8s %17.2f%% %17.2f%% %12.0f%n", p.get("policy").asText(),
             100 * p.get("allocationRatioMean").asDouble(),
             100 * p.get("allocationRatioMedian").asDouble(), p.get("failedMean").asDouble());
+      }
+    }
+    o.flush();
+    return 0;
+  }
+
+  private int timeReplay(long seed) throws Exception {
+    io.hyperframes.schedule.Replay.Order order = switch (queue) {
+      case "fifo" -> io.hyperframes.schedule.Replay.Order.FIFO;
+      case "sjf" -> io.hyperframes.schedule.Replay.Order.SJF;
+      default -> throw new IllegalArgumentException("--queue: expected fifo or sjf, got "
+          + queue);
+    };
+    List<GpuNode> nodes = Traces.openbNodes(cluster).items();
+    List<GpuPod> pods = Traces.openbPods(trace).items();
+    List<io.hyperframes.schedule.GpuJob> jobs = pods.stream()
+        .map(io.hyperframes.schedule.GpuJob::of).toList();
+    TargetWorkload target = TargetWorkload.of(pods);
+    ObjectNode root = Json.mapper().createObjectNode();
+    root.put("mode", "time");
+    root.put("queue", queue);
+    root.put("jobs", jobs.size());
+    ArrayNode out = root.putArray("policies");
+    for (String name : policies) {
+      Placement placement = Placement.named(name, target);
+      io.hyperframes.schedule.Replay.Result r = io.hyperframes.schedule.Replay.run(nodes, jobs,
+          placement, order, seed);
+      double queueing = r.jobs().stream().filter(j -> !Double.isNaN(j.startSeconds()))
+          .mapToDouble(io.hyperframes.schedule.Replay.JobRecord::queueingSeconds).average()
+          .orElse(Double.NaN);
+      out.addObject().put("policy", placement.name()).put("meanJctSeconds", r.meanJctSeconds())
+          .put("p50JctSeconds", r.jctPercentileSeconds(0.5))
+          .put("p99JctSeconds", r.jctPercentileSeconds(0.99))
+          .put("meanQueueingSeconds", queueing).put("utilisation", r.utilisation())
+          .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable());
+    }
+    var o = spec.commandLine().getOut();
+    if (format == Format.json) {
+      o.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      o.printf(Locale.ROOT, "%d jobs at their trace times, queue %s%n", jobs.size(), queue);
+      o.printf(Locale.ROOT, "%-8s %14s %14s %14s %14s %11s %7s%n", "policy", "mean JCT (s)",
+          "p50 JCT (s)", "p99 JCT (s)", "mean wait (s)", "GPU util.", "never");
+      for (var p : out) {
+        o.printf(Locale.ROOT, "%-8s %14.0f %14.0f %14.0f %14.0f %10.1f%% %7d%n",
+            p.get("policy").asText(), p.get("meanJctSeconds").asDouble(),
+            p.get("p50JctSeconds").asDouble(), p.get("p99JctSeconds").asDouble(),
+            p.get("meanQueueingSeconds").asDouble(), 100 * p.get("utilisation").asDouble(),
+            p.get("unschedulable").asInt());
       }
     }
     o.flush();

@@ -268,6 +268,17 @@ class CliTest {
         assertEquals(s.get("tasks").asInt(), s.get("placed").asInt() + s.get("failed").asInt());
       }
     }
+    Result t = run("schedule", "--trace", p.toString(), "--cluster", n.toString(), "--mode",
+        "time", "--queue", "sjf", "--policy", "bestfit,fgd", "--format", "json");
+    assertEquals(0, t.status(), t.err());
+    JsonNode tj = Json.parseObject("time", t.out());
+    for (JsonNode pol : tj.get("policies")) {
+      assertTrue(pol.get("meanJctSeconds").asDouble() >= 1
+          && pol.get("p99JctSeconds").asDouble() >= pol.get("p50JctSeconds").asDouble()
+          && pol.get("utilisation").asDouble() > 0, pol.toString());
+    }
+    assertEquals(2, run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
+        "--mode", "time", "--queue", "lifo").status());
     Path bad = write("bad.csv", "name,cpu_milli\npod-0,1\n");
     Result b = run("schedule", "--trace", bad.toString(), "--cluster", n.toString());
     assertEquals(2, b.status());

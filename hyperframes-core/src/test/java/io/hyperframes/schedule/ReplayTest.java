@@ -1,0 +1,99 @@
+package io.hyperframes.schedule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+class ReplayTest {
+
+  private static GpuPod task(String name, long cpu, int gpus, int milli) {
+    return new GpuPod(name, cpu, 1024, gpus, milli, Set.of(), 0, 1);
+  }
+
+  static List<GpuJob> jobs(SplittableRandom r, int count) {
+    List<GpuJob> out = new ArrayList<>();
+    double t = 0;
+    for (int i = 0; i < count; i++) {
+      t += r.nextInt(5);
+      int width = 1 + r.nextInt(3);
+      int kind = r.nextInt(3);
+      List<GpuPod> members = new ArrayList<>();
+      for (int m = 0; m < width; m++) {
+        members.add(kind == 0 ? task("j" + i + "m" + m, 1000, 1, 100 + 100 * r.nextInt(9))
+            : task("j" + i + "m" + m, 1000, 1 << r.nextInt(4), 1000));
+      }
+      out.add(new GpuJob(String.format("j%04d", i), t, 1 + r.nextInt(50), members));
+    }
+    return out;
+  }
+
+  /**
+   * Laws: every job that fits the empty cluster finishes exactly once, after running its whole
+   * duration; everything is given back at the end; under FIFO no job starts before one that
+   * arrived earlier; no job starts before it arrives.
+   */
+  @Property(tries = 200)
+  void jobsFinishOnceAndFifoNeverReorders(@ForAll @IntRange(min = 1, max = 6) int nodes,
+      @ForAll @IntRange(min = 1, max = 60) int count, @ForAll boolean sjf,
+      @ForAll @IntRange(min = 0, max = 1) int policy, @ForAll long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    List<GpuNode> cluster = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      cluster.add(new GpuNode("n" + i, 64_000, 262_144, 1 << r.nextInt(4), "T4"));
+    }
+    List<GpuJob> jobs = jobs(r, count);
+    Placement p = policy == 0 ? Placement.bestFit() : Placement.random();
+    Replay.Result res = Replay.run(cluster, jobs, p, sjf ? Replay.Order.SJF : Replay.Order.FIFO,
+        seed);
+    assertEquals(count, res.jobs().size());
+    int finished = 0;
+    double lastStart = -1;
+    for (Replay.JobRecord j : res.jobs()) {
+      if (Double.isNaN(j.startSeconds())) {
+        assertTrue(Double.isNaN(j.finishSeconds()));
+        continue;
+      }
+      finished++;
+      assertTrue(j.startSeconds() >= j.job().arrivalSeconds(), "starts after it arrives");
+      assertEquals(j.job().durationSeconds(), j.finishSeconds() - j.startSeconds(), 1e-9);
+      if (!sjf) {
+        assertTrue(j.startSeconds() >= lastStart, "FIFO never reorders: " + j);
+        lastStart = j.startSeconds();
+      }
+    }
+    assertEquals(count - res.unschedulable(), finished, "every schedulable job finishes");
+    assertTrue(res.utilisation() >= 0 && res.utilisation() <= 1 + 1e-9, "utilisation");
+  }
+
+  @Test
+  void aGangWaitsUntilAllItsMembersFit() {
+    List<GpuNode> cluster = List.of(new GpuNode("a", 64_000, 262_144, 2, "T4"),
+        new GpuNode("b", 64_000, 262_144, 2, "T4"));
+    GpuJob first = new GpuJob("first", 0, 10, List.of(task("f", 1000, 2, 1000)));
+    // Needs 3 whole GPUs, in two members: only 2 are free until "first" ends at t = 10.
+    GpuJob gang = new GpuJob("gang", 1, 5, List.of(task("g0", 1000, 2, 1000),
+        task("g1", 1000, 1, 1000)));
+    GpuJob small = new GpuJob("small", 2, 1, List.of(task("s", 1000, 1, 1000)));
+    Replay.Result fifo = Replay.run(cluster, List.of(first, gang, small), Placement.bestFit(),
+        Replay.Order.FIFO, 1);
+    assertEquals(10.0, fifo.jobs().get(1).startSeconds(), "the gang starts whole, at t = 10");
+    assertEquals(10.0, fifo.jobs().get(2).startSeconds(), "FIFO: small waits behind the gang");
+    Replay.Result sjf = Replay.run(cluster, List.of(first, gang, small), Placement.bestFit(),
+        Replay.Order.SJF, 1);
+    assertEquals(10.0, sjf.jobs().get(1).startSeconds());
+    // SJF only reorders the queue: the gang is already its head when small arrives at t = 2,
+    // small is shorter and goes first at t = 2 (a GPU is free).
+    assertEquals(2.0, sjf.jobs().get(2).startSeconds());
+    GpuJob huge = new GpuJob("huge", 0, 1, List.of(task("h", 1000, 8, 1000)));
+    assertEquals(1, Replay.run(cluster, List.of(huge), Placement.bestFit(), Replay.Order.FIFO, 1)
+        .unschedulable());
+  }
+}
