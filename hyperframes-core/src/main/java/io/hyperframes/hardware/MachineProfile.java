@@ -72,10 +72,7 @@ public final class MachineProfile {
 
     /** The median of the repeats. */
     public double median() {
-      double[] s = samples.clone();
-      Arrays.sort(s);
-      int n = s.length;
-      return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+      return com.google.common.math.Quantiles.median().compute(samples);
     }
 
     /** The smallest repeat. */

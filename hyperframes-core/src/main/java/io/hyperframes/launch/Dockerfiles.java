@@ -94,16 +94,12 @@ final class Dockerfiles {
     return new LaunchConfigs.Emitted(d.toString(), notes);
   }
 
+  /** {@code s} as a JSON string literal (the exec form of CMD is a JSON array). */
   static String jsonString(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        default -> b.append(c);
-      }
+    try {
+      return io.hyperframes.json.Json.mapper().writeValueAsString(s);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
     }
-    return b.append('"').toString();
   }
 }

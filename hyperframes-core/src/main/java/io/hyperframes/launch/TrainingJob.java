@@ -18,8 +18,8 @@ import java.util.Map;
  * arguments, the environment.
  */
 record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engine engine,
-    int devices, int pods, int gpusPerPod, int loaderWorkers, int prefetch, double shmBytes,
-    double shmNeedBytes, int cpusPerPod, boolean rdma, Map<String, String> env,
+    int devices, int pods, int gpusPerPod, double shmBytes, int cpusPerPod, boolean rdma,
+    Map<String, String> env,
     List<String> engineArgs, String deepspeedConfig, List<String> notes) {
 
   /** Port of the torch.distributed rendezvous (torchrun's default master port). */
@@ -33,10 +33,10 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
     int pods = (devices + perNode - 1) / perNode;
     int workers = intGolden(plan, "dataLoaderWorkers", 2);
     int prefetch = intGolden(plan, "prefetchDepth", Math.max(2, 2 * workers));
-    double need = GoldenParameters.loaderSharedMemoryBytes(perNode, workers, prefetch,
-        l.microBatch(), GoldenParameters.loaderSampleBytes(model));
+    // The golden table has it whenever the plan has a step time; else the same rule here.
     double shm = doubleGolden(plan, "sharedMemoryBytesPerNode",
-        Math.max(1L << 30, 2 * need));
+        GoldenParameters.sharedMemoryBytes(GoldenParameters.loaderSharedMemoryBytes(perNode,
+            workers, prefetch, l.microBatch(), GoldenParameters.loaderSampleBytes(model))));
     int hostCores = cluster.hostCoresPerNode() > 0 ? cluster.hostCoresPerNode() : 8 * perNode;
     // One core per rank for the training process and one per loader worker, at most the node's.
     int cpus = Math.min(hostCores, perNode * (workers + 1));
@@ -85,8 +85,8 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
         env.put("CUDA_DEVICE_MAX_CONNECTIONS", "1");
       }
     }
-    return new TrainingJob(plan, model, options, engine, devices, pods, perNode, workers,
-        prefetch, shm, need, cpus, rdma, env, List.copyOf(args), ds, notes);
+    return new TrainingJob(plan, model, options, engine, devices, pods, perNode, shm, cpus,
+        rdma, env, List.copyOf(args), ds, notes);
   }
 
   private static double doubleGolden(Plan plan, String name, double otherwise) {

@@ -53,10 +53,7 @@ public record BenchmarkRecord(String schema, Map<String, String> conditions,
 
     /** The median of the samples. */
     public double median() {
-      double[] s = samples.clone();
-      Arrays.sort(s);
-      int n = s.length;
-      return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+      return com.google.common.math.Quantiles.median().compute(samples);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.hyperframes.runtime;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.math.Quantiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -151,19 +152,14 @@ public record Comparison(List<MetricChange> metrics, List<String> onlyInOne,
     int n = samples.length / size;
     double[] out = new double[Math.max(n, 1)];
     if (n == 0) {
-      out[0] = median(samples.clone());
+      out[0] = Quantiles.median().compute(samples);
       return out;
     }
     for (int i = 0; i < n; i++) {
-      out[i] = median(java.util.Arrays.copyOfRange(samples, i * size, (i + 1) * size));
+      out[i] = Quantiles.median().compute(java.util.Arrays.copyOfRange(samples, i * size,
+          (i + 1) * size));
     }
     return out;
-  }
-
-  private static double median(double[] v) {
-    java.util.Arrays.sort(v);
-    int n = v.length;
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   }
 
   /** Lag-1 sample autocorrelation (0 for a constant series). */

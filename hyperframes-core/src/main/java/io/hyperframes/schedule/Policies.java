@@ -120,21 +120,11 @@ final class Policies {
 
     @Override
     public int score(NodeView node, GpuPod pod, RandomGenerator rng) {
+      if (pod.gpus() == 1 && pod.gpuMilli() < 1000) {
+        return bestShare(node, pod)[1];
+      }
       int[] g = left(node);
       double before = fragmentation(target, node.cpuLeft(), g, node.node().model());
-      if (pod.gpus() == 1 && pod.gpuMilli() < 1000) {
-        int best = -1;
-        for (int i = 0; i < g.length; i++) {
-          if (g[i] >= pod.gpuMilli()) {
-            g[i] -= pod.gpuMilli();
-            int s = sigmoidScore(before, fragmentation(target, node.cpuLeft() - pod.cpuMilli(),
-                g, node.node().model()));
-            g[i] += pod.gpuMilli();
-            best = Math.max(best, s);
-          }
-        }
-        return best;
-      }
       ClusterState.takeWhole(g, pod.gpus());
       return sigmoidScore(before, fragmentation(target, node.cpuLeft() - pod.cpuMilli(), g,
           node.node().model()));
@@ -142,6 +132,14 @@ final class Policies {
 
     @Override
     public int shareGpu(NodeView node, GpuPod pod, RandomGenerator rng) {
+      return bestShare(node, pod)[0];
+    }
+
+    /**
+     * For a shared task: the first GPU whose use grows fragmentation least, and that score
+     * ({-1, MIN_VALUE} when none has room).
+     */
+    private int[] bestShare(NodeView node, GpuPod pod) {
       int[] g = left(node);
       double before = fragmentation(target, node.cpuLeft(), g, node.node().model());
       int bestGpu = -1;
@@ -158,7 +156,7 @@ final class Policies {
           }
         }
       }
-      return bestGpu;
+      return new int[] {bestGpu, best};
     }
   }
 }

@@ -1,7 +1,6 @@
 package io.hyperframes.schedule;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static com.google.common.base.Preconditions.checkState;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -87,6 +86,7 @@ public final class Replay {
     SplittableRandom rng = new SplittableRandom(seed);
     ClusterState state = new ClusterState(nodes);
     ClusterState.View view = state.new View();
+    int[] feasible = new int[nodes.size()];
     int[] rank = new int[nodes.size()];
     for (int i = 0; i < rank.length; i++) {
       rank[i] = i;
@@ -107,7 +107,6 @@ public final class Replay {
         .comparingDouble(Running::finish).thenComparingInt(Running::job));
     ClusterState empty = new ClusterState(nodes);
     int unschedulable = 0;
-    boolean[] never = new boolean[arrivals.size()];
     int next = 0;
     double now = 0;
     double busy = 0;
@@ -136,19 +135,18 @@ public final class Replay {
         if (fitsEmpty(empty, arrivals.get(next))) {
           queue.add(next);
         } else {
-          never[next] = true;
           unschedulable++;
         }
         next++;
       }
       while (!queue.isEmpty()) {
         int j = queue.peek();
-        Running placed = tryStart(state, view, rank, placement, rng, arrivals.get(j), j, now);
+        Running placed = tryStart(state, view, rank, placement, rng, arrivals.get(j), j, now,
+            feasible);
         if (placed == null && running.isEmpty()) {
           // Not even the empty cluster takes it under this policy (its members, placed one by
           // one, leave no room for the last): it would block the queue forever.
           queue.poll();
-          never[j] = true;
           unschedulable++;
           continue;
         }
@@ -207,37 +205,23 @@ public final class Replay {
 
   /** Places every member or none (gang); the placement if all fit. */
   private static Running tryStart(ClusterState state, ClusterState.View view, int[] rank,
-      Placement placement, SplittableRandom rng, GpuJob job, int index, double now) {
+      Placement placement, SplittableRandom rng, GpuJob job, int index, double now,
+      int[] feasible) {
     int k = job.members().size();
     int[] nodes = new int[k];
     int[][] gpus = new int[k][];
-    int n = state.nodes.length;
     for (int m = 0; m < k; m++) {
-      GpuPod p = job.members().get(m);
-      int best = -1;
-      int bestScore = Integer.MIN_VALUE;
-      for (int i = 0; i < n; i++) {
-        if (state.fits(i, p)) {
-          view.n = i;
-          int s = placement.score(view, p, rng);
-          if (best < 0 || s > bestScore || (s == bestScore && rank[i] < rank[best])) {
-            best = i;
-            bestScore = s;
-          }
-        }
-      }
-      if (best < 0) {
+      Schedule.Placed p = Schedule.place(state, view, rank, placement, rng, job.members().get(m),
+          feasible);
+      if (p == null) {
         for (int r = m - 1; r >= 0; r--) {
           state.release(nodes[r], job.members().get(r), gpus[r]);
         }
         return null;
       }
-      view.n = best;
-      int share = p.gpus() == 1 && p.gpuMilli() < 1000 ? placement.shareGpu(view, p, rng) : -1;
-      nodes[m] = best;
-      gpus[m] = state.place(best, p, share);
+      nodes[m] = p.node();
+      gpus[m] = p.gpus();
     }
-    checkState(k > 0, "a job has members");
     return new Running(now + job.durationSeconds(), index, nodes, gpus);
   }
 }

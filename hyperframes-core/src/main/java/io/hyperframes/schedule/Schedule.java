@@ -166,8 +166,7 @@ public final class Schedule {
   static ScheduleResult replay(ClusterState state, List<GpuPod> order, int[] rank,
       Placement placement, SplittableRandom rng, long seed) {
     ClusterState.View view = state.new View();
-    int n = state.nodes.length;
-    int[] feasible = new int[n];
+    int[] feasible = new int[state.nodes.length];
     long arrived = 0;
     int placed = 0;
     int failed = 0;
@@ -177,31 +176,9 @@ public final class Schedule {
     int[] count = new int[columns];
     for (GpuPod pod : order) {
       arrived += pod.totalGpuMilli();
-      int k = 0;
-      for (int i = 0; i < n; i++) {
-        if (state.fits(i, pod)) {
-          feasible[k++] = i;
-        }
-      }
-      if (k == 0) {
+      if (place(state, view, rank, placement, rng, pod, feasible) == null) {
         failed++;
       } else {
-        int best = feasible[0];
-        if (k > 1) {
-          int bestScore = Integer.MIN_VALUE;
-          for (int j = 0; j < k; j++) {
-            view.n = feasible[j];
-            int score = placement.score(view, pod, rng);
-            if (score > bestScore || (score == bestScore && rank[feasible[j]] < rank[best])) {
-              bestScore = score;
-              best = feasible[j];
-            }
-          }
-        }
-        view.n = best;
-        int gpu = pod.gpus() == 1 && pod.gpuMilli() < 1000
-            ? placement.shareGpu(view, pod, rng) : -1;
-        state.place(best, pod, gpu);
         placed++;
       }
       if (state.capacityMilli > 0) {
@@ -222,6 +199,43 @@ public final class Schedule {
     return new ScheduleResult(placement.name(), seed, order.size(), placed, failed,
         state.capacityMilli, arrived, state.allocatedMilli, curve);
   }
+
+  /**
+   * Places {@code pod} where {@code placement} scores highest among the nodes it fits on (ties:
+   * the lowest {@code rank}; a single feasible node is taken without scoring, as the published
+   * simulator's scheduler does); returns the node and the GPUs taken, or null when no node fits.
+   * {@code feasible} is scratch space of one entry per node.
+   */
+  static Placed place(ClusterState state, ClusterState.View view, int[] rank,
+      Placement placement, SplittableRandom rng, GpuPod pod, int[] feasible) {
+    int k = 0;
+    for (int i = 0; i < state.nodes.length; i++) {
+      if (state.fits(i, pod)) {
+        feasible[k++] = i;
+      }
+    }
+    if (k == 0) {
+      return null;
+    }
+    int best = feasible[0];
+    if (k > 1) {
+      int bestScore = Integer.MIN_VALUE;
+      for (int j = 0; j < k; j++) {
+        view.n = feasible[j];
+        int score = placement.score(view, pod, rng);
+        if (score > bestScore || (score == bestScore && rank[feasible[j]] < rank[best])) {
+          bestScore = score;
+          best = feasible[j];
+        }
+      }
+    }
+    view.n = best;
+    int gpu = pod.gpus() == 1 && pod.gpuMilli() < 1000 ? placement.shareGpu(view, pod, rng) : -1;
+    return new Placed(best, state.place(best, pod, gpu));
+  }
+
+  /** Where a task went: its node and the GPUs it took there. */
+  record Placed(int node, int[] gpus) {}
 
   private static long sumDemand(List<GpuPod> order) {
     long t = 0;

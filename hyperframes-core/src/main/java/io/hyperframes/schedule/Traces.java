@@ -46,7 +46,7 @@ public final class Traces {
   public static Read<GpuNode> openbNodes(Path file) {
     Csv csv = Csv.open(file, "sn", "cpu_milli", "memory_mib", "gpu", "model");
     List<GpuNode> out = new ArrayList<>();
-    for (String[] row : csv.rows()) {
+    for (Csv.Row row : csv.rows()) {
       int gpus = (int) csv.integer(row, "gpu", 0, 64);
       String model = csv.text(row, "model", true);
       if (model.equals("nan")) {
@@ -71,7 +71,7 @@ public final class Traces {
     Csv csv = Csv.open(file, "name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
         "gpu_spec", "creation_time", "deletion_time");
     List<GpuPod> out = new ArrayList<>();
-    for (String[] row : csv.rows()) {
+    for (Csv.Row row : csv.rows()) {
       int gpus = (int) csv.integer(row, "num_gpu", 0, 1024);
       int milli = (int) csv.integer(row, "gpu_milli", 0, 1000);
       if (gpus == 0) {
@@ -97,8 +97,10 @@ public final class Traces {
   static final class Csv {
     private final Path file;
     private final Map<String, Integer> columns = new HashMap<>();
-    private final List<String[]> rows = new ArrayList<>();
-    private final Map<String[], Integer> lines = new java.util.IdentityHashMap<>();
+    private final List<Row> rows = new ArrayList<>();
+
+    /** One data row and the line it is on. */
+    record Row(int line, String[] fields) {}
 
     private Csv(Path file) {
       this.file = file;
@@ -130,8 +132,7 @@ public final class Traces {
             throw new IllegalArgumentException(String.format("%s:%d: %d fields, the header has"
                 + " %d", file, n, fields.length, names.length));
           }
-          c.rows.add(fields);
-          c.lines.put(fields, n);
+          c.rows.add(new Row(n, fields));
         }
       } catch (IOException e) {
         throw new IllegalArgumentException("trace: cannot read " + file + ": " + e.getMessage(),
@@ -140,19 +141,19 @@ public final class Traces {
       return c;
     }
 
-    List<String[]> rows() {
+    List<Row> rows() {
       return rows;
     }
 
-    String text(String[] row, String column, boolean emptyAllowed) {
-      String v = row[columns.get(column)].strip();
+    String text(Row row, String column, boolean emptyAllowed) {
+      String v = row.fields()[columns.get(column)].strip();
       if (v.isEmpty() && !emptyAllowed) {
         throw error(row, column, "must not be empty");
       }
       return v;
     }
 
-    long integer(String[] row, String column, long min, long max) {
+    long integer(Row row, String column, long min, long max) {
       String v = text(row, column, false);
       long value;
       try {
@@ -174,9 +175,9 @@ public final class Traces {
       return value;
     }
 
-    IllegalArgumentException error(String[] row, String column, String message) {
+    IllegalArgumentException error(Row row, String column, String message) {
       return new IllegalArgumentException(String.format("%s:%d: column %s (%d): %s", file,
-          lines.get(row), column, columns.get(column) + 1, message));
+          row.line(), column, columns.get(column) + 1, message));
     }
   }
 }

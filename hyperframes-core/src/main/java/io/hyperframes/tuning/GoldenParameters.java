@@ -75,7 +75,7 @@ public final class GoldenParameters {
     double sampleBytes = loaderSampleBytes(model);
     double shmNeed = loaderSharedMemoryBytes(perNode, workers, Math.max(2, 2 * workers),
         l.microBatch(), sampleBytes);
-    double shm = Math.max(1.0, Math.ceil(2 * shmNeed / (1L << 30))) * (1L << 30);
+    double shm = sharedMemoryBytes(shmNeed);
     out.add(new GoldenParameter("sharedMemoryBytesPerNode", shm, "bytes", fmt(
         "/dev/shm of a node: loader workers hand batches to the training process through shared"
             + " memory (PyTorch DataLoader, torch.multiprocessing); %d devices x %d workers x %d"
@@ -153,6 +153,14 @@ public final class GoldenParameters {
   public static double loaderSharedMemoryBytes(int devicesPerNode, int workers, int prefetch,
       int microBatch, double sampleBytes) {
     return (double) devicesPerNode * workers * prefetch * microBatch * sampleBytes;
+  }
+
+  /**
+   * The {@code /dev/shm} to give a node whose loaders hold {@code needBytes}: twice that, in
+   * whole GiB, at least 1 GiB.
+   */
+  public static double sharedMemoryBytes(double needBytes) {
+    return Math.max(1.0, Math.ceil(2 * needBytes / (1L << 30))) * (1L << 30);
   }
 
   private static GoldenParameter bucket(TrainingEstimate e, Cluster cluster, Layout l,

@@ -93,12 +93,11 @@ final class ScheduleCommand implements Callable<Integer> {
         err.flush();
       }
       double[] at = runs.stream().mapToDouble(r -> columnValue(r, column)).toArray();
-      double[] sorted = at.clone();
-      Arrays.sort(sorted);
       ObjectNode o = out.addObject();
       o.put("policy", placement.name());
       o.put("allocationRatioMean", Arrays.stream(at).average().orElse(Double.NaN) / 100);
-      o.put("allocationRatioMedian", median(sorted) / 100);
+      o.put("allocationRatioMedian", com.google.common.math.Quantiles.median().compute(at)
+          / 100);
       o.put("failedMean", runs.stream().mapToInt(ScheduleResult::failed).average().orElse(0));
       ArrayNode per = o.putArray("seeds");
       for (int i = 0; i < runs.size(); i++) {
@@ -186,11 +185,6 @@ final class ScheduleCommand implements Callable<Integer> {
       }
     }
     return 100 * r.allocationRatio();
-  }
-
-  private static double median(double[] sorted) {
-    int n = sorted.length;
-    return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   }
 
   private static long[] seeds(String text) {

@@ -51,10 +51,7 @@ final class StepPrediction {
   static ObjectNode json(StepMeter meter, MachineProfile profile, String from, String recipe) {
     ObjectNode o = Json.mapper().createObjectNode();
     double[] steps = meter.stepSeconds();
-    double[] sorted = steps.clone();
-    java.util.Arrays.sort(sorted);
-    int n = sorted.length;
-    double measured = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    double measured = com.google.common.math.Quantiles.median().compute(steps);
     StepMeter.Summary summary = meter.summary();
     TimeBreakdown p = time(profile, recipe);
     MachineProfile g = generic();

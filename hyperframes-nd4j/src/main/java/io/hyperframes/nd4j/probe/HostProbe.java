@@ -138,6 +138,14 @@ public final class HostProbe {
 
   /** Seconds per call of {@code repeats} repeats of a timed loop, after a warm-up. */
   private static double[] time(Runnable call, double seconds) {
+    return time(call, seconds, null);
+  }
+
+  /**
+   * As {@link #time(Runnable, double)}, running {@code between} (untimed) before every call;
+   * only the calls are timed.
+   */
+  private static double[] time(Runnable call, double seconds, Runnable between) {
     for (int i = 0; i < 3; i++) {
       call.run();
     }
@@ -145,14 +153,18 @@ public final class HostProbe {
     long perRepeat = (long) (seconds / REPEATS * 1e9);
     for (int r = 0; r < REPEATS; r++) {
       long start = System.nanoTime();
+      long inCalls = 0;
       int calls = 0;
-      long elapsed;
       do {
+        if (between != null) {
+          between.run();
+        }
+        long t0 = System.nanoTime();
         call.run();
+        inCalls += System.nanoTime() - t0;
         calls++;
-        elapsed = System.nanoTime() - start;
-      } while (elapsed < perRepeat);
-      out[r] = elapsed / 1e9 / calls;
+      } while (System.nanoTime() - start < perRepeat);
+      out[r] = inCalls / 1e9 / calls;
     }
     return out;
   }
@@ -168,35 +180,6 @@ public final class HostProbe {
     return time(() -> Matmul.gemm(a, false, w, false, c, 1f, 0f), seconds);
   }
 
-  /**
-   * As {@link #time}, but each call starts with cold caches: between calls (untimed) a buffer
-   * twice the size of a large last-level cache is written, as a training step's other layers and
-   * its optimizer pass stream far more than the caches hold between a layer's forward and its
-   * next one.
-   */
-  private static double[] timeCold(Runnable call, double seconds, double[] flush) {
-    for (int i = 0; i < 3; i++) {
-      call.run();
-    }
-    double[] out = new double[REPEATS];
-    long perRepeat = (long) (seconds / REPEATS * 1e9);
-    double fill = 0;
-    for (int r = 0; r < REPEATS; r++) {
-      long start = System.nanoTime();
-      long inCalls = 0;
-      int calls = 0;
-      do {
-        java.util.Arrays.fill(flush, fill++);
-        long t0 = System.nanoTime();
-        call.run();
-        inCalls += System.nanoTime() - t0;
-        calls++;
-      } while (System.nanoTime() - start < perRepeat);
-      out[r] = inCalls / 1e9 / calls;
-    }
-    return out;
-  }
-
   private static double[][] dense(NumberFormat f, int batch, int in, int out, double seconds) {
     FusedDense layer = FusedDense.of(Activation.RELU,
         f == NumberFormat.BF16 ? FusedDense.Precision.BF16 : FusedDense.Precision.FP32);
@@ -209,11 +192,15 @@ public final class HostProbe {
     INDArray dx = Nd4j.createUninitialized(DataType.FLOAT, batch, in);
     INDArray dw = Nd4j.createUninitialized(DataType.FLOAT, in, out);
     INDArray db = Nd4j.createUninitialized(DataType.FLOAT, 1, out);
+    // Each call on cold caches: between calls (untimed) a buffer twice the size of a large
+    // last-level cache is written, as a training step's other layers and its optimizer pass
+    // stream far more than the caches hold between a layer's forward and its next one.
     double[] flush = new double[FLUSH_DOUBLES];
-    double[] forward = timeCold(() -> layer.forwardTrainingInto(x, w, bias, null, y, z), seconds,
-        flush);
-    double[] backward = timeCold(() -> layer.backwardInto(x, w, z, dy, dx, dw, db), seconds,
-        flush);
+    double[] fill = {0};
+    Runnable evict = () -> java.util.Arrays.fill(flush, fill[0]++);
+    double[] forward = time(() -> layer.forwardTrainingInto(x, w, bias, null, y, z), seconds,
+        evict);
+    double[] backward = time(() -> layer.backwardInto(x, w, z, dy, dx, dw, db), seconds, evict);
     return new double[][] {forward, backward};
   }
 
