@@ -93,6 +93,23 @@ public final class Traces {
     return new Read<>(out, Map.of());
   }
 
+  /**
+   * A workload of the Pollux artifact ({@code petuum/adaptdl} osdi21-artifact,
+   * {@code simulator/workloads/workload-N.csv}: {@code name, time, application, num_replicas,
+   * batch_size}): training jobs with their submission second, GPU count and batch size.
+   */
+  public static Read<GoodputReplay.Job> polluxWorkload(Path file) {
+    Csv csv = Csv.open(file, "name", "time", "application", "num_replicas", "batch_size");
+    List<GoodputReplay.Job> out = new ArrayList<>();
+    for (Csv.Row row : csv.rows()) {
+      out.add(new GoodputReplay.Job(csv.text(row, "name", false), csv.integer(row, "time", 0,
+          Long.MAX_VALUE / 4), csv.text(row, "application", false),
+          (int) csv.integer(row, "num_replicas", 1, 1 << 16),
+          (int) csv.integer(row, "batch_size", 1, Integer.MAX_VALUE)));
+    }
+    return new Read<>(out, Map.of());
+  }
+
   /** A small CSV reader: a header row, comma-separated fields, no quoting (as these traces). */
   static final class Csv {
     private final Path file;
@@ -173,6 +190,20 @@ public final class Traces {
         throw error(row, column, "must be in [" + min + ", " + max + "], got " + value);
       }
       return value;
+    }
+
+    double number(Row row, String column) {
+      String v = text(row, column, false);
+      double d;
+      try {
+        d = Double.parseDouble(v);
+      } catch (NumberFormatException e) {
+        throw error(row, column, "must be a number, got '" + v + "'");
+      }
+      if (!Double.isFinite(d)) {
+        throw error(row, column, "must be finite, got '" + v + "'");
+      }
+      return d;
     }
 
     IllegalArgumentException error(Row row, String column, String message) {

@@ -3,9 +3,11 @@ package io.hyperframes.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.json.Json;
+import io.hyperframes.schedule.GoodputReplay;
 import io.hyperframes.schedule.GpuNode;
 import io.hyperframes.schedule.GpuPod;
 import io.hyperframes.schedule.Placement;
+import io.hyperframes.schedule.RoundPolicy;
 import io.hyperframes.schedule.Schedule;
 import io.hyperframes.schedule.ScheduleResult;
 import io.hyperframes.schedule.TargetWorkload;
@@ -23,9 +25,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code hyperframes schedule}: replay a GPU cluster trace under placement policies. */
 @Command(name = "schedule", mixinStandardHelpOptions = true,
-    description = "Replay a GPU-sharing cluster trace (Alibaba openb format) on a node list under"
-        + " placement policies (random, bestfit, fgd) and report the GPU allocation ratio, as the"
-        + " published simulator of Weng et al. (ATC'23) does (docs/scheduling.md).")
+    description = "Replay a GPU cluster trace under scheduling policies. --mode allocation"
+        + " (default) and time replay an Alibaba openb task list on its node list under placement"
+        + " policies (random, bestfit, fgd), as the simulator of Weng et al. (ATC'23) does;"
+        + " --mode goodput replays training jobs whose progress follows measured throughput and"
+        + " statistical efficiency (the Pollux artifact's workloads) under round policies"
+        + " (tiresias, fifo) (docs/scheduling.md).")
 final class ScheduleCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -34,13 +39,31 @@ final class ScheduleCommand implements Callable<Integer> {
       description = "Task list (openb_pod_list_*.csv).")
   Path trace;
 
-  @Option(names = "--cluster", required = true, paramLabel = "FILE",
-      description = "Node list (openb_node_list_*.csv).")
+  @Option(names = "--cluster", paramLabel = "FILE",
+      description = "Node list (openb_node_list_*.csv); modes allocation and time.")
   Path cluster;
 
-  @Option(names = "--policy", defaultValue = "fgd", split = ",",
-      description = "Placement policies, comma-separated: random, bestfit, fgd (default fgd).")
+  @Option(names = "--policy", split = ",",
+      description = "Policies, comma-separated: random, bestfit, fgd (modes allocation and"
+          + " time, default fgd); tiresias, fifo (mode goodput, default tiresias).")
   List<String> policies;
+
+  @Option(names = "--applications", paramLabel = "FILE",
+      description = "Mode goodput: the application index (docs/validation/pollux/"
+          + "applications.json), with each application's tables in traces/NAME/ beside it.")
+  Path applications;
+
+  @Option(names = "--nodes", defaultValue = "16",
+      description = "Mode goodput: nodes in the cluster (default 16, the artifact's).")
+  int nodeCount;
+
+  @Option(names = "--gpus-per-node", defaultValue = "4",
+      description = "Mode goodput: GPUs per node, 1-9 (default 4).")
+  int gpusPerNode;
+
+  @Option(names = "--interval", defaultValue = "60",
+      description = "Mode goodput: scheduling interval in seconds (default 60).")
+  int interval;
 
   @Option(names = "--inflate", defaultValue = "1.3",
       description = "Demand to reach as a multiple of GPU capacity (default 1.3).")
@@ -55,8 +78,9 @@ final class ScheduleCommand implements Callable<Integer> {
 
   @Option(names = "--mode", defaultValue = "allocation",
       description = "allocation (default: arrivals without departures, the GPU allocation"
-          + " ratio) or time (each task a job at its creation time for its trace duration,"
-          + " queued; JCT, queueing delay, utilisation).")
+          + " ratio), time (each task a job at its creation time for its trace duration,"
+          + " queued; JCT, queueing delay, utilisation) or goodput (training jobs of a Pollux"
+          + " workload, --trace workload-N.csv, progressing by measured goodput in rounds).")
   String mode;
 
   @Option(names = "--queue", defaultValue = "fifo",
@@ -66,11 +90,22 @@ final class ScheduleCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     long[] range = seeds(seeds);
+    if (mode.equals("goodput")) {
+      return goodputReplay();
+    }
+    if (!mode.equals("allocation") && !mode.equals("time")) {
+      throw new IllegalArgumentException("--mode: expected allocation, time or goodput, got "
+          + mode);
+    }
+    if (cluster == null) {
+      throw new IllegalArgumentException("--cluster: the node list is required in mode "
+          + mode);
+    }
+    if (policies == null) {
+      policies = List.of("fgd");
+    }
     if (mode.equals("time")) {
       return timeReplay(range[0]);
-    }
-    if (!mode.equals("allocation")) {
-      throw new IllegalArgumentException("--mode: expected allocation or time, got " + mode);
     }
     Traces.Read<GpuNode> nodes = Traces.openbNodes(cluster);
     Traces.Read<GpuPod> pods = Traces.openbPods(trace);
@@ -169,6 +204,85 @@ final class ScheduleCommand implements Callable<Integer> {
             p.get("p50JctSeconds").asDouble(), p.get("p99JctSeconds").asDouble(),
             p.get("meanQueueingSeconds").asDouble(), 100 * p.get("utilisation").asDouble(),
             p.get("unschedulable").asInt());
+      }
+    }
+    o.flush();
+    return 0;
+  }
+
+  private int goodputReplay() throws Exception {
+    if (applications == null) {
+      throw new IllegalArgumentException("--applications: the application index is required in"
+          + " mode goodput (docs/validation/pollux/applications.json)");
+    }
+    if (nodeCount < 1 || nodeCount > 100_000) {
+      throw new IllegalArgumentException("--nodes: must be in [1, 100000], got " + nodeCount);
+    }
+    if (gpusPerNode < 1 || gpusPerNode > 9) {
+      throw new IllegalArgumentException("--gpus-per-node: must be in [1, 9], got "
+          + gpusPerNode);
+    }
+    if (interval < 1) {
+      throw new IllegalArgumentException("--interval: must be >= 1 second, got " + interval);
+    }
+    int[] cluster = new int[nodeCount];
+    java.util.Arrays.fill(cluster, gpusPerNode);
+    var apps = io.hyperframes.schedule.ApplicationProfile.readAll(applications);
+    List<GoodputReplay.Job> jobs = Traces.polluxWorkload(trace).items();
+    ObjectNode root = Json.mapper().createObjectNode();
+    root.put("mode", "goodput");
+    root.put("jobs", jobs.size());
+    root.put("nodes", nodeCount);
+    root.put("gpusPerNode", gpusPerNode);
+    root.put("intervalSeconds", interval);
+    ArrayNode out = root.putArray("policies");
+    var err = spec.commandLine().getErr();
+    for (String name : policies == null ? List.of("tiresias") : policies) {
+      java.util.function.Supplier<RoundPolicy> policy = switch (name) {
+        case "tiresias" -> RoundPolicy::tiresias;
+        case "fifo" -> RoundPolicy::fifo;
+        default -> throw new IllegalArgumentException("--policy: mode goodput knows tiresias and"
+            + " fifo, got " + name);
+      };
+      GoodputReplay.Result r = GoodputReplay.run(cluster, jobs, apps, policy, interval,
+          () -> false);
+      err.printf(Locale.ROOT, "schedule: %s done, %d rounds%n", name, r.rounds());
+      err.flush();
+      ObjectNode po = out.addObject().put("policy", r.policy())
+          .put("meanJctSeconds", r.meanJctSeconds())
+          .put("p50JctSeconds", r.jctPercentileSeconds(50))
+          .put("p99JctSeconds", r.jctPercentileSeconds(99))
+          .put("makespanSeconds", r.makespanSeconds()).put("utilisation", r.utilisation())
+          .put("preemptions", r.preemptions()).put("unschedulable", r.unschedulable());
+      ArrayNode per = po.putArray("jobs");
+      for (GoodputReplay.JobRecord j : r.jobs()) {
+        ObjectNode jo = per.addObject().put("name", j.job().name())
+            .put("application", j.job().application()).put("gpus", j.job().gpus())
+            .put("arrivalSeconds", j.job().arrivalSeconds());
+        if (Double.isNaN(j.finishSeconds())) {
+          jo.putNull("startSeconds").putNull("finishSeconds").putNull("jctSeconds");
+        } else {
+          jo.put("startSeconds", j.startSeconds()).put("finishSeconds", j.finishSeconds())
+              .put("jctSeconds", j.jctSeconds());
+        }
+        jo.put("restarts", j.restarts()).put("preemptions", j.preemptions())
+            .put("gpuSeconds", j.gpuSeconds());
+      }
+    }
+    var o = spec.commandLine().getOut();
+    if (format == Format.json) {
+      o.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      o.printf(Locale.ROOT, "%d training jobs on %d nodes x %d GPUs, %d s rounds%n",
+          jobs.size(), nodeCount, gpusPerNode, interval);
+      o.printf(Locale.ROOT, "%-9s %14s %14s %14s %14s %11s %12s%n", "policy", "mean JCT (s)",
+          "p50 JCT (s)", "p99 JCT (s)", "makespan (s)", "GPU alloc.", "preemptions");
+      for (var p : out) {
+        o.printf(Locale.ROOT, "%-9s %14.2f %14.0f %14.0f %14.0f %10.1f%% %12d%n",
+            p.get("policy").asText(), p.get("meanJctSeconds").asDouble(),
+            p.get("p50JctSeconds").asDouble(), p.get("p99JctSeconds").asDouble(),
+            p.get("makespanSeconds").asDouble(), 100 * p.get("utilisation").asDouble(),
+            p.get("preemptions").asInt());
       }
     }
     o.flush();
