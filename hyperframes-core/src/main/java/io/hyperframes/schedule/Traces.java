@@ -110,6 +110,63 @@ public final class Traces {
     return new Read<>(out, Map.of());
   }
 
+  private static final java.time.format.DateTimeFormatter PHILLY_TIME =
+      java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
+  /**
+   * Microsoft's Philly trace as the Pollux artifact keeps it ({@code petuum/adaptdl}
+   * osdi21-artifact, {@code simulator/traces/philly.csv}: {@code timestamp, duration, num_gpus,
+   * gpu_time, cluster}; 82 247 jobs of Jeon et al., ATC 2019): each row a job submitted at
+   * {@code timestamp} (seconds after the trace's earliest, which becomes 0) that runs for
+   * {@code duration} seconds on {@code num_gpus} whole GPUs. The trace has no node list: a job of
+   * more than {@code gpusPerNode} GPUs becomes a gang of members of {@code gpusPerNode} GPUs
+   * (the last takes the rest), one per node. Rows are named {@code philly-LINE}.
+   *
+   * @param gpusPerNode GPUs on each node of the cluster it will be replayed on, ≥ 1
+   */
+  public static Read<GpuJob> philly(Path file, int gpusPerNode) {
+    checkArgument(gpusPerNode >= 1 && gpusPerNode <= 64, "gpusPerNode: must be in [1, 64], got"
+        + " %s", gpusPerNode);
+    Csv csv = Csv.open(file, "timestamp", "duration", "num_gpus");
+    long[] at = new long[csv.rows().size()];
+    long first = Long.MAX_VALUE;
+    for (int i = 0; i < at.length; i++) {
+      Csv.Row row = csv.rows().get(i);
+      String t = csv.text(row, "timestamp", false);
+      try {
+        at[i] = java.time.LocalDateTime.parse(t, PHILLY_TIME)
+            .toEpochSecond(java.time.ZoneOffset.UTC);
+      } catch (java.time.format.DateTimeParseException e) {
+        throw csv.error(row, "timestamp", "must be yyyy-MM-dd HH:mm:ss, got '" + t + "'");
+      }
+      first = Math.min(first, at[i]);
+    }
+    List<GpuJob> out = new ArrayList<>();
+    Map<String, Integer> skipped = new HashMap<>();
+    for (int i = 0; i < at.length; i++) {
+      Csv.Row row = csv.rows().get(i);
+      double duration = csv.number(row, "duration");
+      if (duration < 0) {
+        throw csv.error(row, "duration", "must be >= 0, got " + duration);
+      }
+      int gpus = (int) csv.integer(row, "num_gpus", 0, 1 << 16);
+      if (gpus == 0) {
+        skipped.merge("no GPU", 1, Integer::sum);
+        continue;
+      }
+      String name = "philly-" + row.line();
+      double arrival = at[i] - first;
+      List<GpuPod> members = new ArrayList<>();
+      for (int left = gpus, m = 0; left > 0; m++) {
+        int g = Math.min(gpusPerNode, left);
+        members.add(new GpuPod(name + "-" + m, 0, 0, g, 1000, Set.of(), arrival, duration));
+        left -= g;
+      }
+      out.add(new GpuJob(name, arrival, Math.max(1, duration), members));
+    }
+    return new Read<>(out, skipped);
+  }
+
   /** A small CSV reader: a header row, comma-separated fields, no quoting (as these traces). */
   static final class Csv {
     private final Path file;

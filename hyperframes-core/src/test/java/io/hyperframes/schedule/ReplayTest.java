@@ -96,4 +96,40 @@ class ReplayTest {
     assertEquals(1, Replay.run(cluster, List.of(huge), Placement.bestFit(), Replay.Order.FIFO, 1)
         .unschedulable());
   }
+
+  @Test
+  void phillyExcerptReadsAsGangsOfWholeGpus() throws Exception {
+    java.nio.file.Path file = java.nio.file.Path.of("..", "docs", "validation", "pollux",
+        "philly-head-2000.csv");
+    Traces.Read<GpuJob> read = Traces.philly(file, 8);
+    assertEquals(2000, read.items().size());
+    assertEquals(0, read.items().stream().mapToDouble(GpuJob::arrivalSeconds).min()
+        .getAsDouble());
+    // Row 1 (line 2): 2017-10-09 07:01:55, 66 s, 1 GPU.
+    GpuJob first = read.items().get(0);
+    assertEquals("philly-2", first.name());
+    assertEquals(66, first.durationSeconds());
+    assertEquals(1, first.members().size());
+    for (GpuJob j : read.items()) {
+      int gpus = j.members().stream().mapToInt(GpuPod::gpus).sum();
+      assertTrue(j.members().stream().allMatch(m -> m.gpus() >= 1 && m.gpus() <= 8
+          && m.gpuMilli() == 1000), j.name());
+      assertEquals((gpus + 7) / 8, j.members().size(), j.name());
+    }
+    List<GpuNode> nodes = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      nodes.add(new GpuNode("n" + i, 0, 0, 8, ""));
+    }
+    Replay.Result r = Replay.run(nodes, read.items(), Placement.bestFit(), Replay.Order.FIFO,
+        1);
+    assertEquals(2000, r.jobs().stream().filter(j -> !Double.isNaN(j.finishSeconds()))
+        .count() + r.unschedulable());
+    java.nio.file.Path bad = java.nio.file.Files.createTempFile("philly", ".csv");
+    java.nio.file.Files.writeString(bad, "timestamp,duration,num_gpus,gpu_time,cluster\n"
+        + "2017-10-09 07:01:55,66.0,1,66.0,a\n2017-10-09T07:01:55,66.0,1,66.0,a\n");
+    var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Traces.philly(bad, 8));
+    assertTrue(e.getMessage().contains(":3: column timestamp (1)"), e.getMessage());
+    java.nio.file.Files.delete(bad);
+  }
 }

@@ -36,7 +36,8 @@ final class ScheduleCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(names = "--trace", required = true, paramLabel = "FILE",
-      description = "Task list (openb_pod_list_*.csv).")
+      description = "Task list (openb_pod_list_*.csv); in mode time also the Philly trace"
+          + " (philly.csv, recognised by its header); in mode goodput a Pollux workload.")
   Path trace;
 
   @Option(names = "--cluster", paramLabel = "FILE",
@@ -54,11 +55,13 @@ final class ScheduleCommand implements Callable<Integer> {
   Path applications;
 
   @Option(names = "--nodes", defaultValue = "16",
-      description = "Mode goodput: nodes in the cluster (default 16, the artifact's).")
+      description = "Modes goodput and time without --cluster: nodes of a uniform cluster"
+          + " (default 16, the Pollux artifact's).")
   int nodeCount;
 
   @Option(names = "--gpus-per-node", defaultValue = "4",
-      description = "Mode goodput: GPUs per node, 1-9 (default 4).")
+      description = "Modes goodput (1-9) and time without --cluster (1-64): GPUs per node"
+          + " (default 4).")
   int gpusPerNode;
 
   @Option(names = "--interval", defaultValue = "60",
@@ -97,15 +100,15 @@ final class ScheduleCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--mode: expected allocation, time or goodput, got "
           + mode);
     }
-    if (cluster == null) {
-      throw new IllegalArgumentException("--cluster: the node list is required in mode "
-          + mode);
-    }
     if (policies == null) {
       policies = List.of("fgd");
     }
     if (mode.equals("time")) {
       return timeReplay(range[0]);
+    }
+    if (cluster == null) {
+      throw new IllegalArgumentException("--cluster: the node list is required in mode "
+          + mode);
     }
     Traces.Read<GpuNode> nodes = Traces.openbNodes(cluster);
     Traces.Read<GpuPod> pods = Traces.openbPods(trace);
@@ -168,20 +171,59 @@ final class ScheduleCommand implements Callable<Integer> {
       default -> throw new IllegalArgumentException("--queue: expected fifo or sjf, got "
           + queue);
     };
-    List<GpuNode> nodes = Traces.openbNodes(cluster).items();
-    List<GpuPod> pods = Traces.openbPods(trace).items();
-    List<io.hyperframes.schedule.GpuJob> jobs = pods.stream()
-        .map(io.hyperframes.schedule.GpuJob::of).toList();
+    List<GpuNode> nodes;
+    if (cluster != null) {
+      nodes = Traces.openbNodes(cluster).items();
+    } else {
+      if (nodeCount < 1 || nodeCount > 100_000) {
+        throw new IllegalArgumentException("--nodes: must be in [1, 100000], got " + nodeCount);
+      }
+      if (gpusPerNode < 1 || gpusPerNode > 64) {
+        throw new IllegalArgumentException("--gpus-per-node: must be in [1, 64], got "
+            + gpusPerNode);
+      }
+      nodes = new ArrayList<>();
+      for (int i = 0; i < nodeCount; i++) {
+        nodes.add(new GpuNode(String.format(Locale.ROOT, "node-%05d", i), 0, 0, gpusPerNode,
+            ""));
+      }
+    }
+    List<io.hyperframes.schedule.GpuJob> jobs;
+    List<GpuPod> pods;
+    String header;
+    try (var in = java.nio.file.Files.newBufferedReader(trace)) {
+      header = String.valueOf(in.readLine());
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("--trace: cannot read " + trace + ": " + e.getMessage());
+    }
+    boolean philly = header.contains("num_gpus") && header.contains("timestamp");
+    if (philly) {
+      int widest = nodes.stream().mapToInt(GpuNode::gpus).max().orElse(0);
+      if (widest == 0) {
+        throw new IllegalArgumentException("--cluster: no node has a GPU");
+      }
+      jobs = Traces.philly(trace, widest).items();
+      pods = jobs.stream().flatMap(j -> j.members().stream()).toList();
+    } else {
+      pods = Traces.openbPods(trace).items();
+      jobs = pods.stream().map(io.hyperframes.schedule.GpuJob::of).toList();
+    }
     TargetWorkload target = TargetWorkload.of(pods);
     ObjectNode root = Json.mapper().createObjectNode();
     root.put("mode", "time");
     root.put("queue", queue);
     root.put("jobs", jobs.size());
+    root.put("trace", philly ? "philly" : "openb");
     ArrayNode out = root.putArray("policies");
+    var err = spec.commandLine().getErr();
     for (String name : policies) {
+      long t0 = System.nanoTime();
       Placement placement = Placement.named(name, target);
       io.hyperframes.schedule.Replay.Result r = io.hyperframes.schedule.Replay.run(nodes, jobs,
           placement, order, seed);
+      err.printf(Locale.ROOT, "schedule: %s done in %.1f s%n", name,
+          (System.nanoTime() - t0) / 1e9);
+      err.flush();
       double queueing = r.jobs().stream().filter(j -> !Double.isNaN(j.startSeconds()))
           .mapToDouble(io.hyperframes.schedule.Replay.JobRecord::queueingSeconds).average()
           .orElse(Double.NaN);
