@@ -32,6 +32,39 @@ public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
         List.of(pod));
   }
 
+  /**
+   * The job a training plan becomes: the plan's devices as a gang of one member per node (each
+   * with at most the cluster's devices per node, whole GPUs of any model, no CPU or memory
+   * request), running for the plan's time to train ({@link
+   * io.hyperframes.plan.TrainingEstimate#trainingDays()}). Replay it with a trace to see when the
+   * run would start and finish in that cluster.
+   *
+   * @param plan a feasible training plan with a token budget
+   * @param name the job's name
+   * @param arrivalSeconds its submission time, ≥ 0
+   * @throws IllegalArgumentException if the plan is infeasible or has no time to train
+   */
+  public static GpuJob fromPlan(io.hyperframes.plan.Plan plan, String name,
+      double arrivalSeconds) {
+    checkArgument(plan != null, "plan: must be given");
+    checkArgument(plan.feasible() && plan.best() != null, "plan: infeasible (%s), nothing to"
+        + " schedule", plan.reasons());
+    var e = plan.best().estimate();
+    checkArgument(e.trainingDays() > 0 && Double.isFinite(e.trainingDays()), "plan: no time to"
+        + " train (workload.trainingTokens is 0), so no job duration");
+    int devices = (int) e.devices();
+    int perNode = Math.max(1, Math.min(devices, plan.request().cluster().devicesPerNode()));
+    List<GpuPod> members = new java.util.ArrayList<>();
+    double duration = e.trainingDays() * 86_400;
+    for (int left = devices, m = 0; left > 0; m++) {
+      int g = Math.min(perNode, left);
+      members.add(new GpuPod(name + "-" + m, 0, 0, g, 1000, java.util.Set.of(), arrivalSeconds,
+          duration));
+      left -= g;
+    }
+    return new GpuJob(name, arrivalSeconds, duration, members);
+  }
+
   /** GPU thousandths the job holds while it runs. */
   public long gpuMilli() {
     return members.stream().mapToLong(GpuPod::totalGpuMilli).sum();

@@ -132,4 +132,37 @@ class ReplayTest {
     assertTrue(e.getMessage().contains(":3: column timestamp (1)"), e.getMessage());
     java.nio.file.Files.delete(bad);
   }
+
+  @Test
+  void aPlanBecomesAGangThatRunsForItsTimeToTrain() {
+    io.hyperframes.plan.Plan plan = io.hyperframes.HyperFrames.plan().model("llama2-13b")
+        .accelerator("a100-sxm-80gb").devices(16)
+        .training(t -> t.precision("bf16-mixed").globalBatchSize(512).tokens(1e10)).run();
+    assertTrue(plan.feasible(), plan.reasons().toString());
+    GpuJob job = GpuJob.fromPlan(plan, "llm", 100);
+    var e = plan.best().estimate();
+    assertEquals(e.trainingDays() * 86_400, job.durationSeconds(), 1e-6);
+    assertEquals(e.devices() * 1000, job.gpuMilli());
+    int perNode = plan.request().cluster().devicesPerNode();
+    assertEquals((e.devices() + perNode - 1) / perNode, job.members().size());
+    assertTrue(job.members().stream().allMatch(m -> m.gpus() <= perNode));
+    // On a cluster of exactly its size, behind a job holding one node, it starts when that ends.
+    List<GpuNode> nodes = new ArrayList<>();
+    for (int i = 0; i < job.members().size(); i++) {
+      nodes.add(new GpuNode("n" + i, 0, 0, perNode, ""));
+    }
+    GpuJob blocker = new GpuJob("b", 0, 500, List.of(new GpuPod("b-0", 0, 0, perNode, 1000,
+        Set.of(), 0, 500)));
+    Replay.Result r = Replay.run(nodes, List.of(blocker, job), Placement.bestFit(),
+        Replay.Order.FIFO, 1);
+    Replay.JobRecord rec = r.jobs().get(1);
+    assertEquals("llm", rec.job().name());
+    assertEquals(500, rec.startSeconds());
+    assertEquals(500 + job.durationSeconds(), rec.finishSeconds(), 1e-6);
+    var bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> GpuJob.fromPlan(io.hyperframes.HyperFrames.plan().model("llama2-13b")
+            .accelerator("a100-sxm-80gb").devices(8)
+            .training(t -> t.precision("bf16-mixed").globalBatchSize(512)).run(), "x", 0));
+    assertTrue(bad.getMessage().startsWith("plan:"), bad.getMessage());
+  }
 }

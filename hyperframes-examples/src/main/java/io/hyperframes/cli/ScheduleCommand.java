@@ -64,6 +64,17 @@ final class ScheduleCommand implements Callable<Integer> {
           + " (default 4).")
   int gpusPerNode;
 
+  @Option(names = "--plan", paramLabel = "FILE",
+      description = "Mode time: a plan request JSON (as plan --request); its best plan joins the"
+          + " trace as one more job (its devices as a gang, its time to train as duration) and"
+          + " the output says when it would start and finish.")
+  Path plan;
+
+  @Option(names = "--plan-at", defaultValue = "0", paramLabel = "SECONDS",
+      description = "Mode time: submission time of the --plan job, seconds after the trace's"
+          + " start (default 0).")
+  double planAt;
+
   @Option(names = "--interval", defaultValue = "60",
       description = "Mode goodput: scheduling interval in seconds (default 60).")
   int interval;
@@ -208,6 +219,26 @@ final class ScheduleCommand implements Callable<Integer> {
       pods = Traces.openbPods(trace).items();
       jobs = pods.stream().map(io.hyperframes.schedule.GpuJob::of).toList();
     }
+    io.hyperframes.schedule.GpuJob planJob = null;
+    io.hyperframes.plan.Plan planned = null;
+    if (plan != null) {
+      if (!(planAt >= 0) || Double.isInfinite(planAt)) {
+        throw new IllegalArgumentException("--plan-at: must be finite and >= 0, got " + planAt);
+      }
+      String json;
+      try {
+        json = java.nio.file.Files.readString(plan);
+      } catch (java.io.IOException e) {
+        throw new IllegalArgumentException("--plan: cannot read " + plan + ": "
+            + e.getMessage());
+      }
+      planned = io.hyperframes.plan.Planner.analytical().plan(
+          io.hyperframes.PlanRequests.parse(json));
+      planJob = io.hyperframes.schedule.GpuJob.fromPlan(planned, "plan", planAt);
+      List<io.hyperframes.schedule.GpuJob> with = new ArrayList<>(jobs);
+      with.add(planJob);
+      jobs = with;
+    }
     TargetWorkload target = TargetWorkload.of(pods);
     ObjectNode root = Json.mapper().createObjectNode();
     root.put("mode", "time");
@@ -227,7 +258,21 @@ final class ScheduleCommand implements Callable<Integer> {
       double queueing = r.jobs().stream().filter(j -> !Double.isNaN(j.startSeconds()))
           .mapToDouble(io.hyperframes.schedule.Replay.JobRecord::queueingSeconds).average()
           .orElse(Double.NaN);
-      out.addObject().put("policy", placement.name()).put("meanJctSeconds", r.meanJctSeconds())
+      ObjectNode po = out.addObject();
+      if (planJob != null) {
+        io.hyperframes.schedule.GpuJob pj = planJob;
+        var rec = r.jobs().stream().filter(j -> j.job() == pj).findFirst().orElseThrow();
+        ObjectNode pn = po.putObject("plan").put("gpus", pj.gpuMilli() / 1000)
+            .put("members", pj.members().size()).put("arrivalSeconds", pj.arrivalSeconds())
+            .put("durationSeconds", pj.durationSeconds());
+        if (Double.isNaN(rec.startSeconds())) {
+          pn.putNull("startSeconds").putNull("finishSeconds").putNull("waitSeconds");
+        } else {
+          pn.put("startSeconds", rec.startSeconds()).put("finishSeconds", rec.finishSeconds())
+              .put("waitSeconds", rec.queueingSeconds());
+        }
+      }
+      po.put("policy", placement.name()).put("meanJctSeconds", r.meanJctSeconds())
           .put("p50JctSeconds", r.jctPercentileSeconds(0.5))
           .put("p99JctSeconds", r.jctPercentileSeconds(0.99))
           .put("meanQueueingSeconds", queueing).put("utilisation", r.utilisation())
@@ -246,6 +291,26 @@ final class ScheduleCommand implements Callable<Integer> {
             p.get("p50JctSeconds").asDouble(), p.get("p99JctSeconds").asDouble(),
             p.get("meanQueueingSeconds").asDouble(), 100 * p.get("utilisation").asDouble(),
             p.get("unschedulable").asInt());
+      }
+      for (var p : out) {
+        var pn = p.get("plan");
+        if (pn == null) {
+          continue;
+        }
+        if (pn.get("startSeconds").isNull()) {
+          o.printf(Locale.ROOT, "%s: the plan's job (%d GPUs in %d members) never fits this"
+              + " cluster%n", p.get("policy").asText(), pn.get("gpus").asInt(),
+              pn.get("members").asInt());
+        } else {
+          o.printf(Locale.ROOT, "%s: the plan's job (%d GPUs, %.1f days) submitted at %.0f s"
+              + " starts at %.0f s (waits %.2f days) and finishes at %.0f s (day %.1f)%n",
+              p.get("policy").asText(), pn.get("gpus").asInt(),
+              pn.get("durationSeconds").asDouble() / 86_400,
+              pn.get("arrivalSeconds").asDouble(), pn.get("startSeconds").asDouble(),
+              pn.get("waitSeconds").asDouble() / 86_400,
+              pn.get("finishSeconds").asDouble(),
+              pn.get("finishSeconds").asDouble() / 86_400);
+        }
       }
     }
     o.flush();
