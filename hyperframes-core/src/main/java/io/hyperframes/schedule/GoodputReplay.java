@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -84,11 +83,38 @@ public final class GoodputReplay {
    * @param makespanSeconds the last finish time
    * @param utilisation GPU-seconds allocated over capacity × makespan
    * @param rounds scheduling rounds run
+   * @param intervalSeconds the scheduling interval
+   * @param heldByRound GPUs held during each round, in order
    */
   public record Result(String policy, List<JobRecord> jobs, int unschedulable,
-      double makespanSeconds, double utilisation, long rounds) {
+      double makespanSeconds, double utilisation, long rounds, int intervalSeconds,
+      int[] heldByRound) {
     public Result {
       jobs = List.copyOf(jobs);
+      heldByRound = heldByRound.clone();
+    }
+
+    @Override
+    public int[] heldByRound() {
+      return heldByRound.clone();
+    }
+
+    /**
+     * GPUs allocated over time: {bin start seconds, mean GPUs held} over {@code bins} equal bins
+     * of [0, makespan].
+     */
+    public double[][] allocatedGpus(int bins) {
+      double[] t = new double[heldByRound.length + 1];
+      double[] d = new double[heldByRound.length + 1];
+      int last = 0;
+      for (int r = 0; r < heldByRound.length; r++) {
+        t[r] = (double) r * intervalSeconds;
+        d[r] = heldByRound[r] - last;
+        last = heldByRound[r];
+      }
+      t[heldByRound.length] = (double) heldByRound.length * intervalSeconds;
+      d[heldByRound.length] = -last;
+      return Timelines.bin(t, d, makespanSeconds, bins);
     }
 
     private double[] jcts() {
@@ -128,15 +154,15 @@ public final class GoodputReplay {
    * @param profiles application profiles by name
    * @param policy a factory of the policy (one fresh instance per replay)
    * @param intervalSeconds the scheduling interval, ≥ 1 (the artifact's default is 60)
-   * @param cancelled polled every round; when it returns true the replay stops with
-   *     {@link java.util.concurrent.CancellationException}
+   * @param monitor told the share of jobs finished; polled every round for cancellation
+   *     ({@link java.util.concurrent.CancellationException})
    * @throws IllegalArgumentException on invalid input, naming the field
    * @throws IllegalStateException if the policy leaves waiting jobs without GPUs while nothing
    *     runs and nothing more arrives (it would never end)
    */
   public static Result run(int[] gpusPerNode, List<Job> jobs,
       Map<String, ApplicationProfile> profiles, Supplier<? extends RoundPolicy> policy,
-      int intervalSeconds, BooleanSupplier cancelled) {
+      int intervalSeconds, ReplayMonitor monitor) {
     checkArgument(gpusPerNode != null && gpusPerNode.length > 0, "nodes: at least one");
     int capacity = 0;
     for (int i = 0; i < gpusPerNode.length; i++) {
@@ -145,8 +171,8 @@ public final class GoodputReplay {
       capacity += gpusPerNode[i];
     }
     checkArgument(jobs != null && !jobs.isEmpty(), "jobs: at least one");
-    checkArgument(profiles != null && policy != null && cancelled != null,
-        "profiles, policy and cancelled: must be given");
+    checkArgument(profiles != null && policy != null && monitor != null,
+        "profiles, policy and monitor: must be given");
     checkArgument(intervalSeconds >= 1, "intervalSeconds: must be >= 1, got %s",
         intervalSeconds);
     Set<String> names = new HashSet<>();
@@ -175,8 +201,10 @@ public final class GoodputReplay {
     long rounds = 0;
     double allocated = 0;
     int idle = 0;
+    List<Integer> heldLog = new ArrayList<>();
+    int reported = 0;
     while (all.stream().anyMatch(r -> r.schedulable && r.completion < 0)) {
-      if (cancelled.getAsBoolean()) {
+      if (monitor.cancelled()) {
         throw new java.util.concurrent.CancellationException("goodput replay cancelled at "
             + now + " s");
       }
@@ -188,6 +216,7 @@ public final class GoodputReplay {
         held += a.size();
       }
       allocated += (double) held * intervalSeconds;
+      heldLog.add(held);
       now += intervalSeconds;
       rounds++;
       List<RoundPolicy.Demand> demands = new ArrayList<>();
@@ -204,6 +233,11 @@ public final class GoodputReplay {
               r.job.gpus(), r.attained));
           active.put(r.job.name(), r);
         }
+      }
+      int finished = (int) all.stream().filter(r -> r.completion >= 0).count();
+      if (finished > reported) {
+        reported = finished;
+        monitor.progress((double) finished / all.size());
       }
       if (demands.isEmpty()) {
         continue;
@@ -231,6 +265,7 @@ public final class GoodputReplay {
             + " every GPU free and nothing more to arrive", p.name(), demands.size(), now));
       }
     }
+    monitor.progress(1);
     double makespan = 0;
     List<JobRecord> out = new ArrayList<>();
     for (Running r : all) {
@@ -242,7 +277,8 @@ public final class GoodputReplay {
           Math.max(0, r.allocations - 1), r.preemptions, r.attained));
     }
     double util = makespan > 0 ? Math.min(1, allocated / (capacity * makespan)) : 0;
-    return new Result(p.name(), out, unschedulable, makespan, util, rounds);
+    return new Result(p.name(), out, unschedulable, makespan, util, rounds, intervalSeconds,
+        heldLog.stream().mapToInt(Integer::intValue).toArray());
   }
 
   private static void check(Map<String, List<Integer>> next, Map<String, Running> active,

@@ -70,6 +70,32 @@ public final class Replay {
       return v.length == 0 ? Double.NaN : v[(int) Math.min(v.length - 1, Math.floor(q * v.length))];
     }
 
+    /**
+     * GPUs allocated over time: {bin start seconds, mean GPUs held} over {@code bins} equal bins
+     * of [0, makespan].
+     */
+    public double[][] allocatedGpus(int bins) {
+      int n = 0;
+      for (JobRecord j : jobs) {
+        if (!Double.isNaN(j.startSeconds())) {
+          n++;
+        }
+      }
+      double[] t = new double[2 * n];
+      double[] d = new double[2 * n];
+      int k = 0;
+      for (JobRecord j : jobs) {
+        if (!Double.isNaN(j.startSeconds())) {
+          double g = j.job().gpuMilli() / 1000.0;
+          t[k] = j.startSeconds();
+          d[k++] = g;
+          t[k] = j.finishSeconds();
+          d[k++] = -g;
+        }
+      }
+      return Timelines.bin(t, d, makespanSeconds, bins);
+    }
+
     /** Mean JCT over the jobs that finished. */
     public double meanJctSeconds() {
       return jobs.stream().filter(j -> !Double.isNaN(j.finishSeconds()))
@@ -80,6 +106,16 @@ public final class Replay {
   /** Replays {@code jobs} on {@code nodes}. */
   public static Result run(List<GpuNode> nodes, List<GpuJob> jobs, Placement placement,
       Order order, long seed) {
+    return run(nodes, jobs, placement, order, seed, ReplayMonitor.NONE);
+  }
+
+  /**
+   * Replays {@code jobs} on {@code nodes}, telling {@code monitor} the share of jobs placed or
+   * found unschedulable and polling it for cancellation every 1 024 events.
+   */
+  public static Result run(List<GpuNode> nodes, List<GpuJob> jobs, Placement placement,
+      Order order, long seed, ReplayMonitor monitor) {
+    checkArgument(monitor != null, "monitor: must be given (ReplayMonitor.NONE)");
     checkArgument(nodes != null && !nodes.isEmpty(), "nodes: at least one node");
     checkArgument(jobs != null && !jobs.isEmpty(), "jobs: at least one job");
     checkArgument(placement != null && order != null, "placement and order: must be given");
@@ -111,6 +147,9 @@ public final class Replay {
     double now = 0;
     double busy = 0;
     double last = 0;
+    long events = 0;
+    int placedCount = 0;
+    int reported = 0;
     while (next < arrivals.size() || !queue.isEmpty() || !running.isEmpty()) {
       double tArrive = next < arrivals.size() ? arrivals.get(next).arrivalSeconds()
           : Double.POSITIVE_INFINITY;
@@ -120,6 +159,17 @@ public final class Replay {
         break;
       }
       double t = Math.min(tArrive, tFinish);
+      if ((++events & 1023) == 0) {
+        if (monitor.cancelled()) {
+          throw new java.util.concurrent.CancellationException("replay cancelled at " + t
+              + " s");
+        }
+        int done = placedCount + unschedulable;
+        if (100L * done / arrivals.size() > 100L * reported / arrivals.size()) {
+          reported = done;
+          monitor.progress((double) done / arrivals.size());
+        }
+      }
       busy += (double) state.allocatedMilli * (t - now);
       now = t;
       while (!running.isEmpty() && running.peek().finish() <= now) {
@@ -155,9 +205,11 @@ public final class Replay {
         }
         queue.poll();
         start[j] = now;
+        placedCount++;
         running.add(placed);
       }
     }
+    monitor.progress(1);
     List<JobRecord> out = new ArrayList<>();
     for (int i = 0; i < arrivals.size(); i++) {
       out.add(new JobRecord(arrivals.get(i), start[i], finish[i]));

@@ -108,7 +108,7 @@ class GoodputReplayTest {
         POLLUX.resolve("workloads").resolve("workload-6.csv")).items();
     assertEquals(160, jobs.size());
     GoodputReplay.Result r = GoodputReplay.run(cluster(), jobs, apps, RoundPolicy::tiresias,
-        60, () -> false);
+        60, ReplayMonitor.NONE);
     // simulator/README.md: "Average JCT: 3469.69375" (±5 % acceptance).
     double published = 3469.69375;
     System.out.printf("workload-6 tiresias: mean JCT %.2f s (published %.2f, %+.2f %%)%n",
@@ -128,7 +128,7 @@ class GoodputReplayTest {
       List<GoodputReplay.Job> jobs = Traces.polluxWorkload(
           POLLUX.resolve("workloads").resolve(name + ".csv")).items();
       GoodputReplay.Result r = GoodputReplay.run(cluster(), jobs, apps, RoundPolicy::tiresias,
-          60, () -> false);
+          60, ReplayMonitor.NONE);
       double published = summary.path("avgs").path(name).asDouble();
       System.out.printf("%s tiresias: mean JCT %.1f s (published %.1f, %+.2f %%)%n", name,
           r.meanJctSeconds(), published, 100 * (r.meanJctSeconds() / published - 1));
@@ -205,7 +205,7 @@ class GoodputReplayTest {
       Audited audited = new Audited(policy.equals("fifo") ? RoundPolicy.fifo()
           : RoundPolicy.tiresias());
       GoodputReplay.Result r = GoodputReplay.run(cluster, jobs, apps, () -> audited, 60,
-          () -> false);
+          ReplayMonitor.NONE);
       // No GPU over-allocated, every gang whole.
       assertEquals(List.of(), audited.violations, policy);
       // Every job finishes exactly once, or is reported too large for the cluster.
@@ -246,12 +246,35 @@ class GoodputReplayTest {
   }
 
   @Test
-  void cancellationStopsTheReplay() {
+  void theMonitorSeesProgressAndCanCancel() {
     int[] calls = {0};
     assertThrows(java.util.concurrent.CancellationException.class, () -> GoodputReplay.run(
-        cluster(), drawJobs(3, 10), profiles(), RoundPolicy::tiresias, 60,
-        () -> ++calls[0] > 5));
+        cluster(), drawJobs(3, 10), profiles(), RoundPolicy::tiresias, 60, new ReplayMonitor() {
+          @Override
+          public boolean cancelled() {
+            return ++calls[0] > 5;
+          }
+        }));
     assertEquals(6, calls[0]);
+    List<Double> seen = new ArrayList<>();
+    GoodputReplay.Result r = GoodputReplay.run(cluster(), drawJobs(3, 10), profiles(),
+        RoundPolicy::tiresias, 60, new ReplayMonitor() {
+          @Override
+          public void progress(double fraction) {
+            seen.add(fraction);
+          }
+        });
+    assertEquals(1.0, seen.get(seen.size() - 1));
+    for (int i = 1; i < seen.size(); i++) {
+      assertTrue(seen.get(i) >= seen.get(i - 1), seen.toString());
+    }
+    // The allocation timeline integrates to the GPU-seconds the jobs held.
+    double[][] tl = r.allocatedGpus(50);
+    double width = r.makespanSeconds() / 50;
+    double area = Arrays.stream(tl[1]).sum() * width;
+    double held = r.jobs().stream().mapToDouble(GoodputReplay.JobRecord::gpuSeconds).sum();
+    assertEquals(r.utilisation() * 64 * r.makespanSeconds(), area, 1e-6 * area + 64 * 60);
+    assertTrue(held <= area + 1e-6, held + " > " + area);
   }
 
   @Test
@@ -260,15 +283,15 @@ class GoodputReplayTest {
         POLLUX.resolve("applications.json"));
     List<GoodputReplay.Job> one = List.of(new GoodputReplay.Job("a", 0, "cifar10", 2, 256));
     var e = assertThrows(IllegalArgumentException.class, () -> GoodputReplay.run(
-        new int[] {4, 0}, one, apps, RoundPolicy::tiresias, 60, () -> false));
+        new int[] {4, 0}, one, apps, RoundPolicy::tiresias, 60, ReplayMonitor.NONE));
     assertTrue(e.getMessage().contains("nodes[1].gpus"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> GoodputReplay.run(cluster(),
         List.of(new GoodputReplay.Job("a", 0, "resnet", 2, 256)), apps, RoundPolicy::tiresias,
-        60, () -> false));
+        60, ReplayMonitor.NONE));
     assertTrue(e.getMessage().contains("job a.application"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> GoodputReplay.run(cluster(),
         List.of(new GoodputReplay.Job("a", 0, "cifar10", 2, 64)), apps, RoundPolicy::tiresias,
-        60, () -> false));
+        60, ReplayMonitor.NONE));
     assertTrue(e.getMessage().contains("job a.batchSize"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class,
         () -> new GoodputReplay.Job("a", -1, "cifar10", 2, 64));

@@ -87,7 +87,9 @@ final class ScheduleCommand implements Callable<Integer> {
       description = "Seeds, FIRST-LAST or one (default 42-51, the published experiment's).")
   String seeds;
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
+  @Option(names = "--format", defaultValue = "table",
+      description = "table (default), json, or html (modes time and goodput: a self-contained"
+          + " report with GPUs allocated over time and the JCT distribution).")
   Format format;
 
   @Option(names = "--mode", defaultValue = "allocation",
@@ -120,6 +122,10 @@ final class ScheduleCommand implements Callable<Integer> {
     if (cluster == null) {
       throw new IllegalArgumentException("--cluster: the node list is required in mode "
           + mode);
+    }
+    if (format == Format.html || format == Format.markdown) {
+      throw new IllegalArgumentException("--format: mode allocation prints table or json; html"
+          + " is for modes time and goodput, got " + format);
     }
     Traces.Read<GpuNode> nodes = Traces.openbNodes(cluster);
     Traces.Read<GpuPod> pods = Traces.openbPods(trace);
@@ -247,11 +253,12 @@ final class ScheduleCommand implements Callable<Integer> {
     root.put("trace", philly ? "philly" : "openb");
     ArrayNode out = root.putArray("policies");
     var err = spec.commandLine().getErr();
+    List<io.hyperframes.report.ScheduleReport.Series> series = new ArrayList<>();
     for (String name : policies) {
       long t0 = System.nanoTime();
       Placement placement = Placement.named(name, target);
       io.hyperframes.schedule.Replay.Result r = io.hyperframes.schedule.Replay.run(nodes, jobs,
-          placement, order, seed);
+          placement, order, seed, new ProgressBar(err, name));
       err.printf(Locale.ROOT, "schedule: %s done in %.1f s%n", name,
           (System.nanoTime() - t0) / 1e9);
       err.flush();
@@ -277,10 +284,23 @@ final class ScheduleCommand implements Callable<Integer> {
           .put("p99JctSeconds", r.jctPercentileSeconds(0.99))
           .put("meanQueueingSeconds", queueing).put("utilisation", r.utilisation())
           .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable());
+      series.add(new io.hyperframes.report.ScheduleReport.Series(placement.name(),
+          r.allocatedGpus(600), r.jobs().stream().filter(j -> !Double.isNaN(j.finishSeconds()))
+              .mapToDouble(io.hyperframes.schedule.Replay.JobRecord::jctSeconds).toArray(),
+          summary(r.meanJctSeconds(), r.jctPercentileSeconds(0.5),
+              r.jctPercentileSeconds(0.99), r.makespanSeconds(), r.utilisation(),
+              "mean wait (s)", String.format(Locale.ROOT, "%.0f", queueing))));
     }
     var o = spec.commandLine().getOut();
     if (format == Format.json) {
       o.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else if (format == Format.html) {
+      double capacity = nodes.stream().mapToDouble(GpuNode::gpus).sum();
+      o.print(io.hyperframes.report.ScheduleReport.render("HyperFrames schedule: " + trace
+          .getFileName(), String.format(Locale.ROOT, "%d jobs at their trace times (%s), %d"
+          + " nodes, %.0f GPUs, %s queue%s.", jobs.size(), philly ? "Philly" : "openb",
+          nodes.size(), capacity, queue, planJob == null ? "" : ", with the plan's job"),
+          capacity, series));
     } else {
       o.printf(Locale.ROOT, "%d jobs at their trace times, queue %s%n", jobs.size(), queue);
       o.printf(Locale.ROOT, "%-8s %14s %14s %14s %14s %11s %7s%n", "policy", "mean JCT (s)",
@@ -344,6 +364,7 @@ final class ScheduleCommand implements Callable<Integer> {
     root.put("intervalSeconds", interval);
     ArrayNode out = root.putArray("policies");
     var err = spec.commandLine().getErr();
+    List<io.hyperframes.report.ScheduleReport.Series> series = new ArrayList<>();
     for (String name : policies == null ? List.of("tiresias") : policies) {
       java.util.function.Supplier<RoundPolicy> policy = switch (name) {
         case "tiresias" -> RoundPolicy::tiresias;
@@ -352,7 +373,14 @@ final class ScheduleCommand implements Callable<Integer> {
             + " fifo, got " + name);
       };
       GoodputReplay.Result r = GoodputReplay.run(cluster, jobs, apps, policy, interval,
-          () -> false);
+          new ProgressBar(err, name));
+      series.add(new io.hyperframes.report.ScheduleReport.Series(r.policy(),
+          r.allocatedGpus(600), r.jobs().stream()
+              .filter(j -> !Double.isNaN(j.finishSeconds()))
+              .mapToDouble(GoodputReplay.JobRecord::jctSeconds).toArray(), summary(
+                  r.meanJctSeconds(), r.jctPercentileSeconds(50), r.jctPercentileSeconds(99),
+                  r.makespanSeconds(), r.utilisation(), "preemptions",
+                  Integer.toString(r.preemptions()))));
       err.printf(Locale.ROOT, "schedule: %s done, %d rounds%n", name, r.rounds());
       err.flush();
       ObjectNode po = out.addObject().put("policy", r.policy())
@@ -379,6 +407,12 @@ final class ScheduleCommand implements Callable<Integer> {
     var o = spec.commandLine().getOut();
     if (format == Format.json) {
       o.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else if (format == Format.html) {
+      o.print(io.hyperframes.report.ScheduleReport.render("HyperFrames schedule: " + trace
+          .getFileName(), String.format(Locale.ROOT, "%d training jobs on %d nodes x %d GPUs,"
+          + " %d s scheduling rounds, progress by measured goodput (docs/scheduling.md).",
+          jobs.size(), nodeCount, gpusPerNode, interval), (double) nodeCount * gpusPerNode,
+          series));
     } else {
       o.printf(Locale.ROOT, "%d training jobs on %d nodes x %d GPUs, %d s rounds%n",
           jobs.size(), nodeCount, gpusPerNode, interval);
@@ -394,6 +428,18 @@ final class ScheduleCommand implements Callable<Integer> {
     }
     o.flush();
     return 0;
+  }
+
+  private static java.util.Map<String, String> summary(double mean, double p50, double p99,
+      double makespan, double utilisation, String extraName, String extra) {
+    java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+    m.put("mean JCT (s)", String.format(Locale.ROOT, "%.1f", mean));
+    m.put("p50 JCT (s)", String.format(Locale.ROOT, "%.0f", p50));
+    m.put("p99 JCT (s)", String.format(Locale.ROOT, "%.0f", p99));
+    m.put("makespan (s)", String.format(Locale.ROOT, "%.0f", makespan));
+    m.put("GPU utilisation", String.format(Locale.ROOT, "%.1f %%", 100 * utilisation));
+    m.put(extraName, extra);
+    return m;
   }
 
   /** The allocation curve at {@code column} % arrivals, else its neighbours, else the end. */

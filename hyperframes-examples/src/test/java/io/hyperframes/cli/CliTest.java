@@ -285,6 +285,30 @@ class CliTest {
     assertTrue(b.err().contains("bad.csv:1: missing column 'memory_mib'"), b.err());
     assertEquals(2, run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
         "--policy", "drf").status());
+    Result html = run("schedule", "--trace", p.toString(), "--cluster", n.toString(), "--mode",
+        "time", "--policy", "bestfit", "--format", "html");
+    assertEquals(0, html.status(), html.err());
+    assertTrue(html.out().startsWith("<!DOCTYPE html>") && html.out().contains("<polyline"));
+    Path pollux = Path.of("..", "docs", "validation", "pollux");
+    Path workload = write("w.csv", "name,time,application,num_replicas,batch_size\n"
+        + "cifar10-0,53,cifar10,6,2048\nncf-1,60,ncf,1,32768\nbert-2,70,bert,8,384\n");
+    Result g = run("schedule", "--mode", "goodput", "--trace", workload.toString(),
+        "--applications", pollux.resolve("applications.json").toString(), "--policy",
+        "tiresias,fifo", "--nodes", "4", "--format", "json");
+    assertEquals(0, g.status(), g.err());
+    JsonNode gj = Json.parseObject("goodput", g.out());
+    for (JsonNode pol : gj.get("policies")) {
+      assertEquals(3, pol.get("jobs").size());
+      for (JsonNode job : pol.get("jobs")) {
+        assertTrue(job.get("jctSeconds").asDouble() > 0, job.toString());
+      }
+    }
+    Result noApps = run("schedule", "--mode", "goodput", "--trace", workload.toString());
+    assertEquals(2, noApps.status());
+    assertTrue(noApps.err().contains("--applications"), noApps.err());
+    assertEquals(2, run("schedule", "--mode", "goodput", "--trace", workload.toString(),
+        "--applications", pollux.resolve("applications.json").toString(), "--gpus-per-node",
+        "12").status());
   }
 
   @Test
