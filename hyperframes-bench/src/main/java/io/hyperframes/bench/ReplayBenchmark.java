@@ -4,7 +4,9 @@ import io.hyperframes.schedule.GpuJob;
 import io.hyperframes.schedule.GpuNode;
 import io.hyperframes.schedule.GpuPod;
 import io.hyperframes.schedule.Placement;
+import io.hyperframes.schedule.QueuePolicy;
 import io.hyperframes.schedule.Replay;
+import io.hyperframes.schedule.ReplayMonitor;
 import io.hyperframes.schedule.TargetWorkload;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * jobs shaped like the Philly trace subset of the Pollux artifact (GPU counts 1 / 2 / 4 / 8 / 16
  * / 32 in the shares of {@code simulator/traces/philly.csv}: 93.2 / 2.2 / 2.3 / 2.0 / 0.24 /
  * 0.08 %, multi-node jobs as gangs of 8-GPU members), durations log-uniform in 1 min – 1 day,
- * Poisson arrivals loading a 100-node × 8-GPU cluster to about 70 %. Every arrival and every
- * finish is one event.
+ * Poisson arrivals loading a 100-node × 8-GPU cluster to about 70 %, queued strictly (FIFO,
+ * SJF) or with EASY backfilling. Every arrival and every finish is one event.
  *
  * <p>Run: {@code java -jar hyperframes-bench/target/benchmarks.jar ReplayBenchmark -f 1 -wi 2
  * -i 3}
@@ -48,7 +50,7 @@ public class ReplayBenchmark {
   @Param({"random", "bestfit"})
   public String policy;
 
-  @Param({"fifo", "sjf"})
+  @Param({"fifo", "sjf", "backfill"})
   public String queue;
 
   private List<GpuNode> nodes;
@@ -100,7 +102,12 @@ public class ReplayBenchmark {
   @Benchmark
   @OperationsPerInvocation(2 * JOBS)
   public Replay.Result replay() {
-    return Replay.run(nodes, jobs, placement, queue.equals("sjf") ? Replay.Order.SJF
-        : Replay.Order.FIFO, seed++);
+    QueuePolicy policy = switch (queue) {
+      case "sjf" -> QueuePolicy.sjf();
+      case "backfill" -> QueuePolicy.easyBackfill();
+      default -> QueuePolicy.fifo();
+    };
+    return Replay.run(nodes, jobs, placement, policy, Replay.Disruptions.NONE, seed++,
+        ReplayMonitor.NONE);
   }
 }

@@ -11,6 +11,8 @@ final class ClusterState {
   final int[][] gpuLeft;
   final long capacityMilli;
   long allocatedMilli;
+  /** Nodes that failed and are not repaired yet: nothing fits on them. */
+  final boolean[] down;
 
   ClusterState(List<GpuNode> list) {
     nodes = list.toArray(GpuNode[]::new);
@@ -26,10 +28,14 @@ final class ClusterState {
       cap += 1000L * nodes[i].gpus();
     }
     capacityMilli = cap;
+    down = new boolean[nodes.length];
   }
 
   /** Whether {@code pod} fits on node {@code n} now. */
   boolean fits(int n, GpuPod pod) {
+    if (down[n]) {
+      return false;
+    }
     if (pod.cpuMilli() > cpuLeft[n] || pod.memoryMib() > memLeft[n]) {
       return false;
     }

@@ -7,15 +7,18 @@ import java.util.List;
 
 /**
  * A job of a time-based replay: its members start together (a gang) and hold their resources for
- * {@code durationSeconds}.
+ * {@code durationSeconds} of running (a preempted or failed job resumes from where it stopped,
+ * after the replay's restart cost).
  *
  * @param name job name
  * @param arrivalSeconds when it is submitted
  * @param durationSeconds how long it runs once started, &gt; 0
  * @param members its tasks (one for a single-task job), each placed on some node
+ * @param tenant who submitted it (quotas and fairness are per tenant; empty: no tenant)
+ * @param priority its priority tier, higher first (the priority policy preempts lower tiers)
  */
 public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
-    List<GpuPod> members) {
+    List<GpuPod> members, String tenant, int priority) {
   public GpuJob {
     checkArgument(name != null && !name.isBlank(), "job.name: must be given");
     checkArgument(Double.isFinite(arrivalSeconds) && arrivalSeconds >= 0,
@@ -24,6 +27,18 @@ public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
         "job %s.durationSeconds: must be finite and > 0, got %s", name, durationSeconds);
     checkArgument(members != null && !members.isEmpty(), "job %s.members: at least one", name);
     members = ImmutableList.copyOf(members);
+    tenant = tenant == null ? "" : tenant;
+  }
+
+  /** A job of no tenant at priority 0. */
+  public GpuJob(String name, double arrivalSeconds, double durationSeconds,
+      List<GpuPod> members) {
+    this(name, arrivalSeconds, durationSeconds, members, "", 0);
+  }
+
+  /** This job for {@code tenant} at {@code tier}. */
+  public GpuJob withTenant(String tenant, int tier) {
+    return new GpuJob(name, arrivalSeconds, durationSeconds, members, tenant, tier);
   }
 
   /** A single-task job of a trace task: its arrival and duration (at least one second). */

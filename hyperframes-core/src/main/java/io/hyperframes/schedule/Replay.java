@@ -4,23 +4,31 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 /**
  * A time-based replay: jobs arrive at their times, wait in a queue, start when all their members
  * can be placed at once (gang scheduling: a job never starts half-placed), hold their resources
- * for their duration and leave. The queue is strict: its head blocks the jobs behind it (no
- * backfilling), ordered by arrival ({@link Order#FIFO}) or by duration ({@link Order#SJF},
- * shortest first, arrival on ties; durations are taken as known, as SJF assumes). Members are
- * placed by a {@link Placement}. Deterministic for a seed.
+ * while they run and leave when their duration of running is done. A {@link QueuePolicy} orders
+ * the queue and decides at every event which jobs start (strict FIFO or SJF, EASY backfilling,
+ * priorities with preemption, quotas with borrowing, or your own); members are placed by a
+ * {@link Placement}. With {@link Disruptions}, nodes fail and are repaired and jobs fail; a
+ * stopped job (preempted or failed) resumes from where it stopped after a restart cost.
+ * Deterministic for a seed.
  */
 public final class Replay {
   private Replay() {}
 
-  /** Queue orders. */
+  /** Queue orders of the strict policies ({@link QueuePolicy#fifo()}, {@link QueuePolicy#sjf()}). */
   public enum Order {
     /** First come, first served. */
     FIFO,
@@ -29,19 +37,55 @@ public final class Replay {
   }
 
   /**
+   * Failures and the cost of stopping.
+   *
+   * @param restartSeconds running time a preempted or failed job spends again before it makes
+   *     progress (restoring a checkpoint), ≥ 0
+   * @param nodeMtbfSeconds mean time between failures of each node (exponential);
+   *     {@code +Infinity}: nodes never fail
+   * @param repairSeconds how long a failed node stays down, ≥ 0
+   * @param jobFailureProbability chance that a run of a job fails (at a uniform point of it) for
+   *     reasons of its own, in [0, 1)
+   */
+  public record Disruptions(double restartSeconds, double nodeMtbfSeconds, double repairSeconds,
+      double jobFailureProbability) {
+    /** Nothing fails; preemption costs nothing. */
+    public static final Disruptions NONE = new Disruptions(0, Double.POSITIVE_INFINITY, 0, 0);
+
+    public Disruptions {
+      checkArgument(Double.isFinite(restartSeconds) && restartSeconds >= 0,
+          "disruptions.restartSeconds: must be finite and >= 0, got %s", restartSeconds);
+      checkArgument(nodeMtbfSeconds > 0, "disruptions.nodeMtbfSeconds: must be > 0, got %s",
+          nodeMtbfSeconds);
+      checkArgument(Double.isFinite(repairSeconds) && repairSeconds >= 0,
+          "disruptions.repairSeconds: must be finite and >= 0, got %s", repairSeconds);
+      checkArgument(jobFailureProbability >= 0 && jobFailureProbability < 1,
+          "disruptions.jobFailureProbability: must be in [0, 1), got %s",
+          jobFailureProbability);
+    }
+  }
+
+  /**
    * One job's fate.
    *
    * @param job the job
-   * @param startSeconds when it started (NaN if never)
+   * @param startSeconds when it first started (NaN if never)
    * @param finishSeconds when it finished (NaN if never)
+   * @param preemptions times a policy stopped it
+   * @param failures times it was stopped by its own failure or its node's
    */
-  public record JobRecord(GpuJob job, double startSeconds, double finishSeconds) {
+  public record JobRecord(GpuJob job, double startSeconds, double finishSeconds, int preemptions,
+      int failures) {
+    public JobRecord(GpuJob job, double startSeconds, double finishSeconds) {
+      this(job, startSeconds, finishSeconds, 0, 0);
+    }
+
     /** Completion time minus arrival. */
     public double jctSeconds() {
       return finishSeconds - job.arrivalSeconds();
     }
 
-    /** Start minus arrival. */
+    /** First start minus arrival. */
     public double queueingSeconds() {
       return startSeconds - job.arrivalSeconds();
     }
@@ -72,7 +116,7 @@ public final class Replay {
 
     /**
      * GPUs allocated over time: {bin start seconds, mean GPUs held} over {@code bins} equal bins
-     * of [0, makespan].
+     * of [0, makespan]. Jobs that were stopped and restarted count from their first start.
      */
     public double[][] allocatedGpus(int bins) {
       int n = 0;
@@ -89,7 +133,7 @@ public final class Replay {
           double g = j.job().gpuMilli() / 1000.0;
           t[k] = j.startSeconds();
           d[k++] = g;
-          t[k] = j.finishSeconds();
+          t[k] = Double.isNaN(j.finishSeconds()) ? makespanSeconds : j.finishSeconds();
           d[k++] = -g;
         }
       }
@@ -101,124 +145,509 @@ public final class Replay {
       return jobs.stream().filter(j -> !Double.isNaN(j.finishSeconds()))
           .mapToDouble(JobRecord::jctSeconds).average().orElse(Double.NaN);
     }
+
+    /** Preemptions over all jobs. */
+    public int preemptions() {
+      return jobs.stream().mapToInt(JobRecord::preemptions).sum();
+    }
+
+    /** Failures over all jobs. */
+    public int failures() {
+      return jobs.stream().mapToInt(JobRecord::failures).sum();
+    }
+
+    /**
+     * Jain's fairness index (Jain, Chiu and Hawe 1984) over tenants of their mean service
+     * rate, 1 / mean slowdown (slowdown = JCT / duration): 1 when every tenant's jobs are slowed
+     * alike, 1/n when one tenant gets everything. NaN with fewer than two tenants.
+     */
+    public double jainFairness() {
+      Map<String, double[]> byTenant = new LinkedHashMap<>();
+      for (JobRecord j : jobs) {
+        if (!Double.isNaN(j.finishSeconds())) {
+          double[] a = byTenant.computeIfAbsent(j.job().tenant(), k -> new double[2]);
+          a[0] += j.jctSeconds() / j.job().durationSeconds();
+          a[1]++;
+        }
+      }
+      if (byTenant.size() < 2) {
+        return Double.NaN;
+      }
+      double sum = 0;
+      double squares = 0;
+      for (double[] a : byTenant.values()) {
+        double rate = a[1] / a[0];
+        sum += rate;
+        squares += rate * rate;
+      }
+      return sum * sum / (byTenant.size() * squares);
+    }
   }
 
-  /** Replays {@code jobs} on {@code nodes}. */
+  /** Replays {@code jobs} on {@code nodes} in a strict queue. */
   public static Result run(List<GpuNode> nodes, List<GpuJob> jobs, Placement placement,
       Order order, long seed) {
     return run(nodes, jobs, placement, order, seed, ReplayMonitor.NONE);
   }
 
-  /**
-   * Replays {@code jobs} on {@code nodes}, telling {@code monitor} the share of jobs placed or
-   * found unschedulable and polling it for cancellation every 1 024 events.
-   */
+  /** Replays {@code jobs} on {@code nodes} in a strict queue, watched by {@code monitor}. */
   public static Result run(List<GpuNode> nodes, List<GpuJob> jobs, Placement placement,
       Order order, long seed, ReplayMonitor monitor) {
-    checkArgument(monitor != null, "monitor: must be given (ReplayMonitor.NONE)");
-    checkArgument(nodes != null && !nodes.isEmpty(), "nodes: at least one node");
-    checkArgument(jobs != null && !jobs.isEmpty(), "jobs: at least one job");
-    checkArgument(placement != null && order != null, "placement and order: must be given");
-    SplittableRandom rng = new SplittableRandom(seed);
-    ClusterState state = new ClusterState(nodes);
-    ClusterState.View view = state.new View();
-    int[] feasible = new int[nodes.size()];
-    int[] rank = new int[nodes.size()];
-    for (int i = 0; i < rank.length; i++) {
-      rank[i] = i;
-    }
-    List<GpuJob> arrivals = new ArrayList<>(jobs);
-    arrivals.sort(Comparator.comparingDouble(GpuJob::arrivalSeconds)
-        .thenComparing(GpuJob::name));
-    double[] start = new double[arrivals.size()];
-    double[] finish = new double[arrivals.size()];
-    Arrays.fill(start, Double.NaN);
-    Arrays.fill(finish, Double.NaN);
-    Comparator<Integer> queueOrder = order == Order.FIFO ? Comparator.naturalOrder()
-        : Comparator.<Integer>comparingDouble(i -> arrivals.get(i).durationSeconds())
-            .thenComparing(Comparator.naturalOrder());
-    PriorityQueue<Integer> queue = new PriorityQueue<>(queueOrder);
-    // Running jobs by finish time: (finish, job index, placements).
-    PriorityQueue<Running> running = new PriorityQueue<>(Comparator
-        .comparingDouble(Running::finish).thenComparingInt(Running::job));
-    ClusterState empty = new ClusterState(nodes);
-    int unschedulable = 0;
-    int next = 0;
-    double now = 0;
-    double busy = 0;
-    double last = 0;
-    long events = 0;
-    int placedCount = 0;
-    int reported = 0;
-    while (next < arrivals.size() || !queue.isEmpty() || !running.isEmpty()) {
-      double tArrive = next < arrivals.size() ? arrivals.get(next).arrivalSeconds()
-          : Double.POSITIVE_INFINITY;
-      double tFinish = running.isEmpty() ? Double.POSITIVE_INFINITY : running.peek().finish();
-      if (tArrive == Double.POSITIVE_INFINITY && tFinish == Double.POSITIVE_INFINITY) {
-        // Only jobs that can never start are left.
-        break;
-      }
-      double t = Math.min(tArrive, tFinish);
-      if ((++events & 1023) == 0) {
-        if (monitor.cancelled()) {
-          throw new java.util.concurrent.CancellationException("replay cancelled at " + t
-              + " s");
-        }
-        int done = placedCount + unschedulable;
-        if (100L * done / arrivals.size() > 100L * reported / arrivals.size()) {
-          reported = done;
-          monitor.progress((double) done / arrivals.size());
-        }
-      }
-      busy += (double) state.allocatedMilli * (t - now);
-      now = t;
-      while (!running.isEmpty() && running.peek().finish() <= now) {
-        Running r = running.poll();
-        List<GpuPod> members = arrivals.get(r.job()).members();
-        for (int m = 0; m < members.size(); m++) {
-          state.release(r.nodes()[m], members.get(m), r.gpus()[m]);
-        }
-        finish[r.job()] = now;
-        last = now;
-      }
-      while (next < arrivals.size() && arrivals.get(next).arrivalSeconds() <= now) {
-        if (fitsEmpty(empty, arrivals.get(next))) {
-          queue.add(next);
-        } else {
-          unschedulable++;
-        }
-        next++;
-      }
-      while (!queue.isEmpty()) {
-        int j = queue.peek();
-        Running placed = tryStart(state, view, rank, placement, rng, arrivals.get(j), j, now,
-            feasible);
-        if (placed == null && running.isEmpty()) {
-          // Not even the empty cluster takes it under this policy (its members, placed one by
-          // one, leave no room for the last): it would block the queue forever.
-          queue.poll();
-          unschedulable++;
-          continue;
-        }
-        if (placed == null) {
-          break;
-        }
-        queue.poll();
-        start[j] = now;
-        placedCount++;
-        running.add(placed);
-      }
-    }
-    monitor.progress(1);
-    List<JobRecord> out = new ArrayList<>();
-    for (int i = 0; i < arrivals.size(); i++) {
-      out.add(new JobRecord(arrivals.get(i), start[i], finish[i]));
-    }
-    double util = last > 0 && state.capacityMilli > 0 ? busy / (state.capacityMilli * last) : 0;
-    return new Result(out, unschedulable, last, util);
+    checkArgument(order != null, "order: must be given");
+    return run(nodes, jobs, placement, order == Order.FIFO ? QueuePolicy.fifo()
+        : QueuePolicy.sjf(), Disruptions.NONE, seed, monitor);
   }
 
-  private record Running(double finish, int job, int[] nodes, int[][] gpus) {}
+  /**
+   * Replays {@code jobs} on {@code nodes} under {@code policy}, telling {@code monitor} the share
+   * of jobs finished or found unschedulable and polling it for cancellation every 1 024 events.
+   *
+   * @throws IllegalArgumentException on missing arguments, or a policy that starts a job that is
+   *     not waiting or preempts one that is not running
+   */
+  public static Result run(List<GpuNode> nodes, List<GpuJob> jobs, Placement placement,
+      QueuePolicy policy, Disruptions disruptions, long seed, ReplayMonitor monitor) {
+    checkArgument(nodes != null && !nodes.isEmpty(), "nodes: at least one node");
+    checkArgument(jobs != null && !jobs.isEmpty(), "jobs: at least one job");
+    checkArgument(placement != null && policy != null, "placement and policy: must be given");
+    checkArgument(disruptions != null, "disruptions: must be given (Disruptions.NONE)");
+    checkArgument(monitor != null, "monitor: must be given (ReplayMonitor.NONE)");
+    return new Engine(nodes, jobs, placement, policy, disruptions, seed, monitor).run();
+  }
+
+  /** One replay's state. */
+  private static final class Engine implements QueuePolicy.Queue {
+    final List<GpuJob> arrivals;
+    final Map<GpuJob, Integer> index = new IdentityHashMap<>();
+    final ClusterState state;
+    final ClusterState.View view;
+    final ClusterState empty;
+    final int[] rank;
+    final int[] feasible;
+    final Placement placement;
+    final QueuePolicy policy;
+    final Disruptions disruptions;
+    final SplittableRandom rng;
+    final SplittableRandom failureRng;
+    final ReplayMonitor monitor;
+    final double[] start;
+    final double[] finish;
+    final double[] remaining;
+    final int[] preemptions;
+    final int[] failures;
+    final RankedSet waiting;
+    /** The run of each job now running (null when not), and the runs in no order. */
+    final Run[] runOf;
+    final Running running = new Running();
+    final PriorityQueue<Run> ends = new PriorityQueue<>(Comparator.comparingDouble(Run::end)
+        .thenComparingInt(Run::job));
+    /** Node events: time, node, +1 failure / -1 repair. */
+    final PriorityQueue<double[]> nodeEvents = new PriorityQueue<>(
+        Comparator.comparingDouble((double[] e) -> e[0]).thenComparingDouble(e -> e[1]));
+    final List<Integer> started = new ArrayList<>();
+    /** Started during the current policy call (still in {@code waiting} until it returns). */
+    boolean[] startedNow;
+    final List<Integer> stopped = new ArrayList<>();
+    double now;
+    boolean inSchedule;
+    long downMilli;
+    int downNodes;
+
+    Engine(List<GpuNode> nodes, List<GpuJob> jobs, Placement placement, QueuePolicy policy,
+        Disruptions disruptions, long seed, ReplayMonitor monitor) {
+      this.placement = placement;
+      this.policy = policy;
+      this.disruptions = disruptions;
+      this.monitor = monitor;
+      this.rng = new SplittableRandom(seed);
+      // Its own stream, so that failures do not shift the placement's draws.
+      this.failureRng = new SplittableRandom(seed ^ 0x9E3779B97F4A7C15L);
+      state = new ClusterState(nodes);
+      view = state.new View();
+      empty = new ClusterState(nodes);
+      rank = new int[nodes.size()];
+      for (int i = 0; i < rank.length; i++) {
+        rank[i] = i;
+      }
+      feasible = new int[nodes.size()];
+      arrivals = new ArrayList<>(jobs);
+      arrivals.sort(QueuePolicy.ARRIVAL);
+      for (int i = 0; i < arrivals.size(); i++) {
+        checkArgument(index.put(arrivals.get(i), i) == null,
+            "jobs: the same job object %s twice", arrivals.get(i).name());
+      }
+      int n = arrivals.size();
+      start = new double[n];
+      finish = new double[n];
+      remaining = new double[n];
+      preemptions = new int[n];
+      failures = new int[n];
+      startedNow = new boolean[n];
+      runOf = new Run[n];
+      Arrays.fill(start, Double.NaN);
+      Arrays.fill(finish, Double.NaN);
+      for (int i = 0; i < n; i++) {
+        remaining[i] = arrivals.get(i).durationSeconds();
+      }
+      Comparator<GpuJob> order = policy.order();
+      checkArgument(order != null, "policy %s: order() returned null", policy.name());
+      // Arrivals are sorted by ARRIVAL already: its ranks are the indices; a strict queue's
+      // key is read once per job.
+      if (order == QueuePolicy.ARRIVAL
+          || policy instanceof QueuePolicies.Strict st && st.key() == null) {
+        waiting = new RankedSet(n);
+      } else if (policy instanceof QueuePolicies.Strict st) {
+        double[] key = new double[n];
+        for (int i = 0; i < n; i++) {
+          key[i] = st.key().applyAsDouble(arrivals.get(i));
+        }
+        waiting = new RankedSet(n, (a, b) -> Double.compare(key[a], key[b]));
+      } else {
+        waiting = new RankedSet(n, (a, b) -> order.compare(arrivals.get(a), arrivals.get(b)));
+      }
+      if (Double.isFinite(disruptions.nodeMtbfSeconds())) {
+        for (int i = 0; i < nodes.size(); i++) {
+          nodeEvents.add(new double[] {exponential(disruptions.nodeMtbfSeconds()), i, 1});
+        }
+      }
+    }
+
+    private double exponential(double mean) {
+      return -mean * Math.log(1 - failureRng.nextDouble());
+    }
+
+    Result run() {
+      int next = 0;
+      double busy = 0;
+      double last = 0;
+      long events = 0;
+      int done = 0;
+      int reported = 0;
+      int unschedulable = 0;
+      int n = arrivals.size();
+      while (next < n || !waiting.isEmpty() || !running.isEmpty()) {
+        double tArrive = next < n ? arrivals.get(next).arrivalSeconds()
+            : Double.POSITIVE_INFINITY;
+        double tEnd = ends.isEmpty() ? Double.POSITIVE_INFINITY : ends.peek().end();
+        double tNode = nodeEvents.isEmpty() ? Double.POSITIVE_INFINITY : nodeEvents.peek()[0];
+        double t = Math.min(tArrive, Math.min(tEnd, tNode));
+        if (t == Double.POSITIVE_INFINITY) {
+          // Only jobs that can never start are left.
+          unschedulable += waiting.size();
+          waiting.clear();
+          break;
+        }
+        if ((++events & 1023) == 0) {
+          if (monitor.cancelled()) {
+            throw new java.util.concurrent.CancellationException("replay cancelled at " + t
+                + " s");
+          }
+          if (100L * done / n > 100L * reported / n) {
+            reported = done;
+            monitor.progress((double) done / n);
+          }
+        }
+        busy += (double) state.allocatedMilli * (t - now);
+        now = t;
+        while (!ends.isEmpty() && ends.peek().end() <= now) {
+          Run r = ends.poll();
+          if (runOf[r.job()] != r) {
+            continue;
+          }
+          release(r);
+          if (r.fails()) {
+            failures[r.job()]++;
+            requeue(r);
+          } else {
+            finish[r.job()] = now;
+            last = now;
+            done++;
+          }
+        }
+        while (!nodeEvents.isEmpty() && nodeEvents.peek()[0] <= now) {
+          double[] e = nodeEvents.poll();
+          int node = (int) e[1];
+          if (e[2] > 0) {
+            state.down[node] = true;
+            for (Run r : running.copy()) {
+              if (r.on(node)) {
+                release(r);
+                failures[r.job()]++;
+                requeue(r);
+              }
+            }
+            downMilli += 1000L * state.nodes[node].gpus();
+            downNodes++;
+            nodeEvents.add(new double[] {now + disruptions.repairSeconds(), node, -1});
+          } else {
+            state.down[node] = false;
+            downMilli -= 1000L * state.nodes[node].gpus();
+            downNodes--;
+            nodeEvents.add(new double[] {now + exponential(disruptions.nodeMtbfSeconds()), node,
+                1});
+          }
+        }
+        while (next < n && arrivals.get(next).arrivalSeconds() <= now) {
+          if (fitsEmpty(empty, arrivals.get(next))) {
+            waiting.add(next);
+          } else {
+            unschedulable++;
+            done++;
+          }
+          next++;
+        }
+        while (!waiting.isEmpty()) {
+          schedule();
+          if (!running.isEmpty() || waiting.isEmpty() || anyDown()) {
+            break;
+          }
+          // Nothing runs on the whole, healthy cluster and the policy started nothing: its
+          // first waiting job cannot be placed even alone (its members, placed one by one,
+          // leave no room for the last) and would block the queue forever.
+          waiting.pollFirst();
+          unschedulable++;
+          done++;
+        }
+        if (next >= n && running.isEmpty() && !waiting.isEmpty() && !anyDown()) {
+          unschedulable += waiting.size();
+          waiting.clear();
+        }
+      }
+      monitor.progress(1);
+      List<JobRecord> out = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        out.add(new JobRecord(arrivals.get(i), start[i], finish[i], preemptions[i],
+            failures[i]));
+      }
+      double util = last > 0 && state.capacityMilli > 0 ? busy / (state.capacityMilli * last)
+          : 0;
+      return new Result(out, unschedulable, last, Math.min(1, util));
+    }
+
+    private boolean anyDown() {
+      return downNodes > 0;
+    }
+
+    private void schedule() {
+      if (policy instanceof QueuePolicies.Strict) {
+        // The built-in strict queues, without the policy interface's bookkeeping: the head
+        // starts or blocks the rest.
+        int j;
+        while ((j = waiting.first()) >= 0 && place(j)) {
+          waiting.remove(j);
+        }
+        return;
+      }
+      inSchedule = true;
+      try {
+        policy.schedule(this);
+      } finally {
+        inSchedule = false;
+      }
+      for (int j : started) {
+        waiting.remove(j);
+        startedNow[j] = false;
+      }
+      for (int j : stopped) {
+        waiting.add(j);
+      }
+      started.clear();
+      stopped.clear();
+    }
+
+    private void release(Run r) {
+      List<GpuPod> members = arrivals.get(r.job()).members();
+      for (int m = 0; m < members.size(); m++) {
+        state.release(r.nodes()[m], members.get(m), r.gpus()[m]);
+      }
+      running.remove(r);
+      runOf[r.job()] = null;
+    }
+
+    /** Back to the queue after a stop: progress kept, the restart cost added. */
+    private void requeue(Run r) {
+      remaining[r.job()] = Math.max(0, remaining[r.job()] - (now - r.begin()))
+          + disruptions.restartSeconds();
+      if (inSchedule) {
+        stopped.add(r.job());
+      } else {
+        waiting.add(r.job());
+      }
+    }
+
+    @Override
+    public double now() {
+      return now;
+    }
+
+    @Override
+    public Iterable<GpuJob> waiting() {
+      return () -> new Iterator<>() {
+        final Iterator<Integer> it = waiting.iterator();
+
+        @Override
+        public boolean hasNext() {
+          return it.hasNext();
+        }
+
+        @Override
+        public GpuJob next() {
+          return arrivals.get(it.next());
+        }
+      };
+    }
+
+    @Override
+    public List<QueuePolicy.RunningJob> running() {
+      List<QueuePolicy.RunningJob> out = new ArrayList<>(running.size());
+      for (Run r : running.copy()) {
+        out.add(new QueuePolicy.RunningJob(arrivals.get(r.job()), r.begin(),
+            r.begin() + remaining[r.job()]));
+      }
+      return out;
+    }
+
+    @Override
+    public long freeGpuMilli() {
+      // A failed node holds nothing (its jobs were stopped), so its capacity is all it removes.
+      return state.capacityMilli - state.allocatedMilli - downMilli;
+    }
+
+    @Override
+    public long capacityGpuMilli() {
+      return state.capacityMilli;
+    }
+
+    @Override
+    public double remainingSeconds(GpuJob job) {
+      Integer i = index.get(job);
+      checkArgument(i != null, "job %s: not in this replay", job == null ? null : job.name());
+      Run r = runOf[i];
+      return r == null ? remaining[i] : Math.max(0, remaining[i] - (now - r.begin()));
+    }
+
+    @Override
+    public boolean tryStart(GpuJob job) {
+      Integer i = index.get(job);
+      checkArgument(i != null && waiting.contains(i) && !startedNow[i],
+          "policy %s: job %s is not waiting", policy.name(), job == null ? null : job.name());
+      if (!place(i)) {
+        return false;
+      }
+      started.add(i);
+      startedNow[i] = true;
+      return true;
+    }
+
+    /** Places every member of job {@code i} and starts its run, or places none. */
+    private boolean place(int i) {
+      GpuJob g = arrivals.get(i);
+      int k = g.members().size();
+      int[] where = new int[k];
+      int[][] gpus = new int[k][];
+      for (int m = 0; m < k; m++) {
+        Schedule.Placed p = Schedule.place(state, view, rank, placement, rng, g.members().get(m),
+            feasible);
+        if (p == null) {
+          for (int r = m - 1; r >= 0; r--) {
+            state.release(where[r], g.members().get(r), gpus[r]);
+          }
+          return false;
+        }
+        where[m] = p.node();
+        gpus[m] = p.gpus();
+      }
+      double end = now + remaining[i];
+      boolean fails = false;
+      if (disruptions.jobFailureProbability() > 0
+          && failureRng.nextDouble() < disruptions.jobFailureProbability()) {
+        fails = true;
+        end = now + failureRng.nextDouble() * remaining[i];
+      }
+      Run r = new Run(i, now, end, fails, where, gpus);
+      running.add(r);
+      runOf[i] = r;
+      ends.add(r);
+      if (Double.isNaN(start[i])) {
+        start[i] = now;
+      }
+      return true;
+    }
+
+    @Override
+    public void preempt(GpuJob job) {
+      Integer i = index.get(job);
+      checkArgument(inSchedule && i != null && runOf[i] != null,
+          "policy %s: job %s is not running", policy.name(), job == null ? null : job.name());
+      Run r = runOf[i];
+      release(r);
+      preemptions[i]++;
+      if (startedNow[i]) {
+        started.remove(i);
+        startedNow[i] = false;
+        // Started and stopped in the same call: it never left the queue.
+        remaining[i] += disruptions.restartSeconds();
+        return;
+      }
+      requeue(r);
+    }
+  }
+
+  /** A run of a job: from begin to end (its finish, or its failure when {@code fails}). */
+  private record Run(int job, double begin, double end, boolean fails, int[] nodes,
+      int[][] gpus, int[] slot) {
+    Run(int job, double begin, double end, boolean fails, int[] nodes, int[][] gpus) {
+      this(job, begin, end, fails, nodes, gpus, new int[] {-1});
+    }
+
+    boolean on(int node) {
+      for (int n : nodes) {
+        if (n == node) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /** The running runs: constant-time add and remove (swap with the last), no boxing. */
+  private static final class Running {
+    private Run[] runs = new Run[16];
+    private int size;
+
+    boolean isEmpty() {
+      return size == 0;
+    }
+
+    int size() {
+      return size;
+    }
+
+    void add(Run r) {
+      if (size == runs.length) {
+        runs = Arrays.copyOf(runs, 2 * size);
+      }
+      r.slot()[0] = size;
+      runs[size++] = r;
+    }
+
+    void remove(Run r) {
+      int at = r.slot()[0];
+      Run last = runs[--size];
+      runs[at] = last;
+      last.slot()[0] = at;
+      runs[size] = null;
+      r.slot()[0] = -1;
+    }
+
+    List<Run> copy() {
+      List<Run> out = new ArrayList<>(size);
+      for (int i = 0; i < size; i++) {
+        out.add(runs[i]);
+      }
+      return out;
+    }
+  }
 
   /** Whether the job could start on the empty cluster (else it waits forever). */
   private static boolean fitsEmpty(ClusterState empty, GpuJob job) {
@@ -255,25 +684,4 @@ public final class Replay {
     return ok;
   }
 
-  /** Places every member or none (gang); the placement if all fit. */
-  private static Running tryStart(ClusterState state, ClusterState.View view, int[] rank,
-      Placement placement, SplittableRandom rng, GpuJob job, int index, double now,
-      int[] feasible) {
-    int k = job.members().size();
-    int[] nodes = new int[k];
-    int[][] gpus = new int[k][];
-    for (int m = 0; m < k; m++) {
-      Schedule.Placed p = Schedule.place(state, view, rank, placement, rng, job.members().get(m),
-          feasible);
-      if (p == null) {
-        for (int r = m - 1; r >= 0; r--) {
-          state.release(nodes[r], job.members().get(r), gpus[r]);
-        }
-        return null;
-      }
-      nodes[m] = p.node();
-      gpus[m] = p.gpus();
-    }
-    return new Running(now + job.durationSeconds(), index, nodes, gpus);
-  }
 }

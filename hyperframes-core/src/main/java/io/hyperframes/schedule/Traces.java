@@ -120,7 +120,8 @@ public final class Traces {
    * {@code timestamp} (seconds after the trace's earliest, which becomes 0) that runs for
    * {@code duration} seconds on {@code num_gpus} whole GPUs. The trace has no node list: a job of
    * more than {@code gpusPerNode} GPUs becomes a gang of members of {@code gpusPerNode} GPUs
-   * (the last takes the rest), one per node. Rows are named {@code philly-LINE}.
+   * (the last takes the rest), one per node. Rows are named {@code philly-LINE}; the
+   * {@code cluster} column (Philly's virtual cluster, a team's share) is the job's tenant.
    *
    * @param gpusPerNode GPUs on each node of the cluster it will be replayed on, ≥ 1
    */
@@ -162,7 +163,8 @@ public final class Traces {
         members.add(new GpuPod(name + "-" + m, 0, 0, g, 1000, Set.of(), arrival, duration));
         left -= g;
       }
-      out.add(new GpuJob(name, arrival, Math.max(1, duration), members));
+      String tenant = csv.has("cluster") ? csv.text(row, "cluster", true) : "";
+      out.add(new GpuJob(name, arrival, Math.max(1, duration), members, tenant, 0));
     }
     return new Read<>(out, skipped);
   }
@@ -217,6 +219,10 @@ public final class Traces {
 
     List<Row> rows() {
       return rows;
+    }
+
+    boolean has(String column) {
+      return columns.containsKey(column);
     }
 
     String text(Row row, String column, boolean emptyAllowed) {

@@ -100,8 +100,38 @@ final class ScheduleCommand implements Callable<Integer> {
   String mode;
 
   @Option(names = "--queue", defaultValue = "fifo",
-      description = "Queue order of --mode time: fifo (default) or sjf.")
+      description = "Queueing policy of --mode time: fifo (default, strict), sjf (strict),"
+          + " backfill (FIFO with EASY backfilling), priority (tiers with preemption), quotas"
+          + " (per-tenant GPU quotas, --quota).")
   String queue;
+
+  @Option(names = "--quota", split = ",", paramLabel = "TENANT=GPUS",
+      description = "With --queue quotas: GPU quota per tenant (the Philly trace's tenants are"
+          + " its virtual clusters, column cluster).")
+  List<String> quota;
+
+  @Option(names = "--borrowing", description = "With --queue quotas: a tenant may borrow idle"
+      + " GPUs beyond its quota, reclaimed by preemption when their owner needs them.")
+  boolean borrowing;
+
+  @Option(names = "--restart-seconds", defaultValue = "0",
+      description = "Mode time: running time a preempted or failed job repeats on restart"
+          + " (default 0).")
+  double restartSeconds;
+
+  @Option(names = "--node-mtbf-hours", paramLabel = "HOURS",
+      description = "Mode time: mean time between failures of each node (exponential;"
+          + " default: nodes never fail).")
+  Double nodeMtbfHours;
+
+  @Option(names = "--repair-hours", defaultValue = "1",
+      description = "Mode time: hours a failed node stays down (default 1).")
+  double repairHours;
+
+  @Option(names = "--job-failure-probability", defaultValue = "0",
+      description = "Mode time: chance that a run of a job fails on its own, in [0, 1)"
+          + " (default 0).")
+  double jobFailureProbability;
 
   @Override
   public Integer call() throws Exception {
@@ -182,12 +212,36 @@ final class ScheduleCommand implements Callable<Integer> {
   }
 
   private int timeReplay(long seed) throws Exception {
-    io.hyperframes.schedule.Replay.Order order = switch (queue) {
-      case "fifo" -> io.hyperframes.schedule.Replay.Order.FIFO;
-      case "sjf" -> io.hyperframes.schedule.Replay.Order.SJF;
-      default -> throw new IllegalArgumentException("--queue: expected fifo or sjf, got "
-          + queue);
-    };
+    java.util.function.Supplier<io.hyperframes.schedule.QueuePolicy> queuePolicy =
+        switch (queue) {
+          case "fifo" -> io.hyperframes.schedule.QueuePolicy::fifo;
+          case "sjf" -> io.hyperframes.schedule.QueuePolicy::sjf;
+          case "backfill" -> io.hyperframes.schedule.QueuePolicy::easyBackfill;
+          case "priority" -> io.hyperframes.schedule.QueuePolicy::priority;
+          case "quotas" -> {
+            java.util.Map<String, Integer> q = quotas();
+            yield () -> io.hyperframes.schedule.QueuePolicy.quotas(q, borrowing);
+          }
+          default -> throw new IllegalArgumentException("--queue: expected fifo, sjf, backfill,"
+              + " priority or quotas, got " + queue);
+        };
+    if (quota != null && !queue.equals("quotas")) {
+      throw new IllegalArgumentException("--quota: needs --queue quotas, got --queue " + queue);
+    }
+    if (nodeMtbfHours != null && !(nodeMtbfHours > 0)) {
+      throw new IllegalArgumentException("--node-mtbf-hours: must be > 0, got "
+          + nodeMtbfHours);
+    }
+    io.hyperframes.schedule.Replay.Disruptions disruptions;
+    try {
+      disruptions = new io.hyperframes.schedule.Replay.Disruptions(restartSeconds,
+          nodeMtbfHours == null ? Double.POSITIVE_INFINITY : nodeMtbfHours * 3600,
+          repairHours * 3600, jobFailureProbability);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage().replace("disruptions.restartSeconds",
+          "--restart-seconds").replace("disruptions.repairSeconds", "--repair-hours")
+          .replace("disruptions.jobFailureProbability", "--job-failure-probability"), e);
+    }
     List<GpuNode> nodes;
     if (cluster != null) {
       nodes = Traces.openbNodes(cluster).items();
@@ -258,7 +312,7 @@ final class ScheduleCommand implements Callable<Integer> {
       long t0 = System.nanoTime();
       Placement placement = Placement.named(name, target);
       io.hyperframes.schedule.Replay.Result r = io.hyperframes.schedule.Replay.run(nodes, jobs,
-          placement, order, seed, new ProgressBar(err, name));
+          placement, queuePolicy.get(), disruptions, seed, new ProgressBar(err, name));
       err.printf(Locale.ROOT, "schedule: %s done in %.1f s%n", name,
           (System.nanoTime() - t0) / 1e9);
       err.flush();
@@ -283,7 +337,14 @@ final class ScheduleCommand implements Callable<Integer> {
           .put("p50JctSeconds", r.jctPercentileSeconds(0.5))
           .put("p99JctSeconds", r.jctPercentileSeconds(0.99))
           .put("meanQueueingSeconds", queueing).put("utilisation", r.utilisation())
-          .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable());
+          .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable())
+          .put("preemptions", r.preemptions()).put("failures", r.failures());
+      double jain = r.jainFairness();
+      if (Double.isNaN(jain)) {
+        po.putNull("jainFairness");
+      } else {
+        po.put("jainFairness", jain);
+      }
       series.add(new io.hyperframes.report.ScheduleReport.Series(placement.name(),
           r.allocatedGpus(600), r.jobs().stream().filter(j -> !Double.isNaN(j.finishSeconds()))
               .mapToDouble(io.hyperframes.schedule.Replay.JobRecord::jctSeconds).toArray(),
@@ -303,14 +364,17 @@ final class ScheduleCommand implements Callable<Integer> {
           capacity, series));
     } else {
       o.printf(Locale.ROOT, "%d jobs at their trace times, queue %s%n", jobs.size(), queue);
-      o.printf(Locale.ROOT, "%-8s %14s %14s %14s %14s %11s %7s%n", "policy", "mean JCT (s)",
-          "p50 JCT (s)", "p99 JCT (s)", "mean wait (s)", "GPU util.", "never");
+      o.printf(Locale.ROOT, "%-8s %14s %14s %14s %14s %11s %7s %8s %8s %6s%n", "policy",
+          "mean JCT (s)", "p50 JCT (s)", "p99 JCT (s)", "mean wait (s)", "GPU util.", "never",
+          "preempt.", "failures", "Jain");
       for (var p : out) {
-        o.printf(Locale.ROOT, "%-8s %14.0f %14.0f %14.0f %14.0f %10.1f%% %7d%n",
+        o.printf(Locale.ROOT, "%-8s %14.0f %14.0f %14.0f %14.0f %10.1f%% %7d %8d %8d %6s%n",
             p.get("policy").asText(), p.get("meanJctSeconds").asDouble(),
             p.get("p50JctSeconds").asDouble(), p.get("p99JctSeconds").asDouble(),
             p.get("meanQueueingSeconds").asDouble(), 100 * p.get("utilisation").asDouble(),
-            p.get("unschedulable").asInt());
+            p.get("unschedulable").asInt(), p.get("preemptions").asInt(),
+            p.get("failures").asInt(), p.get("jainFairness").isNull() ? "-"
+                : String.format(Locale.ROOT, "%.3f", p.get("jainFairness").asDouble()));
       }
       for (var p : out) {
         var pn = p.get("plan");
@@ -428,6 +492,26 @@ final class ScheduleCommand implements Callable<Integer> {
     }
     o.flush();
     return 0;
+  }
+
+  private java.util.Map<String, Integer> quotas() {
+    if (quota == null || quota.isEmpty()) {
+      throw new IllegalArgumentException("--quota: --queue quotas needs TENANT=GPUS,...");
+    }
+    java.util.Map<String, Integer> out = new java.util.LinkedHashMap<>();
+    for (String q : quota) {
+      String[] kv = q.split("=", 2);
+      try {
+        if (kv.length != 2 || kv[0].isBlank() || Integer.parseInt(kv[1].strip()) < 0) {
+          throw new NumberFormatException();
+        }
+        out.put(kv[0].strip(), Integer.parseInt(kv[1].strip()));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--quota: expected TENANT=GPUS with GPUS >= 0, got '"
+            + q + "'");
+      }
+    }
+    return out;
   }
 
   private static java.util.Map<String, String> summary(double mean, double p50, double p99,

@@ -1,0 +1,225 @@
+package io.hyperframes.schedule;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The built-in {@link QueuePolicy} implementations. */
+final class QueuePolicies {
+  private QueuePolicies() {}
+
+  /**
+   * A queue whose head blocks the rest, ordered by {@code key} (smaller first) then arrival,
+   * or by arrival alone when {@code key} is null.
+   */
+  record Strict(String name, java.util.function.ToDoubleFunction<GpuJob> key)
+      implements QueuePolicy {
+    @Override
+    public Comparator<GpuJob> order() {
+      return key == null ? ARRIVAL : Comparator.comparingDouble(key).thenComparing(ARRIVAL);
+    }
+
+    @Override
+    public void schedule(Queue q) {
+      for (GpuJob j : q.waiting()) {
+        if (!q.tryStart(j)) {
+          return;
+        }
+      }
+    }
+  }
+
+  /** See {@link QueuePolicy#easyBackfill()}. */
+  static final class EasyBackfill implements QueuePolicy {
+    @Override
+    public String name() {
+      return "easy-backfill";
+    }
+
+    @Override
+    public Comparator<GpuJob> order() {
+      return ARRIVAL;
+    }
+
+    @Override
+    public void schedule(Queue q) {
+      GpuJob head = null;
+      double shadow = Double.POSITIVE_INFINITY;
+      long extra = 0;
+      for (GpuJob j : q.waiting()) {
+        if (head == null) {
+          if (q.tryStart(j)) {
+            continue;
+          }
+          head = j;
+          // The head's reservation: when the running jobs' finishes free enough GPUs.
+          List<RunningJob> running = new ArrayList<>(q.running());
+          running.sort(Comparator.comparingDouble(RunningJob::finishSeconds));
+          long free = q.freeGpuMilli();
+          extra = Long.MAX_VALUE;
+          for (RunningJob r : running) {
+            free += r.job().gpuMilli();
+            if (free >= head.gpuMilli()) {
+              shadow = r.finishSeconds();
+              extra = free - head.gpuMilli();
+              break;
+            }
+          }
+          continue;
+        }
+        if (q.freeGpuMilli() == 0) {
+          return;
+        }
+        boolean endsFirst = q.now() + q.remainingSeconds(j) <= shadow;
+        if ((endsFirst || j.gpuMilli() <= extra) && j.gpuMilli() <= q.freeGpuMilli()
+            && q.tryStart(j) && !endsFirst) {
+          extra -= j.gpuMilli();
+        }
+      }
+    }
+  }
+
+  /** See {@link QueuePolicy#priority()}. */
+  static final class Priority implements QueuePolicy {
+    @Override
+    public String name() {
+      return "priority";
+    }
+
+    @Override
+    public Comparator<GpuJob> order() {
+      return Comparator.comparingInt((GpuJob j) -> -j.priority()).thenComparing(ARRIVAL);
+    }
+
+    @Override
+    public void schedule(Queue q) {
+      List<RunningJob> running = null;
+      for (GpuJob j : q.waiting()) {
+        if (j.gpuMilli() <= q.freeGpuMilli() && q.tryStart(j)) {
+          continue;
+        }
+        if (running == null) {
+          running = new ArrayList<>(q.running());
+          // Victims first: lowest tier, then the most recently started.
+          running.sort(Comparator.comparingInt((RunningJob r) -> r.job().priority())
+              .thenComparing(Comparator.comparingDouble(RunningJob::startSeconds).reversed()));
+        }
+        long room = q.freeGpuMilli();
+        List<RunningJob> victims = new ArrayList<>();
+        for (RunningJob r : running) {
+          if (r.job().priority() >= j.priority() || room >= j.gpuMilli()) {
+            break;
+          }
+          victims.add(r);
+          room += r.job().gpuMilli();
+        }
+        if (room < j.gpuMilli()) {
+          continue;
+        }
+        for (RunningJob v : victims) {
+          q.preempt(v.job());
+          running.remove(v);
+          if (q.tryStart(j)) {
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  /** See {@link QueuePolicy#quotas(Map, boolean)}. */
+  static final class Quotas implements QueuePolicy {
+    private final Map<String, Long> quotaMilli = new HashMap<>();
+    private final boolean borrowing;
+    private final Set<GpuJob> borrowers = Collections.newSetFromMap(new IdentityHashMap<>());
+
+    Quotas(Map<String, Integer> quotaGpus, boolean borrowing) {
+      checkArgument(quotaGpus != null && !quotaGpus.isEmpty(), "quotas: at least one tenant");
+      quotaGpus.forEach((t, g) -> {
+        checkArgument(t != null && g != null && g >= 0, "quotas[%s]: must be >= 0 GPUs, got %s",
+            t, g);
+        quotaMilli.put(t, 1000L * g);
+      });
+      this.borrowing = borrowing;
+    }
+
+    @Override
+    public String name() {
+      return borrowing ? "quotas-borrowing" : "quotas";
+    }
+
+    @Override
+    public Comparator<GpuJob> order() {
+      return ARRIVAL;
+    }
+
+    @Override
+    public void schedule(Queue q) {
+      if (q.freeGpuMilli() == 0 && borrowers.isEmpty()) {
+        // Nothing fits and nothing lent can be reclaimed.
+        return;
+      }
+      List<RunningJob> running = new ArrayList<>(q.running());
+      Set<GpuJob> alive = Collections.newSetFromMap(new IdentityHashMap<>());
+      Map<String, Long> used = new HashMap<>();
+      for (RunningJob r : running) {
+        alive.add(r.job());
+        used.merge(r.job().tenant(), r.job().gpuMilli(), Long::sum);
+      }
+      borrowers.retainAll(alive);
+      for (GpuJob j : q.waiting()) {
+        if (q.freeGpuMilli() == 0 && borrowers.isEmpty()) {
+          return;
+        }
+        long quota = quotaMilli.getOrDefault(j.tenant(), 0L);
+        long mine = used.getOrDefault(j.tenant(), 0L);
+        boolean within = mine + j.gpuMilli() <= quota;
+        if (within) {
+          if (!(j.gpuMilli() <= q.freeGpuMilli() && q.tryStart(j))) {
+            if (!reclaim(q, j, running, used)) {
+              continue;
+            }
+          }
+          used.merge(j.tenant(), j.gpuMilli(), Long::sum);
+        } else if (borrowing && j.gpuMilli() <= q.freeGpuMilli() && q.tryStart(j)) {
+          borrowers.add(j);
+          used.merge(j.tenant(), j.gpuMilli(), Long::sum);
+        }
+      }
+    }
+
+    /** Preempts borrowers, most recent first, until {@code j} starts; whether it did. */
+    private boolean reclaim(Queue q, GpuJob j, List<RunningJob> running,
+        Map<String, Long> used) {
+      List<RunningJob> lent = new ArrayList<>();
+      long room = q.freeGpuMilli();
+      for (RunningJob r : running) {
+        if (borrowers.contains(r.job())) {
+          lent.add(r);
+          room += r.job().gpuMilli();
+        }
+      }
+      if (room < j.gpuMilli()) {
+        return false;
+      }
+      lent.sort(Comparator.comparingDouble(RunningJob::startSeconds).reversed());
+      for (RunningJob r : lent) {
+        q.preempt(r.job());
+        borrowers.remove(r.job());
+        running.remove(r);
+        used.merge(r.job().tenant(), -r.job().gpuMilli(), Long::sum);
+        if (q.tryStart(j)) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+}

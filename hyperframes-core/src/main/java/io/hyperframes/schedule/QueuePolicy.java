@@ -1,0 +1,117 @@
+package io.hyperframes.schedule;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The queueing policy of a time-based {@link Replay}: in what order waiting jobs are considered,
+ * and what to do at each event (an arrival, a finish, a failure, a repair). A policy starts
+ * waiting jobs through {@link Queue#tryStart} (the replay's {@link Placement} places the gang's
+ * members, all or none) and may {@link Queue#preempt} running ones. Built in: {@link #fifo()},
+ * {@link #sjf()}, {@link #easyBackfill()}, {@link #priority()} and
+ * {@link #quotas(Map, boolean)}; write your own.
+ */
+public interface QueuePolicy {
+
+  /** Short name for reports. */
+  String name();
+
+  /** The order of the waiting queue ({@link Queue#waiting()}); ties go to submission order. */
+  Comparator<GpuJob> order();
+
+  /** Decides, at one event time, which waiting jobs start and which running ones stop. */
+  void schedule(Queue queue);
+
+  /** A running job as a policy sees it. */
+  record RunningJob(GpuJob job, double startSeconds, double finishSeconds) {}
+
+  /**
+   * The replay's state at one event time. Jobs started or preempted here leave or join the
+   * waiting queue when {@link #schedule} returns, so {@link #waiting()} may be iterated while
+   * starting jobs.
+   */
+  interface Queue {
+    /** The clock, seconds. */
+    double now();
+
+    /** Waiting jobs in {@link #order()}, without those started during this call. */
+    Iterable<GpuJob> waiting();
+
+    /** Running jobs, a snapshot, with their expected finish times. */
+    List<RunningJob> running();
+
+    /** GPU thousandths free on nodes that are up. */
+    long freeGpuMilli();
+
+    /** GPU thousandths of the whole cluster. */
+    long capacityGpuMilli();
+
+    /** Seconds of running {@code job} still needs (restart cost included after a stop). */
+    double remainingSeconds(GpuJob job);
+
+    /**
+     * Starts a waiting job if the placement finds room for every member now.
+     *
+     * @return whether it started
+     * @throws IllegalArgumentException if the job is not waiting
+     */
+    boolean tryStart(GpuJob job);
+
+    /**
+     * Stops a running job and puts it back in the queue; it keeps its progress and pays the
+     * replay's restart cost when it starts again.
+     *
+     * @throws IllegalArgumentException if the job is not running
+     */
+    void preempt(GpuJob job);
+  }
+
+  /** Ties of an order: submission time, then name. */
+  Comparator<GpuJob> ARRIVAL = Comparator.comparingDouble(GpuJob::arrivalSeconds)
+      .thenComparing(GpuJob::name);
+
+  /**
+   * First come, first served, strict: the head blocks the jobs behind it (no backfilling); no
+   * preemption.
+   */
+  static QueuePolicy fifo() {
+    return new QueuePolicies.Strict("fifo", null);
+  }
+
+  /** Shortest job first (durations known, as SJF assumes), strict, no preemption. */
+  static QueuePolicy sjf() {
+    return new QueuePolicies.Strict("sjf", GpuJob::durationSeconds);
+  }
+
+  /**
+   * FIFO with EASY backfilling (Lifka 1995; Mu'alem and Feitelson, IEEE TPDS 2001, §2): when
+   * the head cannot start it gets a reservation at the earliest time enough GPUs will be free
+   * (from the running jobs' expected finishes), and a later job may start now if it fits and
+   * either ends before that time or leaves the reservation's GPUs untouched. The reservation
+   * counts GPU thousandths over the whole cluster, not per node.
+   */
+  static QueuePolicy easyBackfill() {
+    return new QueuePolicies.EasyBackfill();
+  }
+
+  /**
+   * Priority tiers with preemption: waiting jobs by priority (higher first), then submission;
+   * a job that does not fit preempts running jobs of lower priority — lowest tier first, the
+   * most recently started first — when their GPUs would make room; jobs that cannot start are
+   * skipped, not waited for.
+   */
+  static QueuePolicy priority() {
+    return new QueuePolicies.Priority();
+  }
+
+  /**
+   * Per-tenant GPU quotas (GPUs), FIFO within them. A job within its tenant's quota starts when
+   * it fits; with {@code borrowing}, a job beyond it starts on idle GPUs as a borrower and is
+   * preempted (most recent first) when a job within its own quota needs the room — the cohort
+   * borrowing of Kubernetes Kueue. Tenants without a quota have none (they only borrow).
+   */
+  static QueuePolicy quotas(Map<String, Integer> quotaGpus, boolean borrowing) {
+    return new QueuePolicies.Quotas(quotaGpus, borrowing);
+  }
+}

@@ -1,0 +1,241 @@
+package io.hyperframes.schedule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
+
+class QueuePolicyTest {
+
+  private static List<GpuNode> nodes(int count, int gpus) {
+    List<GpuNode> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      out.add(new GpuNode("n" + i, 0, 0, gpus, ""));
+    }
+    return out;
+  }
+
+  private static GpuJob job(String name, double at, int gpus, double seconds) {
+    return new GpuJob(name, at, seconds, List.of(new GpuPod(name + "-0", 0, 0, gpus, 1000,
+        Set.of(), at, seconds)));
+  }
+
+  private static Replay.JobRecord of(Replay.Result r, String name) {
+    return r.jobs().stream().filter(j -> j.job().name().equals(name)).findFirst().orElseThrow();
+  }
+
+  private static Replay.Result run(List<GpuNode> nodes, List<GpuJob> jobs, QueuePolicy p,
+      Replay.Disruptions d) {
+    return Replay.run(nodes, jobs, Placement.bestFit(), p, d, 1, ReplayMonitor.NONE);
+  }
+
+  @Test
+  void easyBackfillingStartsAShortJobAheadOfTheBlockedHeadButNotALongOne() {
+    List<GpuJob> jobs = List.of(job("a", 0, 2, 100), job("head", 1, 4, 10),
+        job("short", 2, 2, 50), job("long", 3, 2, 200));
+    Replay.Result fifo = run(nodes(1, 4), jobs, QueuePolicy.fifo(), Replay.Disruptions.NONE);
+    assertEquals(100, of(fifo, "head").startSeconds());
+    assertEquals(110, of(fifo, "short").startSeconds());
+    Replay.Result easy = run(nodes(1, 4), jobs, QueuePolicy.easyBackfill(),
+        Replay.Disruptions.NONE);
+    assertEquals(2, of(easy, "short").startSeconds(), "ends at 52, before the reservation");
+    assertEquals(100, of(easy, "head").startSeconds(), "the head keeps its reservation");
+    assertEquals(110, of(easy, "long").startSeconds(), "would delay the head: not backfilled");
+    assertTrue(easy.meanJctSeconds() < fifo.meanJctSeconds());
+  }
+
+  @Test
+  void aHigherTierPreemptsAndTheVictimResumesAfterItsRestartCost() {
+    List<GpuJob> jobs = List.of(job("low", 0, 4, 100).withTenant("batch", 0),
+        job("high", 10, 2, 20).withTenant("prod", 1));
+    Replay.Result r = run(nodes(1, 4), jobs, QueuePolicy.priority(),
+        new Replay.Disruptions(5, Double.POSITIVE_INFINITY, 0, 0));
+    assertEquals(10, of(r, "high").startSeconds());
+    assertEquals(30, of(r, "high").finishSeconds());
+    Replay.JobRecord low = of(r, "low");
+    assertEquals(1, low.preemptions());
+    // 10 s done before the stop; 90 s left + 5 s restart from 30 s.
+    assertEquals(125, low.finishSeconds(), 1e-9);
+    assertEquals(1, r.preemptions());
+    // The same jobs under FIFO: no preemption, the high tier waits.
+    Replay.Result fifo = run(nodes(1, 4), jobs, QueuePolicy.fifo(), Replay.Disruptions.NONE);
+    assertEquals(100, of(fifo, "high").startSeconds());
+    assertEquals(0, fifo.preemptions());
+  }
+
+  @Test
+  void quotasLendIdleGpusAndReclaimThem() {
+    GpuJob big = job("big", 0, 4, 100).withTenant("a", 0);
+    GpuJob own = job("own", 10, 2, 20).withTenant("b", 0);
+    Map<String, Integer> quota = Map.of("a", 2, "b", 2);
+    Replay.Result strict = run(nodes(1, 4), List.of(big, own), QueuePolicy.quotas(quota,
+        false), Replay.Disruptions.NONE);
+    assertEquals(10, of(strict, "own").startSeconds());
+    assertTrue(Double.isNaN(of(strict, "big").startSeconds()), "beyond its quota, never lent");
+    assertEquals(1, strict.unschedulable());
+    Replay.Result lend = run(nodes(1, 4), List.of(big, own), QueuePolicy.quotas(quota, true),
+        Replay.Disruptions.NONE);
+    assertEquals(0, of(lend, "big").startSeconds(), "borrows the idle GPUs");
+    assertEquals(10, of(lend, "own").startSeconds(), "its owner reclaims them");
+    assertEquals(1, of(lend, "big").preemptions());
+    assertEquals(30 + 90, of(lend, "big").finishSeconds(), 1e-9);
+    assertEquals(0, lend.unschedulable());
+    assertThrows(IllegalArgumentException.class, () -> QueuePolicy.quotas(Map.of("a", -1),
+        true));
+  }
+
+  @Test
+  void failedNodesStopTheirJobsWhichResumeElsewhere() {
+    List<GpuJob> jobs = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      jobs.add(job("j" + i, 10 * i, 1 + i % 4, 3600));
+    }
+    Replay.Disruptions d = new Replay.Disruptions(60, 4 * 3600, 600, 0.1);
+    Replay.Result r = run(nodes(4, 4), jobs, QueuePolicy.fifo(), d);
+    assertTrue(r.failures() > 0, "a 4-hour MTBF over a day of jobs fails some");
+    for (Replay.JobRecord j : r.jobs()) {
+      assertTrue(j.finishSeconds() - j.startSeconds() >= 3600 - 1e-9, j.toString());
+    }
+    assertEquals(40, r.jobs().stream().filter(j -> !Double.isNaN(j.finishSeconds())).count());
+    Replay.Result calm = run(nodes(4, 4), jobs, QueuePolicy.fifo(), Replay.Disruptions.NONE);
+    assertTrue(r.meanJctSeconds() > calm.meanJctSeconds());
+    var e = assertThrows(IllegalArgumentException.class, () -> new Replay.Disruptions(0, 1, 0,
+        1));
+    assertTrue(e.getMessage().contains("jobFailureProbability"), e.getMessage());
+  }
+
+  @Test
+  void jainsIndexIsOneWhenTenantsAreSlowedAlike() {
+    List<GpuJob> jobs = List.of(job("a", 0, 1, 10).withTenant("x", 0),
+        job("b", 0, 1, 10).withTenant("y", 0));
+    assertEquals(1, run(nodes(1, 2), jobs, QueuePolicy.fifo(), Replay.Disruptions.NONE)
+        .jainFairness(), 1e-12);
+    // One GPU: y waits 10 s (slowdown 2, rate 0.5) while x runs at once (rate 1): 0.9.
+    assertEquals(0.9, run(nodes(1, 1), jobs, QueuePolicy.fifo(), Replay.Disruptions.NONE)
+        .jainFairness(), 1e-12);
+  }
+
+  @Test
+  void aPolicyCannotStartWhatIsNotWaiting() {
+    QueuePolicy twice = new QueuePolicy() {
+      @Override
+      public String name() {
+        return "twice";
+      }
+
+      @Override
+      public Comparator<GpuJob> order() {
+        return ARRIVAL;
+      }
+
+      @Override
+      public void schedule(Queue q) {
+        for (GpuJob j : q.waiting()) {
+          q.tryStart(j);
+          q.tryStart(j);
+        }
+      }
+    };
+    var e = assertThrows(IllegalArgumentException.class, () -> run(nodes(1, 4),
+        List.of(job("a", 0, 1, 10)), twice, Replay.Disruptions.NONE));
+    assertTrue(e.getMessage().contains("policy twice: job a is not waiting"), e.getMessage());
+  }
+
+  /** Checks the cluster at every decision of the wrapped policy. */
+  private static final class Audited implements QueuePolicy {
+    final QueuePolicy inner;
+    final List<String> violations = new ArrayList<>();
+
+    Audited(QueuePolicy inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public String name() {
+      return inner.name();
+    }
+
+    @Override
+    public Comparator<GpuJob> order() {
+      return inner.order();
+    }
+
+    @Override
+    public void schedule(Queue q) {
+      inner.schedule(q);
+      long held = q.running().stream().mapToLong(r -> r.job().gpuMilli()).sum();
+      if (q.freeGpuMilli() < 0 || held > q.capacityGpuMilli()) {
+        violations.add(q.now() + ": free " + q.freeGpuMilli() + ", held " + held);
+      }
+    }
+  }
+
+  @Property(tries = 150)
+  void lawsHoldUnderEveryPolicyAndDisruption(@ForAll @LongRange(min = 0, max = 1 << 30) long seed,
+      @ForAll @IntRange(min = 1, max = 4) int nodeCount, @ForAll @IntRange(min = 0, max = 4)
+      int which, @ForAll boolean disrupt) {
+    SplittableRandom r = new SplittableRandom(seed);
+    List<GpuJob> jobs = new ArrayList<>();
+    double t = 0;
+    for (int i = 0; i < 30; i++) {
+      t += r.nextInt(20);
+      int width = 1 + r.nextInt(2);
+      List<GpuPod> members = new ArrayList<>();
+      double d = 1 + r.nextInt(100);
+      for (int m = 0; m < width; m++) {
+        members.add(new GpuPod("j" + i + "m" + m, 0, 0, 1 + r.nextInt(4), 1000, Set.of(), t, d));
+      }
+      jobs.add(new GpuJob("j" + i, t, d, members, "t" + r.nextInt(3), r.nextInt(3)));
+    }
+    QueuePolicy inner = switch (which) {
+      case 0 -> QueuePolicy.fifo();
+      case 1 -> QueuePolicy.sjf();
+      case 2 -> QueuePolicy.easyBackfill();
+      case 3 -> QueuePolicy.priority();
+      default -> QueuePolicy.quotas(Map.of("t0", 4, "t1", 4, "t2", 4), true);
+    };
+    Audited p = new Audited(inner);
+    Replay.Disruptions d = disrupt ? new Replay.Disruptions(3, 200, 30, 0.2)
+        : Replay.Disruptions.NONE;
+    Replay.Result res = Replay.run(nodes(nodeCount, 4), jobs, Placement.bestFit(), p, d, seed,
+        ReplayMonitor.NONE);
+    assertEquals(List.of(), p.violations, inner.name());
+    int finished = 0;
+    for (Replay.JobRecord j : res.jobs()) {
+      if (!Double.isNaN(j.finishSeconds())) {
+        finished++;
+        assertTrue(j.startSeconds() >= j.job().arrivalSeconds(), j.toString());
+        // It ran at least its whole duration between its first start and its finish.
+        assertTrue(j.finishSeconds() - j.startSeconds() >= j.job().durationSeconds() - 1e-9,
+            j.toString());
+      } else {
+        assertTrue(Double.isNaN(j.startSeconds()), "started but never finished: " + j);
+      }
+    }
+    assertEquals(jobs.size(), finished + res.unschedulable(), inner.name());
+    assertTrue(res.utilisation() >= 0 && res.utilisation() <= 1);
+    if (which <= 2) {
+      assertEquals(0, res.preemptions(), "no preemption without a preempting policy");
+    }
+    if (which == 0 && !disrupt) {
+      double last = Double.NEGATIVE_INFINITY;
+      for (Replay.JobRecord j : res.jobs()) {
+        if (!Double.isNaN(j.startSeconds())) {
+          assertTrue(j.startSeconds() >= last, "FIFO reordered at " + j);
+          last = j.startSeconds();
+        }
+      }
+    }
+  }
+}
