@@ -33,16 +33,7 @@ public final class ComparisonReport {
     checkArgument(title != null && a != null && b != null && comparison != null
         && findings != null, "title, records, comparison and findings: must be given");
     StringBuilder s = new StringBuilder(16_384);
-    s.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
-        .append(HtmlReport.esc(title)).append("</title>\n<style>\n")
-        .append("body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;"
-            + "color:#222;max-width:1100px}\nh1{font-size:22px}h2{font-size:17px;"
-            + "margin-top:28px}\ntable{border-collapse:collapse;font-size:13px}td,th{border:1px"
-            + " solid #ccc;padding:3px 7px;text-align:left}th{background:#f3f3f3}\n"
-            + ".ok{color:#2a7d2a;font-weight:bold}.bad{color:#b22;font-weight:bold}\n"
-            + ".grid{display:flex;flex-wrap:wrap;gap:18px}.card{border:1px solid #ddd;"
-            + "padding:10px;border-radius:6px}\n.warning{color:#a65e00}.critical{color:#b22}"
-            + ".info{color:#555}\n</style></head><body>\n");
+    HtmlReport.head(s, title, HtmlReport.VERDICT_CSS);
     s.append("<h1>").append(HtmlReport.esc(title)).append("</h1>\n<p>");
     s.append(comparison.regressed() ? "<span class=\"bad\">Regression</span>"
         : "<span class=\"ok\">No regression</span>");

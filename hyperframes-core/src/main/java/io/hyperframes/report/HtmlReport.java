@@ -28,18 +28,7 @@ public final class HtmlReport {
     TrainingEstimate e = best.estimate();
     var l = e.layout();
     StringBuilder b = new StringBuilder(32_768);
-    b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
-        .append(esc(title)).append("</title>\n<style>\n")
-        .append("body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;"
-            + "color:#222;max-width:1100px}\n")
-        .append("h1{font-size:22px}h2{font-size:17px;margin-top:28px}\n")
-        .append("table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;"
-            + "padding:3px 7px;text-align:left}th{background:#f3f3f3}\n")
-        .append(".ok{color:#2a7d2a;font-weight:bold}.bad{color:#b22;font-weight:bold}\n")
-        .append(".grid{display:flex;flex-wrap:wrap;gap:18px}.card{border:1px solid #ddd;"
-            + "padding:10px;border-radius:6px}\n")
-        .append(".warning{color:#a65e00}.critical{color:#b22}.info{color:#555}\n")
-        .append("</style></head><body>\n");
+    head(b, title, VERDICT_CSS);
     b.append("<h1>").append(esc(title)).append("</h1>\n<p>");
     b.append(plan.feasible() ? "<span class=\"ok\">Feasible</span>"
         : "<span class=\"bad\">Not feasible</span>");
@@ -255,6 +244,27 @@ public final class HtmlReport {
 
   private static double py(double y, double maxY) {
     return 260 - y / maxY * 240;
+  }
+
+  /** Cards, verdicts and severities of the plan and comparison reports. */
+  static final String VERDICT_CSS = ".ok{color:#2a7d2a;font-weight:bold}.bad{color:#b22;"
+      + "font-weight:bold}\n.grid{display:flex;flex-wrap:wrap;gap:18px}.card{border:1px solid"
+      + " #ddd;padding:10px;border-radius:6px}\n.warning{color:#a65e00}.critical{color:#b22}"
+      + ".info{color:#555}\n";
+
+  /**
+   * Opens a self-contained report page: the document head with the reports' common style and
+   * {@code extraCss}, up to the opened body.
+   */
+  static void head(StringBuilder b, String title, String extraCss) {
+    b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
+        .append(esc(title)).append("</title>\n<style>\n")
+        .append("body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;"
+            + "color:#222;max-width:1100px}\n")
+        .append("h1{font-size:22px}h2{font-size:17px;margin-top:28px}\n")
+        .append("table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;"
+            + "padding:3px 7px;text-align:left}th{background:#f3f3f3}\n")
+        .append(extraCss).append("</style></head><body>\n");
   }
 
   static String esc(String s) {

@@ -60,13 +60,7 @@ public final class ScheduleReport {
     checkArgument(capacityGpus > 0, "capacityGpus: must be > 0, got %s", capacityGpus);
     checkArgument(series != null && !series.isEmpty(), "series: at least one");
     StringBuilder s = new StringBuilder(32_768);
-    s.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
-        .append(HtmlReport.esc(title)).append("</title>\n<style>\n")
-        .append("body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;"
-            + "color:#222;max-width:1100px}\nh1{font-size:22px}h2{font-size:17px;"
-            + "margin-top:28px}\ntable{border-collapse:collapse;font-size:13px}td,th{border:1px"
-            + " solid #ccc;padding:3px 7px;text-align:right}th{background:#f3f3f3}"
-            + "td:first-child{text-align:left}\n</style></head><body>\n");
+    HtmlReport.head(s, title, "td{text-align:right}td:first-child{text-align:left}\n");
     s.append("<h1>").append(HtmlReport.esc(title)).append("</h1>\n<p>")
         .append(HtmlReport.esc(description)).append("</p>\n");
     Set<String> columns = new LinkedHashSet<>();
