@@ -42,9 +42,11 @@ public final class GoodputReplay {
    * @param application the application it trains (a key of the profiles)
    * @param gpus GPUs it asks for, ≥ 1
    * @param batchSize its global batch size, ≥ 1
+   * @param minGpus fewest GPUs it may run on (elastic jobs; {@code gpus} for a rigid one)
+   * @param maxGpus most GPUs it may run on (elastic jobs; {@code gpus} for a rigid one)
    */
   public record Job(String name, long arrivalSeconds, String application, int gpus,
-      int batchSize) {
+      int batchSize, int minGpus, int maxGpus) {
     public Job {
       checkArgument(name != null && !name.isBlank(), "job.name: must be given");
       checkArgument(arrivalSeconds >= 0, "job %s.arrivalSeconds: must be >= 0, got %s", name,
@@ -53,6 +55,18 @@ public final class GoodputReplay {
           "job %s.application: must be given", name);
       checkArgument(gpus >= 1, "job %s.gpus: must be >= 1, got %s", name, gpus);
       checkArgument(batchSize >= 1, "job %s.batchSize: must be >= 1, got %s", name, batchSize);
+      checkArgument(minGpus >= 1 && minGpus <= gpus && maxGpus >= gpus, "job %s: needs 1 <="
+          + " minGpus <= gpus <= maxGpus, got %s <= %s <= %s", name, minGpus, gpus, maxGpus);
+    }
+
+    /** A rigid job: always {@code gpus} GPUs. */
+    public Job(String name, long arrivalSeconds, String application, int gpus, int batchSize) {
+      this(name, arrivalSeconds, application, gpus, batchSize, gpus, gpus);
+    }
+
+    /** This job made elastic over [{@code min}, {@code max}] GPUs. */
+    public Job elastic(int min, int max) {
+      return new Job(name, arrivalSeconds, application, gpus, batchSize, min, max);
     }
   }
 
@@ -144,6 +158,11 @@ public final class GoodputReplay {
     public int preemptions() {
       return jobs.stream().mapToInt(JobRecord::preemptions).sum();
     }
+
+    /** Restarts (allocation changes after the first) over all jobs. */
+    public int restarts() {
+      return jobs.stream().mapToInt(JobRecord::restarts).sum();
+    }
   }
 
   /**
@@ -184,6 +203,9 @@ public final class GoodputReplay {
       checkArgument(j.batchSize() >= app.initBatchSize() && j.batchSize() <= app.maxBatchSize(),
           "job %s.batchSize: must be within the validated [%s, %s] of %s, got %s", j.name(),
           app.initBatchSize(), app.maxBatchSize(), app.name(), j.batchSize());
+      checkArgument(j.maxGpus() <= j.batchSize() / app.minLocalBatch(), "job %s.maxGpus: at"
+          + " most batch %s / the smallest measured per-GPU batch %s = %s, got %s", j.name(),
+          j.batchSize(), app.minLocalBatch(), j.batchSize() / app.minLocalBatch(), j.maxGpus());
     }
     RoundPolicy p = Objects.requireNonNull(policy.get(), "policy factory returned null");
     List<Job> ordered = new ArrayList<>(jobs);
@@ -191,10 +213,10 @@ public final class GoodputReplay {
     List<Running> all = new ArrayList<>();
     int unschedulable = 0;
     for (Job j : ordered) {
-      if (j.gpus() > capacity) {
+      if (j.minGpus() > capacity) {
         unschedulable++;
       }
-      all.add(new Running(j, profiles.get(j.application()), j.gpus() <= capacity));
+      all.add(new Running(j, profiles.get(j.application()), j.minGpus() <= capacity));
     }
     Map<String, List<Integer>> current = new LinkedHashMap<>();
     long now = 0;
@@ -230,7 +252,7 @@ public final class GoodputReplay {
           later = true;
         } else if (r.completion < 0) {
           demands.add(new RoundPolicy.Demand(r.job.name(), r.job.arrivalSeconds(),
-              r.job.gpus(), r.attained));
+              r.job.gpus(), r.attained, r.job.minGpus(), r.job.maxGpus()));
           active.put(r.job.name(), r);
         }
       }
@@ -289,8 +311,10 @@ public final class GoodputReplay {
       Running r = active.get(e.getKey());
       checkArgument(r != null, "policy %s: allocated GPUs to %s, not a waiting or running job"
           + " at %s s", policy, e.getKey(), now);
-      checkArgument(e.getValue().size() == r.job.gpus(), "policy %s: gave %s %s GPUs, it asks"
-          + " for %s (gangs run whole)", policy, e.getKey(), e.getValue().size(), r.job.gpus());
+      int got = e.getValue().size();
+      checkArgument(got >= r.job.minGpus() && got <= r.job.maxGpus(), "policy %s: gave %s %s"
+          + " GPUs, it runs on %s to %s (gangs run whole)", policy, e.getKey(), got,
+          r.job.minGpus(), r.job.maxGpus());
       for (int n : e.getValue()) {
         checkArgument(n >= 0 && n < used.length, "policy %s: node %s does not exist", policy, n);
         used[n]++;

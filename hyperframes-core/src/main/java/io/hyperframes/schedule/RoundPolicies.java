@@ -38,6 +38,14 @@ final class RoundPolicies {
     return out;
   }
 
+  /**
+   * The GPUs a rigid policy gives a job: what it asks for, or the whole cluster when it asks
+   * for more and may run on fewer (an elastic job).
+   */
+  static int rigid(RoundPolicy.Demand d, int capacity) {
+    return Math.max(d.minGpus(), Math.min(d.gpus(), capacity));
+  }
+
   /** Free GPUs per node once {@code kept} allocations are held. */
   static int[] free(int[] gpusPerNode, Map<String, List<Integer>> kept) {
     int[] free = gpusPerNode.clone();
@@ -91,6 +99,10 @@ final class RoundPolicies {
           queue0.add(d.name());
         }
       }
+      int total = 0;
+      for (int g : gpusPerNode) {
+        total += g;
+      }
       for (Demand d : jobs) {
         String k = d.name();
         long since = now - lastCheck.getOrDefault(k, 0L);
@@ -99,19 +111,15 @@ final class RoundPolicies {
           long ex = executed.getOrDefault(k, 0L) + since;
           executed.put(k, ex);
           // Demotion by attained service: GPUs x executed time (2D-LAS).
-          if (ex * d.gpus() >= threshold && queue0.remove(k)) {
+          if (ex * rigid(d, total) >= threshold && queue0.remove(k)) {
             queue1.add(k);
           }
         }
       }
-      int total = 0;
-      for (int g : gpusPerNode) {
-        total += g;
-      }
       int left = total;
       for (List<String> q : List.of(queue0, queue1)) {
         for (String k : q) {
-          int g = byName.get(k).gpus();
+          int g = rigid(byName.get(k), total);
           if (g <= left) {
             running.put(k, true);
             left -= g;
@@ -125,7 +133,7 @@ final class RoundPolicies {
       for (List<String> q : List.of(queue0, queue1)) {
         for (String k : q) {
           if (running.get(k) && !alloc.containsKey(k)) {
-            alloc.put(k, mostFree(free, byName.get(k).gpus()));
+            alloc.put(k, mostFree(free, rigid(byName.get(k), total)));
           }
         }
       }
@@ -155,18 +163,85 @@ final class RoundPolicies {
       });
       int[] free = free(gpusPerNode, alloc);
       int left = 0;
-      for (int f : free) {
-        left += f;
+      int total = 0;
+      for (int i = 0; i < free.length; i++) {
+        left += free[i];
+        total += gpusPerNode[i];
       }
       for (Demand d : jobs) {
         if (alloc.containsKey(d.name())) {
           continue;
         }
-        if (d.gpus() > left) {
+        int g = rigid(d, total);
+        if (g > left) {
           break;
         }
-        alloc.put(d.name(), mostFree(free, d.gpus()));
-        left -= d.gpus();
+        alloc.put(d.name(), mostFree(free, g));
+        left -= g;
+      }
+      return alloc;
+    }
+  }
+
+  /** See {@link RoundPolicy#elasticFifo()}. */
+  static final class ElasticFifo implements RoundPolicy {
+    @Override
+    public String name() {
+      return "elastic-fifo";
+    }
+
+    @Override
+    public Map<String, List<Integer>> allocate(long now, List<Demand> jobs, int[] gpusPerNode,
+        Map<String, List<Integer>> previous) {
+      Map<String, List<Integer>> alloc = new LinkedHashMap<>();
+      for (Demand d : jobs) {
+        if (previous.containsKey(d.name())) {
+          alloc.put(d.name(), new ArrayList<>(previous.get(d.name())));
+        }
+      }
+      int[] free = free(gpusPerNode, alloc);
+      int left = 0;
+      for (int f : free) {
+        left += f;
+      }
+      List<Demand> runningNewestFirst = new ArrayList<>();
+      for (Demand d : jobs) {
+        if (alloc.containsKey(d.name())) {
+          runningNewestFirst.add(0, d);
+        }
+      }
+      for (Demand d : jobs) {
+        if (alloc.containsKey(d.name())) {
+          continue;
+        }
+        // Shrink running elastic jobs, the most recently started first, to make room.
+        for (Demand r : runningNewestFirst) {
+          if (left >= d.minGpus()) {
+            break;
+          }
+          List<Integer> a = alloc.get(r.name());
+          while (a.size() > r.minGpus() && left < d.minGpus()) {
+            free[a.remove(a.size() - 1)]++;
+            left++;
+          }
+        }
+        if (left < d.minGpus()) {
+          break;
+        }
+        alloc.put(d.name(), mostFree(free, d.minGpus()));
+        left -= d.minGpus();
+      }
+      // Grow the running jobs toward their most, oldest first.
+      for (Demand d : jobs) {
+        List<Integer> a = alloc.get(d.name());
+        if (a == null || left == 0) {
+          continue;
+        }
+        int grow = Math.min(left, d.maxGpus() - a.size());
+        if (grow > 0) {
+          a.addAll(mostFree(free, grow));
+          left -= grow;
+        }
       }
       return alloc;
     }

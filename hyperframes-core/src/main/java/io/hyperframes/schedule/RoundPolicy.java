@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * A scheduling policy that, at the end of every scheduling interval of a
  * {@link GoodputReplay}, decides which waiting or running job holds which GPUs for the next
- * interval. Implement it to try your own; {@link #tiresias()} and {@link #fifo()} are built in.
+ * interval. Implement it to try your own; {@link #tiresias()}, {@link #fifo()} and
+ * {@link #elasticFifo()} are built in.
  *
  * <p>A policy may keep state between rounds (queues, attained service); one instance serves one
  * replay, which is why replays take a factory ({@code RoundPolicy::tiresias}).
@@ -20,8 +21,16 @@ public interface RoundPolicy {
    * @param arrivalSeconds submission time
    * @param gpus GPUs it asks for (a gang: all or none)
    * @param attainedGpuSeconds GPU-seconds it has held so far
+   * @param minGpus fewest GPUs it may be given (an elastic job; {@code gpus} for a rigid one)
+   * @param maxGpus most GPUs it may be given
    */
-  record Demand(String name, double arrivalSeconds, int gpus, double attainedGpuSeconds) {}
+  record Demand(String name, double arrivalSeconds, int gpus, double attainedGpuSeconds,
+      int minGpus, int maxGpus) {
+    /** A rigid job's demand. */
+    public Demand(String name, double arrivalSeconds, int gpus, double attainedGpuSeconds) {
+      this(name, arrivalSeconds, gpus, attainedGpuSeconds, gpus, gpus);
+    }
+  }
 
   /** Short name for reports. */
   String name();
@@ -49,7 +58,8 @@ public interface RoundPolicy {
    * longer fits after the jobs ahead of it is preempted. A new job's GPUs are taken node by
    * node from the node with the most free GPUs. As the Pollux artifact's port
    * ({@code petuum/adaptdl} osdi21-artifact, {@code simulator/tiresias.py}: threshold 3600 × 16,
-   * starvation promotion off).
+   * starvation promotion off). An elastic job gets the GPUs it asks for, or the whole cluster
+   * if it asks for more and may run on fewer.
    */
   static RoundPolicy tiresias() {
     return new RoundPolicies.Tiresias(3600L * 16);
@@ -71,5 +81,17 @@ public interface RoundPolicy {
    */
   static RoundPolicy fifo() {
     return new RoundPolicies.StrictFifo();
+  }
+
+  /**
+   * Elastic first come, first served: waiting jobs start in submission order at their fewest
+   * GPUs, shrinking running elastic jobs (the most recently started first, never below their
+   * fewest) to make room; GPUs left over then grow running jobs toward their most, oldest first.
+   * Every change of a job's GPUs restarts it (the replay's restart delay), so growth and
+   * shrinkage have a price. A waiting job that cannot get its fewest GPUs blocks the ones behind
+   * it. Rigid jobs (fewest = most) are never resized.
+   */
+  static RoundPolicy elasticFifo() {
+    return new RoundPolicies.ElasticFifo();
   }
 }

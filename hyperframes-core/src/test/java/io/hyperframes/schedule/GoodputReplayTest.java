@@ -150,8 +150,12 @@ class GoodputReplayTest {
       if (j.application().equals("imagenet")) {
         continue;
       }
-      out.add(new GoodputReplay.Job("j" + i, r.nextInt(4 * 3600), j.application(), j.gpus(),
-          j.batchSize()));
+      GoodputReplay.Job job = new GoodputReplay.Job("j" + i, r.nextInt(4 * 3600),
+          j.application(), j.gpus(), j.batchSize());
+      int most = Math.min(2 * j.gpus(), j.batchSize() / profiles().get(j.application())
+          .minLocalBatch());
+      out.add(r.nextBoolean() && most >= j.gpus() ? job.elastic(Math.max(1, j.gpus() / 2), most)
+          : job);
     }
     return out;
   }
@@ -175,11 +179,12 @@ class GoodputReplayTest {
         Map<String, List<Integer>> previous) {
       Map<String, List<Integer>> a = inner.allocate(now, jobs, gpusPerNode, previous);
       int[] used = new int[gpusPerNode.length];
-      Map<String, Integer> asked = new java.util.HashMap<>();
-      jobs.forEach(d -> asked.put(d.name(), d.gpus()));
+      Map<String, Demand> asked = new java.util.HashMap<>();
+      jobs.forEach(d -> asked.put(d.name(), d));
       a.forEach((k, v) -> {
-        if (v.size() != asked.get(k)) {
-          violations.add(now + ": " + k + " got " + v.size() + " of " + asked.get(k));
+        Demand d = asked.get(k);
+        if (v.size() < d.minGpus() || v.size() > d.maxGpus()) {
+          violations.add(now + ": " + k + " got " + v.size() + " of " + d);
         }
         v.forEach(n -> used[n]++);
       });
@@ -201,19 +206,19 @@ class GoodputReplayTest {
     net.jqwik.api.Assume.that(!jobs.isEmpty());
     int[] cluster = new int[nodes];
     Arrays.fill(cluster, 4);
-    for (String policy : List.of("tiresias", "fifo")) {
+    for (String policy : List.of("tiresias", "fifo", "elastic-fifo")) {
       Audited audited = new Audited(policy.equals("fifo") ? RoundPolicy.fifo()
-          : RoundPolicy.tiresias());
+          : policy.equals("tiresias") ? RoundPolicy.tiresias() : RoundPolicy.elasticFifo());
       GoodputReplay.Result r = GoodputReplay.run(cluster, jobs, apps, () -> audited, 60,
           ReplayMonitor.NONE);
       // No GPU over-allocated, every gang whole.
       assertEquals(List.of(), audited.violations, policy);
       // Every job finishes exactly once, or is reported too large for the cluster.
-      long tooLarge = jobs.stream().filter(j -> j.gpus() > 4 * nodes).count();
+      long tooLarge = jobs.stream().filter(j -> j.minGpus() > 4 * nodes).count();
       assertEquals(tooLarge, r.unschedulable(), policy);
       assertEquals(jobs.size(), r.jobs().size(), policy);
       for (GoodputReplay.JobRecord j : r.jobs()) {
-        boolean fits = j.job().gpus() <= 4 * nodes;
+        boolean fits = j.job().minGpus() <= 4 * nodes;
         assertEquals(fits, !Double.isNaN(j.finishSeconds()), policy + " " + j);
         if (fits) {
           assertTrue(j.finishSeconds() > j.startSeconds()
@@ -275,6 +280,35 @@ class GoodputReplayTest {
     double held = r.jobs().stream().mapToDouble(GoodputReplay.JobRecord::gpuSeconds).sum();
     assertEquals(r.utilisation() * 64 * r.makespanSeconds(), area, 1e-6 * area + 64 * 60);
     assertTrue(held <= area + 1e-6, held + " > " + area);
+  }
+
+  @Test
+  void elasticFifoIsFifoOnRigidJobsAndFasterWhenJobsMayResize() {
+    List<GoodputReplay.Job> jobs = Traces.polluxWorkload(POLLUX.resolve("workloads")
+        .resolve("workload-6.csv")).items();
+    GoodputReplay.Result fifo = GoodputReplay.run(cluster(), jobs, profiles(),
+        RoundPolicy::fifo, 60, ReplayMonitor.NONE);
+    GoodputReplay.Result rigid = GoodputReplay.run(cluster(), jobs, profiles(),
+        RoundPolicy::elasticFifo, 60, ReplayMonitor.NONE);
+    assertEquals(fifo.meanJctSeconds(), rigid.meanJctSeconds(), 1e-9);
+    List<GoodputReplay.Job> elastic = jobs.stream().map(j -> j.elastic(Math.max(1,
+        (j.gpus() + 1) / 2), Math.max(j.gpus(), Math.min(2 * j.gpus(), j.batchSize()
+        / profiles().get(j.application()).minLocalBatch())))).toList();
+    GoodputReplay.Result grown = GoodputReplay.run(cluster(), elastic, profiles(),
+        RoundPolicy::elasticFifo, 60, ReplayMonitor.NONE);
+    System.out.printf("workload-6 elastic-fifo: mean JCT %.2f s (rigid %.2f), %d restarts%n",
+        grown.meanJctSeconds(), rigid.meanJctSeconds(), grown.restarts());
+    assertTrue(grown.meanJctSeconds() < 0.6 * rigid.meanJctSeconds());
+    assertTrue(grown.utilisation() > rigid.utilisation());
+    // One elastic job alone grows to its most GPUs.
+    GoodputReplay.Result alone = GoodputReplay.run(cluster(), List.of(new GoodputReplay.Job(
+        "c", 0, "cifar10", 2, 2048).elastic(1, 8)), profiles(), RoundPolicy::elasticFifo, 60,
+        ReplayMonitor.NONE);
+    assertEquals(8, alone.jobs().get(0).gpuSeconds() / (alone.makespanSeconds() - 60), 0.5);
+    var e = assertThrows(IllegalArgumentException.class, () -> GoodputReplay.run(cluster(),
+        List.of(new GoodputReplay.Job("c", 0, "cifar10", 2, 256).elastic(1, 16)), profiles(),
+        RoundPolicy::elasticFifo, 60, ReplayMonitor.NONE));
+    assertTrue(e.getMessage().contains("job c.maxGpus"), e.getMessage());
   }
 
   @Test

@@ -75,6 +75,11 @@ final class ScheduleCommand implements Callable<Integer> {
           + " start (default 0).")
   double planAt;
 
+  @Option(names = "--elastic", description = "Mode goodput: every job may run on half to twice"
+      + " its GPUs (at most its batch over the smallest measured per-GPU batch); use with"
+      + " --policy elastic-fifo.")
+  boolean elastic;
+
   @Option(names = "--interval", defaultValue = "60",
       description = "Mode goodput: scheduling interval in seconds (default 60).")
   int interval;
@@ -420,6 +425,17 @@ final class ScheduleCommand implements Callable<Integer> {
     java.util.Arrays.fill(cluster, gpusPerNode);
     var apps = io.hyperframes.schedule.ApplicationProfile.readAll(applications);
     List<GoodputReplay.Job> jobs = Traces.polluxWorkload(trace).items();
+    if (elastic) {
+      jobs = jobs.stream().map(j -> {
+        var app = apps.get(j.application());
+        if (app == null) {
+          return j;
+        }
+        int max = Math.max(j.gpus(), Math.min(2 * j.gpus(), j.batchSize()
+            / app.minLocalBatch()));
+        return j.elastic(Math.max(1, (j.gpus() + 1) / 2), max);
+      }).toList();
+    }
     ObjectNode root = Json.mapper().createObjectNode();
     root.put("mode", "goodput");
     root.put("jobs", jobs.size());
@@ -433,8 +449,9 @@ final class ScheduleCommand implements Callable<Integer> {
       java.util.function.Supplier<RoundPolicy> policy = switch (name) {
         case "tiresias" -> RoundPolicy::tiresias;
         case "fifo" -> RoundPolicy::fifo;
-        default -> throw new IllegalArgumentException("--policy: mode goodput knows tiresias and"
-            + " fifo, got " + name);
+        case "elastic-fifo" -> RoundPolicy::elasticFifo;
+        default -> throw new IllegalArgumentException("--policy: mode goodput knows tiresias,"
+            + " fifo and elastic-fifo, got " + name);
       };
       GoodputReplay.Result r = GoodputReplay.run(cluster, jobs, apps, policy, interval,
           new ProgressBar(err, name));
@@ -452,7 +469,8 @@ final class ScheduleCommand implements Callable<Integer> {
           .put("p50JctSeconds", r.jctPercentileSeconds(50))
           .put("p99JctSeconds", r.jctPercentileSeconds(99))
           .put("makespanSeconds", r.makespanSeconds()).put("utilisation", r.utilisation())
-          .put("preemptions", r.preemptions()).put("unschedulable", r.unschedulable());
+          .put("preemptions", r.preemptions()).put("restarts", r.restarts())
+          .put("unschedulable", r.unschedulable());
       ArrayNode per = po.putArray("jobs");
       for (GoodputReplay.JobRecord j : r.jobs()) {
         ObjectNode jo = per.addObject().put("name", j.job().name())
@@ -480,14 +498,15 @@ final class ScheduleCommand implements Callable<Integer> {
     } else {
       o.printf(Locale.ROOT, "%d training jobs on %d nodes x %d GPUs, %d s rounds%n",
           jobs.size(), nodeCount, gpusPerNode, interval);
-      o.printf(Locale.ROOT, "%-9s %14s %14s %14s %14s %11s %12s%n", "policy", "mean JCT (s)",
-          "p50 JCT (s)", "p99 JCT (s)", "makespan (s)", "GPU alloc.", "preemptions");
+      o.printf(Locale.ROOT, "%-13s %14s %14s %14s %14s %11s %12s %9s%n", "policy",
+          "mean JCT (s)", "p50 JCT (s)", "p99 JCT (s)", "makespan (s)", "GPU alloc.",
+          "preemptions", "restarts");
       for (var p : out) {
-        o.printf(Locale.ROOT, "%-9s %14.2f %14.0f %14.0f %14.0f %10.1f%% %12d%n",
+        o.printf(Locale.ROOT, "%-13s %14.2f %14.0f %14.0f %14.0f %10.1f%% %12d %9d%n",
             p.get("policy").asText(), p.get("meanJctSeconds").asDouble(),
             p.get("p50JctSeconds").asDouble(), p.get("p99JctSeconds").asDouble(),
             p.get("makespanSeconds").asDouble(), 100 * p.get("utilisation").asDouble(),
-            p.get("preemptions").asInt());
+            p.get("preemptions").asInt(), p.get("restarts").asInt());
       }
     }
     o.flush();
