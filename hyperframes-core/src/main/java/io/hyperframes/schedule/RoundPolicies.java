@@ -4,11 +4,9 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /** The built-in {@link RoundPolicy} implementations. */
 final class RoundPolicies {
@@ -44,6 +42,19 @@ final class RoundPolicies {
    */
   static int rigid(RoundPolicy.Demand d, int capacity) {
     return Math.max(d.minGpus(), Math.min(d.gpus(), capacity));
+  }
+
+  /** The previous allocations of the jobs still placeable, as mutable copies, in job order. */
+  static Map<String, List<Integer>> kept(List<RoundPolicy.Demand> jobs,
+      Map<String, List<Integer>> previous) {
+    Map<String, List<Integer>> alloc = new LinkedHashMap<>();
+    for (RoundPolicy.Demand d : jobs) {
+      List<Integer> a = previous.get(d.name());
+      if (a != null) {
+        alloc.put(d.name(), new ArrayList<>(a));
+      }
+    }
+    return alloc;
   }
 
   /** Free GPUs per node once {@code kept} allocations are held. */
@@ -151,16 +162,7 @@ final class RoundPolicies {
     @Override
     public Map<String, List<Integer>> allocate(long now, List<Demand> jobs, int[] gpusPerNode,
         Map<String, List<Integer>> previous) {
-      Map<String, List<Integer>> alloc = new LinkedHashMap<>();
-      Set<String> active = new HashSet<>();
-      for (Demand d : jobs) {
-        active.add(d.name());
-      }
-      previous.forEach((k, v) -> {
-        if (active.contains(k)) {
-          alloc.put(k, v);
-        }
-      });
+      Map<String, List<Integer>> alloc = kept(jobs, previous);
       int[] free = free(gpusPerNode, alloc);
       int left = 0;
       int total = 0;
@@ -193,12 +195,7 @@ final class RoundPolicies {
     @Override
     public Map<String, List<Integer>> allocate(long now, List<Demand> jobs, int[] gpusPerNode,
         Map<String, List<Integer>> previous) {
-      Map<String, List<Integer>> alloc = new LinkedHashMap<>();
-      for (Demand d : jobs) {
-        if (previous.containsKey(d.name())) {
-          alloc.put(d.name(), new ArrayList<>(previous.get(d.name())));
-        }
-      }
+      Map<String, List<Integer>> alloc = kept(jobs, previous);
       int[] free = free(gpusPerNode, alloc);
       int left = 0;
       for (int f : free) {
