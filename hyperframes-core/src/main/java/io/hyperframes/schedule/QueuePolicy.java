@@ -38,7 +38,7 @@ public interface QueuePolicy {
     /** Waiting jobs in {@link #order()}, without those started during this call. */
     Iterable<GpuJob> waiting();
 
-    /** Running jobs, a snapshot, with their expected finish times. */
+    /** Running jobs, a snapshot in submission order, with their expected finish times. */
     List<RunningJob> running();
 
     /** GPU thousandths free on nodes that are up. */

@@ -157,6 +157,29 @@ public final class Replay {
     }
 
     /**
+     * Finish-time fairness (Mahajan et al., "Themis", NSDI 2020, §3.1): for each finished job
+     * ρ = its JCT over the time it would take on an equal share of the cluster, 1/n of
+     * {@code capacityGpus} for n tenants (its duration, stretched by gpus / share when it asks
+     * for more than the share). Returns the largest ρ over tenants' jobs, 1 or less when every
+     * job did at least as well as on its own share; NaN when no job finished.
+     */
+    public double maxFinishTimeFairness(double capacityGpus) {
+      checkArgument(capacityGpus > 0, "capacityGpus: must be > 0, got %s", capacityGpus);
+      long tenants = jobs.stream().map(j -> j.job().tenant()).distinct().count();
+      double share = capacityGpus / Math.max(1, tenants);
+      double worst = Double.NaN;
+      for (JobRecord j : jobs) {
+        if (!Double.isNaN(j.finishSeconds())) {
+          double gpus = j.job().gpuMilli() / 1000.0;
+          double alone = j.job().durationSeconds() * Math.max(1, gpus / share);
+          double rho = j.jctSeconds() / alone;
+          worst = Double.isNaN(worst) ? rho : Math.max(worst, rho);
+        }
+      }
+      return worst;
+    }
+
+    /**
      * Jain's fairness index (Jain, Chiu and Hawe 1984) over tenants of their mean service
      * rate, 1 / mean slowdown (slowdown = JCT / duration): 1 when every tenant's jobs are slowed
      * alike, 1/n when one tenant gets everything. NaN with fewer than two tenants.
@@ -500,7 +523,10 @@ public final class Replay {
     @Override
     public List<QueuePolicy.RunningJob> running() {
       List<QueuePolicy.RunningJob> out = new ArrayList<>(running.size());
-      for (Run r : running.copy()) {
+      List<Run> runs = running.copy();
+      // Submission order, so that policies break ties the same way whatever the storage.
+      runs.sort(Comparator.comparingInt(Run::job));
+      for (Run r : runs) {
         out.add(new QueuePolicy.RunningJob(arrivals.get(r.job()), r.begin(),
             r.begin() + remaining[r.job()]));
       }

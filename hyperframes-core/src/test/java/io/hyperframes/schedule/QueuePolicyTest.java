@@ -127,6 +127,20 @@ class QueuePolicyTest {
   }
 
   @Test
+  void finishTimeFairnessComparesWithAnEqualShare() {
+    List<GpuJob> jobs = List.of(job("a", 0, 1, 10).withTenant("x", 0),
+        job("b", 0, 1, 10).withTenant("y", 0));
+    // Two tenants on one GPU: a share is half a GPU, so alone each takes 10 s x 1 / 0.5 = 20 s;
+    // b finishes at 20 s: rho = 1; a at 10 s: 0.5.
+    Replay.Result r = run(nodes(1, 1), jobs, QueuePolicy.fifo(), Replay.Disruptions.NONE);
+    assertEquals(1.0, r.maxFinishTimeFairness(1), 1e-12);
+    // Two GPUs: each job's share is one GPU, and both finish at once: rho = 1.
+    assertEquals(1.0, run(nodes(1, 2), jobs, QueuePolicy.fifo(), Replay.Disruptions.NONE)
+        .maxFinishTimeFairness(2), 1e-12);
+    assertThrows(IllegalArgumentException.class, () -> r.maxFinishTimeFairness(0));
+  }
+
+  @Test
   void aPolicyCannotStartWhatIsNotWaiting() {
     QueuePolicy twice = new QueuePolicy() {
       @Override

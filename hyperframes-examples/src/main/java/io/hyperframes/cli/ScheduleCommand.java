@@ -344,6 +344,8 @@ final class ScheduleCommand implements Callable<Integer> {
           .put("meanQueueingSeconds", queueing).put("utilisation", r.utilisation())
           .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable())
           .put("preemptions", r.preemptions()).put("failures", r.failures());
+      po.put("maxFinishTimeFairness", r.maxFinishTimeFairness(
+          nodes.stream().mapToDouble(GpuNode::gpus).sum()));
       double jain = r.jainFairness();
       if (Double.isNaN(jain)) {
         po.putNull("jainFairness");

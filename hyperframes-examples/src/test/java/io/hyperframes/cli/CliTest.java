@@ -289,6 +289,21 @@ class CliTest {
         "time", "--policy", "bestfit", "--format", "html");
     assertEquals(0, html.status(), html.err());
     assertTrue(html.out().startsWith("<!DOCTYPE html>") && html.out().contains("<polyline"));
+    Result quota = run("schedule", "--trace", p.toString(), "--cluster", n.toString(), "--mode",
+        "time", "--queue", "quotas", "--quota", "a=two");
+    assertEquals(2, quota.status());
+    assertTrue(quota.err().contains("--quota: expected TENANT=GPUS"), quota.err());
+    Result mtbf = run("schedule", "--trace", p.toString(), "--cluster", n.toString(), "--mode",
+        "time", "--job-failure-probability", "1.5");
+    assertEquals(2, mtbf.status());
+    assertTrue(mtbf.err().contains("--job-failure-probability"), mtbf.err());
+    Result tj2 = run("schedule", "--trace", p.toString(), "--cluster", n.toString(), "--mode",
+        "time", "--queue", "backfill", "--policy", "bestfit", "--node-mtbf-hours", "1",
+        "--restart-seconds", "5", "--format", "json");
+    assertEquals(0, tj2.status(), tj2.err());
+    JsonNode b2 = Json.parseObject("backfill", tj2.out()).get("policies").get(0);
+    assertTrue(b2.has("failures") && b2.has("preemptions") && b2.has("maxFinishTimeFairness"),
+        b2.toString());
     Path pollux = Path.of("..", "docs", "validation", "pollux");
     Path workload = write("w.csv", "name,time,application,num_replicas,batch_size\n"
         + "cifar10-0,53,cifar10,6,2048\nncf-1,60,ncf,1,32768\nbert-2,70,bert,8,384\n");
