@@ -10,7 +10,6 @@ import io.hyperframes.schedule.ReplayMonitor;
 import io.hyperframes.schedule.TargetWorkload;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -86,14 +85,9 @@ public class ReplayBenchmark {
         c += shares[++k];
       }
       double duration = 60 * Math.exp(r.nextDouble() * Math.log(86_400 / 60.0));
-      List<GpuPod> members = new ArrayList<>();
-      for (int left = widths[k], m = 0; left > 0; m++) {
-        int g = Math.min(8, left);
-        members.add(new GpuPod("job-" + j + "-" + m, 0, 0, g, 1000, Set.of(), t, duration));
-        left -= g;
-      }
-      pods.addAll(members);
-      jobs.add(new GpuJob("job-" + j, t, duration, members));
+      GpuJob job = GpuJob.wholeGpus("job-" + j, t, duration, widths[k], 8, "", 0);
+      pods.addAll(job.members());
+      jobs.add(job);
     }
     placement = Placement.named(policy, TargetWorkload.of(pods));
   }

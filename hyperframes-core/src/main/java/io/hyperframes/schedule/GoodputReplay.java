@@ -225,13 +225,19 @@ public final class GoodputReplay {
     int idle = 0;
     List<Integer> heldLog = new ArrayList<>();
     int reported = 0;
-    while (all.stream().anyMatch(r -> r.schedulable && r.completion < 0)) {
+    int schedulable = all.size() - unschedulable;
+    int finished = 0;
+    while (finished < schedulable) {
       if (monitor.cancelled()) {
         throw new java.util.concurrent.CancellationException("goodput replay cancelled at "
             + now + " s");
       }
       for (Running r : all) {
+        boolean was = r.completion >= 0;
         r.step(intervalSeconds);
+        if (!was && r.completion >= 0) {
+          finished++;
+        }
       }
       int held = 0;
       for (List<Integer> a : current.values()) {
@@ -256,7 +262,6 @@ public final class GoodputReplay {
           active.put(r.job.name(), r);
         }
       }
-      int finished = (int) all.stream().filter(r -> r.completion >= 0).count();
       if (finished > reported) {
         reported = finished;
         monitor.progress((double) finished / all.size());
@@ -341,6 +346,10 @@ public final class GoodputReplay {
     long started = -1;
     int allocations;
     int preemptions;
+    /** Step and sync seconds of {@code timesFor} at {@code timesBatch} per GPU. */
+    double[] times;
+    int[] timesFor;
+    int timesBatch;
 
     Running(Job job, ApplicationProfile app, boolean schedulable) {
       this.job = job;
@@ -410,7 +419,13 @@ public final class GoodputReplay {
       while (seconds > 0 && completion < 0) {
         double batch = (double) replicas * atomicBatch * (accumSteps + 1);
         double scale = batch / app.initBatchSize();
-        double[] t = app.stepSeconds(placement, atomicBatch);
+        if (timesFor != placement || timesBatch != atomicBatch) {
+          // The tables' answer changes only with the placement or the per-GPU batch.
+          times = app.stepSeconds(placement, atomicBatch);
+          timesFor = placement;
+          timesBatch = atomicBatch;
+        }
+        double[] t = times;
         double accumTime = t[0] - t[1];
         double[] g = app.gradStats(batch, epoch);
         // Statistical efficiency relative to the initial batch (Pollux Eq. 6).

@@ -69,15 +69,29 @@ public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
         + " train (workload.trainingTokens is 0), so no job duration");
     int devices = (int) e.devices();
     int perNode = Math.max(1, Math.min(devices, plan.request().cluster().devicesPerNode()));
+    return wholeGpus(name, arrivalSeconds, e.trainingDays() * 86_400, devices, perNode, "", 0);
+  }
+
+  /**
+   * A gang of whole GPUs: {@code gpus} split into members of {@code gpusPerNode} (the last takes
+   * the rest), one per node, named {@code NAME-0}, {@code NAME-1}, …, each asking for no CPU or
+   * memory and any GPU model.
+   *
+   * @throws IllegalArgumentException if {@code gpus} or {@code gpusPerNode} is below 1, or a
+   *     job field is invalid
+   */
+  public static GpuJob wholeGpus(String name, double arrivalSeconds, double durationSeconds,
+      int gpus, int gpusPerNode, String tenant, int priority) {
+    checkArgument(gpus >= 1 && gpusPerNode >= 1, "job %s: gpus and gpusPerNode must be >= 1,"
+        + " got %s and %s", name, gpus, gpusPerNode);
     List<GpuPod> members = new java.util.ArrayList<>();
-    double duration = e.trainingDays() * 86_400;
-    for (int left = devices, m = 0; left > 0; m++) {
-      int g = Math.min(perNode, left);
+    for (int left = gpus, m = 0; left > 0; m++) {
+      int g = Math.min(gpusPerNode, left);
       members.add(new GpuPod(name + "-" + m, 0, 0, g, 1000, java.util.Set.of(), arrivalSeconds,
-          duration));
+          durationSeconds));
       left -= g;
     }
-    return new GpuJob(name, arrivalSeconds, duration, members);
+    return new GpuJob(name, arrivalSeconds, durationSeconds, members, tenant, priority);
   }
 
   /** GPU thousandths the job holds while it runs. */

@@ -76,10 +76,6 @@ public final class Replay {
    */
   public record JobRecord(GpuJob job, double startSeconds, double finishSeconds, int preemptions,
       int failures) {
-    public JobRecord(GpuJob job, double startSeconds, double finishSeconds) {
-      this(job, startSeconds, finishSeconds, 0, 0);
-    }
-
     /** Completion time minus arrival. */
     public double jctSeconds() {
       return finishSeconds - job.arrivalSeconds();
@@ -430,10 +426,6 @@ public final class Replay {
           waiting.pollFirst();
           unschedulable++;
           done++;
-        }
-        if (next >= n && running.isEmpty() && !waiting.isEmpty() && !anyDown()) {
-          unschedulable += waiting.size();
-          waiting.clear();
         }
       }
       monitor.progress(1);

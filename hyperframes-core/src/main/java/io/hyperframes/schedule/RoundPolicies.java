@@ -3,6 +3,8 @@ package io.hyperframes.schedule;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -110,10 +112,7 @@ final class RoundPolicies {
           queue0.add(d.name());
         }
       }
-      int total = 0;
-      for (int g : gpusPerNode) {
-        total += g;
-      }
+      int total = Arrays.stream(gpusPerNode).sum();
       for (Demand d : jobs) {
         String k = d.name();
         long since = now - lastCheck.getOrDefault(k, 0L);
@@ -164,12 +163,8 @@ final class RoundPolicies {
         Map<String, List<Integer>> previous) {
       Map<String, List<Integer>> alloc = kept(jobs, previous);
       int[] free = free(gpusPerNode, alloc);
-      int left = 0;
-      int total = 0;
-      for (int i = 0; i < free.length; i++) {
-        left += free[i];
-        total += gpusPerNode[i];
-      }
+      int left = Arrays.stream(free).sum();
+      int total = Arrays.stream(gpusPerNode).sum();
       for (Demand d : jobs) {
         if (alloc.containsKey(d.name())) {
           continue;
@@ -197,16 +192,14 @@ final class RoundPolicies {
         Map<String, List<Integer>> previous) {
       Map<String, List<Integer>> alloc = kept(jobs, previous);
       int[] free = free(gpusPerNode, alloc);
-      int left = 0;
-      for (int f : free) {
-        left += f;
-      }
+      int left = Arrays.stream(free).sum();
       List<Demand> runningNewestFirst = new ArrayList<>();
       for (Demand d : jobs) {
         if (alloc.containsKey(d.name())) {
-          runningNewestFirst.add(0, d);
+          runningNewestFirst.add(d);
         }
       }
+      Collections.reverse(runningNewestFirst);
       for (Demand d : jobs) {
         if (alloc.containsKey(d.name())) {
           continue;

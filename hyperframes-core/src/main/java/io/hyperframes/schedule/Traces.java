@@ -157,14 +157,9 @@ public final class Traces {
       }
       String name = "philly-" + row.line();
       double arrival = at[i] - first;
-      List<GpuPod> members = new ArrayList<>();
-      for (int left = gpus, m = 0; left > 0; m++) {
-        int g = Math.min(gpusPerNode, left);
-        members.add(new GpuPod(name + "-" + m, 0, 0, g, 1000, Set.of(), arrival, duration));
-        left -= g;
-      }
       String tenant = csv.has("cluster") ? csv.text(row, "cluster", true) : "";
-      out.add(new GpuJob(name, arrival, Math.max(1, duration), members, tenant, 0));
+      out.add(GpuJob.wholeGpus(name, arrival, Math.max(1, duration), gpus, gpusPerNode, tenant,
+          0));
     }
     return new Read<>(out, skipped);
   }

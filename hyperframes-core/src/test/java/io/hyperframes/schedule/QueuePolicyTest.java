@@ -27,8 +27,7 @@ class QueuePolicyTest {
   }
 
   private static GpuJob job(String name, double at, int gpus, double seconds) {
-    return new GpuJob(name, at, seconds, List.of(new GpuPod(name + "-0", 0, 0, gpus, 1000,
-        Set.of(), at, seconds)));
+    return GpuJob.wholeGpus(name, at, seconds, gpus, gpus, "", 0);
   }
 
   private static Replay.JobRecord of(Replay.Result r, String name) {

@@ -313,6 +313,7 @@ final class ScheduleCommand implements Callable<Integer> {
     ArrayNode out = root.putArray("policies");
     var err = spec.commandLine().getErr();
     List<io.hyperframes.report.ScheduleReport.Series> series = new ArrayList<>();
+    double capacity = nodes.stream().mapToDouble(GpuNode::gpus).sum();
     for (String name : policies) {
       long t0 = System.nanoTime();
       Placement placement = Placement.named(name, target);
@@ -344,8 +345,7 @@ final class ScheduleCommand implements Callable<Integer> {
           .put("meanQueueingSeconds", queueing).put("utilisation", r.utilisation())
           .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable())
           .put("preemptions", r.preemptions()).put("failures", r.failures());
-      po.put("maxFinishTimeFairness", r.maxFinishTimeFairness(
-          nodes.stream().mapToDouble(GpuNode::gpus).sum()));
+      po.put("maxFinishTimeFairness", r.maxFinishTimeFairness(capacity));
       double jain = r.jainFairness();
       if (Double.isNaN(jain)) {
         po.putNull("jainFairness");
@@ -363,7 +363,6 @@ final class ScheduleCommand implements Callable<Integer> {
     if (format == Format.json) {
       o.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else if (format == Format.html) {
-      double capacity = nodes.stream().mapToDouble(GpuNode::gpus).sum();
       o.print(io.hyperframes.report.ScheduleReport.render("HyperFrames schedule: " + trace
           .getFileName(), String.format(Locale.ROOT, "%d jobs at their trace times (%s), %d"
           + " nodes, %.0f GPUs, %s queue%s.", jobs.size(), philly ? "Philly" : "openb",
