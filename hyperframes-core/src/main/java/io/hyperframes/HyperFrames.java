@@ -59,9 +59,12 @@ public final class HyperFrames {
   }
 
   /**
-   * A replay of a GPU cluster trace under a placement policy:
-   * {@code HyperFrames.schedule().trace(pods).cluster(nodes).policy("fgd").inflate(1.3).run()}
-   * (docs/scheduling.md).
+   * A replay of a GPU cluster trace: allocation under a placement policy
+   * ({@code HyperFrames.schedule().trace(pods).cluster(nodes).policy("fgd").inflate(1.3).run()}),
+   * jobs in time under a queue policy ({@code .trace(philly).cluster(100, 8).queue(QueuePolicy
+   * .easyBackfill()).replay()}), with inference services beside them ({@code .serving(service,
+   * azureTrace).colocate()}), or goodput rounds ({@code .trace(workload).applications(index)
+   * .goodput()}); see {@link io.hyperframes.schedule.Schedule.Builder} and docs/scheduling.md.
    */
   public static io.hyperframes.schedule.Schedule.Builder schedule() {
     return io.hyperframes.schedule.Schedule.builder();

@@ -37,7 +37,7 @@ class ExamplesInJavaTest {
   void everyExampleHasItsJavaTwinHere() throws IOException {
     List<String> covered = List.of("10b-on-2t.json", "13b-cost.json", "70b-8xh100-20rps.json",
         "70b-finetune.json", "7b-fp16-4096.json", "gpt3-175b-a100.json", "llama2-70b-h100.json",
-        "llama65b-2048.json", "serve-70b-slo.json");
+        "llama65b-2048.json", "serve-70b-slo.json", "serve-llama2-70b-h100-tp4-fp8.json");
     try (Stream<Path> files = Files.list(Path.of("..", "examples"))) {
       assertEquals(covered, files.map(p -> p.getFileName().toString())
           .filter(n -> n.endsWith(".json")).sorted().toList());
@@ -103,7 +103,13 @@ class ExamplesInJavaTest {
         .devices(8).precision("fp16").batch(1).prompt(1024).output(256).arrivalRate(20)
         .latencySlo(Duration.ofMillis(500), 99).timePerOutputToken(Duration.ofMillis(50))
         .weightFormats("fp16", "fp8", "int8").kvFormats("fp16", "fp8");
+    // The replica of the scheduling guide's inference service (docs/scheduling.md).
+    ServeBuilder replica = HyperFrames.serve().model("llama2-70b").accelerator("h100-sxm-80gb")
+        .devices(4).precision("fp8").kvCachePrecision("fp8").batch(128).prompt(1024)
+        .output(256).layout(l -> l.tp(4).pp(1).dp(1));
     Catalog catalog = Catalog.builtIn();
+    assertEquals(Serving.parse(example("serve-llama2-70b-h100-tp4-fp8.json"), catalog),
+        replica.request());
     assertEquals(Serving.parse(example("70b-8xh100-20rps.json"), catalog), rps.request());
     assertEquals(Serving.parse(example("7b-fp16-4096.json"), catalog), long7b.request());
     assertEquals(Serving.evaluate(Serving.parse(example("7b-fp16-4096.json"), catalog)),

@@ -95,12 +95,35 @@ public final class Replay {
    *     placeable on it by the policy, member by member
    * @param makespanSeconds last finish time
    * @param utilisation GPU thousandths held × time over capacity × makespan
+   * @param runs every stretch of running of every job of positive length (a job stopped by a
+   *     preemption or a failure has several), in the order they ended
+   * @param fragmentation idle GPUs that the jobs' task mix could not use, over time
    */
   public record Result(List<JobRecord> jobs, int unschedulable, double makespanSeconds,
-      double utilisation) {
+      double utilisation, List<Run> runs, Fragmentation fragmentation) {
     public Result {
       jobs = List.copyOf(jobs);
+      runs = List.copyOf(runs);
+      checkArgument(fragmentation != null, "fragmentation: must be given");
     }
+
+    /**
+     * Fragmented GPUs over time: {bin start seconds, mean fragmented GPUs} over {@code bins}
+     * equal bins of [0, makespan].
+     */
+    public double[][] fragmentedGpus(int bins) {
+      return Timelines.bin(fragmentation.times(), fragmentation.deltaGpus(), makespanSeconds,
+          bins);
+    }
+
+    /**
+     * A stretch of running.
+     *
+     * @param job index of the job in {@link #jobs()}
+     * @param beginSeconds when it started
+     * @param endSeconds when it finished, failed or was preempted
+     */
+    public record Run(int job, double beginSeconds, double endSeconds) {}
 
     /** JCT percentile ({@code q} in [0, 1]) over the jobs that finished. */
     public double jctPercentileSeconds(double q) {
@@ -112,26 +135,18 @@ public final class Replay {
 
     /**
      * GPUs allocated over time: {bin start seconds, mean GPUs held} over {@code bins} equal bins
-     * of [0, makespan]. Jobs that were stopped and restarted count from their first start.
+     * of [0, makespan], from the {@link #runs()} (a stopped job holds nothing until it resumes).
      */
     public double[][] allocatedGpus(int bins) {
-      int n = 0;
-      for (JobRecord j : jobs) {
-        if (!Double.isNaN(j.startSeconds())) {
-          n++;
-        }
-      }
-      double[] t = new double[2 * n];
-      double[] d = new double[2 * n];
+      double[] t = new double[2 * runs.size()];
+      double[] d = new double[2 * runs.size()];
       int k = 0;
-      for (JobRecord j : jobs) {
-        if (!Double.isNaN(j.startSeconds())) {
-          double g = j.job().gpuMilli() / 1000.0;
-          t[k] = j.startSeconds();
-          d[k++] = g;
-          t[k] = Double.isNaN(j.finishSeconds()) ? makespanSeconds : j.finishSeconds();
-          d[k++] = -g;
-        }
+      for (Run r : runs) {
+        double g = jobs.get(r.job()).job().gpuMilli() / 1000.0;
+        t[k] = r.beginSeconds();
+        d[k++] = g;
+        t[k] = r.endSeconds();
+        d[k++] = -g;
       }
       return Timelines.bin(t, d, makespanSeconds, bins);
     }
@@ -203,6 +218,24 @@ public final class Replay {
     }
   }
 
+  /**
+   * GPU fragmentation over a replay (Weng et al., "Beware of Fragmentation", USENIX ATC 2023,
+   * §3.2): at every moment, each healthy node's idle GPUs that a task drawn from the target
+   * workload could not use (all of them for a type that does not fit the node, else the GPUs
+   * too small for it), weighted by the type's share; the target workload is the replay's own
+   * task mix ({@link TargetWorkload#of}, every member of every job).
+   *
+   * @param meanShare fragmented GPUs averaged over [0, makespan], over the cluster's GPUs
+   * @param times when the fragmented amount changed (do not modify)
+   * @param deltaGpus by how many GPUs it changed then (do not modify)
+   */
+  public record Fragmentation(double meanShare, double[] times, double[] deltaGpus) {
+    public Fragmentation {
+      checkArgument(times != null && deltaGpus != null && times.length == deltaGpus.length,
+          "fragmentation: times and deltaGpus of one length");
+    }
+  }
+
   /** Replays {@code jobs} on {@code nodes} in a strict queue. */
   public static Result run(List<GpuNode> nodes, List<GpuJob> jobs, Placement placement,
       Order order, long seed) {
@@ -267,6 +300,18 @@ public final class Replay {
     /** Started during the current policy call (still in {@code waiting} until it returns). */
     boolean[] startedNow;
     final List<Integer> stopped = new ArrayList<>();
+    final List<Result.Run> spans = new ArrayList<>();
+    final TargetWorkload target;
+    /** Fragmented GPU thousandths of each node, their sum and its integral over time. */
+    final double[] nodeFrag;
+    double fragSum;
+    double fragArea;
+    double[] fragT = new double[64];
+    double[] fragD = new double[64];
+    int fragN;
+    final boolean[] dirty;
+    final int[] dirtyList;
+    int dirtyCount;
     double now;
     boolean inSchedule;
     long downMilli;
@@ -324,6 +369,17 @@ public final class Replay {
       } else {
         waiting = new RankedSet(n, (a, b) -> order.compare(arrivals.get(a), arrivals.get(b)));
       }
+      List<GpuPod> members = new ArrayList<>();
+      for (GpuJob j : arrivals) {
+        members.addAll(j.members());
+      }
+      target = TargetWorkload.of(members);
+      nodeFrag = new double[nodes.size()];
+      dirty = new boolean[nodes.size()];
+      dirtyList = new int[nodes.size()];
+      for (int i = 0; i < nodes.size(); i++) {
+        refresh(i);
+      }
       if (Double.isFinite(disruptions.nodeMtbfSeconds())) {
         for (int i = 0; i < nodes.size(); i++) {
           nodeEvents.add(new double[] {exponential(disruptions.nodeMtbfSeconds()), i, 1});
@@ -366,7 +422,9 @@ public final class Replay {
             monitor.progress((double) done / n);
           }
         }
+        flush();
         busy += (double) state.allocatedMilli * (t - now);
+        fragArea += fragSum * (t - now);
         now = t;
         while (!ends.isEmpty() && ends.peek().end() <= now) {
           Run r = ends.poll();
@@ -395,11 +453,13 @@ public final class Replay {
                 requeue(r);
               }
             }
+            touch(node);
             downMilli += 1000L * state.nodes[node].gpus();
             downNodes++;
             nodeEvents.add(new double[] {now + disruptions.repairSeconds(), node, -1});
           } else {
             state.down[node] = false;
+            touch(node);
             downMilli -= 1000L * state.nodes[node].gpus();
             downNodes--;
             nodeEvents.add(new double[] {now + exponential(disruptions.nodeMtbfSeconds()), node,
@@ -428,6 +488,7 @@ public final class Replay {
           done++;
         }
       }
+      flush();
       monitor.progress(1);
       List<JobRecord> out = new ArrayList<>();
       for (int i = 0; i < n; i++) {
@@ -436,7 +497,59 @@ public final class Replay {
       }
       double util = last > 0 && state.capacityMilli > 0 ? busy / (state.capacityMilli * last)
           : 0;
-      return new Result(out, unschedulable, last, Math.min(1, util));
+      double fragShare = last > 0 && state.capacityMilli > 0
+          ? fragArea / (state.capacityMilli * last) : 0;
+      return new Result(out, unschedulable, last, Math.min(1, util), spans,
+          new Fragmentation(fragShare, Arrays.copyOf(fragT, fragN), deltas()));
+    }
+
+    /** Marks node {@code n} changed: its fragmentation is recomputed before time moves on. */
+    private void touch(int n) {
+      if (!dirty[n]) {
+        dirty[n] = true;
+        dirtyList[dirtyCount++] = n;
+      }
+    }
+
+    /** Recomputes the fragmentation of the nodes changed at this instant. */
+    private void flush() {
+      for (int i = 0; i < dirtyCount; i++) {
+        int n = dirtyList[i];
+        dirty[n] = false;
+        refresh(n);
+      }
+      dirtyCount = 0;
+    }
+
+    /** Node {@code n}'s fragmentation now (0 while it is down), recorded when it changed. */
+    private void refresh(int n) {
+      double f = state.down[n] ? 0 : Policies.fragmentation(target, state.cpuLeft[n],
+          state.gpuLeft[n], state.nodes[n].model());
+      double d = f - nodeFrag[n];
+      if (d == 0) {
+        return;
+      }
+      nodeFrag[n] = f;
+      fragSum += d;
+      if (fragN > 0 && fragT[fragN - 1] == now) {
+        fragD[fragN - 1] += d;
+        return;
+      }
+      if (fragN == fragT.length) {
+        fragT = Arrays.copyOf(fragT, 2 * fragN);
+        fragD = Arrays.copyOf(fragD, 2 * fragN);
+      }
+      fragT[fragN] = now;
+      fragD[fragN++] = d;
+    }
+
+    /** The recorded changes in GPUs. */
+    private double[] deltas() {
+      double[] out = new double[fragN];
+      for (int i = 0; i < fragN; i++) {
+        out[i] = fragD[i] / 1000;
+      }
+      return out;
     }
 
     private boolean anyDown() {
@@ -471,9 +584,13 @@ public final class Replay {
     }
 
     private void release(Run r) {
+      if (now > r.begin()) {
+        spans.add(new Result.Run(r.job(), r.begin(), now));
+      }
       List<GpuPod> members = arrivals.get(r.job()).members();
       for (int m = 0; m < members.size(); m++) {
         state.release(r.nodes()[m], members.get(m), r.gpus()[m]);
+        touch(r.nodes()[m]);
       }
       running.remove(r);
       runOf[r.job()] = null;
@@ -581,6 +698,9 @@ public final class Replay {
           && failureRng.nextDouble() < disruptions.jobFailureProbability()) {
         fails = true;
         end = now + failureRng.nextDouble() * remaining[i];
+      }
+      for (int node : where) {
+        touch(node);
       }
       Run r = new Run(i, now, end, fails, where, gpus);
       running.add(r);

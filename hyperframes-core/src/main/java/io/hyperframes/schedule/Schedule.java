@@ -32,7 +32,32 @@ public final class Schedule {
     return new Builder();
   }
 
-  /** Options of a replay. */
+  /**
+   * Options of a replay, for its three kinds (docs/scheduling.md):
+   *
+   * <ul>
+   *   <li>{@link #run()}: <b>allocation</b>, the GPU-sharing experiment above; a trace of tasks
+   *       ({@link #trace} of an openb pod list, or {@link #pods}), {@link #placement} or
+   *       {@link #policy}, {@link #inflate}.
+   *   <li>{@link #replay()} and {@link #colocate()}: <b>time</b> ({@link Replay}); jobs at
+   *       their trace times ({@link #trace} of a Philly or openb file, {@link #jobs}, {@link
+   *       #job}), a {@link #queue} policy (default FIFO), a placement (default best-fit),
+   *       {@link #disruptions}; {@link #colocate()} adds inference services ({@link #serving})
+   *       whose replicas reserve GPUs beside the jobs ({@link ServingReplay}).
+   *   <li>{@link #goodput()}: <b>goodput</b> ({@link GoodputReplay}); a Pollux workload
+   *       ({@link #trace}), {@link #applications}, {@link #rounds} (default Tiresias), {@link
+   *       #interval}.
+   * </ul>
+   *
+   * <p>The cluster is {@link #cluster(java.nio.file.Path)} (an openb node list), {@link
+   * #cluster(int, int)} (uniform nodes) or {@link #nodes}. Options that the chosen kind does not
+   * read are an {@link IllegalStateException} when it runs, naming them.
+   *
+   * <pre>{@code
+   * Replay.Result r = HyperFrames.schedule().trace(Path.of("philly.csv")).cluster(100, 8)
+   *     .queue(QueuePolicy.easyBackfill()).replay();
+   * }</pre>
+   */
   public static final class Builder {
     private List<GpuNode> nodes;
     private List<GpuPod> pods;
@@ -40,8 +65,216 @@ public final class Schedule {
     private double inflate = 1.0;
     private boolean inflateSet;
     private Long seed;
+    private List<GpuJob> jobs;
+    private java.nio.file.Path philly;
+    private final List<GpuJob> extra = new ArrayList<>();
+    private List<GoodputReplay.Job> goodputJobs;
+    private java.util.Map<String, ApplicationProfile> profiles;
+    private java.util.function.Supplier<? extends RoundPolicy> rounds;
+    private Integer interval;
+    private QueuePolicy queue;
+    private Replay.Disruptions disruptions;
+    private final List<ServingReplay.Load> services = new ArrayList<>();
+    private ReplayMonitor monitor;
 
     private Builder() {}
+
+    /**
+     * The trace, its kind recognised by its header: an openb pod list ({@link
+     * Traces#openbPods}: the tasks of {@link #run()}, or single-task jobs of {@link #replay()}),
+     * a Philly job list ({@link Traces#philly}, read when the replay runs, split by the
+     * cluster's largest GPU count per node) or a Pollux workload ({@link
+     * Traces#polluxWorkload}, for {@link #goodput()}).
+     *
+     * @throws IllegalArgumentException if the file cannot be read or is of none of these kinds
+     *     (an Azure LLM trace is given to {@link #serving} instead)
+     */
+    public Builder trace(java.nio.file.Path file) {
+      checkArgument(file != null, "trace: file must be given");
+      String header;
+      try (var in = java.nio.file.Files.newBufferedReader(file)) {
+        header = String.valueOf(in.readLine());
+      } catch (java.io.IOException e) {
+        throw new IllegalArgumentException("trace: cannot read " + file + ": " + e.getMessage(),
+            e);
+      }
+      List<String> columns = java.util.Arrays.stream(header.split(",")).map(String::strip)
+          .toList();
+      if (columns.contains("gpu_milli")) {
+        return pods(Traces.openbPods(file).items());
+      }
+      if (columns.contains("num_gpus") && columns.contains("timestamp")) {
+        checkState(jobs == null && philly == null, "jobs: already set");
+        philly = file;
+        return this;
+      }
+      if (columns.contains("application") && columns.contains("num_replicas")) {
+        checkState(goodputJobs == null, "trace: a Pollux workload is already set");
+        goodputJobs = Traces.polluxWorkload(file).items();
+        return this;
+      }
+      checkArgument(!columns.contains("ContextTokens"), "trace: %s is an LLM inference"
+          + " request trace; give it to serving(service, file)", file);
+      throw new IllegalArgumentException("trace: " + file + " is not an openb pod list"
+          + " (gpu_milli), a Philly job list (timestamp, num_gpus) or a Pollux workload"
+          + " (application, num_replicas); header: " + header);
+    }
+
+    /** A uniform cluster: {@code count} nodes of {@code gpusPerNode} GPUs, no CPU or memory limit. */
+    public Builder cluster(int count, int gpusPerNode) {
+      checkArgument(count >= 1 && count <= 1_000_000, "cluster.nodes: must be in [1, 1000000],"
+          + " got %s", count);
+      checkArgument(gpusPerNode >= 1 && gpusPerNode <= 64, "cluster.gpusPerNode: must be in"
+          + " [1, 64], got %s", gpusPerNode);
+      List<GpuNode> out = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        out.add(new GpuNode(String.format(java.util.Locale.ROOT, "node-%05d", i), 0, 0,
+            gpusPerNode, ""));
+      }
+      return nodes(out);
+    }
+
+    /** The jobs of a time replay. */
+    public Builder jobs(List<GpuJob> value) {
+      checkState(jobs == null && philly == null, "jobs: already set");
+      checkArgument(value != null && !value.isEmpty(), "jobs: at least one job");
+      jobs = List.copyOf(value);
+      return this;
+    }
+
+    /** One more job of a time replay (a plan's: {@link GpuJob#fromPlan}); may be repeated. */
+    public Builder job(GpuJob value) {
+      checkArgument(value != null, "job: must be given");
+      extra.add(value);
+      return this;
+    }
+
+    /** The queue policy of a time replay (default {@link QueuePolicy#fifo()}). */
+    public Builder queue(QueuePolicy value) {
+      checkState(queue == null, "queue: already set to %s", queue == null ? null
+          : queue.name());
+      checkArgument(value != null, "queue: must be given");
+      queue = value;
+      return this;
+    }
+
+    /** Failures and restart cost of a time replay (default {@link Replay.Disruptions#NONE}). */
+    public Builder disruptions(Replay.Disruptions value) {
+      checkState(disruptions == null, "disruptions: already set to %s", disruptions);
+      checkArgument(value != null, "disruptions: must be given");
+      disruptions = value;
+      return this;
+    }
+
+    /** An inference service and its requests, for {@link #colocate()}; may be repeated. */
+    public Builder serving(ServingReplay.Load value) {
+      checkArgument(value != null, "serving: must be given");
+      services.add(value);
+      return this;
+    }
+
+    /** An inference service and its requests from an Azure LLM trace ({@link Traces#azureLlm}). */
+    public Builder serving(InferenceService service, java.nio.file.Path requests) {
+      return serving(new ServingReplay.Load(service, Traces.azureLlm(requests).items()));
+    }
+
+    /** The application profiles of a goodput replay ({@link ApplicationProfile#readAll}). */
+    public Builder applications(java.nio.file.Path index) {
+      checkState(profiles == null, "applications: already set");
+      profiles = ApplicationProfile.readAll(index);
+      return this;
+    }
+
+    /** The round policy of a goodput replay (default {@link RoundPolicy#tiresias()}). */
+    public Builder rounds(java.util.function.Supplier<? extends RoundPolicy> value) {
+      checkState(rounds == null, "rounds: already set");
+      checkArgument(value != null, "rounds: must be given");
+      rounds = value;
+      return this;
+    }
+
+    /** The scheduling interval of a goodput replay in seconds (default 60). */
+    public Builder interval(int seconds) {
+      checkState(interval == null, "interval: already set to %s", interval);
+      checkArgument(seconds >= 1, "interval: must be >= 1, got %s", seconds);
+      interval = seconds;
+      return this;
+    }
+
+    /** Told the progress and polled for cancellation by time and goodput replays. */
+    public Builder monitor(ReplayMonitor value) {
+      checkState(monitor == null, "monitor: already set");
+      checkArgument(value != null, "monitor: must be given");
+      monitor = value;
+      return this;
+    }
+
+    /** Time replay of the jobs (no inference services: see {@link #colocate()}). */
+    public Replay.Result replay() {
+      checkState(services.isEmpty(), "serving: set, so replay with colocate()");
+      List<GpuJob> all = timeJobs();
+      return Replay.run(nodes, all, placement == null ? Placement.bestFit() : placement,
+          queue == null ? QueuePolicy.fifo() : queue, disruptions == null
+              ? Replay.Disruptions.NONE : disruptions, seed == null ? 42 : seed,
+          monitor == null ? ReplayMonitor.NONE : monitor);
+    }
+
+    /** Time replay of the jobs and the replicas of the inference services ({@link #serving}). */
+    public ServingReplay.Colocated colocate() {
+      checkState(!services.isEmpty(), "serving: no inference service set (use replay())");
+      List<GpuJob> all = jobs == null && philly == null && extra.isEmpty() && pods == null
+          ? List.of() : timeJobs();
+      checkState(nodes != null, "nodes: not set");
+      return ServingReplay.colocate(nodes, all, services, placement == null
+          ? Placement.bestFit() : placement, queue == null ? QueuePolicy.fifo() : queue,
+          disruptions == null ? Replay.Disruptions.NONE : disruptions, seed == null ? 42 : seed,
+          monitor == null ? ReplayMonitor.NONE : monitor);
+    }
+
+    private List<GpuJob> timeJobs() {
+      checkState(nodes != null, "nodes: not set");
+      unused("time replay", inflateSet, "inflate", goodputJobs != null, "a Pollux workload",
+          profiles != null, "applications", rounds != null, "rounds", interval != null,
+          "interval");
+      List<GpuJob> all = new ArrayList<>();
+      if (philly != null) {
+        int widest = nodes.stream().mapToInt(GpuNode::gpus).max().orElse(0);
+        checkState(widest > 0, "nodes: no node has a GPU");
+        all.addAll(Traces.philly(philly, widest).items());
+      } else if (jobs != null) {
+        all.addAll(jobs);
+      } else if (pods != null) {
+        pods.forEach(p -> all.add(GpuJob.of(p)));
+      }
+      all.addAll(extra);
+      checkState(!all.isEmpty(), "jobs: not set (trace, jobs or job)");
+      return all;
+    }
+
+    /** A goodput replay of the Pollux workload on the cluster (every node at most 9 GPUs). */
+    public GoodputReplay.Result goodput() {
+      checkState(goodputJobs != null, "trace: no Pollux workload set");
+      checkState(profiles != null, "applications: not set");
+      checkState(nodes != null, "nodes: not set");
+      unused("goodput replay", inflateSet, "inflate", placement != null, "placement",
+          queue != null, "queue", disruptions != null, "disruptions", !services.isEmpty(),
+          "serving", jobs != null || philly != null || !extra.isEmpty(), "jobs", seed != null,
+          "seed");
+      int[] g = nodes.stream().mapToInt(GpuNode::gpus).toArray();
+      return GoodputReplay.run(g, goodputJobs, profiles, rounds == null ? RoundPolicy::tiresias
+          : rounds, interval == null ? 60 : interval, monitor == null ? ReplayMonitor.NONE
+          : monitor);
+    }
+
+    private static void unused(String kind, Object... flags) {
+      List<String> set = new ArrayList<>();
+      for (int i = 0; i < flags.length; i += 2) {
+        if ((Boolean) flags[i]) {
+          set.add((String) flags[i + 1]);
+        }
+      }
+      checkState(set.isEmpty(), "%s: does not read %s", kind, String.join(", ", set));
+    }
 
     /** The cluster. */
     public Builder nodes(List<GpuNode> value) {
@@ -57,11 +290,6 @@ public final class Schedule {
       checkArgument(value != null && !value.isEmpty(), "pods: at least one task");
       pods = List.copyOf(value);
       return this;
-    }
-
-    /** The trace as a file of Alibaba's GPU-sharing trace format ({@link Traces#openbPods}). */
-    public Builder trace(java.nio.file.Path file) {
-      return pods(Traces.openbPods(file).items());
     }
 
     /** The cluster as a node list of that trace ({@link Traces#openbNodes}). */
@@ -107,17 +335,21 @@ public final class Schedule {
       return this;
     }
 
-    /** Replays the trace. */
+    /** Replays the trace's tasks (the allocation experiment of the class comment). */
     public ScheduleResult run() {
       checkState(nodes != null, "nodes: not set");
       checkState(pods != null, "pods: not set");
       checkState(placement != null, "placement: not set");
+      unused("allocation replay", jobs != null || philly != null || !extra.isEmpty(), "jobs",
+          queue != null, "queue", disruptions != null, "disruptions", !services.isEmpty(),
+          "serving", goodputJobs != null, "a Pollux workload", profiles != null, "applications",
+          rounds != null, "rounds", interval != null, "interval", monitor != null, "monitor");
       long s = seed == null ? 42 : seed;
       SplittableRandom rng = new SplittableRandom(s);
       ClusterState state = new ClusterState(nodes);
       List<GpuPod> order = arrivals(pods, inflateSet ? inflate : 0, state.capacityMilli, rng);
       int[] rank = permutation(nodes.size(), rng);
-      return replay(state, order, rank, placement, rng, s);
+      return Schedule.replay(state, order, rank, placement, rng, s);
     }
   }
 

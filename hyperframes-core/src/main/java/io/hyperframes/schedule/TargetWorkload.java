@@ -51,16 +51,16 @@ public record TargetWorkload(List<Type> types) {
     checkArgument(pods != null && !pods.isEmpty(), "target workload: no tasks");
     checkArgument(coverage > 0 && coverage <= 1, "coverage: must be in (0, 1], got %s",
         coverage);
-    Map<List<Object>, Integer> counts = new HashMap<>();
+    Map<Key, Integer> counts = new HashMap<>();
     for (GpuPod p : pods) {
       counts.merge(key(p), 1, Integer::sum);
     }
-    List<Map.Entry<List<Object>, Integer>> sorted = new ArrayList<>(counts.entrySet());
-    Comparator<Map.Entry<List<Object>, Integer>> byCount = Map.Entry.comparingByValue();
-    sorted.sort(byCount.thenComparing(e -> e.getKey(), TargetWorkload::compareKeys).reversed());
-    List<Map.Entry<List<Object>, Integer>> kept = new ArrayList<>();
+    List<Map.Entry<Key, Integer>> sorted = new ArrayList<>(counts.entrySet());
+    Comparator<Map.Entry<Key, Integer>> byCount = Map.Entry.comparingByValue();
+    sorted.sort(byCount.thenComparing(Map.Entry::getKey, KEY_ORDER).reversed());
+    List<Map.Entry<Key, Integer>> kept = new ArrayList<>();
     int covered = 0;
-    for (Map.Entry<List<Object>, Integer> e : sorted) {
+    for (Map.Entry<Key, Integer> e : sorted) {
       kept.add(e);
       covered += e.getValue();
       if (covered >= coverage * pods.size()) {
@@ -68,26 +68,23 @@ public record TargetWorkload(List<Type> types) {
       }
     }
     List<Type> types = new ArrayList<>();
-    for (Map.Entry<List<Object>, Integer> e : kept) {
-      List<Object> k = e.getKey();
-      types.add(new Type((Long) k.get(0), (Integer) k.get(1), (Integer) k.get(2),
-          (String) k.get(3), (double) e.getValue() / covered));
+    for (Map.Entry<Key, Integer> e : kept) {
+      Key k = e.getKey();
+      types.add(new Type(k.cpuMilli(), k.gpuMilli(), k.gpus(), k.models(),
+          (double) e.getValue() / covered));
     }
     return new TargetWorkload(types);
   }
 
-  private static List<Object> key(GpuPod p) {
-    return List.of(p.cpuMilli(), p.gpuMilli(), p.gpus(), String.join("|", p.gpuModels()));
-  }
+  /** A task's type: what it asks for. */
+  private record Key(long cpuMilli, int gpuMilli, int gpus, String models) {}
 
-  private static int compareKeys(List<Object> a, List<Object> b) {
-    int c = Long.compare((Long) a.get(0), (Long) b.get(0));
-    if (c == 0) {
-      c = Integer.compare((Integer) a.get(1), (Integer) b.get(1));
-    }
-    if (c == 0) {
-      c = Integer.compare((Integer) a.get(2), (Integer) b.get(2));
-    }
-    return c != 0 ? c : ((String) a.get(3)).compareTo((String) b.get(3));
+  private static final Comparator<Key> KEY_ORDER = Comparator.comparingLong(Key::cpuMilli)
+      .thenComparingInt(Key::gpuMilli).thenComparingInt(Key::gpus)
+      .thenComparing(Key::models);
+
+  private static Key key(GpuPod p) {
+    return new Key(p.cpuMilli(), p.gpuMilli(), p.gpus(), p.gpuModels().isEmpty() ? ""
+        : String.join("|", p.gpuModels()));
   }
 }

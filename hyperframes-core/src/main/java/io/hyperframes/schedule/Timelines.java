@@ -39,10 +39,11 @@ final class Timelines {
       double a = t;
       while (a < next) {
         int b = Math.min(bins - 1, (int) (a / width));
-        double bEnd = Math.min(next, (b + 1) * width);
-        if (bEnd <= a) {
-          bEnd = next;
+        // a / width can round down onto the bin that ends at a.
+        while (b < bins - 1 && (b + 1) * width <= a) {
+          b++;
         }
+        double bEnd = b == bins - 1 ? next : Math.min(next, (b + 1) * width);
         area[b] += level * (bEnd - a);
         a = bEnd;
       }

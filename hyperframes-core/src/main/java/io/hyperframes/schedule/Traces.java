@@ -164,6 +164,54 @@ public final class Traces {
     return new Read<>(out, skipped);
   }
 
+  private static final java.time.format.DateTimeFormatter AZURE_TIME =
+      new java.time.format.DateTimeFormatterBuilder().appendPattern("yyyy-MM-dd HH:mm:ss")
+          .optionalStart().appendFraction(java.time.temporal.ChronoField.NANO_OF_SECOND, 1, 9,
+              true).optionalEnd().toFormatter();
+
+  /**
+   * Azure's LLM inference traces ({@code Azure/AzurePublicDataset},
+   * {@code data/AzureLLMInferenceTrace_code.csv} and {@code _conv.csv}, CC-BY 4.0: {@code
+   * TIMESTAMP, ContextTokens, GeneratedTokens}; one hour of two production services on
+   * 2023-11-16, the trace of Patel et al., "Splitwise", ISCA 2024): each row a request arriving
+   * at {@code TIMESTAMP} (seconds after the trace's earliest, which becomes 0, to the
+   * microsecond) with its prompt and output lengths. Rows come back in arrival order. A row
+   * with no generated or no context tokens is skipped and counted.
+   */
+  public static Read<LlmRequest> azureLlm(Path file) {
+    Csv csv = Csv.open(file, "TIMESTAMP", "ContextTokens", "GeneratedTokens");
+    long[] micros = new long[csv.rows().size()];
+    long first = Long.MAX_VALUE;
+    for (int i = 0; i < micros.length; i++) {
+      Csv.Row row = csv.rows().get(i);
+      String t = csv.text(row, "TIMESTAMP", false);
+      try {
+        java.time.Instant at = java.time.LocalDateTime.parse(t, AZURE_TIME)
+            .toInstant(java.time.ZoneOffset.UTC);
+        micros[i] = at.getEpochSecond() * 1_000_000L + at.getNano() / 1000;
+      } catch (java.time.format.DateTimeParseException e) {
+        throw csv.error(row, "TIMESTAMP", "must be yyyy-MM-dd HH:mm:ss[.fraction], got '" + t
+            + "'");
+      }
+      first = Math.min(first, micros[i]);
+    }
+    List<LlmRequest> out = new ArrayList<>();
+    Map<String, Integer> skipped = new HashMap<>();
+    for (int i = 0; i < micros.length; i++) {
+      Csv.Row row = csv.rows().get(i);
+      int prompt = (int) csv.integer(row, "ContextTokens", 0, 1 << 24);
+      int output = (int) csv.integer(row, "GeneratedTokens", 0, 1 << 24);
+      if (prompt == 0 || output == 0) {
+        skipped.merge(prompt == 0 ? "no context tokens" : "no generated tokens", 1,
+            Integer::sum);
+        continue;
+      }
+      out.add(new LlmRequest((micros[i] - first) / 1e6, prompt, output));
+    }
+    out.sort(java.util.Comparator.comparingDouble(LlmRequest::arrivalSeconds));
+    return new Read<>(out, skipped);
+  }
+
   /** A small CSV reader: a header row, comma-separated fields, no quoting (as these traces). */
   static final class Csv {
     private final Path file;

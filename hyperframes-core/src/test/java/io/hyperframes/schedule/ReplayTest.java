@@ -165,4 +165,48 @@ class ReplayTest {
             .training(t -> t.precision("bf16-mixed").globalBatchSize(512)).run(), "x", 0));
     assertTrue(bad.getMessage().startsWith("plan:"), bad.getMessage());
   }
+
+  /**
+   * One 8-GPU node; an 8-GPU job and a 1-GPU job arrive at 0 and run 10 s each, one after the
+   * other. While the small one runs, the 7 idle GPUs cannot take the 8-GPU type (half of the
+   * task mix): 3.5 GPUs fragmented for 10 of 20 s, 3.5 × 10 / (8 × 20) of the cluster.
+   */
+  @Test
+  void fragmentationCountsIdleGpusTheTaskMixCannotUse() {
+    List<GpuNode> one = List.of(new GpuNode("n", 0, 0, 8, ""));
+    List<GpuJob> jobs = List.of(GpuJob.wholeGpus("small", 0, 10, 1, 8, "", 0),
+        GpuJob.wholeGpus("large", 0, 10, 8, 8, "", 0));
+    Replay.Result r = Replay.run(one, jobs, Placement.bestFit(), Replay.Order.FIFO, 1);
+    assertEquals(20, r.makespanSeconds(), 1e-9);
+    assertEquals(3.5 * 10 / (8 * 20), r.fragmentation().meanShare(), 1e-12);
+    double[][] f = r.fragmentedGpus(2);
+    // FIFO breaks the tie by name: the large job runs first, then the small one alone.
+    assertEquals(0, f[1][0], 1e-12);
+    assertEquals(3.5, f[1][1], 1e-12);
+  }
+
+  /** Law: fragmented GPUs are idle GPUs; the mean share lies in [0, 1]. */
+  @Property(tries = 100)
+  void fragmentedGpusAreIdleGpus(@ForAll @IntRange(min = 1, max = 5) int nodes,
+      @ForAll @IntRange(min = 1, max = 40) int count, @ForAll long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    List<GpuNode> cluster = new ArrayList<>();
+    double capacity = 0;
+    for (int i = 0; i < nodes; i++) {
+      cluster.add(new GpuNode("n" + i, 64_000, 262_144, 8, "T4"));
+      capacity += 8;
+    }
+    Replay.Result res = Replay.run(cluster, jobs(r, count), Placement.bestFit(),
+        QueuePolicy.easyBackfill(), Replay.Disruptions.NONE, seed, ReplayMonitor.NONE);
+    double share = res.fragmentation().meanShare();
+    assertTrue(share >= 0 && share <= 1, "share " + share);
+    double[][] f = res.fragmentedGpus(25);
+    double[][] a = res.allocatedGpus(25);
+    for (int b = 0; b < f[1].length; b++) {
+      assertTrue(f[1][b] >= -1e-9 && f[1][b] <= capacity - a[1][b] + 1e-9,
+          "bin " + b + ": " + f[1][b] + " fragmented, " + a[1][b] + " allocated of "
+              + capacity + "; " + java.util.Arrays.deepToString(f) + " "
+              + java.util.Arrays.deepToString(a));
+    }
+  }
 }

@@ -75,6 +75,52 @@ final class ScheduleCommand implements Callable<Integer> {
           + " start (default 0).")
   double planAt;
 
+  @Option(names = "--serve", paramLabel = "FILE",
+      description = "Mode time: a serving request JSON (as serve --request: model, accelerator,"
+          + " tp, pp, formats; workload.batchSize is the replica's batch limit): an inference"
+          + " service whose replicas reserve whole GPUs beside the trace's jobs; needs"
+          + " --requests.")
+  Path serve;
+
+  @Option(names = "--requests", paramLabel = "FILE",
+      description = "Mode time with --serve: the service's requests, an Azure LLM inference"
+          + " trace (TIMESTAMP,ContextTokens,GeneratedTokens).")
+  Path requests;
+
+  @Option(names = "--serve-at", defaultValue = "0", paramLabel = "SECONDS",
+      description = "Mode time with --serve: when the request trace starts, seconds after the"
+          + " job trace's start (default 0).")
+  double serveAt;
+
+  @Option(names = "--replicas", defaultValue = "1-8", paramLabel = "MIN-MAX",
+      description = "Mode time with --serve: fewest and most replicas (default 1-8; N-N is a"
+          + " fixed reservation).")
+  String replicas;
+
+  @Option(names = "--scale-window", defaultValue = "300", paramLabel = "SECONDS",
+      description = "Mode time with --serve: autoscaling window (default 300 s).")
+  double scaleWindow;
+
+  @Option(names = "--target-load", defaultValue = "0.7", paramLabel = "SHARE",
+      description = "Mode time with --serve: share of a replica's capacity the autoscaler plans"
+          + " for, in (0, 1] (default 0.7).")
+  double targetLoad;
+
+  @Option(names = "--ttft-slo", paramLabel = "SECONDS",
+      description = "Mode time with --serve: time-to-first-token target (default: the request's"
+          + " workload.latencySlo.ttftSeconds).")
+  Double ttftSlo;
+
+  @Option(names = "--tpot-slo", paramLabel = "SECONDS",
+      description = "Mode time with --serve: time-per-output-token target (default: the"
+          + " request's workload.latencySlo.tpotSeconds).")
+  Double tpotSlo;
+
+  @Option(names = "--serve-tier", defaultValue = "1", paramLabel = "N",
+      description = "Mode time with --serve: priority tier of the replicas (training jobs are"
+          + " 0; with --queue priority a higher tier preempts them; default 1).")
+  int serveTier;
+
   @Option(names = "--elastic", description = "Mode goodput: every job may run on half to twice"
       + " its GPUs (at most its batch over the smallest measured per-GPU batch); use with"
       + " --policy elastic-fifo.")
@@ -141,6 +187,10 @@ final class ScheduleCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     long[] range = seeds(seeds);
+    if ((serve != null || requests != null) && !mode.equals("time")) {
+      throw new IllegalArgumentException("--serve and --requests: only in --mode time, got"
+          + " --mode " + mode);
+    }
     if (mode.equals("goodput")) {
       return goodputReplay();
     }
@@ -304,6 +354,7 @@ final class ScheduleCommand implements Callable<Integer> {
       with.add(planJob);
       jobs = with;
     }
+    List<io.hyperframes.schedule.ServingReplay.Load> services = services();
     TargetWorkload target = TargetWorkload.of(pods);
     ObjectNode root = Json.mapper().createObjectNode();
     root.put("mode", "time");
@@ -317,8 +368,20 @@ final class ScheduleCommand implements Callable<Integer> {
     for (String name : policies) {
       long t0 = System.nanoTime();
       Placement placement = Placement.named(name, target);
-      io.hyperframes.schedule.Replay.Result r = io.hyperframes.schedule.Replay.run(nodes, jobs,
-          placement, queuePolicy.get(), disruptions, seed, new ProgressBar(err, name));
+      io.hyperframes.schedule.Replay.Result r;
+      io.hyperframes.schedule.Replay.Result whole;
+      List<io.hyperframes.schedule.ServingReplay.Result> served = List.of();
+      if (services.isEmpty()) {
+        r = io.hyperframes.schedule.Replay.run(nodes, jobs, placement, queuePolicy.get(),
+            disruptions, seed, new ProgressBar(err, name));
+        whole = r;
+      } else {
+        var c = io.hyperframes.schedule.ServingReplay.colocate(nodes, jobs, services, placement,
+            queuePolicy.get(), disruptions, seed, new ProgressBar(err, name));
+        r = c.training();
+        whole = c.cluster();
+        served = c.services();
+      }
       err.printf(Locale.ROOT, "schedule: %s done in %.1f s%n", name,
           (System.nanoTime() - t0) / 1e9);
       err.flush();
@@ -344,8 +407,24 @@ final class ScheduleCommand implements Callable<Integer> {
           .put("p99JctSeconds", r.jctPercentileSeconds(0.99))
           .put("meanQueueingSeconds", queueing).put("utilisation", r.utilisation())
           .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable())
-          .put("preemptions", r.preemptions()).put("failures", r.failures());
+          .put("preemptions", r.preemptions()).put("failures", r.failures())
+          .put("fragmentation", whole.fragmentation().meanShare());
       po.put("maxFinishTimeFairness", r.maxFinishTimeFairness(capacity));
+      if (!served.isEmpty()) {
+        ArrayNode sv = po.putArray("services");
+        for (var sr : served) {
+          ObjectNode so = sv.addObject().put("service", sr.service())
+              .put("requests", sr.requests()).put("finished", sr.finished())
+              .put("rejected", sr.rejected()).put("unfinished", sr.unfinished())
+              .put("restarted", sr.restarted()).put("sloAttainment", sr.sloAttainment());
+          number(so, "ttftP50Seconds", sr.ttftP50Seconds());
+          number(so, "ttftP99Seconds", sr.ttftP99Seconds());
+          number(so, "tpotP50Seconds", sr.tpotP50Seconds());
+          number(so, "tpotP99Seconds", sr.tpotP99Seconds());
+          so.put("replicaGpuHours", sr.replicaGpuHours()).put("meanReplicas",
+              sr.meanReplicas());
+        }
+      }
       double jain = r.jainFairness();
       if (Double.isNaN(jain)) {
         po.putNull("jainFairness");
@@ -353,7 +432,7 @@ final class ScheduleCommand implements Callable<Integer> {
         po.put("jainFairness", jain);
       }
       series.add(new io.hyperframes.report.ScheduleReport.Series(placement.name(),
-          r.allocatedGpus(600), r.jobs().stream().filter(j -> !Double.isNaN(j.finishSeconds()))
+          whole.allocatedGpus(600), r.jobs().stream().filter(j -> !Double.isNaN(j.finishSeconds()))
               .mapToDouble(io.hyperframes.schedule.Replay.JobRecord::jctSeconds).toArray(),
           summary(r.meanJctSeconds(), r.jctPercentileSeconds(0.5),
               r.jctPercentileSeconds(0.99), r.makespanSeconds(), r.utilisation(),
@@ -370,17 +449,37 @@ final class ScheduleCommand implements Callable<Integer> {
           capacity, series));
     } else {
       o.printf(Locale.ROOT, "%d jobs at their trace times, queue %s%n", jobs.size(), queue);
-      o.printf(Locale.ROOT, "%-8s %14s %14s %14s %14s %11s %7s %8s %8s %6s%n", "policy",
-          "mean JCT (s)", "p50 JCT (s)", "p99 JCT (s)", "mean wait (s)", "GPU util.", "never",
-          "preempt.", "failures", "Jain");
+      o.printf(Locale.ROOT, "%-8s %14s %14s %14s %14s %11s %7s %7s %8s %8s %6s%n", "policy",
+          "mean JCT (s)", "p50 JCT (s)", "p99 JCT (s)", "mean wait (s)", "GPU util.", "frag.",
+          "never", "preempt.", "failures", "Jain");
       for (var p : out) {
-        o.printf(Locale.ROOT, "%-8s %14.0f %14.0f %14.0f %14.0f %10.1f%% %7d %8d %8d %6s%n",
+        o.printf(Locale.ROOT, "%-8s %14.0f %14.0f %14.0f %14.0f %10.1f%% %6.1f%% %7d %8d %8d"
+            + " %6s%n",
             p.get("policy").asText(), p.get("meanJctSeconds").asDouble(),
             p.get("p50JctSeconds").asDouble(), p.get("p99JctSeconds").asDouble(),
             p.get("meanQueueingSeconds").asDouble(), 100 * p.get("utilisation").asDouble(),
+            100 * p.get("fragmentation").asDouble(),
             p.get("unschedulable").asInt(), p.get("preemptions").asInt(),
             p.get("failures").asInt(), p.get("jainFairness").isNull() ? "-"
                 : String.format(Locale.ROOT, "%.3f", p.get("jainFairness").asDouble()));
+      }
+      for (var p : out) {
+        var sv = p.get("services");
+        if (sv == null) {
+          continue;
+        }
+        for (var x : sv) {
+          o.printf(Locale.ROOT, "%s: service %s: %.2f %% of %d requests within the targets;"
+              + " TTFT p50 %.3g s, p99 %.3g s; TPOT p50 %.3g s, p99 %.3g s; %.2f replicas on"
+              + " average, %.1f GPU-hours; %d unfinished, %d rejected, %d restarted%n",
+              p.get("policy").asText(), x.get("service").asText(),
+              100 * x.get("sloAttainment").asDouble(), x.get("requests").asInt(),
+              x.get("ttftP50Seconds").asDouble(), x.get("ttftP99Seconds").asDouble(),
+              x.get("tpotP50Seconds").asDouble(), x.get("tpotP99Seconds").asDouble(),
+              x.get("meanReplicas").asDouble(), x.get("replicaGpuHours").asDouble(),
+              x.get("unfinished").asInt(), x.get("rejected").asInt(),
+              x.get("restarted").asInt());
+        }
       }
       for (var p : out) {
         var pn = p.get("plan");
@@ -405,6 +504,72 @@ final class ScheduleCommand implements Callable<Integer> {
     }
     o.flush();
     return 0;
+  }
+
+  private static void number(ObjectNode o, String field, double v) {
+    if (Double.isFinite(v)) {
+      o.put(field, v);
+    } else {
+      o.putNull(field);
+    }
+  }
+
+  /** The --serve service and its --requests, or none. */
+  private List<io.hyperframes.schedule.ServingReplay.Load> services() {
+    if (serve == null) {
+      if (requests != null) {
+        throw new IllegalArgumentException("--requests: needs --serve (the replica's serving"
+            + " request)");
+      }
+      return List.of();
+    }
+    if (requests == null) {
+      throw new IllegalArgumentException("--serve: needs --requests (an Azure LLM inference"
+          + " trace)");
+    }
+    if (!(serveAt >= 0) || Double.isInfinite(serveAt)) {
+      throw new IllegalArgumentException("--serve-at: must be finite and >= 0, got " + serveAt);
+    }
+    var m = java.util.regex.Pattern.compile("(\\d+)-(\\d+)").matcher(replicas.strip());
+    if (!m.matches()) {
+      throw new IllegalArgumentException("--replicas: expected MIN-MAX (e.g. 1-8), got '"
+          + replicas + "'");
+    }
+    String json;
+    try {
+      json = java.nio.file.Files.readString(serve);
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("--serve: cannot read " + serve + ": "
+          + e.getMessage());
+    }
+    var request = io.hyperframes.inference.Serving.parse(json,
+        io.hyperframes.hardware.Catalog.builtIn());
+    double ttft = ttftSlo != null ? ttftSlo : request.workload().ttftSloSeconds();
+    double tpot = tpotSlo != null ? tpotSlo : request.workload().tpotSloSeconds();
+    if (!(ttft > 0) || !(tpot > 0)) {
+      throw new IllegalArgumentException("--ttft-slo and --tpot-slo: both targets are needed"
+          + " (> 0; the request's workload.latencySlo gives ttftSeconds " + request.workload()
+          .ttftSloSeconds() + ", tpotSeconds " + request.workload().tpotSloSeconds() + ")");
+    }
+    var replica = io.hyperframes.schedule.ReplicaModel.fromServing(request);
+    String name = serve.getFileName().toString().replaceFirst("\\.json$", "");
+    io.hyperframes.schedule.InferenceService service;
+    try {
+      service = new io.hyperframes.schedule.InferenceService(name, replica,
+          Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), scaleWindow, targetLoad,
+          ttft, tpot, "inference", serveTier);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--replicas: too large, got '" + replicas + "'");
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage().replace("service " + name + ".",
+          "--").replace("--minReplicas", "--replicas (min)").replace("--maxReplicas",
+          "--replicas (max)").replace("--windowSeconds", "--scale-window")
+          .replace("--targetLoad", "--target-load").replace("--ttftSloSeconds", "--ttft-slo")
+          .replace("--tpotSloSeconds", "--tpot-slo"), e);
+    }
+    var load = new io.hyperframes.schedule.ServingReplay.Load(service,
+        Traces.azureLlm(requests).items());
+    return List.of(serveAt > 0 ? load.startingAt(serveAt) : load);
   }
 
   private int goodputReplay() throws Exception {

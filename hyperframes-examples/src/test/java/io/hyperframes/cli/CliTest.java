@@ -324,6 +324,35 @@ class CliTest {
     assertEquals(2, run("schedule", "--mode", "goodput", "--trace", workload.toString(),
         "--applications", pollux.resolve("applications.json").toString(), "--gpus-per-node",
         "12").status());
+    // An inference service beside the jobs: its replicas reserve GPUs, its requests are scored.
+    Path requests = write("r.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+        + "2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n"
+        + "2023-11-16 18:15:51.2224670,879,55\n");
+    Path replica = Path.of("..", "examples", "serve-llama2-70b-h100-tp4-fp8.json");
+    Result sv = run("schedule", "--trace", p.toString(), "--cluster", n.toString(), "--mode",
+        "time", "--policy", "bestfit", "--queue", "priority", "--serve", replica.toString(),
+        "--requests", requests.toString(), "--ttft-slo", "2", "--tpot-slo", "0.1",
+        "--replicas", "1-2", "--format", "json");
+    assertEquals(0, sv.status(), sv.err());
+    JsonNode svc = Json.parseObject("serve", sv.out()).get("policies").get(0).get("services")
+        .get(0);
+    assertEquals(3, svc.get("requests").asInt());
+    assertEquals(3, svc.get("finished").asInt());
+    assertTrue(svc.get("sloAttainment").asDouble() >= 0 && svc.has("ttftP99Seconds"),
+        svc.toString());
+    Result noSlo = run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
+        "--mode", "time", "--serve", replica.toString(), "--requests", requests.toString());
+    assertEquals(2, noSlo.status());
+    assertTrue(noSlo.err().contains("--ttft-slo"), noSlo.err());
+    Result badReplicas = run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
+        "--mode", "time", "--serve", replica.toString(), "--requests", requests.toString(),
+        "--ttft-slo", "2", "--tpot-slo", "0.1", "--replicas", "3-1");
+    assertEquals(2, badReplicas.status());
+    assertTrue(badReplicas.err().contains("--replicas (max)"), badReplicas.err());
+    Result wrongMode = run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
+        "--serve", replica.toString(), "--requests", requests.toString());
+    assertEquals(2, wrongMode.status());
+    assertTrue(wrongMode.err().contains("only in --mode time"), wrongMode.err());
   }
 
   @Test
