@@ -31,6 +31,24 @@ final class ClusterState {
     down = new boolean[nodes.length];
   }
 
+  private ClusterState(ClusterState other) {
+    nodes = other.nodes;
+    cpuLeft = other.cpuLeft.clone();
+    memLeft = other.memLeft.clone();
+    gpuLeft = new int[other.gpuLeft.length][];
+    for (int i = 0; i < gpuLeft.length; i++) {
+      gpuLeft[i] = other.gpuLeft[i].clone();
+    }
+    capacityMilli = other.capacityMilli;
+    allocatedMilli = other.allocatedMilli;
+    down = other.down.clone();
+  }
+
+  /** An independent copy, to try placements on. */
+  ClusterState copy() {
+    return new ClusterState(this);
+  }
+
   /** Whether {@code pod} fits on node {@code n} now. */
   boolean fits(int n, GpuPod pod) {
     if (down[n]) {

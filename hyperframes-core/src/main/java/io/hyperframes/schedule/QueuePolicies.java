@@ -98,37 +98,24 @@ final class QueuePolicies {
       return Comparator.comparingInt((GpuJob j) -> -j.priority()).thenComparing(ARRIVAL);
     }
 
+    /** Victims first: lowest tier, then the most recently started. */
+    static final Comparator<RunningJob> VICTIMS = Comparator.comparingInt((RunningJob r) ->
+        r.job().priority()).thenComparing(Comparator.comparingDouble(RunningJob::startSeconds)
+        .reversed());
+
     @Override
     public void schedule(Queue q) {
-      List<RunningJob> running = null;
+      int lowest = Integer.MAX_VALUE;
+      for (RunningJob r : q.running()) {
+        lowest = Math.min(lowest, r.job().priority());
+      }
       for (GpuJob j : q.waiting()) {
         if (j.gpuMilli() <= q.freeGpuMilli() && q.tryStart(j)) {
           continue;
         }
-        if (running == null) {
-          running = new ArrayList<>(q.running());
-          // Victims first: lowest tier, then the most recently started.
-          running.sort(Comparator.comparingInt((RunningJob r) -> r.job().priority())
-              .thenComparing(Comparator.comparingDouble(RunningJob::startSeconds).reversed()));
-        }
-        long room = q.freeGpuMilli();
-        List<RunningJob> victims = new ArrayList<>();
-        for (RunningJob r : running) {
-          if (r.job().priority() >= j.priority() || room >= j.gpuMilli()) {
-            break;
-          }
-          victims.add(r);
-          room += r.job().gpuMilli();
-        }
-        if (room < j.gpuMilli()) {
-          continue;
-        }
-        for (RunningJob v : victims) {
-          q.preempt(v.job());
-          running.remove(v);
-          if (q.tryStart(j)) {
-            break;
-          }
+        if (lowest < j.priority()) {
+          int tier = j.priority();
+          q.tryStartPreempting(j, r -> r.job().priority() < tier, VICTIMS);
         }
       }
     }
@@ -195,31 +182,26 @@ final class QueuePolicies {
       }
     }
 
-    /** Preempts borrowers, most recent first, until {@code j} starts; whether it did. */
+    /**
+     * Starts {@code j} by preempting borrowers where that makes room (most recent first on
+     * each node); whether it started.
+     */
     private boolean reclaim(Queue q, GpuJob j, List<RunningJob> running,
         Map<String, Long> used) {
-      List<RunningJob> lent = new ArrayList<>();
-      long room = q.freeGpuMilli();
-      for (RunningJob r : running) {
-        if (borrowers.contains(r.job())) {
-          lent.add(r);
-          room += r.job().gpuMilli();
-        }
-      }
-      if (room < j.gpuMilli()) {
+      if (borrowers.isEmpty()) {
         return false;
       }
-      lent.sort(Comparator.comparingDouble(RunningJob::startSeconds).reversed());
-      for (RunningJob r : lent) {
-        q.preempt(r.job());
-        borrowers.remove(r.job());
-        running.remove(r);
-        used.merge(r.job().tenant(), -r.job().gpuMilli(), Long::sum);
-        if (q.tryStart(j)) {
-          return true;
-        }
+      List<GpuJob> stopped = q.tryStartPreempting(j, r -> borrowers.contains(r.job()),
+          Comparator.comparingDouble(RunningJob::startSeconds).reversed());
+      if (stopped == null) {
+        return false;
       }
-      return false;
+      for (GpuJob v : stopped) {
+        borrowers.remove(v);
+        running.removeIf(r -> r.job() == v);
+        used.merge(v.tenant(), -v.gpuMilli(), Long::sum);
+      }
+      return true;
     }
   }
 }

@@ -65,6 +65,25 @@ public interface QueuePolicy {
      * @throws IllegalArgumentException if the job is not running
      */
     void preempt(GpuJob job);
+
+    /**
+     * Starts a waiting job, stopping running jobs that {@code mayPreempt} accepts where that
+     * makes room, node by node (the preemption of Kubernetes' scheduler: for a pod that fits
+     * nowhere, the node where evicting lower-priority pods makes it fit, with the fewest
+     * victims; kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption). First
+     * the job is placed as {@link #tryStart} would; failing that, member by member, the node
+     * (up, and not the choice of the {@link Placement}) where the member fits after stopping
+     * the fewest such jobs, taken on that node in {@code victimOrder} (then the fewest GPUs
+     * taken from them, then the lowest node index). A stopped gang frees all its members. When
+     * some member fits nowhere even so, nothing is stopped.
+     *
+     * @return the jobs stopped (empty when it started without stopping any), or null when it
+     *     did not start
+     * @throws IllegalArgumentException if the job is not waiting, or an argument is missing
+     */
+    List<GpuJob> tryStartPreempting(GpuJob job,
+        java.util.function.Predicate<RunningJob> mayPreempt,
+        Comparator<RunningJob> victimOrder);
   }
 
   /** Ties of an order: submission time, then name. */

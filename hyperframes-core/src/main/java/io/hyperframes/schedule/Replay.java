@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -674,6 +675,162 @@ public final class Replay {
       return true;
     }
 
+    @Override
+    public List<GpuJob> tryStartPreempting(GpuJob job,
+        java.util.function.Predicate<QueuePolicy.RunningJob> mayPreempt,
+        Comparator<QueuePolicy.RunningJob> victimOrder) {
+      checkArgument(mayPreempt != null && victimOrder != null,
+          "policy %s: mayPreempt and victimOrder must be given", policy.name());
+      Integer i = index.get(job);
+      checkArgument(inSchedule && i != null && waiting.contains(i) && !startedNow[i],
+          "policy %s: job %s is not waiting", policy.name(), job == null ? null : job.name());
+      if (place(i)) {
+        started.add(i);
+        startedNow[i] = true;
+        return List.of();
+      }
+      // Candidates, by node, in the victim order.
+      List<QueuePolicy.RunningJob> seen = new ArrayList<>();
+      Map<QueuePolicy.RunningJob, Run> runFor = new IdentityHashMap<>();
+      for (Run r : running.copy()) {
+        if (startedNow[r.job()]) {
+          continue;
+        }
+        QueuePolicy.RunningJob rj = new QueuePolicy.RunningJob(arrivals.get(r.job()), r.begin(),
+            r.begin() + remaining[r.job()]);
+        if (mayPreempt.test(rj)) {
+          seen.add(rj);
+          runFor.put(rj, r);
+        }
+      }
+      if (seen.isEmpty()) {
+        return null;
+      }
+      seen.sort(victimOrder.thenComparingInt(rj -> runFor.get(rj).job()));
+      List<List<Run>> onNode = new ArrayList<>();
+      for (int n = 0; n < state.nodes.length; n++) {
+        onNode.add(new ArrayList<>());
+      }
+      for (QueuePolicy.RunningJob rj : seen) {
+        Run r = runFor.get(rj);
+        for (int m = 0; m < r.nodes().length; m++) {
+          List<Run> l = onNode.get(r.nodes()[m]);
+          if (l.isEmpty() || l.get(l.size() - 1) != r) {
+            l.add(r);
+          }
+        }
+      }
+      ClusterState sim = state.copy();
+      ClusterState.View simView = sim.new View();
+      Set<Run> chosen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+      List<Run> victims = new ArrayList<>();
+      GpuJob g = arrivals.get(i);
+      int k = g.members().size();
+      int[] where = new int[k];
+      int[][] gpus = new int[k][];
+      for (int m = 0; m < k; m++) {
+        GpuPod pod = g.members().get(m);
+        int best = -1;
+        int bestCount = Integer.MAX_VALUE;
+        long bestMilli = Long.MAX_VALUE;
+        for (int n = 0; n < sim.nodes.length && bestCount > 0; n++) {
+          if (sim.down[n]) {
+            continue;
+          }
+          if (sim.fits(n, pod)) {
+            best = n;
+            bestCount = 0;
+            bestMilli = 0;
+            break;
+          }
+          // Stop this node's candidates in order until the member fits, on a scratch node.
+          long cpu = sim.cpuLeft[n];
+          long mem = sim.memLeft[n];
+          int[] left = sim.gpuLeft[n].clone();
+          int count = 0;
+          long milli = 0;
+          boolean fits = false;
+          for (Run r : onNode.get(n)) {
+            if (chosen.contains(r)) {
+              continue;
+            }
+            List<GpuPod> vm = arrivals.get(r.job()).members();
+            for (int x = 0; x < vm.size(); x++) {
+              if (r.nodes()[x] == n) {
+                sim.release(n, vm.get(x), r.gpus()[x]);
+                milli += vm.get(x).totalGpuMilli();
+              }
+            }
+            count++;
+            if (sim.fits(n, pod)) {
+              fits = true;
+              break;
+            }
+          }
+          sim.allocatedMilli += milli;
+          sim.cpuLeft[n] = cpu;
+          sim.memLeft[n] = mem;
+          sim.gpuLeft[n] = left;
+          if (fits && (count < bestCount || (count == bestCount && milli < bestMilli))) {
+            best = n;
+            bestCount = count;
+            bestMilli = milli;
+          }
+        }
+        if (best < 0) {
+          return null;
+        }
+        if (bestCount > 0) {
+          int stopped = 0;
+          for (Run r : onNode.get(best)) {
+            if (stopped == bestCount) {
+              break;
+            }
+            if (chosen.add(r)) {
+              victims.add(r);
+              stopped++;
+              List<GpuPod> vm = arrivals.get(r.job()).members();
+              for (int x = 0; x < vm.size(); x++) {
+                sim.release(r.nodes()[x], vm.get(x), r.gpus()[x]);
+              }
+            }
+          }
+        }
+        simView.n = best;
+        int share = pod.gpus() == 1 && pod.gpuMilli() < 1000
+            ? placement.shareGpu(simView, pod, rng) : -1;
+        where[m] = best;
+        gpus[m] = sim.place(best, pod, share);
+      }
+      List<GpuJob> out = new ArrayList<>();
+      for (Run r : victims) {
+        preempt(arrivals.get(r.job()));
+        out.add(arrivals.get(r.job()));
+      }
+      // The victims are all stopped before the members are placed, so every node has at least
+      // the room the plan saw: the same nodes fit (whole GPUs may be other indices).
+      for (int m = 0; m < k; m++) {
+        GpuPod pod = g.members().get(m);
+        if (!state.fits(where[m], pod)) {
+          throw new IllegalStateException("preemption plan of " + g.name() + " does not fit "
+              + state.nodes[where[m]].name());
+        }
+        int share = -1;
+        if (pod.gpus() == 1 && pod.gpuMilli() < 1000) {
+          share = gpus[m][0];
+          if (state.gpuLeft[where[m]][share] < pod.gpuMilli()) {
+            view.n = where[m];
+            share = placement.shareGpu(view, pod, rng);
+          }
+        }
+        gpus[m] = state.place(where[m], pod, share);
+      }
+      startRun(i, where, gpus);
+      started.add(i);
+      startedNow[i] = true;
+      return out;
+    }
+
     /** Places every member of job {@code i} and starts its run, or places none. */
     private boolean place(int i) {
       GpuJob g = arrivals.get(i);
@@ -692,6 +849,12 @@ public final class Replay {
         where[m] = p.node();
         gpus[m] = p.gpus();
       }
+      startRun(i, where, gpus);
+      return true;
+    }
+
+    /** Starts job {@code i}'s run on members already placed at {@code where}. */
+    private void startRun(int i, int[] where, int[][] gpus) {
       double end = now + remaining[i];
       boolean fails = false;
       if (disruptions.jobFailureProbability() > 0
@@ -709,7 +872,6 @@ public final class Replay {
       if (Double.isNaN(start[i])) {
         start[i] = now;
       }
-      return true;
     }
 
     @Override

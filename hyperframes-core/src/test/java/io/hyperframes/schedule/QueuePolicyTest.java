@@ -73,6 +73,35 @@ class QueuePolicyTest {
     assertEquals(0, fifo.preemptions());
   }
 
+  /**
+   * Preemption picks the node, not a total: node 0 holds one 8-GPU job started first, node 1
+   * eight 1-GPU jobs started later. The 8-GPU job of the higher tier stops the one job on node
+   * 0, where one victim makes room, not the eight most recently started ones; and a job that
+   * fits nowhere even after preempting stops nothing.
+   */
+  @Test
+  void preemptionStopsTheFewestJobsOnTheNodeWhereThatMakesRoom() {
+    List<GpuJob> jobs = new ArrayList<>();
+    jobs.add(job("wide", 0, 8, 1000));
+    for (int k = 0; k < 8; k++) {
+      jobs.add(job("narrow-" + k, 1 + k, 1, 1000));
+    }
+    jobs.add(job("urgent", 20, 8, 50).withTenant("prod", 1));
+    Replay.Result r = run(nodes(2, 8), jobs, QueuePolicy.priority(),
+        Replay.Disruptions.NONE);
+    assertEquals(20, of(r, "urgent").startSeconds());
+    assertEquals(1, of(r, "wide").preemptions());
+    assertEquals(1, r.preemptions(), "one victim, not eight");
+    // Node 0 is full with its own tier; on node 1 stopping the lower tier frees only 4 GPUs:
+    // preempting would not help, so nothing is stopped and the urgent job waits.
+    Replay.Result stuck = run(nodes(2, 8), List.of(job("prod-a", 0, 8, 100).withTenant("p", 1),
+        job("batch", 1, 4, 1000), job("prod-b", 2, 4, 100).withTenant("p", 1),
+        job("urgent", 20, 8, 50).withTenant("p", 1)), QueuePolicy.priority(),
+        Replay.Disruptions.NONE);
+    assertEquals(0, stuck.preemptions());
+    assertEquals(100, of(stuck, "urgent").startSeconds(), "starts when prod-a leaves node 0");
+  }
+
   @Test
   void quotasLendIdleGpusAndReclaimThem() {
     GpuJob big = job("big", 0, 4, 100).withTenant("a", 0);

@@ -113,6 +113,8 @@ class ServingReplayTest {
       var res = ServingReplay.simulate(s, reqs,
           List.of(new ServingReplay.Availability(0, Double.POSITIVE_INFINITY)));
       var ref = load.simulate(rate, 40_000, 11);
+      System.out.printf("load %.0f %%: TTFT p50 %.4f s vs %.4f s, p99 %.4f s vs %.4f s%n",
+          100 * share, res.ttftP50Seconds(), ref.ttftP50(), res.ttftP99Seconds(), ref.ttftP99());
       assertEquals(40_000, res.finished());
       assertEquals(ref.ttftP50(), res.ttftP50Seconds(), 0.05 * ref.ttftP50(), "share " + share);
       assertEquals(ref.ttftP99(), res.ttftP99Seconds(), 0.10 * ref.ttftP99(), "share " + share);
