@@ -13,6 +13,9 @@ final class ClusterState {
   long allocatedMilli;
   /** Nodes that failed and are not repaired yet: nothing fits on them. */
   final boolean[] down;
+  /** Fully free GPUs of each node, and how many healthy nodes have k of them. */
+  final int[] wholeFree;
+  final int[] nodesWithFree;
 
   ClusterState(List<GpuNode> list) {
     nodes = list.toArray(GpuNode[]::new);
@@ -29,6 +32,16 @@ final class ClusterState {
     }
     capacityMilli = cap;
     down = new boolean[nodes.length];
+    int widest = 0;
+    for (GpuNode node : nodes) {
+      widest = Math.max(widest, node.gpus());
+    }
+    wholeFree = new int[nodes.length];
+    nodesWithFree = new int[widest + 1];
+    for (int i = 0; i < nodes.length; i++) {
+      wholeFree[i] = nodes[i].gpus();
+      nodesWithFree[wholeFree[i]]++;
+    }
   }
 
   private ClusterState(ClusterState other) {
@@ -42,6 +55,75 @@ final class ClusterState {
     capacityMilli = other.capacityMilli;
     allocatedMilli = other.allocatedMilli;
     down = other.down.clone();
+    wholeFree = other.wholeFree.clone();
+    nodesWithFree = other.nodesWithFree.clone();
+  }
+
+  /** Re-counts node {@code n}'s fully free GPUs after a change. */
+  private void recount(int n) {
+    int c = 0;
+    for (int g : gpuLeft[n]) {
+      if (g == 1000) {
+        c++;
+      }
+    }
+    if (!down[n]) {
+      nodesWithFree[wholeFree[n]]--;
+      nodesWithFree[c]++;
+    }
+    wholeFree[n] = c;
+  }
+
+  /** Marks node {@code n} failed ({@code true}) or repaired. */
+  void setDown(int n, boolean failed) {
+    if (down[n] == failed) {
+      return;
+    }
+    down[n] = failed;
+    nodesWithFree[wholeFree[n]] += failed ? -1 : 1;
+  }
+
+  /** Puts node {@code n} back as it was (a scratch change undone). */
+  void restore(int n, long cpu, long mem, int[] gpus) {
+    cpuLeft[n] = cpu;
+    memLeft[n] = mem;
+    gpuLeft[n] = gpus;
+    recount(n);
+  }
+
+  /**
+   * Whether the healthy nodes have enough fully free GPUs for {@code job}'s whole-GPU members
+   * at all: for every member size s, at least as many slots of s free GPUs (Σ over nodes of
+   * ⌊free / s⌋) as members of size s or more. Necessary, not sufficient (CPU, memory, models
+   * and shared GPUs are left to the placement); exact for a single whole-GPU member without
+   * other requests.
+   */
+  boolean mayFit(GpuJob job) {
+    List<GpuPod> members = job.members();
+    for (int m = 0; m < members.size(); m++) {
+      GpuPod p = members.get(m);
+      if (p.gpus() == 0 || p.gpuMilli() < 1000) {
+        continue;
+      }
+      int s = p.gpus();
+      if (s >= nodesWithFree.length) {
+        return false;
+      }
+      int need = 0;
+      for (GpuPod q : members) {
+        if (q.gpuMilli() == 1000 && q.gpus() >= s) {
+          need++;
+        }
+      }
+      long have = 0;
+      for (int k = s; k < nodesWithFree.length && have < need; k++) {
+        have += (long) nodesWithFree[k] * (k / s);
+      }
+      if (have < need) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** An independent copy, to try placements on. */
@@ -98,6 +180,9 @@ final class ClusterState {
       taken = new int[0];
     }
     allocatedMilli += pod.totalGpuMilli();
+    if (pod.gpus() > 0) {
+      recount(n);
+    }
     return taken;
   }
 
@@ -113,6 +198,9 @@ final class ClusterState {
       }
     }
     allocatedMilli -= pod.totalGpuMilli();
+    if (pod.gpus() > 0) {
+      recount(n);
+    }
   }
 
   /** Takes the {@code count} lowest-index fully free GPUs; returns their indices. */

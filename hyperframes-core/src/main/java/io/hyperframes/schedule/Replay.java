@@ -446,7 +446,7 @@ public final class Replay {
           double[] e = nodeEvents.poll();
           int node = (int) e[1];
           if (e[2] > 0) {
-            state.down[node] = true;
+            state.setDown(node, true);
             for (Run r : running.copy()) {
               if (r.on(node)) {
                 release(r);
@@ -459,7 +459,7 @@ public final class Replay {
             downNodes++;
             nodeEvents.add(new double[] {now + disruptions.repairSeconds(), node, -1});
           } else {
-            state.down[node] = false;
+            state.setDown(node, false);
             touch(node);
             downMilli -= 1000L * state.nodes[node].gpus();
             downNodes--;
@@ -768,9 +768,7 @@ public final class Replay {
             }
           }
           sim.allocatedMilli += milli;
-          sim.cpuLeft[n] = cpu;
-          sim.memLeft[n] = mem;
-          sim.gpuLeft[n] = left;
+          sim.restore(n, cpu, mem, left);
           if (fits && (count < bestCount || (count == bestCount && milli < bestMilli))) {
             best = n;
             bestCount = count;
@@ -834,6 +832,9 @@ public final class Replay {
     /** Places every member of job {@code i} and starts its run, or places none. */
     private boolean place(int i) {
       GpuJob g = arrivals.get(i);
+      if (!state.mayFit(g)) {
+        return false;
+      }
       int k = g.members().size();
       int[] where = new int[k];
       int[][] gpus = new int[k][];

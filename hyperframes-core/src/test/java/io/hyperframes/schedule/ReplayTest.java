@@ -209,4 +209,53 @@ class ReplayTest {
               + java.util.Arrays.deepToString(a));
     }
   }
+
+  /**
+   * Law of the gang pre-check: when it says a job cannot fit, no assignment of its members to
+   * nodes fits (brute force over every assignment), so skipping the placement loses nothing.
+   */
+  @Property(tries = 300)
+  void theGangPreCheckNeverRejectsAJobThatFits(@ForAll @IntRange(min = 1, max = 4) int nodes,
+      @ForAll @IntRange(min = 1, max = 3) int members, @ForAll long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    List<GpuNode> list = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      list.add(new GpuNode("n" + i, 0, 0, 1 + r.nextInt(8), ""));
+    }
+    ClusterState state = new ClusterState(list);
+    for (int i = 0; i < nodes; i++) {
+      int used = r.nextInt(list.get(i).gpus() + 1);
+      if (used > 0) {
+        state.place(i, new GpuPod("u" + i, 0, 0, used, 1000, Set.of(), 0, 1), -1);
+      }
+      if (r.nextInt(5) == 0) {
+        state.setDown(i, true);
+      }
+    }
+    List<GpuPod> pods = new ArrayList<>();
+    for (int m = 0; m < members; m++) {
+      pods.add(new GpuPod("m" + m, 0, 0, 1 + r.nextInt(8), 1000, Set.of(), 0, 1));
+    }
+    GpuJob job = new GpuJob("j", 0, 1, pods);
+    if (!state.mayFit(job)) {
+      assertTrue(!anyAssignmentFits(state, pods, 0), "pre-check rejected a job that fits");
+    }
+  }
+
+  private static boolean anyAssignmentFits(ClusterState state, List<GpuPod> pods, int m) {
+    if (m == pods.size()) {
+      return true;
+    }
+    for (int n = 0; n < state.nodes.length; n++) {
+      if (state.fits(n, pods.get(m))) {
+        int[] taken = state.place(n, pods.get(m), -1);
+        boolean ok = anyAssignmentFits(state, pods, m + 1);
+        state.release(n, pods.get(m), taken);
+        if (ok) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
 }
