@@ -186,6 +186,22 @@ final class ClusterState {
     return taken;
   }
 
+  /** Takes again exactly what {@link #place} took and {@link #release} gave back. */
+  void placeAt(int n, GpuPod pod, int[] taken) {
+    cpuLeft[n] -= pod.cpuMilli();
+    memLeft[n] -= pod.memoryMib();
+    for (int g : taken) {
+      if (gpuLeft[n][g] < pod.gpuMilli()) {
+        throw new IllegalStateException("GPU " + g + " of " + nodes[n].name() + " was taken");
+      }
+      gpuLeft[n][g] -= pod.gpuMilli();
+    }
+    allocatedMilli += pod.totalGpuMilli();
+    if (pod.gpus() > 0) {
+      recount(n);
+    }
+  }
+
   /** Gives back what {@link #place} took. */
   void release(int n, GpuPod pod, int[] taken) {
     cpuLeft[n] += pod.cpuMilli();

@@ -16,9 +16,12 @@ import java.util.List;
  * @param members its tasks (one for a single-task job), each placed on some node
  * @param tenant who submitted it (quotas and fairness are per tenant; empty: no tenant)
  * @param priority its priority tier, higher first (the priority policy preempts lower tiers)
+ * @param minGpus fewest whole GPUs an elastic job runs on ({@link #elastic}); for a rigid job
+ *     its own GPU count (0 given: rigid)
+ * @param maxGpus most whole GPUs an elastic job runs on; for a rigid job its own GPU count
  */
 public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
-    List<GpuPod> members, String tenant, int priority) {
+    List<GpuPod> members, String tenant, int priority, int minGpus, int maxGpus) {
   public GpuJob {
     checkArgument(name != null && !name.isBlank(), "job.name: must be given");
     checkArgument(Double.isFinite(arrivalSeconds) && arrivalSeconds >= 0,
@@ -28,6 +31,20 @@ public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
     checkArgument(members != null && !members.isEmpty(), "job %s.members: at least one", name);
     members = ImmutableList.copyOf(members);
     tenant = tenant == null ? "" : tenant;
+    if (minGpus == 0 && maxGpus == 0) {
+      int whole = 0;
+      for (GpuPod p : members) {
+        whole += p.gpuMilli() == 1000 ? p.gpus() : 0;
+      }
+      minGpus = whole;
+      maxGpus = whole;
+    }
+  }
+
+  /** A rigid job. */
+  public GpuJob(String name, double arrivalSeconds, double durationSeconds,
+      List<GpuPod> members, String tenant, int priority) {
+    this(name, arrivalSeconds, durationSeconds, members, tenant, priority, 0, 0);
   }
 
   /** A job of no tenant at priority 0. */
@@ -38,7 +55,70 @@ public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
 
   /** This job for {@code tenant} at {@code tier}. */
   public GpuJob withTenant(String tenant, int tier) {
-    return new GpuJob(name, arrivalSeconds, durationSeconds, members, tenant, tier);
+    return new GpuJob(name, arrivalSeconds, durationSeconds, members, tenant, tier, minGpus,
+        maxGpus);
+  }
+
+  /**
+   * This job, elastic: it may run on {@code min} to {@code max} whole GPUs, and its duration
+   * is at its own GPU count. On g GPUs it progresses at g / gpus of that speed (linear scaling,
+   * as elastic data parallelism assumes: TorchElastic, Horovod Elastic; an upper bound where
+   * communication grows with g). Its shape on g GPUs is {@link #shape}.
+   *
+   * @throws IllegalArgumentException unless 1 ≤ min ≤ gpus ≤ max, and every member asks for
+   *     whole GPUs only (no CPU, memory or GPU model)
+   */
+  public GpuJob elastic(int min, int max) {
+    int gpus = wholeGpus();
+    checkArgument(min >= 1 && min <= gpus && max >= gpus, "job %s: needs 1 <= minGpus <= gpus"
+        + " <= maxGpus, got %s <= %s <= %s", name, min, gpus, max);
+    for (GpuPod p : members) {
+      checkArgument(p.gpus() > 0 && p.gpuMilli() == 1000 && p.cpuMilli() == 0
+          && p.memoryMib() == 0 && p.gpuModels().isEmpty(), "job %s: an elastic job's members"
+          + " ask for whole GPUs only, got %s", name, p);
+    }
+    return new GpuJob(name, arrivalSeconds, durationSeconds, members, tenant, priority, min,
+        max);
+  }
+
+  /** Whether it may run on other GPU counts than its own. */
+  public boolean isElastic() {
+    return minGpus != maxGpus;
+  }
+
+  /** Whole GPUs its members ask for. */
+  public int wholeGpus() {
+    int g = 0;
+    for (GpuPod p : members) {
+      g += p.gpuMilli() == 1000 ? p.gpus() : 0;
+    }
+    return g;
+  }
+
+  /**
+   * Its members on {@code gpus} whole GPUs: members as wide as its widest (the last takes the
+   * rest), named {@code NAME-e0}, {@code NAME-e1}, …; its own members at its own count.
+   *
+   * @throws IllegalArgumentException if {@code gpus} is outside [minGpus, maxGpus]
+   */
+  public List<GpuPod> shape(int gpus) {
+    checkArgument(gpus >= minGpus && gpus <= maxGpus, "job %s: %s GPUs outside [%s, %s]", name,
+        gpus, minGpus, maxGpus);
+    if (gpus == wholeGpus()) {
+      return members;
+    }
+    int width = 0;
+    for (GpuPod p : members) {
+      width = Math.max(width, p.gpus());
+    }
+    List<GpuPod> out = new java.util.ArrayList<>();
+    for (int left = gpus, m = 0; left > 0; m++) {
+      int g = Math.min(width, left);
+      out.add(new GpuPod(name + "-e" + m, 0, 0, g, 1000, java.util.Set.of(), arrivalSeconds,
+          durationSeconds));
+      left -= g;
+    }
+    return ImmutableList.copyOf(out);
   }
 
   /** A single-task job of a trace task: its arrival and duration (at least one second). */

@@ -86,6 +86,117 @@ final class QueuePolicies {
     }
   }
 
+  /** See {@link QueuePolicy#elastic()}. */
+  static final class Elastic implements QueuePolicy {
+    @Override
+    public String name() {
+      return "elastic";
+    }
+
+    @Override
+    public Comparator<GpuJob> order() {
+      return ARRIVAL;
+    }
+
+    @Override
+    public void schedule(Queue q) {
+      GpuJob head = null;
+      for (GpuJob j : q.waiting()) {
+        if (!start(q, j)) {
+          head = j;
+          break;
+        }
+      }
+      if (head != null) {
+        shrinkFor(q, head);
+        return;
+      }
+      grow(q);
+    }
+
+    /** Starts {@code j} on its own count or, elastic, on the most GPUs below it that fit. */
+    private static boolean start(Queue q, GpuJob j) {
+      if (j.gpuMilli() <= q.freeGpuMilli() && q.tryStart(j)) {
+        return true;
+      }
+      if (!j.isElastic()) {
+        return false;
+      }
+      int most = (int) Math.min(j.wholeGpus() - 1, q.freeGpuMilli() / 1000);
+      for (int g = most; g >= j.minGpus(); g--) {
+        if (q.tryStart(j, g)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** Elastic jobs give back GPUs, most recently started first, until {@code head} starts. */
+    private static void shrinkFor(Queue q, GpuJob head) {
+      long need = 1000L * (head.isElastic() ? head.minGpus() : head.wholeGpus());
+      List<RunningJob> donors = new ArrayList<>();
+      long give = 0;
+      for (RunningJob r : q.running()) {
+        if (r.job().isElastic() && r.gpus() > r.job().minGpus()) {
+          donors.add(r);
+          give += 1000L * (r.gpus() - r.job().minGpus());
+        }
+      }
+      if (donors.isEmpty() || q.freeGpuMilli() + give < need) {
+        return;
+      }
+      donors.sort(Comparator.comparingDouble(RunningJob::startSeconds).reversed());
+      // Two passes: down to their own count, then down to their fewest.
+      for (int pass = 0; pass < 2; pass++) {
+        for (RunningJob r : donors) {
+          int floor = pass == 0 ? Math.max(r.job().minGpus(), Math.min(r.gpus(),
+              r.job().wholeGpus())) : r.job().minGpus();
+          int now = current(q, r.job());
+          if (now <= floor || r.startSeconds() >= q.now()) {
+            continue;
+          }
+          q.resize(r.job(), floor);
+          if (start(q, head)) {
+            return;
+          }
+        }
+      }
+    }
+
+    /** With nothing waiting, elastic jobs grow into the idle GPUs, earliest started first. */
+    private static void grow(Queue q) {
+      for (RunningJob r : q.running().stream()
+          .sorted(Comparator.comparingDouble(RunningJob::startSeconds)).toList()) {
+        long free = q.freeGpuMilli() / 1000;
+        if (free == 0) {
+          return;
+        }
+        // A job started (or resumed) at this instant grows at a later event.
+        if (!r.job().isElastic() || r.gpus() >= r.job().maxGpus()
+            || r.startSeconds() >= q.now()) {
+          continue;
+        }
+        int target = (int) Math.min(r.job().maxGpus(), r.gpus() + free);
+        // Restarting for less than one more member's worth is not worth its cost: grow only
+        // by whole GPUs that fit, largest first.
+        for (int g = target; g > r.gpus(); g--) {
+          if (q.resize(r.job(), g)) {
+            break;
+          }
+        }
+      }
+    }
+
+    private static int current(Queue q, GpuJob job) {
+      for (RunningJob r : q.running()) {
+        if (r.job() == job) {
+          return r.gpus();
+        }
+      }
+      return 0;
+    }
+  }
+
   /** See {@link QueuePolicy#priority()}. */
   static final class Priority implements QueuePolicy {
     @Override

@@ -23,8 +23,15 @@ public interface QueuePolicy {
   /** Decides, at one event time, which waiting jobs start and which running ones stop. */
   void schedule(Queue queue);
 
-  /** A running job as a policy sees it. */
-  record RunningJob(GpuJob job, double startSeconds, double finishSeconds) {}
+  /**
+   * A running job as a policy sees it.
+   *
+   * @param job the job
+   * @param startSeconds when this run started
+   * @param finishSeconds when it will finish at its current GPUs (barring failures)
+   * @param gpus whole GPUs it runs on now (an elastic job's may differ from its own count)
+   */
+  record RunningJob(GpuJob job, double startSeconds, double finishSeconds, int gpus) {}
 
   /**
    * The replay's state at one event time. Jobs started or preempted here leave or join the
@@ -47,7 +54,10 @@ public interface QueuePolicy {
     /** GPU thousandths of the whole cluster. */
     long capacityGpuMilli();
 
-    /** Seconds of running {@code job} still needs (restart cost included after a stop). */
+    /**
+     * Seconds of running {@code job} still needs (restart cost included after a stop): at its
+     * current GPUs when running, at its own count when waiting.
+     */
     double remainingSeconds(GpuJob job);
 
     /**
@@ -57,6 +67,27 @@ public interface QueuePolicy {
      * @throws IllegalArgumentException if the job is not waiting
      */
     boolean tryStart(GpuJob job);
+
+    /**
+     * Starts a waiting elastic job on {@code gpus} whole GPUs ({@link GpuJob#shape}) if the
+     * placement finds room for every member now.
+     *
+     * @return whether it started
+     * @throws IllegalArgumentException if the job is not waiting or {@code gpus} is outside its
+     *     range
+     */
+    boolean tryStart(GpuJob job, int gpus);
+
+    /**
+     * Restarts a running elastic job on {@code gpus} whole GPUs: it keeps its progress and pays
+     * the replay's restart cost. If the new shape does not fit, it restarts on its old one
+     * (and, should even that not be placed again, waits like a preempted job).
+     *
+     * @return whether it now runs on {@code gpus}
+     * @throws IllegalArgumentException if the job is not running, was started in this call, or
+     *     {@code gpus} is outside its range
+     */
+    boolean resize(GpuJob job, int gpus);
 
     /**
      * Stops a running job and puts it back in the queue; it keeps its progress and pays the
@@ -132,5 +163,22 @@ public interface QueuePolicy {
    */
   static QueuePolicy quotas(Map<String, Integer> quotaGpus, boolean borrowing) {
     return new QueuePolicies.Quotas(quotaGpus, borrowing);
+  }
+
+  /**
+   * FIFO with elastic jobs ({@link GpuJob#elastic}), the scale-down and scale-up of elastic
+   * training (Or, Zhang and Freedman, "Resource Elasticity in Distributed Deep Learning",
+   * MLSys 2020; Kubernetes' TorchElastic): in submission order, a job starts on its own GPU
+   * count, or an elastic one on the most GPUs of its range below that which fit. When the head
+   * cannot start even on its fewest, running elastic jobs give GPUs back, the most recently
+   * started first: first those above their own count down to it, then down to their fewest,
+   * until the head starts (and nothing behind it overtakes it). When nothing waits, running
+   * elastic jobs grow into the idle GPUs up to their most, the earliest started first; a job
+   * started at this instant grows at a later event. Every resize restarts the job (the
+   * replay's restart cost); a resize that does not fit leaves the job as it was. With rigid
+   * jobs only, this is FIFO.
+   */
+  static QueuePolicy elastic() {
+    return new QueuePolicies.Elastic();
   }
 }

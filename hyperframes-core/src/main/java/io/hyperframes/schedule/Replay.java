@@ -74,9 +74,10 @@ public final class Replay {
    * @param finishSeconds when it finished (NaN if never)
    * @param preemptions times a policy stopped it
    * @param failures times it was stopped by its own failure or its node's
+   * @param resizes times an elastic job was restarted on another GPU count
    */
   public record JobRecord(GpuJob job, double startSeconds, double finishSeconds, int preemptions,
-      int failures) {
+      int failures, int resizes) {
     /** Completion time minus arrival. */
     public double jctSeconds() {
       return finishSeconds - job.arrivalSeconds();
@@ -122,9 +123,10 @@ public final class Replay {
      *
      * @param job index of the job in {@link #jobs()}
      * @param beginSeconds when it started
-     * @param endSeconds when it finished, failed or was preempted
+     * @param endSeconds when it finished, failed, was preempted or resized
+     * @param gpuMilli GPU thousandths it held (an elastic job's vary from run to run)
      */
-    public record Run(int job, double beginSeconds, double endSeconds) {}
+    public record Run(int job, double beginSeconds, double endSeconds, long gpuMilli) {}
 
     /** JCT percentile ({@code q} in [0, 1]) over the jobs that finished. */
     public double jctPercentileSeconds(double q) {
@@ -143,7 +145,7 @@ public final class Replay {
       double[] d = new double[2 * runs.size()];
       int k = 0;
       for (Run r : runs) {
-        double g = jobs.get(r.job()).job().gpuMilli() / 1000.0;
+        double g = r.gpuMilli() / 1000.0;
         t[k] = r.beginSeconds();
         d[k++] = g;
         t[k] = r.endSeconds();
@@ -166,6 +168,11 @@ public final class Replay {
     /** Failures over all jobs. */
     public int failures() {
       return jobs.stream().mapToInt(JobRecord::failures).sum();
+    }
+
+    /** Resizes of elastic jobs over all jobs. */
+    public int resizes() {
+      return jobs.stream().mapToInt(JobRecord::resizes).sum();
     }
 
     /**
@@ -288,6 +295,7 @@ public final class Replay {
     final double[] remaining;
     final int[] preemptions;
     final int[] failures;
+    final int[] resizes;
     final RankedSet waiting;
     /** The run of each job now running (null when not), and the runs in no order. */
     final Run[] runOf;
@@ -347,6 +355,7 @@ public final class Replay {
       remaining = new double[n];
       preemptions = new int[n];
       failures = new int[n];
+      resizes = new int[n];
       startedNow = new boolean[n];
       runOf = new Run[n];
       Arrays.fill(start, Double.NaN);
@@ -427,6 +436,8 @@ public final class Replay {
         busy += (double) state.allocatedMilli * (t - now);
         fragArea += fragSum * (t - now);
         now = t;
+        // GPUs freed at this instant: a policy may grow running jobs even with nothing waiting.
+        boolean freed = !ends.isEmpty() && ends.peek().end() <= now;
         while (!ends.isEmpty() && ends.peek().end() <= now) {
           Run r = ends.poll();
           if (runOf[r.job()] != r) {
@@ -476,6 +487,10 @@ public final class Replay {
           }
           next++;
         }
+        if (waiting.isEmpty() && freed && !(policy instanceof QueuePolicies.Strict)
+            && !running.isEmpty()) {
+          schedule();
+        }
         while (!waiting.isEmpty()) {
           schedule();
           if (!running.isEmpty() || waiting.isEmpty() || anyDown()) {
@@ -494,7 +509,7 @@ public final class Replay {
       List<JobRecord> out = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         out.add(new JobRecord(arrivals.get(i), start[i], finish[i], preemptions[i],
-            failures[i]));
+            failures[i], resizes[i]));
       }
       double util = last > 0 && state.capacityMilli > 0 ? busy / (state.capacityMilli * last)
           : 0;
@@ -585,13 +600,22 @@ public final class Replay {
     }
 
     private void release(Run r) {
-      if (now > r.begin()) {
-        spans.add(new Result.Run(r.job(), r.begin(), now));
-      }
-      List<GpuPod> members = arrivals.get(r.job()).members();
+      List<GpuPod> members = r.pods();
       for (int m = 0; m < members.size(); m++) {
         state.release(r.nodes()[m], members.get(m), r.gpus()[m]);
         touch(r.nodes()[m]);
+      }
+      endRun(r);
+    }
+
+    /** The run's bookkeeping once its resources are given back. */
+    private void endRun(Run r) {
+      if (now > r.begin()) {
+        long milli = 0;
+        for (GpuPod p : r.pods()) {
+          milli += p.totalGpuMilli();
+        }
+        spans.add(new Result.Run(r.job(), r.begin(), now, milli));
       }
       running.remove(r);
       runOf[r.job()] = null;
@@ -599,7 +623,7 @@ public final class Replay {
 
     /** Back to the queue after a stop: progress kept, the restart cost added. */
     private void requeue(Run r) {
-      remaining[r.job()] = Math.max(0, remaining[r.job()] - (now - r.begin()))
+      remaining[r.job()] = Math.max(0, remaining[r.job()] - (now - r.begin()) * r.speed())
           + disruptions.restartSeconds();
       if (inSchedule) {
         stopped.add(r.job());
@@ -638,7 +662,7 @@ public final class Replay {
       runs.sort(Comparator.comparingInt(Run::job));
       for (Run r : runs) {
         out.add(new QueuePolicy.RunningJob(arrivals.get(r.job()), r.begin(),
-            r.begin() + remaining[r.job()]));
+            r.begin() + remaining[r.job()] / r.speed(), width(r.pods())));
       }
       return out;
     }
@@ -659,7 +683,8 @@ public final class Replay {
       Integer i = index.get(job);
       checkArgument(i != null, "job %s: not in this replay", job == null ? null : job.name());
       Run r = runOf[i];
-      return r == null ? remaining[i] : Math.max(0, remaining[i] - (now - r.begin()));
+      return r == null ? remaining[i]
+          : Math.max(0, remaining[i] - (now - r.begin()) * r.speed()) / r.speed();
     }
 
     @Override
@@ -697,7 +722,7 @@ public final class Replay {
           continue;
         }
         QueuePolicy.RunningJob rj = new QueuePolicy.RunningJob(arrivals.get(r.job()), r.begin(),
-            r.begin() + remaining[r.job()]);
+            r.begin() + remaining[r.job()] / r.speed(), width(r.pods()));
         if (mayPreempt.test(rj)) {
           seen.add(rj);
           runFor.put(rj, r);
@@ -754,7 +779,7 @@ public final class Replay {
             if (chosen.contains(r)) {
               continue;
             }
-            List<GpuPod> vm = arrivals.get(r.job()).members();
+            List<GpuPod> vm = r.pods();
             for (int x = 0; x < vm.size(); x++) {
               if (r.nodes()[x] == n) {
                 sim.release(n, vm.get(x), r.gpus()[x]);
@@ -787,7 +812,7 @@ public final class Replay {
             if (chosen.add(r)) {
               victims.add(r);
               stopped++;
-              List<GpuPod> vm = arrivals.get(r.job()).members();
+              List<GpuPod> vm = r.pods();
               for (int x = 0; x < vm.size(); x++) {
                 sim.release(r.nodes()[x], vm.get(x), r.gpus()[x]);
               }
@@ -823,50 +848,121 @@ public final class Replay {
         }
         gpus[m] = state.place(where[m], pod, share);
       }
-      startRun(i, where, gpus);
+      startRun(i, where, gpus, g.members());
       started.add(i);
       startedNow[i] = true;
       return out;
     }
 
-    /** Places every member of job {@code i} and starts its run, or places none. */
-    private boolean place(int i) {
-      GpuJob g = arrivals.get(i);
-      if (!state.mayFit(g)) {
+    @Override
+    public boolean tryStart(GpuJob job, int gpus) {
+      Integer i = index.get(job);
+      checkArgument(i != null && waiting.contains(i) && !startedNow[i],
+          "policy %s: job %s is not waiting", policy.name(), job == null ? null : job.name());
+      List<GpuPod> pods = job.shape(gpus);
+      if ((long) gpus * 1000 > freeGpuMilli() || !place(i, pods)) {
         return false;
       }
-      int k = g.members().size();
-      int[] where = new int[k];
-      int[][] gpus = new int[k][];
-      for (int m = 0; m < k; m++) {
-        Schedule.Placed p = Schedule.place(state, view, rank, placement, rng, g.members().get(m),
+      started.add(i);
+      startedNow[i] = true;
+      return true;
+    }
+
+    @Override
+    public boolean resize(GpuJob job, int gpus) {
+      Integer i = index.get(job);
+      checkArgument(inSchedule && i != null && runOf[i] != null && !startedNow[i],
+          "policy %s: job %s is not running (or started in this call)", policy.name(),
+          job == null ? null : job.name());
+      List<GpuPod> pods = job.shape(gpus);
+      Run r = runOf[i];
+      List<GpuPod> old = r.pods();
+      if (width(old) == gpus) {
+        return false;
+      }
+      // Try the new shape on the room the job would leave; put it back untouched if it fails.
+      for (int m = 0; m < old.size(); m++) {
+        state.release(r.nodes()[m], old.get(m), r.gpus()[m]);
+      }
+      int[] where = new int[pods.size()];
+      int[][] taken = new int[pods.size()][];
+      if (!tryPlace(pods, where, taken)) {
+        for (int m = 0; m < old.size(); m++) {
+          state.placeAt(r.nodes()[m], old.get(m), r.gpus()[m]);
+        }
+        return false;
+      }
+      for (int m = 0; m < old.size(); m++) {
+        touch(r.nodes()[m]);
+      }
+      endRun(r);
+      remaining[i] = Math.max(0, remaining[i] - (now - r.begin()) * r.speed())
+          + disruptions.restartSeconds();
+      resizes[i]++;
+      startRun(i, where, taken, pods);
+      return true;
+    }
+
+    /** Places every member of job {@code i} at its own size and starts its run, or none. */
+    private boolean place(int i) {
+      GpuJob g = arrivals.get(i);
+      return state.mayFit(g) && place(i, g.members());
+    }
+
+    /** Places every member of {@code pods} (job {@code i}'s shape) and starts, or none. */
+    private boolean place(int i, List<GpuPod> pods) {
+      int[] where = new int[pods.size()];
+      int[][] gpus = new int[pods.size()][];
+      if (!tryPlace(pods, where, gpus)) {
+        return false;
+      }
+      startRun(i, where, gpus, pods);
+      return true;
+    }
+
+    /** Places every member of {@code pods} into {@code where} and {@code gpus}, or none. */
+    private boolean tryPlace(List<GpuPod> pods, int[] where, int[][] gpus) {
+      for (int m = 0; m < pods.size(); m++) {
+        Schedule.Placed p = Schedule.place(state, view, rank, placement, rng, pods.get(m),
             feasible);
         if (p == null) {
           for (int r = m - 1; r >= 0; r--) {
-            state.release(where[r], g.members().get(r), gpus[r]);
+            state.release(where[r], pods.get(r), gpus[r]);
           }
           return false;
         }
         where[m] = p.node();
         gpus[m] = p.gpus();
       }
-      startRun(i, where, gpus);
       return true;
     }
 
-    /** Starts job {@code i}'s run on members already placed at {@code where}. */
-    private void startRun(int i, int[] where, int[][] gpus) {
-      double end = now + remaining[i];
+    private static int width(List<GpuPod> pods) {
+      int g = 0;
+      for (GpuPod p : pods) {
+        g += p.gpus();
+      }
+      return g;
+    }
+
+    /**
+     * Starts job {@code i}'s run of shape {@code pods}, already placed at {@code where}; an
+     * elastic job's speed is its GPUs over its own count.
+     */
+    private void startRun(int i, int[] where, int[][] gpus, List<GpuPod> pods) {
+      GpuJob job = arrivals.get(i);
+      double speed = job.isElastic() ? (double) width(pods) / job.wholeGpus() : 1;
+      double end = now + remaining[i] / speed;
       boolean fails = false;
       if (disruptions.jobFailureProbability() > 0
           && failureRng.nextDouble() < disruptions.jobFailureProbability()) {
         fails = true;
-        end = now + failureRng.nextDouble() * remaining[i];
+        end = now + failureRng.nextDouble() * remaining[i] / speed;
       }
       for (int node : where) {
         touch(node);
       }
-      Run r = new Run(i, now, end, fails, where, gpus);
+      Run r = new Run(i, now, end, fails, where, gpus, pods, speed);
       running.add(r);
       runOf[i] = r;
       ends.add(r);
@@ -896,9 +992,10 @@ public final class Replay {
 
   /** A run of a job: from begin to end (its finish, or its failure when {@code fails}). */
   private record Run(int job, double begin, double end, boolean fails, int[] nodes,
-      int[][] gpus, int[] slot) {
-    Run(int job, double begin, double end, boolean fails, int[] nodes, int[][] gpus) {
-      this(job, begin, end, fails, nodes, gpus, new int[] {-1});
+      int[][] gpus, List<GpuPod> pods, double speed, int[] slot) {
+    Run(int job, double begin, double end, boolean fails, int[] nodes, int[][] gpus,
+        List<GpuPod> pods, double speed) {
+      this(job, begin, end, fails, nodes, gpus, pods, speed, new int[] {-1});
     }
 
     boolean on(int node) {
@@ -955,7 +1052,8 @@ public final class Replay {
     List<int[]> taken = new ArrayList<>();
     List<Integer> where = new ArrayList<>();
     boolean ok = true;
-    for (GpuPod p : job.members()) {
+    List<GpuPod> pods = job.isElastic() ? job.shape(job.minGpus()) : job.members();
+    for (GpuPod p : pods) {
       int n = -1;
       for (int i = 0; i < empty.nodes.length; i++) {
         if (empty.fits(i, p)) {
@@ -980,7 +1078,7 @@ public final class Replay {
       where.add(n);
     }
     for (int m = taken.size() - 1; m >= 0; m--) {
-      empty.release(where.get(m), job.members().get(m), taken.get(m));
+      empty.release(where.get(m), pods.get(m), taken.get(m));
     }
     return ok;
   }

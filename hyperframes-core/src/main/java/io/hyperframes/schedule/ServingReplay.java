@@ -164,7 +164,8 @@ public final class ServingReplay {
     List<Replay.Result.Run> runs = new ArrayList<>();
     for (Replay.Result.Run run : r.runs()) {
       if (index[run.job()] >= 0) {
-        runs.add(new Replay.Result.Run(index[run.job()], run.beginSeconds(), run.endSeconds()));
+        runs.add(new Replay.Result.Run(index[run.job()], run.beginSeconds(), run.endSeconds(),
+            run.gpuMilli()));
       }
     }
     // Every job that did not finish was found unschedulable.

@@ -102,6 +102,98 @@ class QueuePolicyTest {
     assertEquals(100, of(stuck, "urgent").startSeconds(), "starts when prod-a leaves node 0");
   }
 
+  /**
+   * One 8-GPU node. Elastic A (4 GPUs, 2 to 8, 100 s of work at 4) and rigid B (4 GPUs, 10 s)
+   * start at 0. B leaves at 10: A grows to 8 and runs twice as fast (90 s left at 4 → 45 s).
+   * Rigid C (4 GPUs, 30 s) arrives at 20: A shrinks back to 4 (70 s left at 4), C starts. C
+   * leaves at 50: A grows again, 40 s left at 4 → 20 s on 8, done at 70. Under FIFO A runs on
+   * 4 GPUs throughout and finishes at 100.
+   */
+  @Test
+  void elasticJobsGrowIntoIdleGpusAndShrinkForTheHead() {
+    List<GpuJob> jobs = List.of(job("a", 0, 4, 100).elastic(2, 8), job("b", 0, 4, 10),
+        job("c", 20, 4, 30));
+    Replay.Result r = run(nodes(1, 8), jobs, QueuePolicy.elastic(), Replay.Disruptions.NONE);
+    assertEquals(70, of(r, "a").finishSeconds(), 1e-9);
+    assertEquals(3, of(r, "a").resizes());
+    assertEquals(20, of(r, "c").startSeconds(), 1e-9);
+    assertEquals(50, of(r, "c").finishSeconds(), 1e-9);
+    // The runs: A on 4, 8, 4, 8 GPUs.
+    assertEquals(List.of(4000L, 8000L, 4000L, 8000L), r.runs().stream()
+        .filter(x -> x.job() == 0).map(Replay.Result.Run::gpuMilli).toList());
+    Replay.Result fifo = run(nodes(1, 8), jobs, QueuePolicy.fifo(), Replay.Disruptions.NONE);
+    assertEquals(100, of(fifo, "a").finishSeconds(), 1e-9);
+    assertEquals(20, of(fifo, "c").startSeconds(), 1e-9);
+    // An elastic job larger than the cluster starts on what its range allows.
+    Replay.Result big = run(nodes(1, 8), List.of(job("wide", 0, 8, 100).elastic(4, 8)
+        .withTenant("x", 0), job("first", 0, 6, 10)), QueuePolicy.elastic(),
+        Replay.Disruptions.NONE);
+    assertEquals(0, big.unschedulable());
+    var bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> job("x", 0, 4, 1).elastic(5, 8));
+    assertTrue(bad.getMessage().contains("minGpus"), bad.getMessage());
+  }
+
+  /** With rigid jobs only the elastic policy is FIFO: the Philly excerpt replays identically. */
+  @Test
+  void elasticWithRigidJobsIsFifo() {
+    List<GpuJob> philly = Traces.philly(java.nio.file.Path.of("..", "docs", "validation",
+        "pollux", "philly-head-2000.csv"), 8).items();
+    Replay.Result e = run(nodes(16, 8), philly, QueuePolicy.elastic(), Replay.Disruptions.NONE);
+    Replay.Result f = run(nodes(16, 8), philly, QueuePolicy.fifo(), Replay.Disruptions.NONE);
+    for (int i = 0; i < philly.size(); i++) {
+      assertEquals(f.jobs().get(i).startSeconds(), e.jobs().get(i).startSeconds(), 1e-9);
+      assertEquals(f.jobs().get(i).finishSeconds(), e.jobs().get(i).finishSeconds(), 1e-9);
+    }
+  }
+
+  /**
+   * Laws with elastic jobs: no GPU over-allocated at any decision nor at any time of the runs;
+   * every job finishes once or is reported unschedulable; a finished job got all its work
+   * (Σ run length × GPUs / own GPUs ≥ duration, restart costs aside).
+   */
+  @Property(tries = 150)
+  void elasticLaws(@ForAll @LongRange(min = 0, max = 1 << 30) long seed,
+      @ForAll @IntRange(min = 1, max = 3) int nodeCount) {
+    SplittableRandom r = new SplittableRandom(seed);
+    List<GpuJob> jobs = new ArrayList<>();
+    double t = 0;
+    for (int i = 0; i < 25; i++) {
+      t += r.nextInt(20);
+      int gpus = 1 + r.nextInt(6);
+      GpuJob j = GpuJob.wholeGpus("j" + i, t, 1 + r.nextInt(100), gpus, 4, "", 0);
+      jobs.add(r.nextBoolean() ? j.elastic(1 + r.nextInt(gpus), gpus + r.nextInt(6)) : j);
+    }
+    Audited p = new Audited(QueuePolicy.elastic());
+    Replay.Result res = Replay.run(nodes(nodeCount, 4), jobs, Placement.bestFit(), p,
+        Replay.Disruptions.NONE, seed, ReplayMonitor.NONE);
+    assertEquals(List.of(), p.violations);
+    double[] work = new double[jobs.size()];
+    List<double[]> edges = new ArrayList<>();
+    for (Replay.Result.Run run : res.runs()) {
+      GpuJob j = res.jobs().get(run.job()).job();
+      work[run.job()] += (run.endSeconds() - run.beginSeconds()) * run.gpuMilli()
+          / (1000.0 * j.wholeGpus());
+      edges.add(new double[] {run.beginSeconds(), run.gpuMilli()});
+      edges.add(new double[] {run.endSeconds(), -run.gpuMilli()});
+    }
+    edges.sort(Comparator.comparingDouble((double[] e) -> e[0]).thenComparingDouble(e -> e[1]));
+    double held = 0;
+    for (double[] e : edges) {
+      held += e[1];
+      assertTrue(held <= 4000.0 * nodeCount + 1e-6, "over-allocated at " + e[0]);
+    }
+    int finished = 0;
+    for (int i = 0; i < res.jobs().size(); i++) {
+      Replay.JobRecord j = res.jobs().get(i);
+      if (!Double.isNaN(j.finishSeconds())) {
+        finished++;
+        assertTrue(work[i] >= j.job().durationSeconds() - 1e-6, j + " got " + work[i]);
+      }
+    }
+    assertEquals(jobs.size(), finished + res.unschedulable());
+  }
+
   @Test
   void quotasLendIdleGpusAndReclaimThem() {
     GpuJob big = job("big", 0, 4, 100).withTenant("a", 0);
@@ -216,7 +308,8 @@ class QueuePolicyTest {
     @Override
     public void schedule(Queue q) {
       inner.schedule(q);
-      long held = q.running().stream().mapToLong(r -> r.job().gpuMilli()).sum();
+      long held = q.running().stream().mapToLong(r -> r.job().isElastic() ? 1000L * r.gpus()
+          : r.job().gpuMilli()).sum();
       if (q.freeGpuMilli() < 0 || held > q.capacityGpuMilli()) {
         violations.add(q.now() + ": free " + q.freeGpuMilli() + ", held " + held);
       }

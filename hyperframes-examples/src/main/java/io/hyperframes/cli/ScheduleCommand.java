@@ -121,9 +121,10 @@ final class ScheduleCommand implements Callable<Integer> {
           + " 0; with --queue priority a higher tier preempts them; default 1).")
   int serveTier;
 
-  @Option(names = "--elastic", description = "Mode goodput: every job may run on half to twice"
-      + " its GPUs (at most its batch over the smallest measured per-GPU batch); use with"
-      + " --policy elastic-fifo.")
+  @Option(names = "--elastic", description = "Modes goodput and time: every job may run on half"
+      + " to twice its GPUs (goodput: at most its batch over the smallest measured per-GPU"
+      + " batch; time: jobs of whole GPUs only, linear speed-up); use with --policy"
+      + " elastic-fifo (goodput) or --queue elastic (time).")
   boolean elastic;
 
   @Option(names = "--interval", defaultValue = "60",
@@ -153,7 +154,8 @@ final class ScheduleCommand implements Callable<Integer> {
   @Option(names = "--queue", defaultValue = "fifo",
       description = "Queueing policy of --mode time: fifo (default, strict), sjf (strict),"
           + " backfill (FIFO with EASY backfilling), priority (tiers with preemption), quotas"
-          + " (per-tenant GPU quotas, --quota).")
+          + " (per-tenant GPU quotas, --quota), elastic (FIFO; elastic jobs, --elastic, shrink"
+          + " for the head and grow into idle GPUs).")
   String queue;
 
   @Option(names = "--quota", split = ",", paramLabel = "TENANT=GPUS",
@@ -273,12 +275,13 @@ final class ScheduleCommand implements Callable<Integer> {
           case "sjf" -> io.hyperframes.schedule.QueuePolicy::sjf;
           case "backfill" -> io.hyperframes.schedule.QueuePolicy::easyBackfill;
           case "priority" -> io.hyperframes.schedule.QueuePolicy::priority;
+          case "elastic" -> io.hyperframes.schedule.QueuePolicy::elastic;
           case "quotas" -> {
             java.util.Map<String, Integer> q = quotas();
             yield () -> io.hyperframes.schedule.QueuePolicy.quotas(q, borrowing);
           }
           default -> throw new IllegalArgumentException("--queue: expected fifo, sjf, backfill,"
-              + " priority or quotas, got " + queue);
+              + " priority, quotas or elastic, got " + queue);
         };
     if (quota != null && !queue.equals("quotas")) {
       throw new IllegalArgumentException("--quota: needs --queue quotas, got --queue " + queue);
@@ -333,6 +336,13 @@ final class ScheduleCommand implements Callable<Integer> {
     } else {
       pods = Traces.openbPods(trace).items();
       jobs = pods.stream().map(io.hyperframes.schedule.GpuJob::of).toList();
+    }
+    if (elastic) {
+      // Whole-GPU jobs become elastic over half to twice their GPUs; others stay rigid.
+      jobs = jobs.stream().map(j -> j.members().stream().allMatch(p -> p.gpus() > 0
+          && p.gpuMilli() == 1000 && p.cpuMilli() == 0 && p.memoryMib() == 0
+          && p.gpuModels().isEmpty()) ? j.elastic(Math.max(1, (j.wholeGpus() + 1) / 2),
+          2 * j.wholeGpus()) : j).toList();
     }
     io.hyperframes.schedule.GpuJob planJob = null;
     io.hyperframes.plan.Plan planned = null;
@@ -408,7 +418,7 @@ final class ScheduleCommand implements Callable<Integer> {
           .put("meanQueueingSeconds", queueing).put("utilisation", r.utilisation())
           .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable())
           .put("preemptions", r.preemptions()).put("failures", r.failures())
-          .put("fragmentation", whole.fragmentation().meanShare());
+          .put("resizes", r.resizes()).put("fragmentation", whole.fragmentation().meanShare());
       po.put("maxFinishTimeFairness", r.maxFinishTimeFairness(capacity));
       if (!served.isEmpty()) {
         ArrayNode sv = po.putArray("services");

@@ -324,6 +324,10 @@ class CliTest {
     assertEquals(2, run("schedule", "--mode", "goodput", "--trace", workload.toString(),
         "--applications", pollux.resolve("applications.json").toString(), "--gpus-per-node",
         "12").status());
+    Result el = run("schedule", "--trace", p.toString(), "--cluster", n.toString(), "--mode",
+        "time", "--policy", "bestfit", "--queue", "elastic", "--elastic", "--format", "json");
+    assertEquals(0, el.status(), el.err());
+    assertTrue(Json.parseObject("elastic", el.out()).get("policies").get(0).has("resizes"));
     // An inference service beside the jobs: its replicas reserve GPUs, its requests are scored.
     Path requests = write("r.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
         + "2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n"
