@@ -122,8 +122,15 @@ public record InferenceService(String name, ReplicaModel replica, int minReplica
         while (end < up.length && up[end] > i) {
           end++;
         }
-        out.add(GpuJob.wholeGpus(name + "-r" + i + "-" + segment++, w * windowSeconds,
-            (end - w) * windowSeconds, replica.gpus(), gpusPerNode, tenant, priority));
+        String job = name + "-r" + i + "-" + segment++;
+        if (replica.gpuMilli() < 1000) {
+          out.add(new GpuJob(job, w * windowSeconds, (end - w) * windowSeconds,
+              List.of(new GpuPod(job + "-0", 0, 0, 1, replica.gpuMilli(), java.util.Set.of(),
+                  w * windowSeconds, (end - w) * windowSeconds)), tenant, priority));
+        } else {
+          out.add(GpuJob.wholeGpus(job, w * windowSeconds, (end - w) * windowSeconds,
+              replica.gpus(), gpusPerNode, tenant, priority));
+        }
         w = end;
       }
     }

@@ -25,6 +25,8 @@ import java.util.List;
  * #fromServing} fits these coefficients to the serving estimator of {@code HyperFrames.serve()}.
  *
  * @param gpus GPUs one replica holds (tensor × pipeline parallel), ≥ 1
+ * @param gpuMilli thousandths of each GPU it holds: 1000, or less for a replica on a slice of
+ *     one GPU ({@link #fromServing(InferenceRequest, InferenceEstimator, int)})
  * @param maxBatch most sequences a replica runs at once, ≥ 1
  * @param kvTokens KV-cache capacity in tokens: a request is admitted only when its prompt and
  *     output fit next to those of the running ones (its memory is reserved on admission), ≥ 1
@@ -42,7 +44,7 @@ import java.util.List;
  * @param fitError largest relative error of the coefficients on the points they were fitted
  *     to (0 when given by hand)
  */
-public record ReplicaModel(int gpus, int maxBatch, long kvTokens, int prefillTokenBudget,
+public record ReplicaModel(int gpus, int gpuMilli, int maxBatch, long kvTokens, int prefillTokenBudget,
     double prefillFixed, double prefillPerToken, double prefillPerSquare, double prefillFloor,
     double decodeFixed,
     double decodePerSequence, double decodePerContextToken, double requestSeconds,
@@ -50,6 +52,9 @@ public record ReplicaModel(int gpus, int maxBatch, long kvTokens, int prefillTok
 
   public ReplicaModel {
     checkArgument(gpus >= 1, "replica.gpus: must be >= 1, got %s", gpus);
+    checkArgument(gpuMilli >= 1 && gpuMilli <= 1000 && (gpuMilli == 1000 || gpus == 1),
+        "replica.gpuMilli: must be in [1, 1000], and 1000 unless the replica has one GPU;"
+            + " got %s on %s GPUs", gpuMilli, gpus);
     checkArgument(maxBatch >= 1, "replica.maxBatch: must be >= 1, got %s", maxBatch);
     checkArgument(kvTokens >= 1, "replica.kvTokens: must be >= 1, got %s", kvTokens);
     checkArgument(prefillTokenBudget >= 1, "replica.prefillTokenBudget: must be >= 1, got %s",
@@ -103,11 +108,33 @@ public record ReplicaModel(int gpus, int maxBatch, long kvTokens, int prefillTok
   /** As {@link #fromServing(InferenceRequest)} with a user's estimator. */
   public static ReplicaModel fromServing(InferenceRequest request,
       InferenceEstimator estimator) {
+    return fromServing(request, estimator, 1000);
+  }
+
+  /**
+   * As {@link #fromServing(InferenceRequest)}, the replica on {@code gpuMilli} thousandths of
+   * one GPU: a slice with that share of the GPU's peak, memory bandwidth, memory and cache, as
+   * NVIDIA's Multi-Instance GPU partitions streaming multiprocessors and memory slices
+   * (NVIDIA MIG User Guide, "Partitioning"); fixed per-kernel costs do not shrink. Placed as a
+   * shared-GPU task, beside other slices.
+   *
+   * @throws IllegalArgumentException if {@code gpuMilli} is outside [1, 1000], the request's
+   *     replica has more than one GPU while {@code gpuMilli < 1000}, or it does not fit
+   */
+  public static ReplicaModel fromServing(InferenceRequest request, InferenceEstimator estimator,
+      int gpuMilli) {
     checkArgument(request != null && estimator != null, "serving: request and estimator must be"
         + " given");
     int tp = request.tp();
     int pp = request.pp();
+    checkArgument(gpuMilli >= 1 && gpuMilli <= 1000, "replica.gpuMilli: must be in [1, 1000],"
+        + " got %s", gpuMilli);
+    checkArgument(gpuMilli == 1000 || tp * pp == 1, "replica.gpuMilli: a slice of one GPU"
+        + " needs tp = pp = 1, got tp %s, pp %s", tp, pp);
     var replica = request.cluster().withDevices(tp * pp);
+    if (gpuMilli < 1000) {
+      replica = replica.withAccelerator(slice(replica.accelerator(), gpuMilli / 1000.0));
+    }
     InferenceWorkload w = request.workload();
     InferenceEstimate one = estimator.estimate(request.model(), replica, w.withBatchSize(1), tp,
         pp, 1);
@@ -148,8 +175,23 @@ public record ReplicaModel(int gpus, int maxBatch, long kvTokens, int prefillTok
     double[] dc = nonNegativeLeastSquares(decode);
     double err = Math.max(maxRelativeError(prefill, pc, floor),
         maxRelativeError(decode, dc, 0));
-    return new ReplicaModel(tp * pp, limit, kv, budget, pc[0], pc[1], pc[2], floor, dc[0],
+    return new ReplicaModel(tp * pp, gpuMilli, limit, kv, budget, pc[0], pc[1], pc[2], floor, dc[0],
         dc[1], dc[2], one.requestSeconds(), err);
+  }
+
+  /** The accelerator's {@code share}: peak, bandwidth, memory and cache scaled alike. */
+  private static io.hyperframes.hardware.Accelerator slice(
+      io.hyperframes.hardware.Accelerator a, double share) {
+    java.util.Map<io.hyperframes.precision.NumberFormat, Double> peak =
+        new java.util.EnumMap<>(io.hyperframes.precision.NumberFormat.class);
+    a.peakFlopsPerSecond().forEach((f, v) -> peak.put(f, v * share));
+    return new io.hyperframes.hardware.Accelerator(a.id() + "@" + Math.round(share * 1000),
+        a.name() + " (" + Math.round(share * 1000) + "/1000 slice)", peak,
+        a.memoryBytes() * share, a.memoryBandwidthBytesPerSecond() * share, a.l2Bytes() * share,
+        a.matmulEfficiency(), a.matmulHalfDim(), a.matmulHalfRows(), a.memoryEfficiency(),
+        a.powerWatts() * share, a.intraNode(), a.defaultNode(), a.fusedAttention(),
+        a.generation(), a.kernels(), a.intervals(), a.source() + "; sliced to "
+            + Math.round(share * 1000) + "/1000");
   }
 
   private static InferenceWorkload workload(InferenceWorkload w, int batch, int prompt,

@@ -427,7 +427,7 @@ public final class ServingReplay {
       double upSeconds = 0;
       for (Replica r : replicas) {
         double length = r.span.endSeconds() - r.span.beginSeconds();
-        gpuSeconds += Double.isFinite(length) ? length * m.gpus() : 0;
+        gpuSeconds += Double.isFinite(length) ? length * m.gpus() * m.gpuMilli() / 1000.0 : 0;
         upSeconds += Math.max(0, Math.min(to, r.span.endSeconds())
             - Math.max(from, r.span.beginSeconds()));
       }

@@ -83,13 +83,44 @@ class ServingReplayTest {
   }
 
   /**
+   * A replica on half a GPU: half the bandwidth and memory, so a decode step of the 7B model
+   * (weights read once) takes up to twice as long, the KV cache holds less than half (the
+   * weights do not shrink), and two such replicas share one GPU of the cluster.
+   */
+  @Test
+  void aReplicaOnASliceOfOneGpu() throws IOException {
+    var request = Serving.parse(Files.readString(Path.of("..", "examples",
+        "7b-fp16-4096.json")), Catalog.builtIn());
+    ReplicaModel whole = ReplicaModel.fromServing(request);
+    ReplicaModel half = ReplicaModel.fromServing(request,
+        io.hyperframes.inference.InferenceEstimator.analytical(), 500);
+    assertEquals(500, half.gpuMilli());
+    double ratio = half.decodeSeconds(1, 1000) / whole.decodeSeconds(1, 1000);
+    assertTrue(ratio > 1.5 && ratio <= 2.0 + 1e-9, "decode ratio " + ratio);
+    assertTrue(half.kvTokens() < whole.kvTokens() / 2, half.kvTokens() + " vs "
+        + whole.kvTokens());
+    InferenceService s = new InferenceService("small", half, 2, 2, 300, 0.7, 2, 0.1, "inf", 1);
+    List<LlmRequest> reqs = List.of(new LlmRequest(0, 100, 10), new LlmRequest(1, 100, 10));
+    var c = ServingReplay.colocate(List.of(new GpuNode("n", 0, 0, 1, "")), List.of(),
+        List.of(new ServingReplay.Load(s, reqs)), Placement.bestFit(), QueuePolicy.fifo(),
+        Replay.Disruptions.NONE, 1, ReplayMonitor.NONE);
+    assertEquals(2, c.services().get(0).finished());
+    assertEquals(2.0, c.services().get(0).meanReplicas(), 1e-9, "both slices on one GPU");
+    var bad = assertThrows(IllegalArgumentException.class, () -> ReplicaModel.fromServing(
+        Serving.parse(Files.readString(Path.of("..", "examples",
+            "serve-llama2-70b-h100-tp4-fp8.json")), Catalog.builtIn()),
+        io.hyperframes.inference.InferenceEstimator.analytical(), 500));
+    assertTrue(bad.getMessage().contains("tp = pp = 1"), bad.getMessage());
+  }
+
+  /**
    * One replica always up, requests of one length arriving as a Poisson process: the same server
    * as {@link ServingLoad#simulate} (whose iteration tables are this replica's), so their time
    * to first token and latency percentiles agree within sampling noise.
    */
   @Test
   void agreesWithTheServingLoadSimulationOnItsOwnGround() {
-    ReplicaModel m = new ReplicaModel(1, 32, 1L << 40, 1 << 30, 0.02, 2e-5, 0, 0, 0.015, 2e-4, 0,
+    ReplicaModel m = new ReplicaModel(1, 1000, 32, 1L << 40, 1 << 30, 0.02, 2e-5, 0, 0, 0.015, 2e-4, 0,
         0.005, 0);
     int p = 512;
     int o = 64;
@@ -131,7 +162,7 @@ class ServingReplayTest {
       @ForAll @IntRange(min = 0, max = 4) int stretches, @ForAll boolean alwaysUp,
       @ForAll long seed) {
     SplittableRandom r = new SplittableRandom(seed);
-    ReplicaModel m = new ReplicaModel(1, 1 + r.nextInt(8), 200 + r.nextInt(2000),
+    ReplicaModel m = new ReplicaModel(1, 1000, 1 + r.nextInt(8), 200 + r.nextInt(2000),
         64 + r.nextInt(2000), 0.01, 1e-5, 0, 0, 0.01, 1e-3, 1e-6, 0, 0);
     List<LlmRequest> reqs = new ArrayList<>();
     double t = 0;

@@ -116,6 +116,12 @@ final class ScheduleCommand implements Callable<Integer> {
           + " request's workload.latencySlo.tpotSeconds).")
   Double tpotSlo;
 
+  @Option(names = "--serve-share", defaultValue = "1000", paramLabel = "MILLI",
+      description = "Mode time with --serve: thousandths of one GPU each replica holds (default"
+          + " 1000, whole GPUs; less: a slice of one GPU with that share of its compute, memory"
+          + " and bandwidth, for a replica with tp = pp = 1).")
+  int serveShare;
+
   @Option(names = "--serve-tier", defaultValue = "1", paramLabel = "N",
       description = "Mode time with --serve: priority tier of the replicas (training jobs are"
           + " 0; with --queue priority a higher tier preempts them; default 1).")
@@ -561,7 +567,14 @@ final class ScheduleCommand implements Callable<Integer> {
           + " (> 0; the request's workload.latencySlo gives ttftSeconds " + request.workload()
           .ttftSloSeconds() + ", tpotSeconds " + request.workload().tpotSloSeconds() + ")");
     }
-    var replica = io.hyperframes.schedule.ReplicaModel.fromServing(request);
+    io.hyperframes.schedule.ReplicaModel replica;
+    try {
+      replica = io.hyperframes.schedule.ReplicaModel.fromServing(request,
+          io.hyperframes.inference.InferenceEstimator.analytical(), serveShare);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage().replace("replica.gpuMilli",
+          "--serve-share"), e);
+    }
     String name = serve.getFileName().toString().replaceFirst("\\.json$", "");
     io.hyperframes.schedule.InferenceService service;
     try {

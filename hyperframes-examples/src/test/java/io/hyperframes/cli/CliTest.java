@@ -353,6 +353,12 @@ class CliTest {
         "--ttft-slo", "2", "--tpot-slo", "0.1", "--replicas", "3-1");
     assertEquals(2, badReplicas.status());
     assertTrue(badReplicas.err().contains("--replicas (max)"), badReplicas.err());
+    Result share = run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
+        "--mode", "time", "--serve", replica.toString(), "--requests", requests.toString(),
+        "--ttft-slo", "2", "--tpot-slo", "0.1", "--serve-share", "500");
+    assertEquals(2, share.status());
+    assertTrue(share.err().contains("--serve-share: a slice of one GPU needs tp = pp = 1"),
+        share.err());
     Result wrongMode = run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
         "--serve", replica.toString(), "--requests", requests.toString());
     assertEquals(2, wrongMode.status());
