@@ -689,12 +689,20 @@ public final class Replay {
 
     @Override
     public boolean tryStart(GpuJob job) {
+      int i = waitingIndex(job);
+      return place(i) && markStarted(i);
+    }
+
+    /** The index of {@code job}, which must be waiting and not started in this call. */
+    private int waitingIndex(GpuJob job) {
       Integer i = index.get(job);
       checkArgument(i != null && waiting.contains(i) && !startedNow[i],
           "policy %s: job %s is not waiting", policy.name(), job == null ? null : job.name());
-      if (!place(i)) {
-        return false;
-      }
+      return i;
+    }
+
+    /** Job {@code i} started during this policy call; always true. */
+    private boolean markStarted(int i) {
       started.add(i);
       startedNow[i] = true;
       return true;
@@ -706,12 +714,11 @@ public final class Replay {
         Comparator<QueuePolicy.RunningJob> victimOrder) {
       checkArgument(mayPreempt != null && victimOrder != null,
           "policy %s: mayPreempt and victimOrder must be given", policy.name());
-      Integer i = index.get(job);
-      checkArgument(inSchedule && i != null && waiting.contains(i) && !startedNow[i],
-          "policy %s: job %s is not waiting", policy.name(), job == null ? null : job.name());
+      checkArgument(inSchedule, "policy %s: tryStartPreempting outside schedule()",
+          policy.name());
+      int i = waitingIndex(job);
       if (place(i)) {
-        started.add(i);
-        startedNow[i] = true;
+        markStarted(i);
         return List.of();
       }
       // Candidates, by node, in the victim order.
@@ -849,23 +856,15 @@ public final class Replay {
         gpus[m] = state.place(where[m], pod, share);
       }
       startRun(i, where, gpus, g.members());
-      started.add(i);
-      startedNow[i] = true;
+      markStarted(i);
       return out;
     }
 
     @Override
     public boolean tryStart(GpuJob job, int gpus) {
-      Integer i = index.get(job);
-      checkArgument(i != null && waiting.contains(i) && !startedNow[i],
-          "policy %s: job %s is not waiting", policy.name(), job == null ? null : job.name());
+      int i = waitingIndex(job);
       List<GpuPod> pods = job.shape(gpus);
-      if ((long) gpus * 1000 > freeGpuMilli() || !place(i, pods)) {
-        return false;
-      }
-      started.add(i);
-      startedNow[i] = true;
-      return true;
+      return (long) gpus * 1000 <= freeGpuMilli() && place(i, pods) && markStarted(i);
     }
 
     @Override

@@ -129,17 +129,10 @@ public final class Traces {
     checkArgument(gpusPerNode >= 1 && gpusPerNode <= 64, "gpusPerNode: must be in [1, 64], got"
         + " %s", gpusPerNode);
     Csv csv = Csv.open(file, "timestamp", "duration", "num_gpus");
-    long[] at = new long[csv.rows().size()];
+    long[] at = csv.micros("timestamp", PHILLY_TIME, "yyyy-MM-dd HH:mm:ss");
     long first = Long.MAX_VALUE;
     for (int i = 0; i < at.length; i++) {
-      Csv.Row row = csv.rows().get(i);
-      String t = csv.text(row, "timestamp", false);
-      try {
-        at[i] = java.time.LocalDateTime.parse(t, PHILLY_TIME)
-            .toEpochSecond(java.time.ZoneOffset.UTC);
-      } catch (java.time.format.DateTimeParseException e) {
-        throw csv.error(row, "timestamp", "must be yyyy-MM-dd HH:mm:ss, got '" + t + "'");
-      }
+      at[i] /= 1_000_000L;
       first = Math.min(first, at[i]);
     }
     List<GpuJob> out = new ArrayList<>();
@@ -180,20 +173,10 @@ public final class Traces {
    */
   public static Read<LlmRequest> azureLlm(Path file) {
     Csv csv = Csv.open(file, "TIMESTAMP", "ContextTokens", "GeneratedTokens");
-    long[] micros = new long[csv.rows().size()];
+    long[] micros = csv.micros("TIMESTAMP", AZURE_TIME, "yyyy-MM-dd HH:mm:ss[.fraction]");
     long first = Long.MAX_VALUE;
-    for (int i = 0; i < micros.length; i++) {
-      Csv.Row row = csv.rows().get(i);
-      String t = csv.text(row, "TIMESTAMP", false);
-      try {
-        java.time.Instant at = java.time.LocalDateTime.parse(t, AZURE_TIME)
-            .toInstant(java.time.ZoneOffset.UTC);
-        micros[i] = at.getEpochSecond() * 1_000_000L + at.getNano() / 1000;
-      } catch (java.time.format.DateTimeParseException e) {
-        throw csv.error(row, "TIMESTAMP", "must be yyyy-MM-dd HH:mm:ss[.fraction], got '" + t
-            + "'");
-      }
-      first = Math.min(first, micros[i]);
+    for (long m : micros) {
+      first = Math.min(first, m);
     }
     List<LlmRequest> out = new ArrayList<>();
     Map<String, Integer> skipped = new HashMap<>();
@@ -262,6 +245,23 @@ public final class Traces {
 
     List<Row> rows() {
       return rows;
+    }
+
+    /** Every row's {@code column} as UTC microseconds since the epoch, read with {@code f}. */
+    long[] micros(String column, java.time.format.DateTimeFormatter f, String expected) {
+      long[] out = new long[rows.size()];
+      for (int i = 0; i < out.length; i++) {
+        Row row = rows.get(i);
+        String t = text(row, column, false);
+        try {
+          java.time.Instant at = java.time.LocalDateTime.parse(t, f)
+              .toInstant(java.time.ZoneOffset.UTC);
+          out[i] = at.getEpochSecond() * 1_000_000L + at.getNano() / 1000;
+        } catch (java.time.format.DateTimeParseException e) {
+          throw error(row, column, "must be " + expected + ", got '" + t + "'");
+        }
+      }
+      return out;
     }
 
     boolean has(String column) {

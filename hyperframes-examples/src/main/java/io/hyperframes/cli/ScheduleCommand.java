@@ -447,12 +447,19 @@ final class ScheduleCommand implements Callable<Integer> {
       } else {
         po.put("jainFairness", jain);
       }
+      var row = summary(r.meanJctSeconds(), r.jctPercentileSeconds(0.5),
+          r.jctPercentileSeconds(0.99), r.makespanSeconds(), r.utilisation(),
+          "mean wait (s)", String.format(Locale.ROOT, "%.0f", queueing));
+      row.put("fragmentation", String.format(Locale.ROOT, "%.2f %%",
+          100 * whole.fragmentation().meanShare()));
+      for (var sr : served) {
+        row.put("SLO attainment, " + sr.service(), String.format(Locale.ROOT, "%.2f %%",
+            100 * sr.sloAttainment()));
+      }
       series.add(new io.hyperframes.report.ScheduleReport.Series(placement.name(),
           whole.allocatedGpus(600), r.jobs().stream().filter(j -> !Double.isNaN(j.finishSeconds()))
               .mapToDouble(io.hyperframes.schedule.Replay.JobRecord::jctSeconds).toArray(),
-          summary(r.meanJctSeconds(), r.jctPercentileSeconds(0.5),
-              r.jctPercentileSeconds(0.99), r.makespanSeconds(), r.utilisation(),
-              "mean wait (s)", String.format(Locale.ROOT, "%.0f", queueing))));
+          row));
     }
     var o = spec.commandLine().getOut();
     if (format == Format.json) {

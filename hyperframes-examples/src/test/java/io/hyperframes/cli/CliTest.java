@@ -344,6 +344,13 @@ class CliTest {
     assertEquals(3, svc.get("finished").asInt());
     assertTrue(svc.get("sloAttainment").asDouble() >= 0 && svc.has("ttftP99Seconds"),
         svc.toString());
+    Result svHtml = run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
+        "--mode", "time", "--policy", "bestfit", "--queue", "priority", "--serve",
+        replica.toString(), "--requests", requests.toString(), "--ttft-slo", "2", "--tpot-slo",
+        "0.1", "--format", "html");
+    assertEquals(0, svHtml.status(), svHtml.err());
+    assertTrue(svHtml.out().contains("SLO attainment, serve-llama2-70b-h100-tp4-fp8")
+        && svHtml.out().contains("fragmentation"), "html lacks the service or fragmentation");
     Result noSlo = run("schedule", "--trace", p.toString(), "--cluster", n.toString(),
         "--mode", "time", "--serve", replica.toString(), "--requests", requests.toString());
     assertEquals(2, noSlo.status());
