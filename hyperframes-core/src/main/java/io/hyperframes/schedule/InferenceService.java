@@ -31,10 +31,21 @@ import java.util.List;
  * @param tenant tenant of its replicas (quotas and fairness)
  * @param priority priority tier of its replicas (above training's 0 lets the priority policy
  *     preempt training for them)
+ * @param drainSeconds how long a replica scaled down keeps running, taking no new requests, so
+ *     that those it runs can finish (Kubernetes' termination grace period, 30 s by default:
+ *     kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle, "Termination of Pods"), ≥ 0
  */
 public record InferenceService(String name, ReplicaModel replica, int minReplicas,
     int maxReplicas, double windowSeconds, double targetLoad, double ttftSloSeconds,
-    double tpotSloSeconds, String tenant, int priority) {
+    double tpotSloSeconds, String tenant, int priority, double drainSeconds) {
+
+  /** A service whose scaled-down replicas drain for Kubernetes' default 30 s. */
+  public InferenceService(String name, ReplicaModel replica, int minReplicas, int maxReplicas,
+      double windowSeconds, double targetLoad, double ttftSloSeconds, double tpotSloSeconds,
+      String tenant, int priority) {
+    this(name, replica, minReplicas, maxReplicas, windowSeconds, targetLoad, ttftSloSeconds,
+        tpotSloSeconds, tenant, priority, 30);
+  }
 
   public InferenceService {
     checkArgument(name != null && !name.isBlank(), "service.name: must be given");
@@ -52,6 +63,8 @@ public record InferenceService(String name, ReplicaModel replica, int minReplica
     checkArgument(Double.isFinite(tpotSloSeconds) && tpotSloSeconds > 0,
         "service %s.tpotSloSeconds: must be finite and > 0, got %s", name, tpotSloSeconds);
     tenant = tenant == null ? "" : tenant;
+    checkArgument(Double.isFinite(drainSeconds) && drainSeconds >= 0,
+        "service %s.drainSeconds: must be finite and >= 0, got %s", name, drainSeconds);
   }
 
   /** Replica-seconds one request costs at the batch its length allows (see the class comment). */
@@ -101,7 +114,7 @@ public record InferenceService(String name, ReplicaModel replica, int minReplica
   /**
    * The replicas as gangs of whole GPUs ({@link GpuJob#wholeGpus}) of this service's tenant and
    * tier: replica I is one job per stretch of consecutive windows in which at least I + 1 are
-   * up, submitted at the stretch's start and running for its length.
+   * up, submitted at the stretch's start and running for its length plus the drain time.
    */
   public List<GpuJob> replicaJobs(List<LlmRequest> requests, int gpusPerNode) {
     checkArgument(gpusPerNode >= 1, "gpusPerNode: must be >= 1, got %s", gpusPerNode);
@@ -123,13 +136,14 @@ public record InferenceService(String name, ReplicaModel replica, int minReplica
           end++;
         }
         String job = name + "-r" + i + "-" + segment++;
+        double length = (end - w) * windowSeconds + drainSeconds;
         if (replica.gpuMilli() < 1000) {
-          out.add(new GpuJob(job, w * windowSeconds, (end - w) * windowSeconds,
+          out.add(new GpuJob(job, w * windowSeconds, length,
               List.of(new GpuPod(job + "-0", 0, 0, 1, replica.gpuMilli(), java.util.Set.of(),
-                  w * windowSeconds, (end - w) * windowSeconds)), tenant, priority));
+                  w * windowSeconds, length)), tenant, priority));
         } else {
-          out.add(GpuJob.wholeGpus(job, w * windowSeconds, (end - w) * windowSeconds,
-              replica.gpus(), gpusPerNode, tenant, priority));
+          out.add(GpuJob.wholeGpus(job, w * windowSeconds, length, replica.gpus(), gpusPerNode,
+              tenant, priority));
         }
         w = end;
       }

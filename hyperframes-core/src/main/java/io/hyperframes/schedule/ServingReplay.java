@@ -27,9 +27,11 @@ import java.util.PriorityQueue;
  * waits for one when none is up. Between iterations a replica admits its queue in order while
  * the batch limit, the KV capacity (a request reserves its prompt and its output on admission)
  * and the prefill budget allow, and prefills them in one iteration; otherwise it decodes one
- * token of every running sequence. When a replica goes down its queued and running requests
- * start again elsewhere from their prompt; their first token stays the first one they got. A
- * request longer than the KV capacity is rejected.
+ * token of every running sequence. A replica scaled down drains: from its stretch's end it takes
+ * no new requests (those it has queued go elsewhere) and finishes what it runs for the
+ * service's drain time. When a replica goes down its queued and running requests start again
+ * elsewhere from their prompt; their first token stays the first one they got. A request
+ * longer than the KV capacity is rejected.
  */
 public final class ServingReplay {
   private ServingReplay() {}
@@ -60,12 +62,23 @@ public final class ServingReplay {
    *
    * @param beginSeconds when it came up
    * @param endSeconds when it went down, ≥ begin
+   * @param acceptUntilSeconds when it stopped taking new requests (a replica scaled down
+   *     drains: it finishes what it runs until {@code endSeconds}), in [begin, end]
    */
-  public record Availability(double beginSeconds, double endSeconds) {
+  public record Availability(double beginSeconds, double endSeconds,
+      double acceptUntilSeconds) {
     public Availability {
       checkArgument(Double.isFinite(beginSeconds) && beginSeconds >= 0
           && endSeconds >= beginSeconds, "availability: need 0 <= begin <= end, got [%s, %s]",
           beginSeconds, endSeconds);
+      checkArgument(acceptUntilSeconds >= beginSeconds && acceptUntilSeconds <= endSeconds,
+          "availability: acceptUntil must be in [%s, %s], got %s", beginSeconds, endSeconds,
+          acceptUntilSeconds);
+    }
+
+    /** A stretch that takes requests until it goes down (no drain). */
+    public Availability(double beginSeconds, double endSeconds) {
+      this(beginSeconds, endSeconds, endSeconds);
     }
   }
 
@@ -137,9 +150,15 @@ public final class ServingReplay {
       ups.add(new ArrayList<>());
     }
     for (Replay.Result.Run run : r.runs()) {
-      Integer s = serviceOf.get(r.jobs().get(run.job()).job());
+      Replay.JobRecord rec = r.jobs().get(run.job());
+      Integer s = serviceOf.get(rec.job());
       if (s != null) {
-        ups.get(s).add(new Availability(run.beginSeconds(), run.endSeconds()));
+        // A run that ended with its job drains; one stopped by a failure or a preemption
+        // took requests to the end.
+        double drain = services.get(s).service().drainSeconds();
+        double accept = run.endSeconds() == rec.finishSeconds()
+            ? Math.max(run.beginSeconds(), run.endSeconds() - drain) : run.endSeconds();
+        ups.get(s).add(new Availability(run.beginSeconds(), run.endSeconds(), accept));
       }
     }
     List<Result> out = new ArrayList<>();
@@ -202,6 +221,7 @@ public final class ServingReplay {
     final PriorityQueue<Tick> ticks = new PriorityQueue<>(Comparator.comparingDouble(Tick::time)
         .thenComparingInt(Tick::replica));
     final PriorityQueue<Integer> downs;
+    final PriorityQueue<Integer> closings;
     int restarted;
     int rejected;
 
@@ -223,6 +243,8 @@ public final class ServingReplay {
         replicas[i] = new Replica(sorted.get(i), m.maxBatch());
       }
       central = new PriorityQueue<>();
+      closings = new PriorityQueue<>(Comparator.comparingDouble((Integer r) ->
+          replicas[r].span.acceptUntilSeconds()).thenComparingInt(r -> r));
       downs = new PriorityQueue<>(Comparator.comparingDouble((Integer r) ->
           replicas[r].span.endSeconds()).thenComparingInt(r -> r));
     }
@@ -238,7 +260,9 @@ public final class ServingReplay {
         double tT = ticks.isEmpty() ? Double.POSITIVE_INFINITY : ticks.peek().time();
         double tD = downs.isEmpty() ? Double.POSITIVE_INFINITY
             : replicas[downs.peek()].span.endSeconds();
-        double t = Math.min(Math.min(tA, tU), Math.min(tT, tD));
+        double tC = closings.isEmpty() ? Double.POSITIVE_INFINITY
+            : replicas[closings.peek()].span.acceptUntilSeconds();
+        double t = Math.min(Math.min(Math.min(tA, tU), Math.min(tT, tD)), tC);
         if (t == Double.POSITIVE_INFINITY) {
           break;
         }
@@ -253,12 +277,23 @@ public final class ServingReplay {
           int i = downs.poll();
           takeDown(i);
           dispatchCentral(t);
+        } else if (tC == t) {
+          // Draining: what it runs finishes here, what it has not admitted goes elsewhere.
+          Replica r = replicas[closings.poll()];
+          r.accepting = false;
+          central.addAll(r.queue);
+          r.queue.clear();
+          dispatchCentral(t);
         } else if (tU == t) {
           int i = nextUp++;
           Replica r = replicas[i];
           if (r.span.endSeconds() > r.span.beginSeconds()) {
             r.up = true;
+            r.accepting = r.span.acceptUntilSeconds() > t;
             downs.add(i);
+            if (r.accepting && r.span.acceptUntilSeconds() < r.span.endSeconds()) {
+              closings.add(i);
+            }
             dispatchCentral(t);
           }
         } else {
@@ -282,7 +317,7 @@ public final class ServingReplay {
         int load = Integer.MAX_VALUE;
         for (int i = 0; i < replicas.length; i++) {
           Replica r = replicas[i];
-          if (r.up && r.load() < load) {
+          if (r.up && r.accepting && r.load() < load) {
             best = i;
             load = r.load();
           }
@@ -300,6 +335,7 @@ public final class ServingReplay {
     private void takeDown(int i) {
       Replica r = replicas[i];
       r.up = false;
+      r.accepting = false;
       r.busy = false;
       r.generation++;
       for (int k = 0; k < r.running; k++) {
@@ -455,6 +491,7 @@ public final class ServingReplay {
     long kvUsed;
     long context;
     boolean up;
+    boolean accepting;
     boolean busy;
     long generation;
 

@@ -194,6 +194,28 @@ class ServingReplayTest {
     }
   }
 
+  /**
+   * A replica scaled down drains: it takes no new request after its stretch but finishes the
+   * one it runs, while a replica that goes down without draining restarts it elsewhere.
+   */
+  @Test
+  void aScaledDownReplicaFinishesWhatItRuns() {
+    ReplicaModel m = new ReplicaModel(1, 1000, 8, 1 << 20, 1 << 20, 0.01, 0, 0, 0, 0.01, 0, 0,
+        0, 0);
+    InferenceService s = new InferenceService("s", m, 1, 1, 60, 1, 10, 1, "", 1);
+    // 100 tokens at 10 ms: 1 s of decoding, arriving at 9.5 s; replica 0 stops taking requests
+    // at 10 s and is gone at 12 s; replica 1 is up from 10 s.
+    List<LlmRequest> reqs = List.of(new LlmRequest(9.5, 10, 100), new LlmRequest(10.5, 10, 10));
+    var drained = ServingReplay.simulate(s, reqs, List.of(
+        new ServingReplay.Availability(0, 12, 10), new ServingReplay.Availability(10, 100)));
+    assertEquals(0, drained.restarted());
+    assertEquals(2, drained.finished());
+    var cut = ServingReplay.simulate(s, reqs, List.of(new ServingReplay.Availability(0, 10),
+        new ServingReplay.Availability(10, 100)));
+    assertEquals(1, cut.restarted());
+    assertEquals(2, cut.finished());
+  }
+
   /** Autoscaling follows the load; a fixed service reserves its replicas for the whole trace. */
   @Test
   void autoscalerFollowsTheLoad() throws IOException {
@@ -208,17 +230,19 @@ class ServingReplayTest {
     }
     List<GpuJob> jobs = fixed.replicaJobs(reqs, 8);
     assertEquals(3, jobs.size());
-    assertEquals(13 * 300, jobs.get(0).durationSeconds(), 1e-9);
+    // Its stretch and the 30 s it drains when scaled down.
+    assertEquals(13 * 300 + 30, jobs.get(0).durationSeconds(), 1e-9);
     InferenceService auto = new InferenceService("auto", m, 1, 64, 300, 0.7, 2, 0.1, "inf", 1);
     InferenceService eager = new InferenceService("eager", m, 1, 64, 300, 0.35, 2, 0.1, "inf",
         1);
     int[] a = auto.replicasPerWindow(reqs);
     int[] b = eager.replicasPerWindow(reqs);
     double gpuSeconds = 0;
-    for (GpuJob j : auto.replicaJobs(reqs, 8)) {
+    List<GpuJob> autoJobs = auto.replicaJobs(reqs, 8);
+    for (GpuJob j : autoJobs) {
       gpuSeconds += j.durationSeconds() * j.gpuMilli() / 1000.0;
     }
-    double expected = 0;
+    double expected = autoJobs.size() * 30.0 * 4;
     for (int w = 0; w < a.length; w++) {
       assertTrue(b[w] >= a[w], "half the target load needs at least as many replicas");
       expected += a[w] * 300.0 * 4;

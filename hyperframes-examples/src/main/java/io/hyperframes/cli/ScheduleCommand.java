@@ -122,6 +122,12 @@ final class ScheduleCommand implements Callable<Integer> {
           + " and bandwidth, for a replica with tp = pp = 1).")
   int serveShare;
 
+  @Option(names = "--drain", defaultValue = "30", paramLabel = "SECONDS",
+      description = "Mode time with --serve: how long a replica scaled down keeps finishing its"
+          + " requests, taking no new ones (default 30 s, Kubernetes' termination grace"
+          + " period).")
+  double drain;
+
   @Option(names = "--serve-tier", defaultValue = "1", paramLabel = "N",
       description = "Mode time with --serve: priority tier of the replicas (training jobs are"
           + " 0; with --queue priority a higher tier preempts them; default 1).")
@@ -587,7 +593,7 @@ final class ScheduleCommand implements Callable<Integer> {
     try {
       service = new io.hyperframes.schedule.InferenceService(name, replica,
           Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), scaleWindow, targetLoad,
-          ttft, tpot, "inference", serveTier);
+          ttft, tpot, "inference", serveTier, drain);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("--replicas: too large, got '" + replicas + "'");
     } catch (IllegalArgumentException e) {
@@ -595,7 +601,7 @@ final class ScheduleCommand implements Callable<Integer> {
           "--").replace("--minReplicas", "--replicas (min)").replace("--maxReplicas",
           "--replicas (max)").replace("--windowSeconds", "--scale-window")
           .replace("--targetLoad", "--target-load").replace("--ttftSloSeconds", "--ttft-slo")
-          .replace("--tpotSloSeconds", "--tpot-slo"), e);
+          .replace("--tpotSloSeconds", "--tpot-slo").replace("--drainSeconds", "--drain"), e);
     }
     var load = new io.hyperframes.schedule.ServingReplay.Load(service,
         Traces.azureLlm(requests).items());
