@@ -150,6 +150,10 @@ final class ClusterState {
     if (!models.isEmpty() && !models.contains(node.model())) {
       return false;
     }
+    if (pod.gpuMilli() == 1000) {
+      // Whole GPUs: the count kept up to date by place and release.
+      return wholeFree[n] >= pod.gpus();
+    }
     int enough = 0;
     for (int g : gpuLeft[n]) {
       if (g >= pod.gpuMilli() && ++enough >= pod.gpus()) {

@@ -32,12 +32,8 @@ public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
     members = ImmutableList.copyOf(members);
     tenant = tenant == null ? "" : tenant;
     if (minGpus == 0 && maxGpus == 0) {
-      int whole = 0;
-      for (GpuPod p : members) {
-        whole += p.gpuMilli() == 1000 ? p.gpus() : 0;
-      }
-      minGpus = whole;
-      maxGpus = whole;
+      minGpus = whole(members);
+      maxGpus = minGpus;
     }
   }
 
@@ -88,6 +84,10 @@ public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
 
   /** Whole GPUs its members ask for. */
   public int wholeGpus() {
+    return whole(members);
+  }
+
+  private static int whole(List<GpuPod> members) {
     int g = 0;
     for (GpuPod p : members) {
       g += p.gpuMilli() == 1000 ? p.gpus() : 0;
@@ -111,10 +111,16 @@ public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
     for (GpuPod p : members) {
       width = Math.max(width, p.gpus());
     }
+    return split(name + "-e", gpus, width, arrivalSeconds, durationSeconds);
+  }
+
+  /** {@code gpus} whole GPUs as members of {@code width} (the last takes the rest). */
+  private static List<GpuPod> split(String prefix, int gpus, int width, double arrivalSeconds,
+      double durationSeconds) {
     List<GpuPod> out = new java.util.ArrayList<>();
     for (int left = gpus, m = 0; left > 0; m++) {
       int g = Math.min(width, left);
-      out.add(new GpuPod(name + "-e" + m, 0, 0, g, 1000, java.util.Set.of(), arrivalSeconds,
+      out.add(new GpuPod(prefix + m, 0, 0, g, 1000, java.util.Set.of(), arrivalSeconds,
           durationSeconds));
       left -= g;
     }
@@ -164,14 +170,8 @@ public record GpuJob(String name, double arrivalSeconds, double durationSeconds,
       int gpus, int gpusPerNode, String tenant, int priority) {
     checkArgument(gpus >= 1 && gpusPerNode >= 1, "job %s: gpus and gpusPerNode must be >= 1,"
         + " got %s and %s", name, gpus, gpusPerNode);
-    List<GpuPod> members = new java.util.ArrayList<>();
-    for (int left = gpus, m = 0; left > 0; m++) {
-      int g = Math.min(gpusPerNode, left);
-      members.add(new GpuPod(name + "-" + m, 0, 0, g, 1000, java.util.Set.of(), arrivalSeconds,
-          durationSeconds));
-      left -= g;
-    }
-    return new GpuJob(name, arrivalSeconds, durationSeconds, members, tenant, priority);
+    return new GpuJob(name, arrivalSeconds, durationSeconds, split(name + "-", gpus,
+        gpusPerNode, arrivalSeconds, durationSeconds), tenant, priority);
   }
 
   /** GPU thousandths the job holds while it runs. */
