@@ -146,16 +146,22 @@ final class QueuePolicies {
         return;
       }
       donors.sort(Comparator.comparingDouble(RunningJob::startSeconds).reversed());
+      int[] width = new int[donors.size()];
+      for (int d = 0; d < width.length; d++) {
+        width[d] = donors.get(d).gpus();
+      }
       // Two passes: down to their own count, then down to their fewest.
       for (int pass = 0; pass < 2; pass++) {
-        for (RunningJob r : donors) {
+        for (int d = 0; d < width.length; d++) {
+          RunningJob r = donors.get(d);
           int floor = pass == 0 ? Math.max(r.job().minGpus(), Math.min(r.gpus(),
               r.job().wholeGpus())) : r.job().minGpus();
-          int now = current(q, r.job());
-          if (now <= floor || r.startSeconds() >= q.now()) {
+          if (width[d] <= floor || r.startSeconds() >= q.now()) {
             continue;
           }
-          q.resize(r.job(), floor);
+          if (q.resize(r.job(), floor)) {
+            width[d] = floor;
+          }
           if (start(q, head)) {
             return;
           }
@@ -187,14 +193,6 @@ final class QueuePolicies {
       }
     }
 
-    private static int current(Queue q, GpuJob job) {
-      for (RunningJob r : q.running()) {
-        if (r.job() == job) {
-          return r.gpus();
-        }
-      }
-      return 0;
-    }
   }
 
   /** See {@link QueuePolicy#priority()}. */
