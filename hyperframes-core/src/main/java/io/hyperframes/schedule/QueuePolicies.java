@@ -94,6 +94,11 @@ final class QueuePolicies {
     }
 
     @Override
+    public boolean growsRunningJobs() {
+      return true;
+    }
+
+    @Override
     public Comparator<GpuJob> order() {
       return ARRIVAL;
     }

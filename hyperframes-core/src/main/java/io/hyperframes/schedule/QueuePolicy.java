@@ -24,6 +24,15 @@ public interface QueuePolicy {
   void schedule(Queue queue);
 
   /**
+   * Whether {@link #schedule} is also called when GPUs are freed and nothing waits, to give
+   * them to running jobs ({@link Queue#resize}); false by default, so that a policy that only
+   * starts waiting jobs is not called for nothing.
+   */
+  default boolean growsRunningJobs() {
+    return false;
+  }
+
+  /**
    * A running job as a policy sees it.
    *
    * @param job the job

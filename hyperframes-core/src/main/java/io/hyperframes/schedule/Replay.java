@@ -487,8 +487,7 @@ public final class Replay {
           }
           next++;
         }
-        if (waiting.isEmpty() && freed && !(policy instanceof QueuePolicies.Strict)
-            && !running.isEmpty()) {
+        if (waiting.isEmpty() && freed && policy.growsRunningJobs() && !running.isEmpty()) {
           schedule();
         }
         while (!waiting.isEmpty()) {

@@ -201,39 +201,45 @@ public record ReplicaModel(int gpus, int gpuMilli, int maxBatch, long kvTokens, 
   }
 
   /**
-   * Least squares of rows {x0, x1, x2, y} with coefficients ≥ 0: the best of the ordinary
-   * solutions over every subset of the three features whose solution is non-negative (exact
-   * for three unknowns, Lawson and Hanson 1974, ch. 23).
+   * Least squares of rows {x0, x1, x2, y}, in relative error, with coefficients ≥ 0: the best
+   * of the ordinary solutions (Commons Math's QR least squares) over every subset of the three
+   * features whose solution is non-negative (exact for three unknowns, Lawson and Hanson 1974,
+   * ch. 23).
    */
   static double[] nonNegativeLeastSquares(List<double[]> rows) {
     double[] best = null;
     double bestSse = Double.POSITIVE_INFINITY;
-    for (int subset = 1; subset < 8; subset++) {
-      final int mask = subset;
-      int[] cols = java.util.stream.IntStream.range(0, 3).filter(i -> (mask >> i & 1) == 1)
-          .toArray();
-      int k = cols.length;
-      // Normal equations, scaled by the diagonal for conditioning.
-      double[][] a = new double[k][k + 1];
-      for (double[] r : rows) {
-        // Relative errors: weight each row by 1 / y.
-        double wgt = 1 / (r[3] * r[3]);
-        for (int i = 0; i < k; i++) {
-          for (int j = 0; j < k; j++) {
-            a[i][j] += wgt * r[cols[i]] * r[cols[j]];
-          }
-          a[i][k] += wgt * r[cols[i]] * r[3];
+    for (int mask = 1; mask < 8; mask++) {
+      int[] cols = new int[Integer.bitCount(mask)];
+      for (int i = 0, k = 0; i < 3; i++) {
+        if ((mask >> i & 1) == 1) {
+          cols[k++] = i;
         }
       }
-      double[] x = solve(a);
-      if (x == null) {
+      // Relative errors: each row divided by its y, so the target is 1.
+      double[][] a = new double[rows.size()][cols.length];
+      double[] ones = new double[rows.size()];
+      for (int r = 0; r < rows.size(); r++) {
+        double[] row = rows.get(r);
+        for (int j = 0; j < cols.length; j++) {
+          a[r][j] = row[cols[j]] / row[3];
+        }
+        ones[r] = 1;
+      }
+      double[] x;
+      try {
+        x = new org.apache.commons.math3.linear.QRDecomposition(
+            new org.apache.commons.math3.linear.Array2DRowRealMatrix(a, false), 1e-12)
+            .getSolver().solve(new org.apache.commons.math3.linear.ArrayRealVector(ones, false))
+            .toArray();
+      } catch (org.apache.commons.math3.linear.SingularMatrixException e) {
         continue;
       }
       double[] c = new double[3];
       boolean ok = true;
-      for (int i = 0; i < k; i++) {
-        ok &= x[i] >= 0;
-        c[cols[i]] = x[i];
+      for (int j = 0; j < cols.length; j++) {
+        ok &= x[j] >= 0;
+        c[cols[j]] = x[j];
       }
       if (!ok) {
         continue;
@@ -250,51 +256,6 @@ public record ReplicaModel(int gpus, int gpuMilli, int maxBatch, long kvTokens, 
     }
     checkArgument(best != null, "serving: the estimator's times admit no non-negative fit");
     return best;
-  }
-
-  /** Gaussian elimination with partial pivoting of an augmented k × (k+1) system; null if singular. */
-  private static double[] solve(double[][] a) {
-    int k = a.length;
-    double[] scale = new double[k];
-    for (int i = 0; i < k; i++) {
-      scale[i] = Math.sqrt(Math.abs(a[i][i]));
-      if (scale[i] == 0) {
-        return null;
-      }
-    }
-    for (int i = 0; i < k; i++) {
-      for (int j = 0; j < k; j++) {
-        a[i][j] /= scale[i] * scale[j];
-      }
-      a[i][k] /= scale[i];
-    }
-    for (int col = 0; col < k; col++) {
-      int piv = col;
-      for (int r = col + 1; r < k; r++) {
-        if (Math.abs(a[r][col]) > Math.abs(a[piv][col])) {
-          piv = r;
-        }
-      }
-      if (Math.abs(a[piv][col]) < 1e-12) {
-        return null;
-      }
-      double[] t = a[col];
-      a[col] = a[piv];
-      a[piv] = t;
-      for (int r = 0; r < k; r++) {
-        if (r != col) {
-          double f = a[r][col] / a[col][col];
-          for (int c = col; c <= k; c++) {
-            a[r][c] -= f * a[col][c];
-          }
-        }
-      }
-    }
-    double[] x = new double[k];
-    for (int i = 0; i < k; i++) {
-      x[i] = a[i][k] / a[i][i] / scale[i];
-    }
-    return x;
   }
 
   private static double maxRelativeError(List<double[]> rows, double[] c, double floor) {

@@ -212,7 +212,7 @@ public final class Schedule {
     /** Time replay of the jobs (no inference services: see {@link #colocate()}). */
     public Replay.Result replay() {
       checkState(services.isEmpty(), "serving: set, so replay with colocate()");
-      List<GpuJob> all = timeJobs();
+      List<GpuJob> all = timeJobs(false);
       return Replay.run(nodes, all, placement == null ? Placement.bestFit() : placement,
           queue == null ? QueuePolicy.fifo() : queue, disruptions == null
               ? Replay.Disruptions.NONE : disruptions, seed == null ? 42 : seed,
@@ -222,16 +222,14 @@ public final class Schedule {
     /** Time replay of the jobs and the replicas of the inference services ({@link #serving}). */
     public ServingReplay.Colocated colocate() {
       checkState(!services.isEmpty(), "serving: no inference service set (use replay())");
-      List<GpuJob> all = jobs == null && philly == null && extra.isEmpty() && pods == null
-          ? List.of() : timeJobs();
-      checkState(nodes != null, "nodes: not set");
-      return ServingReplay.colocate(nodes, all, services, placement == null
+      return ServingReplay.colocate(nodes, timeJobs(true), services, placement == null
           ? Placement.bestFit() : placement, queue == null ? QueuePolicy.fifo() : queue,
           disruptions == null ? Replay.Disruptions.NONE : disruptions, seed == null ? 42 : seed,
           monitor == null ? ReplayMonitor.NONE : monitor);
     }
 
-    private List<GpuJob> timeJobs() {
+    /** The jobs of a time replay, checked for options it does not read; may be none if allowed. */
+    private List<GpuJob> timeJobs(boolean noneAllowed) {
       checkState(nodes != null, "nodes: not set");
       unused("time replay", inflateSet, "inflate", goodputJobs != null, "a Pollux workload",
           profiles != null, "applications", rounds != null, "rounds", interval != null,
@@ -247,7 +245,7 @@ public final class Schedule {
         pods.forEach(p -> all.add(GpuJob.of(p)));
       }
       all.addAll(extra);
-      checkState(!all.isEmpty(), "jobs: not set (trace, jobs or job)");
+      checkState(noneAllowed || !all.isEmpty(), "jobs: not set (trace, jobs or job)");
       return all;
     }
 

@@ -306,6 +306,11 @@ class QueuePolicyTest {
     }
 
     @Override
+    public boolean growsRunningJobs() {
+      return inner.growsRunningJobs();
+    }
+
+    @Override
     public void schedule(Queue q) {
       inner.schedule(q);
       long held = q.running().stream().mapToLong(r -> r.job().isElastic() ? 1000L * r.gpus()

@@ -447,12 +447,7 @@ final class ScheduleCommand implements Callable<Integer> {
               sr.meanReplicas());
         }
       }
-      double jain = r.jainFairness();
-      if (Double.isNaN(jain)) {
-        po.putNull("jainFairness");
-      } else {
-        po.put("jainFairness", jain);
-      }
+      number(po, "jainFairness", r.jainFairness());
       var row = summary(r.meanJctSeconds(), r.jctPercentileSeconds(0.5),
           r.jctPercentileSeconds(0.99), r.makespanSeconds(), r.utilisation(),
           "mean wait (s)", String.format(Locale.ROOT, "%.0f", queueing));
