@@ -60,27 +60,21 @@ final class QueuePolicies {
           }
           head = j;
           // The head's reservation: when the running jobs' finishes free enough GPUs.
-          List<RunningJob> running = new ArrayList<>(q.running());
-          running.sort(Comparator.comparingDouble(RunningJob::finishSeconds));
-          long free = q.freeGpuMilli();
-          extra = Long.MAX_VALUE;
-          for (RunningJob r : running) {
-            free += r.job().gpuMilli();
-            if (free >= head.gpuMilli()) {
-              shadow = r.finishSeconds();
-              extra = free - head.gpuMilli();
-              break;
-            }
-          }
+          Reservation at = q.reservation(head.gpuMilli());
+          shadow = at.atSeconds();
+          extra = at.spareGpuMilli();
           continue;
         }
         if (q.freeGpuMilli() == 0) {
           return;
         }
+        long need = j.gpuMilli();
+        if (need > q.freeGpuMilli()) {
+          continue;
+        }
         boolean endsFirst = q.now() + q.remainingSeconds(j) <= shadow;
-        if ((endsFirst || j.gpuMilli() <= extra) && j.gpuMilli() <= q.freeGpuMilli()
-            && q.tryStart(j) && !endsFirst) {
-          extra -= j.gpuMilli();
+        if ((endsFirst || need <= extra) && q.tryStart(j) && !endsFirst) {
+          extra -= need;
         }
       }
     }

@@ -43,6 +43,18 @@ public interface QueuePolicy {
   record RunningJob(GpuJob job, double startSeconds, double finishSeconds, int gpus) {}
 
   /**
+   * A reservation ({@link Queue#reservation}).
+   *
+   * @param atSeconds when enough GPUs will have been given back; infinite for {@link #NEVER}
+   * @param spareGpuMilli thousandths free beyond the reserved ones at that time
+   */
+  record Reservation(double atSeconds, long spareGpuMilli) {
+    /** No expected finish frees enough. */
+    public static final Reservation NEVER =
+        new Reservation(Double.POSITIVE_INFINITY, Long.MAX_VALUE);
+  }
+
+  /**
    * The replay's state at one event time. Jobs started or preempted here leave or join the
    * waiting queue when {@link #schedule} returns, so {@link #waiting()} may be iterated while
    * starting jobs.
@@ -59,6 +71,19 @@ public interface QueuePolicy {
 
     /** GPU thousandths free on nodes that are up. */
     long freeGpuMilli();
+
+    /**
+     * When a job asking for {@code gpuMilli} thousandths could start by count alone (EASY
+     * backfilling's reservation, Lifka 1995; Mu'alem and Feitelson, IEEE TPDS 12(6), 2001): the
+     * running jobs are taken in order of expected finish (then submission), and the first
+     * finish at which the thousandths free now plus those they give back reach {@code
+     * gpuMilli} is the time; the thousandths beyond {@code gpuMilli} then are the spare. Where
+     * no finish reaches it: {@link Reservation#NEVER}. The engine keeps the running jobs in
+     * that order, so this costs the finishes it walks, not a sort.
+     *
+     * @throws IllegalArgumentException if {@code gpuMilli} is not positive
+     */
+    Reservation reservation(long gpuMilli);
 
     /** GPU thousandths of the whole cluster. */
     long capacityGpuMilli();

@@ -90,7 +90,18 @@ final class RankedSet implements Iterable<Integer> {
     low = 0;
   }
 
-  private int firstRank() {
+  /** The rank after {@code rank} that holds a job; -1 when none. */
+  int nextRank(int rank) {
+    return bits.nextSetBit(rank + 1);
+  }
+
+  /** The job index at {@code rank}. */
+  int jobAt(int rank) {
+    return jobAt[rank];
+  }
+
+  /** The first rank that holds a job; -1 when empty. */
+  int firstRank() {
     int r = bits.nextSetBit(low);
     low = r < 0 ? rankOf.length : r;
     return r;

@@ -610,11 +610,7 @@ public final class Replay {
     /** The run's bookkeeping once its resources are given back. */
     private void endRun(Run r) {
       if (now > r.begin()) {
-        long milli = 0;
-        for (GpuPod p : r.pods()) {
-          milli += p.totalGpuMilli();
-        }
-        spans.add(new Result.Run(r.job(), r.begin(), now, milli));
+        spans.add(new Result.Run(r.job(), r.begin(), now, r.milli()));
       }
       running.remove(r);
       runOf[r.job()] = null;
@@ -636,19 +632,40 @@ public final class Replay {
       return now;
     }
 
+    /** The job last handed out by {@link #waiting()}, so that asking about it skips the map. */
+    private GpuJob lastJob;
+    private int lastIndex;
+
+    /** The index of {@code job} in this replay; -1 when it is not one of its jobs. */
+    private int indexOf(GpuJob job) {
+      if (job == lastJob && job != null) {
+        return lastIndex;
+      }
+      Integer i = index.get(job);
+      return i == null ? -1 : i;
+    }
+
     @Override
     public Iterable<GpuJob> waiting() {
+      // Ranks, not boxed indices: a backfilling policy walks the whole queue at every event.
       return () -> new Iterator<>() {
-        final Iterator<Integer> it = waiting.iterator();
+        int rank = waiting.firstRank();
 
         @Override
         public boolean hasNext() {
-          return it.hasNext();
+          return rank >= 0;
         }
 
         @Override
         public GpuJob next() {
-          return arrivals.get(it.next());
+          if (rank < 0) {
+            throw new java.util.NoSuchElementException();
+          }
+          int i = waiting.jobAt(rank);
+          rank = waiting.nextRank(rank);
+          lastJob = arrivals.get(i);
+          lastIndex = i;
+          return lastJob;
         }
       };
     }
@@ -661,7 +678,7 @@ public final class Replay {
       runs.sort(Comparator.comparingInt(Run::job));
       for (Run r : runs) {
         out.add(new QueuePolicy.RunningJob(arrivals.get(r.job()), r.begin(),
-            r.begin() + remaining[r.job()] / r.speed(), width(r.pods())));
+            r.expectedFinish(), width(r.pods())));
       }
       return out;
     }
@@ -673,14 +690,27 @@ public final class Replay {
     }
 
     @Override
+    public QueuePolicy.Reservation reservation(long gpuMilli) {
+      checkArgument(gpuMilli > 0, "reservation: gpuMilli must be positive, got %s", gpuMilli);
+      long free = freeGpuMilli();
+      for (Run r : running.byFinish()) {
+        free += r.milli();
+        if (free >= gpuMilli) {
+          return new QueuePolicy.Reservation(r.expectedFinish(), free - gpuMilli);
+        }
+      }
+      return QueuePolicy.Reservation.NEVER;
+    }
+
+    @Override
     public long capacityGpuMilli() {
       return state.capacityMilli;
     }
 
     @Override
     public double remainingSeconds(GpuJob job) {
-      Integer i = index.get(job);
-      checkArgument(i != null, "job %s: not in this replay", job == null ? null : job.name());
+      int i = indexOf(job);
+      checkArgument(i >= 0, "job %s: not in this replay", job == null ? null : job.name());
       Run r = runOf[i];
       return r == null ? remaining[i]
           : Math.max(0, remaining[i] - (now - r.begin()) * r.speed()) / r.speed();
@@ -694,8 +724,8 @@ public final class Replay {
 
     /** The index of {@code job}, which must be waiting and not started in this call. */
     private int waitingIndex(GpuJob job) {
-      Integer i = index.get(job);
-      checkArgument(i != null && waiting.contains(i) && !startedNow[i],
+      int i = indexOf(job);
+      checkArgument(i >= 0 && waiting.contains(i) && !startedNow[i],
           "policy %s: job %s is not waiting", policy.name(), job == null ? null : job.name());
       return i;
     }
@@ -728,7 +758,7 @@ public final class Replay {
           continue;
         }
         QueuePolicy.RunningJob rj = new QueuePolicy.RunningJob(arrivals.get(r.job()), r.begin(),
-            r.begin() + remaining[r.job()] / r.speed(), width(r.pods()));
+            r.expectedFinish(), width(r.pods()));
         if (mayPreempt.test(rj)) {
           seen.add(rj);
           runFor.put(rj, r);
@@ -868,8 +898,8 @@ public final class Replay {
 
     @Override
     public boolean resize(GpuJob job, int gpus) {
-      Integer i = index.get(job);
-      checkArgument(inSchedule && i != null && runOf[i] != null && !startedNow[i],
+      int i = indexOf(job);
+      checkArgument(inSchedule && i >= 0 && runOf[i] != null && !startedNow[i],
           "policy %s: job %s is not running (or started in this call)", policy.name(),
           job == null ? null : job.name());
       List<GpuPod> pods = job.shape(gpus);
@@ -960,7 +990,8 @@ public final class Replay {
       for (int node : where) {
         touch(node);
       }
-      Run r = new Run(i, now, end, fails, where, gpus, pods, speed);
+      Run r = new Run(i, now, end, fails, where, gpus, pods, speed,
+          now + remaining[i] / speed);
       running.add(r);
       runOf[i] = r;
       ends.add(r);
@@ -971,8 +1002,8 @@ public final class Replay {
 
     @Override
     public void preempt(GpuJob job) {
-      Integer i = index.get(job);
-      checkArgument(inSchedule && i != null && runOf[i] != null,
+      int i = indexOf(job);
+      checkArgument(inSchedule && i >= 0 && runOf[i] != null,
           "policy %s: job %s is not running", policy.name(), job == null ? null : job.name());
       Run r = runOf[i];
       release(r);
@@ -990,10 +1021,20 @@ public final class Replay {
 
   /** A run of a job: from begin to end (its finish, or its failure when {@code fails}). */
   private record Run(int job, double begin, double end, boolean fails, int[] nodes,
-      int[][] gpus, List<GpuPod> pods, double speed, int[] slot) {
+      int[][] gpus, List<GpuPod> pods, double speed, double expectedFinish, long milli,
+      int[] slot) {
     Run(int job, double begin, double end, boolean fails, int[] nodes, int[][] gpus,
-        List<GpuPod> pods, double speed) {
-      this(job, begin, end, fails, nodes, gpus, pods, speed, new int[] {-1});
+        List<GpuPod> pods, double speed, double expectedFinish) {
+      this(job, begin, end, fails, nodes, gpus, pods, speed, expectedFinish, milli(pods),
+          new int[] {-1});
+    }
+
+    private static long milli(List<GpuPod> pods) {
+      long m = 0;
+      for (GpuPod p : pods) {
+        m += p.totalGpuMilli();
+      }
+      return m;
     }
 
     boolean on(int node) {
@@ -1008,8 +1049,25 @@ public final class Replay {
 
   /** The running runs: constant-time add and remove (swap with the last), no boxing. */
   private static final class Running {
+    /** Expected finish, then submission: the order of {@link QueuePolicy.Queue#reservation}. */
+    private static final Comparator<Run> BY_FINISH = Comparator.comparingDouble(
+        Run::expectedFinish).thenComparingInt(Run::job);
+
     private Run[] runs = new Run[16];
     private int size;
+    /** The runs by expected finish, kept only once a policy asked for it (null before). */
+    private java.util.TreeSet<Run> byFinish;
+
+    /** The runs by expected finish; from the first call on, kept up to date. */
+    java.util.NavigableSet<Run> byFinish() {
+      if (byFinish == null) {
+        byFinish = new java.util.TreeSet<>(BY_FINISH);
+        for (int i = 0; i < size; i++) {
+          byFinish.add(runs[i]);
+        }
+      }
+      return byFinish;
+    }
 
     boolean isEmpty() {
       return size == 0;
@@ -1025,6 +1083,9 @@ public final class Replay {
       }
       r.slot()[0] = size;
       runs[size++] = r;
+      if (byFinish != null) {
+        byFinish.add(r);
+      }
     }
 
     void remove(Run r) {
@@ -1034,6 +1095,9 @@ public final class Replay {
       last.slot()[0] = at;
       runs[size] = null;
       r.slot()[0] = -1;
+      if (byFinish != null) {
+        byFinish.remove(r);
+      }
     }
 
     List<Run> copy() {

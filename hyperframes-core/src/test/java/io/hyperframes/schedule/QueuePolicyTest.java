@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hyperframes.schedule.QueuePolicy.Reservation;
+import io.hyperframes.schedule.QueuePolicy.RunningJob;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -52,6 +54,39 @@ class QueuePolicyTest {
     assertEquals(100, of(easy, "head").startSeconds(), "the head keeps its reservation");
     assertEquals(110, of(easy, "long").startSeconds(), "would delay the head: not backfilled");
     assertTrue(easy.meanJctSeconds() < fifo.meanJctSeconds());
+  }
+
+  @Test
+  void theReservationIsTheFirstFinishThatFreesEnough() {
+    // 4 GPUs: "a" holds 2 until 100, "b" 1 until 50; 1 is free.
+    List<GpuJob> jobs = List.of(job("a", 0, 2, 100), job("b", 0, 1, 50), job("c", 1, 4, 10));
+    List<Reservation> seen = new ArrayList<>();
+    QueuePolicy probe = new QueuePolicy() {
+      @Override
+      public String name() {
+        return "probe";
+      }
+
+      @Override
+      public Comparator<GpuJob> order() {
+        return ARRIVAL;
+      }
+
+      @Override
+      public void schedule(Queue q) {
+        if (q.now() == 1) {
+          seen.add(q.reservation(1000));
+          seen.add(q.reservation(2000));
+          seen.add(q.reservation(4000));
+          seen.add(q.reservation(5000));
+          assertThrows(IllegalArgumentException.class, () -> q.reservation(0));
+        }
+        QueuePolicy.fifo().schedule(q);
+      }
+    };
+    run(nodes(1, 4), jobs, probe, Replay.Disruptions.NONE);
+    assertEquals(List.of(new Reservation(50, 1000), new Reservation(50, 0),
+        new Reservation(100, 0), Reservation.NEVER), seen);
   }
 
   @Test
@@ -317,6 +352,25 @@ class QueuePolicyTest {
           : r.job().gpuMilli()).sum();
       if (q.freeGpuMilli() < 0 || held > q.capacityGpuMilli()) {
         violations.add(q.now() + ": free " + q.freeGpuMilli() + ", held " + held);
+      }
+      // The engine's kept order gives the reservation a sort of the snapshot would.
+      List<RunningJob> byFinish = new ArrayList<>(q.running());
+      byFinish.sort(Comparator.comparingDouble(RunningJob::finishSeconds));
+      for (long want : new long[] {1000, 3000, 8000, q.capacityGpuMilli() + 1}) {
+        Reservation expected = Reservation.NEVER;
+        long free = q.freeGpuMilli();
+        for (RunningJob r : byFinish) {
+          free += r.job().isElastic() ? 1000L * r.gpus() : r.job().gpuMilli();
+          if (free >= want) {
+            expected = new Reservation(r.finishSeconds(), free - want);
+            break;
+          }
+        }
+        Reservation got = q.reservation(want);
+        if (!got.equals(expected)) {
+          violations.add(q.now() + ": reservation of " + want + " " + got + ", expected "
+              + expected);
+        }
       }
     }
   }
