@@ -479,7 +479,7 @@ public final class Replay {
           }
         }
         while (next < n && arrivals.get(next).arrivalSeconds() <= now) {
-          if (fitsEmpty(empty, arrivals.get(next))) {
+          if (fitsEmptyCached(arrivals.get(next))) {
             waiting.add(next);
           } else {
             unschedulable++;
@@ -516,6 +516,22 @@ public final class Replay {
           ? fragArea / (state.capacityMilli * last) : 0;
       return new Result(out, unschedulable, last, Math.min(1, util), spans,
           new Fragmentation(fragShare, Arrays.copyOf(fragT, fragN), deltas()));
+    }
+
+    /** Answers of {@link #fitsEmpty} by the members' requests: the empty cluster never changes. */
+    private final Map<List<Request>, Boolean> fitsEmptyByShape = new HashMap<>();
+
+    /** What a member asks for, without its name and times. */
+    private record Request(long cpuMilli, long memoryMib, int gpus, int gpuMilli,
+        Set<String> gpuModels) {}
+
+    private boolean fitsEmptyCached(GpuJob job) {
+      List<GpuPod> pods = job.isElastic() ? job.shape(job.minGpus()) : job.members();
+      List<Request> key = new ArrayList<>(pods.size());
+      for (GpuPod p : pods) {
+        key.add(new Request(p.cpuMilli(), p.memoryMib(), p.gpus(), p.gpuMilli(), p.gpuModels()));
+      }
+      return fitsEmptyByShape.computeIfAbsent(key, k -> fitsEmpty(empty, job));
     }
 
     /** Marks node {@code n} changed: its fragmentation is recomputed before time moves on. */
