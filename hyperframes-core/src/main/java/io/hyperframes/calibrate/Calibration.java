@@ -403,7 +403,10 @@ public final class Calibration {
 
   private static List<Knob> knobs(List<Documents.Case> cases, Catalog catalog,
       Set<Constant> constants, Map<String, Set<Constant>> scoped) {
-    Map<String, Boolean> kernelTargets = new LinkedHashMap<>();
+    // Per target: GEMM constants wanted (bit 1), fused attention wanted (bit 2). Attention is
+    // fitted where it runs: an FP8 recipe's attention in its activation format's family, and
+    // not at all for serving, whose prefill attention is not the fused kernel.
+    Map<String, Integer> kernelTargets = new LinkedHashMap<>();
     Set<String> fabricTargets = new LinkedHashSet<>();
     for (Documents.Case c : cases) {
       if (c.collective() != null) {
@@ -418,47 +421,55 @@ public final class Calibration {
       }
       Accelerator a;
       NumberFormat compute;
-      boolean flash;
+      NumberFormat attention = null;
       String scope = null;
       if (c.workloadType().equals("inference")) {
         InferenceRequest r = Serving.fromJson(c.request(), catalog);
         a = r.cluster().accelerator();
         NumberFormat weights = r.workload().weights();
         compute = !weights.isFloating() ? NumberFormat.FP16 : weights;
-        flash = a.fusedAttention();
       } else {
         EstimateRequest r = Requests.fromJson(c.request(), catalog);
         a = r.cluster().accelerator();
         compute = r.workload().precision().compute();
         Engine engine = r.layout().engineOrDefault();
-        flash = r.workload().attentionOn(a, engine) == Attention.FLASH;
+        if (r.workload().attentionOn(a, engine) == Attention.FLASH) {
+          attention = r.workload().precision().attentionFormat(a::supports);
+        }
         String key = Catalog.scopedKey(a.generation(), engine);
         scope = scoped.containsKey(key) ? key : null;
       }
       checkArgument(!a.generation().isEmpty(), "%s: accelerator %s has no generation in the"
           + " catalog, so its kernel constants cannot be fitted", c.id(), a.id());
-      String target = (scope != null ? scope : a.generation()) + "/"
-          + family(compute).get(0).id();
-      kernelTargets.merge(target, flash, Boolean::logicalOr);
+      String prefix = (scope != null ? scope : a.generation()) + "/";
+      kernelTargets.merge(prefix + family(compute).get(0).id(), 1, (x, y) -> x | y);
+      if (attention != null) {
+        kernelTargets.merge(prefix + family(attention).get(0).id(), 2, (x, y) -> x | y);
+      }
     }
     List<Knob> knobs = new ArrayList<>();
-    for (Map.Entry<String, Boolean> t : kernelTargets.entrySet()) {
+    for (Map.Entry<String, Integer> t : kernelTargets.entrySet()) {
       String[] gf = t.getKey().split("/", 2);
       String generation = gf[0];
       NumberFormat format = NumberFormat.fromId("workload.precision", gf[1]);
       KernelEfficiency k = current(catalog, generation, format);
       Map<Constant, Double> starts = new LinkedHashMap<>();
-      starts.put(Constant.MATMUL_EFFICIENCY, k.matmul());
-      if (t.getValue()) {
+      boolean gemms = (t.getValue() & 1) != 0;
+      if (gemms) {
+        starts.put(Constant.MATMUL_EFFICIENCY, k.matmul());
+      }
+      if ((t.getValue() & 2) != 0) {
         starts.put(Constant.ATTENTION_EFFICIENCY, k.attention() > 0 ? k.attention() : 0.5);
       }
-      starts.put(Constant.MATMUL_HALF_DIM, k.halfDim());
-      starts.put(Constant.SERVING_OVERHEAD,
-          Math.max(k.servingLayerOverheadSeconds() * 1e6, 20.0));
-      starts.put(Constant.KV_BANDWIDTH, Math.min(k.kvBandwidthFraction(), 0.9));
-      starts.put(Constant.SERVING_REQUEST, Math.max(k.servingRequestSeconds() * 1e6, 1000.0));
-      starts.put(Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1));
-      starts.put(Constant.LAYER_OVERHEAD, Math.max(k.layerOverheadSeconds() * 1e6, 50.0));
+      if (gemms) {
+        starts.put(Constant.MATMUL_HALF_DIM, k.halfDim());
+        starts.put(Constant.SERVING_OVERHEAD,
+            Math.max(k.servingLayerOverheadSeconds() * 1e6, 20.0));
+        starts.put(Constant.KV_BANDWIDTH, Math.min(k.kvBandwidthFraction(), 0.9));
+        starts.put(Constant.SERVING_REQUEST, Math.max(k.servingRequestSeconds() * 1e6, 1000.0));
+        starts.put(Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1));
+        starts.put(Constant.LAYER_OVERHEAD, Math.max(k.layerOverheadSeconds() * 1e6, 50.0));
+      }
       Set<Constant> wanted = scoped.getOrDefault(generation, constants);
       starts.forEach((constant, start) -> {
         if (wanted.contains(constant)) {

@@ -294,9 +294,7 @@ public final class TrainingEstimator {
         + memoryModel.matmulSeconds(acc, tokens, h, f / tp, 1, e, c, peak);
     // FP8 recipes run FP8 in the linear layers only: Transformer Engine's DotProductAttention
     // computes in the activation format (BF16) unless FP8 attention is enabled explicitly.
-    boolean fp8 = recipe.compute() == NumberFormat.FP8_E4M3
-        || recipe.compute() == NumberFormat.FP8_E5M2;
-    NumberFormat attnFormat = fp8 && acc.supports(recipe.activations()) ? recipe.activations() : c;
+    NumberFormat attnFormat = recipe.attentionFormat(acc::supports);
     double attnPeak = attnFormat == c ? peak
         : Math.min(peak, precisionModel.peakFlopsPerSecond(acc, attnFormat));
     double tAttn = memoryModel.matmulSeconds(acc, s, s, hd, b * headsPerRank, e, attnFormat,

@@ -59,6 +59,19 @@ public record PrecisionRecipe(
     return master == null ? 0.0 : master.bytes();
   }
 
+  /**
+   * The format attention's matmuls run in: the activation format for an FP8 recipe where the
+   * device has it (Transformer Engine's {@code DotProductAttention} computes in the activation
+   * format unless FP8 attention is enabled explicitly; NVIDIA Transformer Engine documentation,
+   * "Using FP8 with Transformer Engine"), else the compute format.
+   *
+   * @param supported whether the device computes in a format
+   */
+  public NumberFormat attentionFormat(java.util.function.Predicate<NumberFormat> supported) {
+    boolean fp8 = compute == NumberFormat.FP8_E4M3 || compute == NumberFormat.FP8_E5M2;
+    return fp8 && supported.test(activations) ? activations : compute;
+  }
+
   /** Bytes per element of stored activations. */
   public double activationBytes() {
     return activations.bytes();

@@ -92,6 +92,35 @@ class CalibrationTest {
     assertTrue(k.source().contains("megatron2021-table1-1.7b"), k.source());
   }
 
+  /**
+   * An FP8 recipe's attention runs in its activation format (BF16), so a fit of the attention
+   * efficiency on FP8 runs moves the BF16 family's constant and leaves none on the FP8 family,
+   * where it would change nothing.
+   */
+  @Test
+  void fitsTheAttentionOfFp8RunsWhereItRuns() throws IOException {
+    JsonNode all = Json.parseObject("cases", Files.readString(
+        Path.of("..", "docs", "validation", "training-cases.json"), StandardCharsets.UTF_8));
+    ObjectNode doc = Json.mapper().createObjectNode();
+    ArrayNode out = doc.putArray("cases");
+    for (JsonNode c : all.get("cases")) {
+      if (c.get("id").asText().startsWith("mbridge2511-llama3-") && c.get("id").asText()
+          .contains("-h100-")) {
+        out.add(c);
+      }
+    }
+    assertEquals(2, out.size());
+    Calibration.Result r = Calibration.fit(doc.toString(), Catalog.builtIn(),
+        EnumSet.of(Constant.ATTENTION_EFFICIENCY, Constant.MATMUL_HALF_DIM));
+    assertTrue(r.fitted().stream().anyMatch(f -> f.target().equals("hopper/bf16")
+        && f.constant() == Constant.ATTENTION_EFFICIENCY), r.fitted()::toString);
+    assertTrue(r.fitted().stream().noneMatch(f -> f.target().equals("hopper/bf16")
+        && f.constant() == Constant.MATMUL_HALF_DIM), "no BF16 matmul in these runs");
+    assertTrue(r.fitted().stream().noneMatch(f -> f.target().startsWith("hopper/fp8")
+        && f.constant() == Constant.ATTENTION_EFFICIENCY), r.fitted()::toString);
+    assertTrue(r.after().meanAbsRelativeError() < r.before().meanAbsRelativeError());
+  }
+
   @Test
   void rejectsADocumentWithoutFittableCases() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
