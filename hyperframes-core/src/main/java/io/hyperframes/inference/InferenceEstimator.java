@@ -159,7 +159,20 @@ public final class InferenceEstimator {
     double heads = (double) m.heads() / tp;
     double act = Math.max(2, e); // 16-bit activations between kernels (see estimate)
     double bandwidth = memory.streamingBytesPerSecond(acc);
-    if (prefill) {
+    NumberFormat attnFormat = attentionFormat(acc, compute);
+    double fused = acc.kernel(attnFormat).attention();
+    if (prefill && fused > 0) {
+      // A fused prefill-attention kernel (FlashAttention-2, Dao 2023, arXiv 2307.08691, §3;
+      // TensorRT-LLM's context FMHA): the scores stay on chip and causal tiles above the
+      // diagonal are skipped ((n+1)/2n of n×n tiles of 128), at the fitted fused-attention
+      // efficiency of the format attention runs in, as in training.
+      double tiles = Math.ceil(tokens / 128.0);
+      double causal = (tiles + 1) / (2 * tiles);
+      double attnPeak = attnFormat == compute ? peak
+          : Math.min(peak, precision.peakFlopsPerSecond(acc, attnFormat));
+      t += 4.0 * batch * tokens * (double) tokens * m.headDim() * heads * causal
+          / (attnPeak * fused);
+    } else if (prefill) {
       t += memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, e, compute,
           peak)
           + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, e, compute,
@@ -185,6 +198,19 @@ public final class InferenceEstimator {
           .seconds();
     }
     return t;
+  }
+
+  /**
+   * The format prefill attention computes in: BF16 (else FP16) for FP8 weights, as training's
+   * FP8 recipes keep attention in their 16-bit activation format
+   * ({@link io.hyperframes.precision.PrecisionRecipe#attentionFormat}); else the compute format.
+   */
+  static NumberFormat attentionFormat(Accelerator acc, NumberFormat compute) {
+    if (compute != NumberFormat.FP8_E4M3 && compute != NumberFormat.FP8_E5M2) {
+      return compute;
+    }
+    return acc.supports(NumberFormat.BF16) ? NumberFormat.BF16
+        : acc.supports(NumberFormat.FP16) ? NumberFormat.FP16 : compute;
   }
 
   private double logits(TransformerSpec m, Accelerator acc, int tp, int batch, double e,

@@ -32,8 +32,9 @@ final class ValidateCommand implements Callable<Integer> {
   Format format;
 
   @Option(names = "--leave-one-source-out",
-      description = "Also refit the kernel constants (by default the matmul half dimension per"
-          + " generation and format family) without each source in turn and predict it; print the"
+      description = "Also refit the kernel constants (by default the matmul half dimension and"
+          + " the fused-attention efficiency per generation and format family) without each"
+          + " source in turn and predict it; print the"
           + " in-sample and out-of-sample error per source and the residual range per regime.")
   boolean leaveOneSourceOut;
 
@@ -57,9 +58,10 @@ final class ValidateCommand implements Callable<Integer> {
     return 0;
   }
 
-  @Option(names = "--refit", split = ",", paramLabel = "CONSTANT", defaultValue = "halfdim",
+  @Option(names = "--refit", split = ",", paramLabel = "CONSTANT",
+      defaultValue = "halfdim,attention",
       description = "Constants refitted by --leave-one-source-out (as calibrate --fit;"
-          + " default halfdim, the constant the shipped catalog fits).")
+          + " default halfdim,attention, the constants the shipped catalog fits).")
   java.util.List<String> refit;
 
   @Option(names = "--scope", paramLabel = "GENERATION@ENGINE=CONSTANT[,CONSTANT...]",
