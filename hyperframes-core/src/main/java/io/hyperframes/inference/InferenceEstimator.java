@@ -164,10 +164,9 @@ public final class InferenceEstimator {
     if (prefill && fused > 0) {
       // A fused prefill-attention kernel (FlashAttention-2, Dao 2023, arXiv 2307.08691, §3;
       // TensorRT-LLM's context FMHA): the scores stay on chip and causal tiles above the
-      // diagonal are skipped ((n+1)/2n of n×n tiles of 128), at the fitted fused-attention
+      // diagonal are skipped (Attention#causalTileShare), at the fitted fused-attention
       // efficiency of the format attention runs in, as in training.
-      double tiles = Math.ceil(tokens / 128.0);
-      double causal = (tiles + 1) / (2 * tiles);
+      double causal = io.hyperframes.workload.Attention.causalTileShare(tokens);
       double attnPeak = attnFormat == compute ? peak
           : Math.min(peak, precision.peakFlopsPerSecond(acc, attnFormat));
       t += 4.0 * batch * tokens * (double) tokens * m.headDim() * heads * causal

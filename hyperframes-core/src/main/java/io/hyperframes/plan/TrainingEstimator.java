@@ -325,9 +325,9 @@ public final class TrainingEstimator {
     if (w.attentionOn(acc, l.engine()) == Attention.FLASH) {
       // FlashAttention-2 (Dao 2023, arXiv 2307.08691, §3): scores stay on chip (no element-wise
       // passes over them), causal tiles above the diagonal are skipped ((n+1)/2n of n×n tiles of
-      // 128), and the backward recomputes the scores: five matmuls against the forward's two.
-      double tiles = Math.ceil(s / 128.0);
-      double causal = (tiles + 1) / (2 * tiles);
+      // 128, Attention#causalTileShare), and the backward recomputes the scores: five matmuls
+      // against the forward's two.
+      double causal = Attention.causalTileShare(s);
       double fused = (attnFormat == c ? kernel : acc.kernel(attnFormat)).attention();
       // With a fitted fused-attention efficiency the kernel runs its executed FLOPs (the two
       // score and value products, 4·b·s²·h/t, causal tiles only) at that fraction of the peak.

@@ -17,6 +17,28 @@ public enum Attention {
   STANDARD,
   FLASH;
 
+  /** Tile edge of the fused kernel's causal blocks (FlashAttention-2's 128 × 128 blocks). */
+  static final double TILE = 128;
+
+  /**
+   * The share of the s × s (query, key) pairs a causal fused kernel computes, with blocks of 128
+   * (FlashAttention-2, Dao 2023, arXiv 2307.08691, §3.1: blocks above the diagonal are skipped).
+   * Each query block computes the key blocks up to its own; the last block may be partial. For
+   * s = 128(n−1) + r, 1 ≤ r ≤ 128, the executed pairs are 128²·n(n−1)/2 + r·s. That is (n+1)/2n
+   * of s² when s is a multiple of 128, and it never falls as s grows.
+   *
+   * @throws IllegalArgumentException if {@code tokens} is below 1 or not finite
+   */
+  public static double causalTileShare(double tokens) {
+    if (!(tokens >= 1) || Double.isInfinite(tokens)) {
+      throw new IllegalArgumentException("tokens: must be a finite number >= 1, got " + tokens);
+    }
+    double n = Math.ceil(tokens / TILE);
+    double r = tokens - TILE * (n - 1);
+    double pairs = TILE * TILE * n * (n - 1) / 2 + r * tokens;
+    return pairs / (tokens * tokens);
+  }
+
   /** The JSON name. */
   public String id() {
     return name().toLowerCase(Locale.ROOT);

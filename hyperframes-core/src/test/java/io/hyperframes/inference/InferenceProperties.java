@@ -49,6 +49,24 @@ class InferenceProperties {
     }
   }
 
+  /**
+   * A longer prompt never prefills faster: on H100 (the fused prefill-attention kernel, causal
+   * blocks of 128) and on A100 (materialised scores).
+   */
+  @Property(tries = 500)
+  void prefillNeverFallsAsThePromptGrows(@ForAll @IntRange(min = 1, max = 64) int batch,
+      @ForAll @IntRange(min = 1, max = 8191) int prompt, @ForAll("models") String model,
+      @ForAll("tps") int tp, @ForAll boolean hopper) {
+    TransformerSpec m = Catalog.builtIn().models().get(model);
+    Cluster c = cluster(hopper ? "h100-sxm-80gb" : "a100-sxm-80gb", tp);
+    double shorter = ESTIMATOR.estimate(m, c, workload(batch, prompt, 8), tp, 1, 1)
+        .prefillSeconds();
+    double longer = ESTIMATOR.estimate(m, c, workload(batch, prompt + 1, 8), tp, 1, 1)
+        .prefillSeconds();
+    assertTrue(longer >= shorter, () -> prompt + " -> " + (prompt + 1) + " tokens: " + shorter
+        + " s -> " + longer + " s");
+  }
+
   @net.jqwik.api.Provide
   net.jqwik.api.Arbitrary<String> models() {
     return net.jqwik.api.Arbitraries.of("llama2-7b", "llama2-70b", "mistral-7b", "gpt3-13b");
