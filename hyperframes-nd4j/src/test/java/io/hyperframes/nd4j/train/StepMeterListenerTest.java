@@ -67,7 +67,8 @@ class StepMeterListenerTest {
     assertTrue(fast.summary().dataWaitShare() < 0.05,
         "data wait " + fast.summary().dataWaitShare() + " with in-memory batches");
 
-    // A loader that sleeps 40 ms a batch: the wait is seen and named.
+    // A loader that sleeps 100 ms a batch: the wait is seen and named (long enough that waiting
+    // dominates even when the first steps are slow on a loaded machine).
     MultiLayerNetwork net2 = new MultiLayerNetwork(conf.clone());
     net2.init();
     StepMeter slow = new StepMeter();
@@ -80,7 +81,7 @@ class StepMeterListenerTest {
           @Override
           public DataSet next() {
             try {
-              Thread.sleep(40);
+              Thread.sleep(100);
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
             }
@@ -88,7 +89,7 @@ class StepMeterListenerTest {
           }
         }));
     assertTrue(slow.summary().dataWaitShare() > 0.3,
-        "data wait " + slow.summary().dataWaitShare() + " with a 40 ms loader");
+        "data wait " + slow.summary().dataWaitShare() + " with a 100 ms loader");
     assertTrue(slow.summary().findings().stream().anyMatch(f -> f.id().equals("loader-bound")),
         slow.summary().findings().toString());
   }
