@@ -403,9 +403,11 @@ public final class Calibration {
 
   private static List<Knob> knobs(List<Documents.Case> cases, Catalog catalog,
       Set<Constant> constants, Map<String, Set<Constant>> scoped) {
-    // Per target: GEMM constants wanted (bit 1), fused attention wanted (bit 2). Attention is
-    // fitted where it runs: an FP8 recipe's attention in its activation format's family, and
-    // not at all for serving, whose prefill attention is not the fused kernel.
+    // Per target: GEMM constants wanted (gemmsBit), fused attention wanted (attentionBit).
+    // Attention is fitted where it runs: an FP8 recipe's attention in its activation format's
+    // family, and not at all for serving, whose prefill attention is not the fused kernel.
+    final int gemmsBit = 1;
+    final int attentionBit = 2;
     Map<String, Integer> kernelTargets = new LinkedHashMap<>();
     Set<String> fabricTargets = new LinkedHashSet<>();
     for (Documents.Case c : cases) {
@@ -442,9 +444,10 @@ public final class Calibration {
       checkArgument(!a.generation().isEmpty(), "%s: accelerator %s has no generation in the"
           + " catalog, so its kernel constants cannot be fitted", c.id(), a.id());
       String prefix = (scope != null ? scope : a.generation()) + "/";
-      kernelTargets.merge(prefix + family(compute).get(0).id(), 1, (x, y) -> x | y);
+      kernelTargets.merge(prefix + family(compute).get(0).id(), gemmsBit, (x, y) -> x | y);
       if (attention != null) {
-        kernelTargets.merge(prefix + family(attention).get(0).id(), 2, (x, y) -> x | y);
+        kernelTargets.merge(prefix + family(attention).get(0).id(), attentionBit,
+            (x, y) -> x | y);
       }
     }
     List<Knob> knobs = new ArrayList<>();
@@ -454,11 +457,11 @@ public final class Calibration {
       NumberFormat format = NumberFormat.fromId("workload.precision", gf[1]);
       KernelEfficiency k = current(catalog, generation, format);
       Map<Constant, Double> starts = new LinkedHashMap<>();
-      boolean gemms = (t.getValue() & 1) != 0;
+      boolean gemms = (t.getValue() & gemmsBit) != 0;
       if (gemms) {
         starts.put(Constant.MATMUL_EFFICIENCY, k.matmul());
       }
-      if ((t.getValue() & 2) != 0) {
+      if ((t.getValue() & attentionBit) != 0) {
         starts.put(Constant.ATTENTION_EFFICIENCY, k.attention() > 0 ? k.attention() : 0.5);
       }
       if (gemms) {

@@ -159,24 +159,8 @@ public final class InferenceEstimator {
     double heads = (double) m.heads() / tp;
     double act = Math.max(2, e); // 16-bit activations between kernels (see estimate)
     double bandwidth = memory.streamingBytesPerSecond(acc);
-    NumberFormat attnFormat = attentionFormat(acc, compute);
-    double fused = acc.kernel(attnFormat).attention();
-    if (prefill && fused > 0) {
-      // A fused prefill-attention kernel (FlashAttention-2, Dao 2023, arXiv 2307.08691, §3;
-      // TensorRT-LLM's context FMHA): the scores stay on chip and causal tiles above the
-      // diagonal are skipped (Attention#causalTileShare), at the fitted fused-attention
-      // efficiency of the format attention runs in, as in training.
-      double causal = io.hyperframes.workload.Attention.causalTileShare(tokens);
-      double attnPeak = attnFormat == compute ? peak
-          : Math.min(peak, precision.peakFlopsPerSecond(acc, attnFormat));
-      t += 4.0 * batch * tokens * (double) tokens * m.headDim() * heads * causal
-          / (attnPeak * fused);
-    } else if (prefill) {
-      t += memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, e, compute,
-          peak)
-          + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, e, compute,
-              peak);
-      t += 2 * act * heads * (double) tokens * tokens * batch / bandwidth;
+    if (prefill) {
+      t += prefillAttention(m, acc, batch, tokens, heads, e, act, bandwidth, compute, peak);
     } else {
       double kvRead = 2.0 * batch * context * Math.max(1, m.kvHeads() / tp) * m.headDim() * kb;
       double flops = 4.0 * batch * context * h / tp;
@@ -200,12 +184,36 @@ public final class InferenceEstimator {
   }
 
   /**
+   * Prefill attention of one layer. With a fitted fused-attention efficiency for the format it
+   * runs in, a fused kernel (FlashAttention-2, Dao 2023, arXiv 2307.08691, §3; TensorRT-LLM's
+   * context FMHA): the scores stay on chip and causal tiles above the diagonal are skipped
+   * ({@link io.hyperframes.workload.Attention#causalTileShare}), as in training. Without one,
+   * the two matmuls over materialised scores and the passes over them.
+   */
+  private double prefillAttention(TransformerSpec m, Accelerator acc, int batch, int tokens,
+      double heads, double e, double act, double bandwidth, NumberFormat compute, double peak) {
+    NumberFormat attnFormat = attentionFormat(acc, compute);
+    double fused = acc.kernel(attnFormat).attention();
+    if (fused > 0) {
+      double causal = io.hyperframes.workload.Attention.causalTileShare(tokens);
+      double attnPeak = attnFormat == compute ? peak
+          : Math.min(peak, precision.peakFlopsPerSecond(acc, attnFormat));
+      return 4.0 * batch * tokens * (double) tokens * m.headDim() * heads * causal
+          / (attnPeak * fused);
+    }
+    return memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, e, compute,
+        peak)
+        + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, e, compute, peak)
+        + 2 * act * heads * (double) tokens * tokens * batch / bandwidth;
+  }
+
+  /**
    * The format prefill attention computes in: BF16 (else FP16) for FP8 weights, as training's
    * FP8 recipes keep attention in their 16-bit activation format
    * ({@link io.hyperframes.precision.PrecisionRecipe#attentionFormat}); else the compute format.
    */
   static NumberFormat attentionFormat(Accelerator acc, NumberFormat compute) {
-    if (compute != NumberFormat.FP8_E4M3 && compute != NumberFormat.FP8_E5M2) {
+    if (!compute.isFp8()) {
       return compute;
     }
     return acc.supports(NumberFormat.BF16) ? NumberFormat.BF16

@@ -166,7 +166,7 @@ public final class LaunchConfigs {
       }
       default -> { }
     }
-    if (p.compute() == NumberFormat.FP8_E4M3 || p.compute() == NumberFormat.FP8_E5M2) {
+    if (p.compute().isFp8()) {
       notes.add("FP8 matmuls come from NVIDIA Transformer Engine in the model code, not from"
           + " the DeepSpeed config");
     }

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.hyperframes.inference.InferencePlanner;
 import io.hyperframes.inference.ServingPlans;
 import io.hyperframes.model.TransformerSpec;
-import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -161,10 +160,10 @@ final class Manifests {
     args.add("--tensor-parallel-size=" + c.tp());
     args.add("--max-num-seqs=" + c.batchLimit());
     args.add("--max-model-len=" + model.seqLen());
-    if (c.kvCache() == NumberFormat.FP8_E4M3 || c.kvCache() == NumberFormat.FP8_E5M2) {
+    if (c.kvCache().isFp8()) {
       args.add("--kv-cache-dtype=fp8");
     }
-    if (c.weights() == NumberFormat.FP8_E4M3 || c.weights() == NumberFormat.FP8_E5M2) {
+    if (c.weights().isFp8()) {
       args.add("--quantization=fp8");
     }
     args.add("--port=8000");

@@ -64,6 +64,11 @@ public enum NumberFormat {
     return exponentBits > 0;
   }
 
+  /** Whether this is one of the two 8-bit floating formats (E4M3, E5M2). */
+  public boolean isFp8() {
+    return this == FP8_E4M3 || this == FP8_E5M2;
+  }
+
   /**
    * Unit roundoff 2^-(mantissaBits+1) of a floating format: the relative error bound of one
    * rounding (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., §2.1).

@@ -68,8 +68,7 @@ public record PrecisionRecipe(
    * @param supported whether the device computes in a format
    */
   public NumberFormat attentionFormat(java.util.function.Predicate<NumberFormat> supported) {
-    boolean fp8 = compute == NumberFormat.FP8_E4M3 || compute == NumberFormat.FP8_E5M2;
-    return fp8 && supported.test(activations) ? activations : compute;
+    return compute.isFp8() && supported.test(activations) ? activations : compute;
   }
 
   /** Bytes per element of stored activations. */
