@@ -66,8 +66,10 @@ public record PrecisionRecipe(
    * "Using FP8 with Transformer Engine"), else the compute format.
    *
    * @param supported whether the device computes in a format
+   * @throws IllegalArgumentException if {@code supported} is missing
    */
   public NumberFormat attentionFormat(java.util.function.Predicate<NumberFormat> supported) {
+    checkArgument(supported != null, "supported: must be given");
     return compute.isFp8() && supported.test(activations) ? activations : compute;
   }
 
