@@ -9,6 +9,8 @@ final class ClusterState {
   final long[] cpuLeft;
   final long[] memLeft;
   final int[][] gpuLeft;
+  /** Σ of {@link #gpuLeft} per node, kept with it (Best-fit scores every feasible node by it). */
+  final long[] gpuLeftSum;
   final long capacityMilli;
   long allocatedMilli;
   /** Nodes that failed and are not repaired yet: nothing fits on them. */
@@ -16,18 +18,26 @@ final class ClusterState {
   /** Fully free GPUs of each node, and how many healthy nodes have k of them. */
   final int[] wholeFree;
   final int[] nodesWithFree;
+  /**
+   * Bit sets over node indices: {@code atLeast[s]} holds the healthy nodes with at least s fully
+   * free GPUs (s ≥ 1; entry 0 unused). A whole-GPU task's feasible nodes are among them, in
+   * index order, so the placement walks those instead of every node.
+   */
+  final long[][] atLeast;
 
   ClusterState(List<GpuNode> list) {
     nodes = list.toArray(GpuNode[]::new);
     cpuLeft = new long[nodes.length];
     memLeft = new long[nodes.length];
     gpuLeft = new int[nodes.length][];
+    gpuLeftSum = new long[nodes.length];
     long cap = 0;
     for (int i = 0; i < nodes.length; i++) {
       cpuLeft[i] = nodes[i].cpuMilli();
       memLeft[i] = nodes[i].memoryMib();
       gpuLeft[i] = new int[nodes[i].gpus()];
       java.util.Arrays.fill(gpuLeft[i], 1000);
+      gpuLeftSum[i] = 1000L * nodes[i].gpus();
       cap += 1000L * nodes[i].gpus();
     }
     capacityMilli = cap;
@@ -38,9 +48,11 @@ final class ClusterState {
     }
     wholeFree = new int[nodes.length];
     nodesWithFree = new int[widest + 1];
+    atLeast = new long[widest + 1][(nodes.length + 63) >>> 6];
     for (int i = 0; i < nodes.length; i++) {
       wholeFree[i] = nodes[i].gpus();
       nodesWithFree[wholeFree[i]]++;
+      mark(i, 0, wholeFree[i], true);
     }
   }
 
@@ -52,11 +64,28 @@ final class ClusterState {
     for (int i = 0; i < gpuLeft.length; i++) {
       gpuLeft[i] = other.gpuLeft[i].clone();
     }
+    gpuLeftSum = other.gpuLeftSum.clone();
     capacityMilli = other.capacityMilli;
     allocatedMilli = other.allocatedMilli;
     down = other.down.clone();
     wholeFree = other.wholeFree.clone();
     nodesWithFree = other.nodesWithFree.clone();
+    atLeast = new long[other.atLeast.length][];
+    for (int s = 0; s < atLeast.length; s++) {
+      atLeast[s] = other.atLeast[s].clone();
+    }
+  }
+
+  /** Sets (or clears) node {@code n} in {@link #atLeast} for every s in (from, to]. */
+  private void mark(int n, int from, int to, boolean set) {
+    long bit = 1L << n;
+    for (int s = from + 1; s <= to; s++) {
+      if (set) {
+        atLeast[s][n >>> 6] |= bit;
+      } else {
+        atLeast[s][n >>> 6] &= ~bit;
+      }
+    }
   }
 
   /** Re-counts node {@code n}'s fully free GPUs after a change. */
@@ -70,6 +99,11 @@ final class ClusterState {
     if (!down[n]) {
       nodesWithFree[wholeFree[n]]--;
       nodesWithFree[c]++;
+      if (c > wholeFree[n]) {
+        mark(n, wholeFree[n], c, true);
+      } else {
+        mark(n, c, wholeFree[n], false);
+      }
     }
     wholeFree[n] = c;
   }
@@ -81,6 +115,7 @@ final class ClusterState {
     }
     down[n] = failed;
     nodesWithFree[wholeFree[n]] += failed ? -1 : 1;
+    mark(n, 0, wholeFree[n], !failed);
   }
 
   /** Puts node {@code n} back as it was (a scratch change undone). */
@@ -88,6 +123,11 @@ final class ClusterState {
     cpuLeft[n] = cpu;
     memLeft[n] = mem;
     gpuLeft[n] = gpus;
+    long sum = 0;
+    for (int g : gpus) {
+      sum += g;
+    }
+    gpuLeftSum[n] = sum;
     recount(n);
   }
 
@@ -99,7 +139,13 @@ final class ClusterState {
    * other requests.
    */
   boolean mayFit(GpuJob job) {
-    List<GpuPod> members = job.members();
+    return mayFit(job.members());
+  }
+
+  /** {@link #mayFit(GpuJob)} for a job of these members. */
+  boolean mayFit(List<GpuPod> members) {
+    // Indexed loops: the members are an ImmutableList, whose iterators showed up as a quarter
+    // of a replay's allocations.
     for (int m = 0; m < members.size(); m++) {
       GpuPod p = members.get(m);
       if (p.gpus() == 0 || p.gpuMilli() < 1000) {
@@ -110,7 +156,8 @@ final class ClusterState {
         return false;
       }
       int need = 0;
-      for (GpuPod q : members) {
+      for (int x = 0; x < members.size(); x++) {
+        GpuPod q = members.get(x);
         if (q.gpuMilli() == 1000 && q.gpus() >= s) {
           need++;
         }
@@ -184,6 +231,7 @@ final class ClusterState {
       taken = new int[0];
     }
     allocatedMilli += pod.totalGpuMilli();
+    gpuLeftSum[n] -= (long) taken.length * pod.gpuMilli();
     if (pod.gpus() > 0) {
       recount(n);
     }
@@ -201,6 +249,7 @@ final class ClusterState {
       gpuLeft[n][g] -= pod.gpuMilli();
     }
     allocatedMilli += pod.totalGpuMilli();
+    gpuLeftSum[n] -= (long) taken.length * pod.gpuMilli();
     if (pod.gpus() > 0) {
       recount(n);
     }
@@ -218,6 +267,7 @@ final class ClusterState {
       }
     }
     allocatedMilli -= pod.totalGpuMilli();
+    gpuLeftSum[n] += (long) taken.length * pod.gpuMilli();
     if (pod.gpus() > 0) {
       recount(n);
     }
@@ -265,11 +315,7 @@ final class ClusterState {
 
     @Override
     public long gpuLeftTotal() {
-      long t = 0;
-      for (int g : gpuLeft[n]) {
-        t += g;
-      }
-      return t;
+      return gpuLeftSum[n];
     }
   }
 }

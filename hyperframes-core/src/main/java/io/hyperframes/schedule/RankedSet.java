@@ -47,6 +47,37 @@ final class RankedSet implements Iterable<Integer> {
     bits = new BitSet(n);
   }
 
+  /**
+   * Ranks jobs {@code 0 .. n-1} by {@code key} ({@link Double#compare} order), ties by index:
+   * the ranks {@link #RankedSet(int, Comparator)} gives that order, from a primitive sort (a
+   * sort of boxed indices through two comparators took a fifth of an SJF replay).
+   */
+  RankedSet(double[] key) {
+    int n = key.length;
+    double[] sorted = key.clone();
+    java.util.Arrays.sort(sorted);
+    // Equal keys share their first position; each takes the next slot from there, by index.
+    int[] taken = new int[n];
+    rankOf = new int[n];
+    jobAt = new int[n];
+    for (int i = 0; i < n; i++) {
+      int lo = 0;
+      int hi = n;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (Double.compare(sorted[mid], key[i]) < 0) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      int r = lo + taken[lo]++;
+      rankOf[i] = r;
+      jobAt[r] = i;
+    }
+    bits = new BitSet(n);
+  }
+
   boolean isEmpty() {
     return size == 0;
   }

@@ -278,13 +278,18 @@ public final class Replay {
   /** One replay's state. */
   private static final class Engine implements QueuePolicy.Queue {
     final List<GpuJob> arrivals;
-    final Map<GpuJob, Integer> index = new IdentityHashMap<>();
+    final Map<GpuJob, Integer> index;
     final ClusterState state;
     final ClusterState.View view;
     final ClusterState empty;
     final int[] rank;
     final int[] feasible;
     final Placement placement;
+    /**
+     * Random-fit draws its node once among the feasible ones (Schedule.placeUniform) instead of
+     * a score per feasible node: the same policy, and a fifth of a Random-fit replay less.
+     */
+    final boolean uniform;
     final QueuePolicy policy;
     final Disruptions disruptions;
     final SplittableRandom rng;
@@ -309,10 +314,12 @@ public final class Replay {
     /** Node events: time, node, +1 failure / -1 repair. */
     final PriorityQueue<double[]> nodeEvents = new PriorityQueue<>(
         Comparator.comparingDouble((double[] e) -> e[0]).thenComparingDouble(e -> e[1]));
-    final List<Integer> started = new ArrayList<>();
+    /** Jobs started during the current policy call, in order. */
+    final IntList started = new IntList();
     /** Started during the current policy call (still in {@code waiting} until it returns). */
     boolean[] startedNow;
-    final List<Integer> stopped = new ArrayList<>();
+    /** Jobs stopped during the current policy call, back to the queue when it returns. */
+    final IntList stopped = new IntList();
     final List<Result.Run> spans = new ArrayList<>();
     final TargetWorkload target;
     /** Fragmented GPU thousandths of each node, their sum and its integral over time. */
@@ -333,6 +340,7 @@ public final class Replay {
     Engine(List<GpuNode> nodes, List<GpuJob> jobs, Placement placement, QueuePolicy policy,
         Disruptions disruptions, long seed, ReplayMonitor monitor) {
       this.placement = placement;
+      this.uniform = placement instanceof Policies.RandomFit;
       this.policy = policy;
       this.disruptions = disruptions;
       this.monitor = monitor;
@@ -349,6 +357,7 @@ public final class Replay {
       feasible = new int[nodes.size()];
       arrivals = new ArrayList<>(jobs);
       arrivals.sort(QueuePolicy.ARRIVAL);
+      index = new IdentityHashMap<>(arrivals.size());
       for (int i = 0; i < arrivals.size(); i++) {
         checkArgument(index.put(arrivals.get(i), i) == null,
             "jobs: the same job object %s twice", arrivals.get(i).name());
@@ -379,7 +388,7 @@ public final class Replay {
         for (int i = 0; i < n; i++) {
           key[i] = st.key().applyAsDouble(arrivals.get(i));
         }
-        waiting = new RankedSet(n, (a, b) -> Double.compare(key[a], key[b]));
+        waiting = new RankedSet(key);
       } else {
         waiting = new RankedSet(n, (a, b) -> order.compare(arrivals.get(a), arrivals.get(b)));
       }
@@ -531,11 +540,29 @@ public final class Replay {
 
     private boolean fitsEmptyCached(GpuJob job) {
       List<GpuPod> pods = job.isElastic() ? job.shape(job.minGpus()) : job.members();
+      if (sameWholeGpuMembers(pods)) {
+        // Members of s whole GPUs and nothing else fit the empty cluster exactly when its nodes
+        // have as many slots of s GPUs as there are members: ClusterState.mayFit's count.
+        return empty.mayFit(pods);
+      }
       List<Request> key = new ArrayList<>(pods.size());
       for (GpuPod p : pods) {
         key.add(new Request(p.cpuMilli(), p.memoryMib(), p.gpus(), p.gpuMilli(), p.gpuModels()));
       }
       return fitsEmptyByShape.computeIfAbsent(key, k -> fitsEmpty(empty, job));
+    }
+
+    /** Whether every member asks for the same number of whole GPUs, of any model, only. */
+    private static boolean sameWholeGpuMembers(List<GpuPod> pods) {
+      int s = pods.get(0).gpus();
+      for (int m = 0; m < pods.size(); m++) {
+        GpuPod p = pods.get(m);
+        if (p.gpus() != s || s == 0 || p.gpuMilli() != 1000 || p.cpuMilli() != 0
+            || p.memoryMib() != 0 || !p.gpuModels().isEmpty()) {
+          return false;
+        }
+      }
+      return true;
     }
 
     /** Marks node {@code n} changed: its fragmentation is recomputed before time moves on. */
@@ -607,12 +634,13 @@ public final class Replay {
       } finally {
         inSchedule = false;
       }
-      for (int j : started) {
+      for (int k = 0; k < started.size; k++) {
+        int j = started.at[k];
         waiting.remove(j);
         startedNow[j] = false;
       }
-      for (int j : stopped) {
-        waiting.add(j);
+      for (int k = 0; k < stopped.size; k++) {
+        waiting.add(stopped.at[k]);
       }
       started.clear();
       stopped.clear();
@@ -713,7 +741,8 @@ public final class Replay {
     public QueuePolicy.Reservation reservation(long gpuMilli) {
       checkArgument(gpuMilli > 0, "reservation: gpuMilli must be positive, got %s", gpuMilli);
       long free = freeGpuMilli();
-      for (Run r : running.byFinish()) {
+      for (int k = 0, n = running.byFinishSize(); k < n; k++) {
+        Run r = running.byFinish(k);
         free += r.milli();
         if (free >= gpuMilli) {
           return new QueuePolicy.Reservation(r.expectedFinish(), free - gpuMilli);
@@ -971,8 +1000,9 @@ public final class Replay {
     /** Places every member of {@code pods} into {@code where} and {@code gpus}, or none. */
     private boolean tryPlace(List<GpuPod> pods, int[] where, int[][] gpus) {
       for (int m = 0; m < pods.size(); m++) {
-        Schedule.Placed p = Schedule.place(state, view, rank, placement, rng, pods.get(m),
-            feasible);
+        Schedule.Placed p = uniform
+            ? Schedule.placeUniform(state, view, placement, rng, pods.get(m), feasible)
+            : Schedule.place(state, view, rank, placement, rng, pods.get(m), feasible);
         if (p == null) {
           for (int r = m - 1; r >= 0; r--) {
             state.release(where[r], pods.get(r), gpus[r]);
@@ -1029,13 +1059,42 @@ public final class Replay {
       release(r);
       preemptions[i]++;
       if (startedNow[i]) {
-        started.remove(i);
+        started.removeValue(i);
         startedNow[i] = false;
         // Started and stopped in the same call: it never left the queue.
         remaining[i] += disruptions.restartSeconds();
         return;
       }
       requeue(r);
+    }
+  }
+
+  /** A growable list of job indices, unboxed. */
+  static final class IntList {
+    int[] at = new int[16];
+    int size;
+
+    void add(int v) {
+      if (size == at.length) {
+        at = Arrays.copyOf(at, 2 * size);
+      }
+      at[size++] = v;
+    }
+
+    /** Removes the first entry equal to {@code v}, keeping the order of the rest. */
+    void removeValue(int v) {
+      for (int k = 0; k < size; k++) {
+        if (at[k] == v) {
+          System.arraycopy(at, k + 1, at, k, size - k - 1);
+          size--;
+          return;
+        }
+      }
+      throw new AssertionError("job " + v + " not in the list");
+    }
+
+    void clear() {
+      size = 0;
     }
   }
 
@@ -1070,25 +1129,53 @@ public final class Replay {
   /** The running runs: constant-time add and remove (swap with the last), no boxing. */
   private static final class Running {
     /** Expected finish, then submission: the order of {@link QueuePolicy.Queue#reservation}. */
-    private static final Comparator<Run> BY_FINISH = (a, b) -> {
+    private static int byFinish(Run a, Run b) {
       int c = Double.compare(a.expectedFinish(), b.expectedFinish());
       return c != 0 ? c : Integer.compare(a.job(), b.job());
-    };
+    }
 
     private Run[] runs = new Run[16];
     private int size;
-    /** The runs by expected finish, kept only once a policy asked for it (null before). */
-    private java.util.TreeSet<Run> byFinish;
+    /**
+     * The runs by expected finish, kept only once a policy asked for it (null before): a sorted
+     * array with binary insertion and removal. A few hundred runs are a few hundred bytes to
+     * move, cheaper than a red-black tree's node, rebalancing and iterator (a fifth of a
+     * Random-fit EASY backfill replay went to TreeSet; ReplayBenchmark, JFR).
+     */
+    private Run[] sorted;
+    private int sortedSize;
 
-    /** The runs by expected finish; from the first call on, kept up to date. */
-    java.util.NavigableSet<Run> byFinish() {
-      if (byFinish == null) {
-        byFinish = new java.util.TreeSet<>(BY_FINISH);
-        for (int i = 0; i < size; i++) {
-          byFinish.add(runs[i]);
+    /** The number of runs kept in finish order: {@link #byFinish(int)} for 0 to this − 1. */
+    int byFinishSize() {
+      if (sorted == null) {
+        sorted = Arrays.copyOf(runs, Math.max(16, size));
+        Arrays.sort(sorted, 0, size, Running::byFinish);
+        sortedSize = size;
+      }
+      return sortedSize;
+    }
+
+    /** The {@code k}-th run by expected finish (then submission); after {@link #byFinishSize}. */
+    Run byFinish(int k) {
+      return sorted[k];
+    }
+
+    /** Where {@code r} is or would go in {@link #sorted}: its index, or −(insertion point) − 1. */
+    private int search(Run r) {
+      int lo = 0;
+      int hi = sortedSize - 1;
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        int c = byFinish(sorted[mid], r);
+        if (c < 0) {
+          lo = mid + 1;
+        } else if (c > 0) {
+          hi = mid - 1;
+        } else {
+          return mid;
         }
       }
-      return byFinish;
+      return -(lo + 1);
     }
 
     boolean isEmpty() {
@@ -1105,8 +1192,14 @@ public final class Replay {
       }
       r.slot()[0] = size;
       runs[size++] = r;
-      if (byFinish != null) {
-        byFinish.add(r);
+      if (sorted != null) {
+        int at = -search(r) - 1;
+        if (sortedSize == sorted.length) {
+          sorted = Arrays.copyOf(sorted, 2 * sortedSize);
+        }
+        System.arraycopy(sorted, at, sorted, at + 1, sortedSize - at);
+        sorted[at] = r;
+        sortedSize++;
       }
     }
 
@@ -1117,8 +1210,13 @@ public final class Replay {
       last.slot()[0] = at;
       runs[size] = null;
       r.slot()[0] = -1;
-      if (byFinish != null) {
-        byFinish.remove(r);
+      if (sorted != null) {
+        int k = search(r);
+        if (k < 0) {
+          throw new AssertionError("run of job " + r.job() + " missing from the finish order");
+        }
+        System.arraycopy(sorted, k + 1, sorted, k, sortedSize - k - 1);
+        sorted[--sortedSize] = null;
       }
     }
 

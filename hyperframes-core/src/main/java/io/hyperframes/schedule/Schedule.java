@@ -439,9 +439,25 @@ public final class Schedule {
   static Placed place(ClusterState state, ClusterState.View view, int[] rank,
       Placement placement, SplittableRandom rng, GpuPod pod, int[] feasible) {
     int k = 0;
-    for (int i = 0; i < state.nodes.length; i++) {
-      if (state.fits(i, pod)) {
-        feasible[k++] = i;
+    if (pod.gpus() > 0 && pod.gpuMilli() == 1000) {
+      // Whole GPUs: only the nodes with that many fully free, in the same (index) order.
+      if (pod.gpus() >= state.atLeast.length) {
+        return null;
+      }
+      long[] bits = state.atLeast[pod.gpus()];
+      for (int w = 0; w < bits.length; w++) {
+        for (long word = bits[w]; word != 0; word &= word - 1) {
+          int i = (w << 6) + Long.numberOfTrailingZeros(word);
+          if (state.fits(i, pod)) {
+            feasible[k++] = i;
+          }
+        }
+      }
+    } else {
+      for (int i = 0; i < state.nodes.length; i++) {
+        if (state.fits(i, pod)) {
+          feasible[k++] = i;
+        }
       }
     }
     if (k == 0) {
@@ -462,6 +478,64 @@ public final class Schedule {
     view.n = best;
     int gpu = pod.gpus() == 1 && pod.gpuMilli() < 1000 ? placement.shareGpu(view, pod, rng) : -1;
     return new Placed(best, state.place(best, pod, gpu));
+  }
+
+  /**
+   * Places {@code pod} on a node drawn uniformly among those it fits on, with one draw ({@link
+   * #place} with Random-fit draws a score for every feasible node: the same distribution, up to
+   * ties of those scores, at a cost that grows with the feasible nodes); a single feasible node
+   * is taken without a draw. A task of whole GPUs and nothing else is counted and picked from
+   * {@link ClusterState#atLeast} without visiting its nodes. Returns null when no node fits.
+   */
+  static Placed placeUniform(ClusterState state, ClusterState.View view, Placement placement,
+      SplittableRandom rng, GpuPod pod, int[] feasible) {
+    int best;
+    if (pod.gpus() > 0 && pod.gpuMilli() == 1000 && pod.cpuMilli() == 0
+        && pod.memoryMib() == 0 && pod.gpuModels().isEmpty()) {
+      // Every node in atLeast[gpus] fits: healthy, with that many fully free GPUs.
+      if (pod.gpus() >= state.atLeast.length) {
+        return null;
+      }
+      long[] bits = state.atLeast[pod.gpus()];
+      int k = 0;
+      for (long w : bits) {
+        k += Long.bitCount(w);
+      }
+      if (k == 0) {
+        return null;
+      }
+      best = nthSetBit(bits, k == 1 ? 0 : rng.nextInt(k));
+    } else {
+      int k = 0;
+      for (int i = 0; i < state.nodes.length; i++) {
+        if (state.fits(i, pod)) {
+          feasible[k++] = i;
+        }
+      }
+      if (k == 0) {
+        return null;
+      }
+      best = feasible[k == 1 ? 0 : rng.nextInt(k)];
+    }
+    view.n = best;
+    int gpu = pod.gpus() == 1 && pod.gpuMilli() < 1000 ? placement.shareGpu(view, pod, rng) : -1;
+    return new Placed(best, state.place(best, pod, gpu));
+  }
+
+  /** The index of the {@code r}-th (from 0) set bit of {@code bits}, which has more than r. */
+  static int nthSetBit(long[] bits, int r) {
+    for (int w = 0; w < bits.length; w++) {
+      int c = Long.bitCount(bits[w]);
+      if (r < c) {
+        long word = bits[w];
+        for (int i = 0; i < r; i++) {
+          word &= word - 1;
+        }
+        return (w << 6) + Long.numberOfTrailingZeros(word);
+      }
+      r -= c;
+    }
+    throw new AssertionError("fewer set bits than " + r);
   }
 
   /** Where a task went: its node and the GPUs it took there. */

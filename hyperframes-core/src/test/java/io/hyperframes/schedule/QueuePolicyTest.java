@@ -56,6 +56,51 @@ class QueuePolicyTest {
     assertTrue(easy.meanJctSeconds() < fifo.meanJctSeconds());
   }
 
+  /**
+   * A policy may stop a job it started in the same call: the job stays queued, counted as
+   * preempted once. (The engine once removed it from its started list by position, not by
+   * value: with the second job started and stopped, that threw IndexOutOfBoundsException.)
+   */
+  @Test
+  void aJobStartedAndStoppedInOneCallStaysQueued() {
+    List<GpuJob> jobs = List.of(job("a", 0, 1, 100), job("b", 0, 1, 100));
+    QueuePolicy p = new QueuePolicy() {
+      boolean first = true;
+
+      @Override
+      public String name() {
+        return "start-stop";
+      }
+
+      @Override
+      public Comparator<GpuJob> order() {
+        return ARRIVAL;
+      }
+
+      @Override
+      public void schedule(Queue q) {
+        List<GpuJob> waiting = new ArrayList<>();
+        q.waiting().forEach(waiting::add);
+        if (first) {
+          first = false;
+          GpuJob b = waiting.get(1);
+          assertTrue(q.tryStart(b));
+          q.preempt(b);
+          assertTrue(q.tryStart(waiting.get(0)));
+          return;
+        }
+        for (GpuJob j : waiting) {
+          q.tryStart(j);
+        }
+      }
+    };
+    Replay.Result r = run(nodes(1, 8), jobs, p, Replay.Disruptions.NONE);
+    assertEquals(0, of(r, "a").startSeconds());
+    assertEquals(1, of(r, "b").preemptions());
+    assertEquals(100, of(r, "a").finishSeconds());
+    assertEquals(200, of(r, "b").finishSeconds(), "queued until the next event, a's finish");
+  }
+
   @Test
   void theReservationIsTheFirstFinishThatFreesEnough() {
     // 4 GPUs: "a" holds 2 until 100, "b" 1 until 50; 1 is free.

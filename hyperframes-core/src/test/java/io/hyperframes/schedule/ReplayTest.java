@@ -242,6 +242,65 @@ class ReplayTest {
     }
   }
 
+  /**
+   * Law of the whole-GPU index the placement walks: after any sequence of placements, releases,
+   * failures and repairs, a node is in {@code atLeast[s]} exactly when it is healthy with at
+   * least s fully free GPUs, so the placement sees the feasible nodes a scan of every node sees.
+   */
+  @Property(tries = 300)
+  void theWholeGpuIndexFollowsEveryChange(@ForAll @IntRange(min = 1, max = 70) int nodes,
+      @ForAll @IntRange(min = 1, max = 60) int steps, @ForAll long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    List<GpuNode> list = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      list.add(new GpuNode("n" + i, 0, 0, r.nextInt(9), ""));
+    }
+    ClusterState state = new ClusterState(list);
+    List<Object[]> held = new ArrayList<>();
+    for (int step = 0; step < steps; step++) {
+      int n = r.nextInt(nodes);
+      int op = r.nextInt(4);
+      if (op == 0 && !held.isEmpty()) {
+        Object[] h = held.remove(r.nextInt(held.size()));
+        state.release((Integer) h[0], (GpuPod) h[1], (int[]) h[2]);
+      } else if (op == 1) {
+        state.setDown(n, !state.down[n]);
+      } else if (state.wholeFree[n] > 0 && !state.down[n]) {
+        GpuPod p = new GpuPod("p" + step, 0, 0, 1 + r.nextInt(state.wholeFree[n]), 1000,
+            Set.of(), 0, 1);
+        held.add(new Object[] {n, p, state.place(n, p, -1)});
+      }
+      for (int s = 1; s < state.atLeast.length; s++) {
+        for (int i = 0; i < nodes; i++) {
+          boolean in = (state.atLeast[s][i >>> 6] & (1L << i)) != 0;
+          assertEquals(!state.down[i] && state.wholeFree[i] >= s, in,
+              "node " + i + " at s=" + s + " after step " + step);
+        }
+      }
+    }
+  }
+
+  /**
+   * Law behind the replay's empty-cluster shortcut: for members that all ask for the same number
+   * of whole GPUs and nothing else, the pre-check is exact on an empty cluster.
+   */
+  @Property(tries = 300)
+  void thePreCheckIsExactForEqualMembersOnAnEmptyCluster(
+      @ForAll @IntRange(min = 1, max = 4) int nodes, @ForAll @IntRange(min = 1, max = 4)
+      int members, @ForAll @IntRange(min = 1, max = 9) int width, @ForAll long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    List<GpuNode> list = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      list.add(new GpuNode("n" + i, 0, 0, r.nextInt(9), ""));
+    }
+    ClusterState state = new ClusterState(list);
+    List<GpuPod> pods = new ArrayList<>();
+    for (int m = 0; m < members; m++) {
+      pods.add(new GpuPod("m" + m, 0, 0, width, 1000, Set.of(), 0, 1));
+    }
+    assertEquals(anyAssignmentFits(state, pods, 0), state.mayFit(pods));
+  }
+
   private static boolean anyAssignmentFits(ClusterState state, List<GpuPod> pods, int m) {
     if (m == pods.size()) {
       return true;
