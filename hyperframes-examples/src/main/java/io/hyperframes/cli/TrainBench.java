@@ -39,7 +39,8 @@ import org.nd4j.linalg.ops.transforms.Transforms;
  * (784-2048-2048-10, batch 256, Adam 1e-3) on a deterministic synthetic classification set
  * stored as CSV. "default" is DL4J out of the box (CSVRecordReader, RecordReaderDataSetIterator,
  * FP32 DenseLayer/OutputLayer, fit); "hyperframes" is the pre-encoded memory-mapped file, the
- * prefetching iterator and fused BF16 layers in a plain ND4J loop.
+ * prefetching iterator and fused BF16 layers in a plain ND4J loop. Every side, DJL's included
+ * ({@link DjlBaseline}), trains one untimed step on its first batch before the timed epochs.
  */
 final class TrainBench {
 
@@ -175,6 +176,9 @@ final class TrainBench {
   /** DL4J's own fit loop over {@code it}, on the accelerated configuration when asked. */
   Side dl4j(DataSetIterator it, int epochs, boolean accelerated) {
     MultiLayerNetwork net = dl4jNetwork(accelerated);
+    // One untimed step, as every side gets (DjlBaseline's too): start-up is not throughput.
+    it.reset();
+    net.fit(it.next());
     StepMeter meter = new StepMeter();
     StepMeterListener listener = new StepMeterListener(meter);
     net.setListeners(listener);
@@ -196,6 +200,12 @@ final class TrainBench {
   /** The fused ND4J loop over {@code it} with layers in {@code precision}. */
   Side fused(DataSetIterator it, int epochs, FusedDense.Precision precision) {
     FusedMlp net = fusedNetwork(precision);
+    // One untimed step, as every side gets (DjlBaseline's too): the first builds the oneDNN
+    // primitives and the step's buffers, a quarter of a second, which is start-up, not
+    // throughput.
+    it.reset();
+    DataSet first = it.next();
+    net.fit(first.getFeatures(), first.getLabels(), null);
     StepMeter meter = new StepMeter();
     for (int e = 0; e < epochs; e++) {
       it.reset();

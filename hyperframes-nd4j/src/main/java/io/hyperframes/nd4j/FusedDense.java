@@ -192,6 +192,9 @@ public final class FusedDense {
   /**
    * As {@link #backward}, writing into caller-owned FP32 arrays (dense row-major): {@code dX}
    * [M, K] or null to skip it, {@code dW} [K, N] and {@code db} [1, N] (null: allocated).
+   * {@code dW} may also be dense column-major ('f' order, as DL4J keeps its weight gradient
+   * views), so that a layer writes its gradient where the network reads it instead of copying
+   * it there.
    */
   public Gradients backwardInto(INDArray x, INDArray w, INDArray preActivation,
       INDArray gradOutput, INDArray dXOut, INDArray dWOut, INDArray dbOut) {
@@ -220,8 +223,10 @@ public final class FusedDense {
     }
     INDArray dY = Arrays2.denseFloat(gradOutput);
     INDArray dX = dXOut == null ? null : checkOut("dX", dXOut, m, k);
-    INDArray dW = dWOut != null ? checkOut("dW", dWOut, k, n)
-        : kernels.memory().allocate(k, n);
+    boolean dWColumnMajor = dWOut != null && !Arrays2.isDenseRowMajor(dWOut)
+        && isDenseColumnMajor(dWOut);
+    INDArray dW = dWOut == null ? kernels.memory().allocate(k, n)
+        : dWColumnMajor ? checkShape("dW", dWOut, k, n) : checkOut("dW", dWOut, k, n);
     INDArray db = dbOut != null ? checkOut("db", dbOut, 1, n)
         : kernels.memory().allocate(1, n);
     DnnlKernels dnnl = kernels.dnnl();
@@ -229,7 +234,7 @@ public final class FusedDense {
       fallbackBackward(x, w, z, dY, dX, dW, db);
     } else {
       BackwardKey key = new BackwardKey(Arrays2.operand(x, false), Arrays2.operand(w, false),
-          computeType(), activation);
+          computeType(), activation, dWColumnMajor);
       final INDArray fz = z;
       dnnl.run(key, () -> BackwardPlan.build(dnnl, key), plan -> plan.execute(
           Arrays2.address(x), Arrays2.address(w), fz == null ? 0 : Arrays2.address(fz),
@@ -253,6 +258,22 @@ public final class FusedDense {
     return a;
   }
 
+  /** {@code a} as an FP32 [rows, cols] output after its layout was checked by the caller. */
+  private static INDArray checkShape(String name, INDArray a, long rows, long cols) {
+    Arrays2.check2d(name, a, DataType.FLOAT);
+    if (a.rows() != rows || a.columns() != cols) {
+      throw new IllegalArgumentException(name + ": must be an FP32 [" + rows + ", " + cols
+          + "] array, got " + Arrays.toString(a.shape()));
+    }
+    return a;
+  }
+
+  /** Whether a 2-d array is dense column-major: strides (1, rows), size-1 strides free. */
+  private static boolean isDenseColumnMajor(INDArray a) {
+    return a.dataType() == DataType.FLOAT && a.rank() == 2
+        && (a.rows() == 1 || a.stride(0) == 1) && (a.columns() == 1 || a.stride(1) == a.rows());
+  }
+
   private int computeType() {
     return precision == Precision.BF16 ? dnnl_bf16 : dnnl_f32;
   }
@@ -274,7 +295,7 @@ public final class FusedDense {
       Activation activation, boolean bias, boolean residual, boolean training) {}
 
   record BackwardKey(DnnlKernels.Operand x, DnnlKernels.Operand w, int compute,
-      Activation activation) {}
+      Activation activation, boolean dWColumnMajor) {}
 
   /** Converts an operand to the compute type when needed; returns the operand to use. */
   private static final class Converter {
@@ -374,6 +395,8 @@ public final class FusedDense {
     Converter w;
     NativePrimitive dX;
     NativePrimitive dW;
+    /** Whether dW is computed as dWᵀ = dZᵀ·x (a column-major dW). */
+    boolean dWTransposed;
     NativePrimitive db;
     long ones;
 
@@ -392,11 +415,21 @@ public final class FusedDense {
       p.x = new Converter(k, p, key.x(), compute, "convert.x." + type);
       p.w = new Converter(k, p, key.w(), compute, "convert.w." + type);
       DnnlKernels.Operand dX = DnnlKernels.Operand.dense(m, key.x().cols(), dnnl_f32);
-      DnnlKernels.Operand dW = DnnlKernels.Operand.dense(key.w().rows(), n, dnnl_f32);
       p.dX = p.add(k.matmul(p.dZc.result, p.w.result.transposed(), dX, false,
           Activation.IDENTITY, false, 1f, 0f, "dense.backward.data." + type));
-      p.dW = p.add(k.matmul(p.x.result.transposed(), p.dZc.result, dW, false,
-          Activation.IDENTITY, false, 1f, 0f, "dense.backward.weights." + type));
+      p.dWTransposed = key.dWColumnMajor();
+      if (p.dWTransposed) {
+        // A column-major dW [K, N] is the row-major dWᵀ = dZᵀ·x [N, K]: computed as that, since
+        // oneDNN writes a transposed destination with its reference kernel, a thousand times
+        // slower.
+        p.dW = p.add(k.matmul(p.dZc.result.transposed(), p.x.result,
+            DnnlKernels.Operand.dense(n, key.w().rows(), dnnl_f32), false, Activation.IDENTITY,
+            false, 1f, 0f, "dense.backward.weights." + type));
+      } else {
+        p.dW = p.add(k.matmul(p.x.result.transposed(), p.dZc.result,
+            DnnlKernels.Operand.dense(key.w().rows(), n, dnnl_f32), false, Activation.IDENTITY,
+            false, 1f, 0f, "dense.backward.weights." + type));
+      }
       p.db = p.add(k.columnSums(m, n));
       p.ones = p.ones(m);
       return p;
@@ -418,8 +451,9 @@ public final class FusedDense {
         dX.bind(2, dXOut);
         dX.execute();
       }
-      dW.bind(0, this.x.apply(x));
-      dW.bind(1, dzc);
+      long xc = this.x.apply(x);
+      dW.bind(0, dWTransposed ? dzc : xc);
+      dW.bind(1, dWTransposed ? xc : dzc);
       dW.bind(2, dWOut);
       dW.execute();
       db.bind(0, ones);

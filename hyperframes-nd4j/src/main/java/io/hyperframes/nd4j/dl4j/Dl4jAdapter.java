@@ -10,11 +10,13 @@ import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.graph.GraphVertex;
 import org.deeplearning4j.nn.conf.graph.LayerVertex;
+import org.deeplearning4j.nn.conf.layers.BaseLayer;
 import org.deeplearning4j.nn.conf.layers.DenseLayer;
 import org.nd4j.linalg.activations.IActivation;
 import org.nd4j.linalg.activations.impl.ActivationIdentity;
 import org.nd4j.linalg.activations.impl.ActivationReLU;
 import org.nd4j.linalg.activations.impl.ActivationSwish;
+import org.nd4j.linalg.learning.config.Adam;
 
 /**
  * Applies the HyperFrames kernels to existing DL4J network configurations without rewriting them:
@@ -35,7 +37,8 @@ import org.nd4j.linalg.activations.impl.ActivationSwish;
  * {@link Accelerated#skipped()}: every other layer (output layers included: their matmul is small
  * and their loss is DL4J's) and dense layers with other activations. Dropout, weight noise, masks
  * and non-FP32 networks are supported by the fused layer falling back to DL4J's computation for
- * that call.
+ * that call. A plain {@code Adam} updater of any layer becomes {@link FusedAdamConfig}: the same
+ * update and state, a third of the time.
  */
 public final class Dl4jAdapter {
 
@@ -72,6 +75,7 @@ public final class Dl4jAdapter {
     List<NeuralNetConfiguration> confs = copy.getConfs();
     for (int i = 0; i < confs.size(); i++) {
       replace(confs.get(i), String.valueOf(i), precision, fused, skipped);
+      fuseAdam(confs.get(i));
     }
     return new Accelerated<>(copy, fused, skipped);
   }
@@ -93,6 +97,7 @@ public final class Dl4jAdapter {
     for (Map.Entry<String, GraphVertex> e : copy.getVertices().entrySet()) {
       if (e.getValue() instanceof LayerVertex vertex) {
         replace(vertex.getLayerConf(), e.getKey(), precision, fused, skipped);
+        fuseAdam(vertex.getLayerConf());
       }
     }
     return new Accelerated<>(copy, fused, skipped);
@@ -119,6 +124,22 @@ public final class Dl4jAdapter {
     }
     layerConf.setLayer(FusedDenseLayer.from(dense, precision));
     fused.add(name);
+  }
+
+  /**
+   * Puts {@link FusedAdamConfig} in place of a plain {@link Adam} updater (weights and biases) of
+   * any layer: the same update, without ND4J's native Adam op.
+   */
+  private static void fuseAdam(NeuralNetConfiguration layerConf) {
+    if (layerConf == null || !(layerConf.getLayer() instanceof BaseLayer layer)) {
+      return;
+    }
+    if (layer.getIUpdater() != null && layer.getIUpdater().getClass() == Adam.class) {
+      layer.setIUpdater(new FusedAdamConfig((Adam) layer.getIUpdater()));
+    }
+    if (layer.getBiasUpdater() != null && layer.getBiasUpdater().getClass() == Adam.class) {
+      layer.setBiasUpdater(new FusedAdamConfig((Adam) layer.getBiasUpdater()));
+    }
   }
 
   /** Why {@code dense} cannot be fused, or null when it can. */

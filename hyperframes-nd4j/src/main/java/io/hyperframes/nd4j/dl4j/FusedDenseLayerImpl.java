@@ -127,11 +127,19 @@ class FusedDenseLayerImpl extends DenseLayer {
     saved = null;
     INDArray dX = workspaceMgr.createUninitialized(ArrayType.ACTIVATION_GRAD, DataType.FLOAT,
         new long[] {m, k}, 'c');
-    INDArray dW = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
-        new long[] {k, n}, 'c');
+    // The weight gradient goes straight into DL4J's gradient view (column-major, which the
+    // kernel writes through its strides): copying it there took as long as the layer's
+    // matmuls (JFR of bench train's adapter side).
+    INDArray wGrad = gradientViews.get(DefaultParamInitializer.WEIGHT_KEY);
+    boolean direct = dense(wGrad, k, n);
+    INDArray dW = direct ? wGrad : workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM,
+        DataType.FLOAT, new long[] {k, n}, 'c');
     INDArray db = workspaceMgr.createUninitialized(ArrayType.BP_WORKING_MEM, DataType.FLOAT,
         new long[] {1, n}, 'c');
     fused.backwardInto(input, w, z, epsilon, dX, dW, db);
+    if (!direct) {
+      wGrad.assign(dW);
+    }
 
     // Same entries, in the same order, as DL4J's BaseLayer: bias, then weights.
     Gradient gradient = new DefaultGradient();
@@ -140,9 +148,17 @@ class FusedDenseLayerImpl extends DenseLayer {
       bGrad.assign(db);
       gradient.gradientForVariable().put(DefaultParamInitializer.BIAS_KEY, bGrad);
     }
-    INDArray wGrad = gradientViews.get(DefaultParamInitializer.WEIGHT_KEY);
-    wGrad.assign(dW);
     gradient.gradientForVariable().put(DefaultParamInitializer.WEIGHT_KEY, wGrad);
     return new Pair<>(gradient, dX);
+  }
+
+  /** Whether {@code a} is an FP32 [rows, cols] array, dense row- or column-major. */
+  private static boolean dense(INDArray a, long rows, long cols) {
+    if (a.dataType() != DataType.FLOAT || a.rank() != 2 || a.rows() != rows
+        || a.columns() != cols) {
+      return false;
+    }
+    long[] st = a.stride();
+    return (st[0] == cols && st[1] == 1) || (st[0] == 1 && st[1] == rows);
   }
 }

@@ -1,0 +1,231 @@
+package io.hyperframes.nd4j.dl4j;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.bytedeco.javacpp.FloatPointer;
+import org.bytedeco.javacpp.Pointer;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.shape.Shape;
+import org.nd4j.linalg.indexing.NDArrayIndex;
+import org.nd4j.linalg.learning.AdamUpdater;
+import org.nd4j.linalg.learning.GradientUpdater;
+import org.nd4j.linalg.learning.config.Adam;
+
+/**
+ * The updater of {@link FusedAdamConfig}: the moments live in Java arrays (which the JIT
+ * vectorises, square root and division included; loops over native buffers it does not), the
+ * gradient is copied in once, the update copied out once, and the moments written back to the
+ * state view after every step, so that DL4J reads current state whenever it saves or inspects
+ * it. A gradient that is not one contiguous FP32 run (DL4J passes its updater blocks as
+ * contiguous row vectors) goes through DL4J's own {@link AdamUpdater} on the same state.
+ *
+ * <p>Not thread-safe, as DL4J's updaters.
+ */
+final class FusedAdamUpdater implements GradientUpdater<Adam> {
+
+  /** Elements below which one thread does the pass. */
+  private static final int PARALLEL_FROM = 1 << 16;
+
+  private final FusedAdamConfig config;
+  private INDArray mView;
+  private INDArray vView;
+  private float[] m = new float[0];
+  private float[] v = new float[0];
+  private float[] g = new float[0];
+
+  FusedAdamUpdater(FusedAdamConfig config) {
+    this.config = config;
+  }
+
+  @Override
+  public Adam getConfig() {
+    return config;
+  }
+
+  @Override
+  public void setStateViewArray(INDArray viewArray, long[] gradientShape, char gradientOrder,
+      boolean initialize) {
+    if (!viewArray.isRowVector()) {
+      throw new IllegalArgumentException("viewArray: must be a row vector, got shape "
+          + java.util.Arrays.toString(viewArray.shape()));
+    }
+    if (initialize) {
+      viewArray.assign(0);
+    }
+    INDArray flat = viewArray.reshape(viewArray.length());
+    long length = flat.length();
+    INDArray mm = flat.get(NDArrayIndex.interval(0, length / 2));
+    INDArray vv = flat.get(NDArrayIndex.interval(length / 2, length));
+    mm = Shape.newShapeNoCopy(mm, gradientShape, gradientOrder == 'f');
+    vv = Shape.newShapeNoCopy(vv, gradientShape, gradientOrder == 'f');
+    if (mm == null || vv == null) {
+      throw new IllegalStateException("could not reshape the state view to the gradient's shape "
+          + java.util.Arrays.toString(gradientShape));
+    }
+    bind(mm, vv);
+  }
+
+  @Override
+  public void setState(Map<String, INDArray> stateMap, boolean initialize) {
+    INDArray mm = stateMap == null ? null : stateMap.get(AdamUpdater.M_STATE);
+    INDArray vv = stateMap == null ? null : stateMap.get(AdamUpdater.V_STATE);
+    if (mm == null || vv == null || stateMap.size() != 2) {
+      throw new IllegalStateException("state: expected the keys " + AdamUpdater.M_STATE + " and "
+          + AdamUpdater.V_STATE + ", got " + (stateMap == null ? null : stateMap.keySet()));
+    }
+    if (initialize) {
+      mm.assign(0);
+      vv.assign(0);
+    }
+    bind(mm, vv);
+  }
+
+  @Override
+  public Map<String, INDArray> getState() {
+    Map<String, INDArray> state = new HashMap<>();
+    state.put(AdamUpdater.M_STATE, mView);
+    state.put(AdamUpdater.V_STATE, vView);
+    return state;
+  }
+
+  /** Takes {@code mm} and {@code vv} as the state and loads them into the Java arrays. */
+  private void bind(INDArray mm, INDArray vv) {
+    mView = mm;
+    vView = vv;
+    int n = (int) mm.length();
+    m = new float[n];
+    v = new float[n];
+    g = new float[n];
+    load();
+  }
+
+  /**
+   * Reads the moments from the state arrays (after DL4J's own updater wrote them); state that is
+   * not contiguous is only ever updated by that updater, so there is nothing to read.
+   */
+  private void load() {
+    if (contiguous(mView) && contiguous(vView)) {
+      region(mView).get(m);
+      region(vView).get(v);
+    }
+  }
+
+  @Override
+  public void applyUpdater(INDArray gradient, int iteration, int epoch) {
+    if (mView == null) {
+      throw new IllegalStateException("updater has no state: setStateViewArray or setState first");
+    }
+    if (gradient.length() != m.length) {
+      throw new IllegalArgumentException("gradient: " + gradient.length() + " elements, the"
+          + " state holds " + m.length);
+    }
+    if (!contiguous(gradient) || !contiguous(mView) || !contiguous(vView)
+        || !sameOrder(gradient, mView)) {
+      // Not one run of memory in the state's order: DL4J's updater on the same state, then
+      // reload the moments it wrote.
+      AdamUpdater fallback = new AdamUpdater(config);
+      Map<String, INDArray> state = getState();
+      fallback.setState(state, false);
+      fallback.applyUpdater(gradient, iteration, epoch);
+      load();
+      return;
+    }
+    double beta1 = config.getBeta1();
+    double beta2 = config.getBeta2();
+    double t = iteration + 1.0;
+    double alpha = config.getLearningRate(iteration, epoch) * Math.sqrt(1 - Math.pow(beta2, t))
+        / (1 - Math.pow(beta1, t));
+    if (Double.isNaN(alpha) || Double.isInfinite(alpha) || alpha == 0) {
+      alpha = config.getEpsilon(); // as ND4J's op does
+    }
+    FloatPointer grad = region(gradient);
+    grad.get(g);
+    float b1 = (float) beta1;
+    float b2 = (float) beta2;
+    float a = (float) alpha;
+    float eps = (float) config.getEpsilon();
+    int n = g.length;
+    int chunks = n < PARALLEL_FROM ? 1 : Runtime.getRuntime().availableProcessors();
+    if (chunks == 1) {
+      pass(0, n, b1, b2, a, eps);
+    } else {
+      IntStream.range(0, chunks).parallel().forEach(c -> pass((int) ((long) n * c / chunks),
+          (int) ((long) n * (c + 1) / chunks), b1, b2, a, eps));
+    }
+    grad.put(g);
+    region(mView).put(m);
+    region(vView).put(v);
+    // The regions own nothing: the arrays keep the memory alive until here.
+    java.lang.ref.Reference.reachabilityFence(gradient);
+    java.lang.ref.Reference.reachabilityFence(mView);
+    java.lang.ref.Reference.reachabilityFence(vView);
+  }
+
+  /** Moments and update for elements [from, to): the update replaces the gradient. */
+  private void pass(int from, int to, float b1, float b2, float alpha, float eps) {
+    float c1 = 1 - b1;
+    float c2 = 1 - b2;
+    float[] gg = g;
+    float[] mm = m;
+    float[] vv = v;
+    for (int i = from; i < to; i++) {
+      float gi = gg[i];
+      float mi = b1 * mm[i] + c1 * gi;
+      float vi = b2 * vv[i] + c2 * gi * gi;
+      mm[i] = mi;
+      vv[i] = vi;
+      gg[i] = alpha * mi / ((float) Math.sqrt(vi) + eps);
+    }
+  }
+
+  /** Whether {@code a} is FP32 with its elements in one run of memory, unit stride. */
+  private static boolean contiguous(INDArray a) {
+    if (a.dataType() != DataType.FLOAT || a.length() > Integer.MAX_VALUE) {
+      return false;
+    }
+    long expected = 1;
+    boolean c = true;
+    for (int d = a.rank() - 1; d >= 0; d--) {
+      if (a.size(d) > 1 && a.stride(d) != expected) {
+        c = false;
+        break;
+      }
+      expected *= a.size(d);
+    }
+    if (c) {
+      return true;
+    }
+    expected = 1;
+    for (int d = 0; d < a.rank(); d++) {
+      if (a.size(d) > 1 && a.stride(d) != expected) {
+        return false;
+      }
+      expected *= a.size(d);
+    }
+    return true;
+  }
+
+  /** Whether element i in memory is the same logical element of both (vectors always are). */
+  private static boolean sameOrder(INDArray a, INDArray b) {
+    long dims = java.util.Arrays.stream(a.shape()).filter(s -> s > 1).count();
+    return dims <= 1 || (java.util.Arrays.equals(a.shape(), b.shape())
+        && java.util.Arrays.equals(a.stride(), b.stride()));
+  }
+
+  /** The memory of a contiguous FP32 array, not owned (ND4J keeps it alive through {@code a}). */
+  private static FloatPointer region(INDArray a) {
+    return new Region(a.data().addressPointer().address(), a.length());
+  }
+
+  private static final class Region extends FloatPointer {
+    Region(long address, long length) {
+      super((Pointer) null);
+      this.address = address;
+      this.position = 0;
+      this.limit = length;
+      this.capacity = length;
+    }
+  }
+}
