@@ -247,9 +247,8 @@ final class TrainBench {
   }
 
   /**
-   * Median and 99th percentile of {@code runs} timed calls, after a warm-up of at least 200 calls
-   * and one second (at most ten seconds), so that the JIT has compiled the hot path of every
-   * contender before timing starts (the same warm-up for each).
+   * Median and 99th percentile of {@code runs} timed calls, after the warm-up of {@link
+   * #latencySamples} (the same for each contender).
    */
   static double[] latency(Runnable call, int runs) {
     return percentiles(latencySamples(call, runs));
@@ -261,12 +260,39 @@ final class TrainBench {
     return new double[] {sorted[runs / 2], sorted[(int) Math.ceil(0.99 * runs) - 1]};
   }
 
-  /** Every timed call of {@link #latency}, sorted. */
+  /** Warm-up calls before timing starts, at least. */
+  static final int WARM_UP_CALLS = 200;
+  /** The JIT must have compiled nothing for this long before timing starts. */
+  static final long JIT_QUIET_NANOS = 1_000_000_000L;
+  /** Warm-up stops here whatever the JIT does. */
+  static final long WARM_UP_LIMIT_NANOS = 20_000_000_000L;
+
+  /**
+   * Every timed call of {@link #latency}, sorted. Timing starts after at least {@link
+   * #WARM_UP_CALLS} calls, once the JIT has compiled nothing for {@link #JIT_QUIET_NANOS} (at
+   * most {@link #WARM_UP_LIMIT_NANOS}; without compilation-time monitoring, after one second):
+   * on two cores a compiler thread that is still at work takes a core from the call, and a
+   * fixed one-second warm-up left the fused MLP's batch-1 calls 5-9 ms slow at the 99th
+   * percentile for its first ~7 000 calls, against under 1 ms after (docs/performance.md).
+   */
   static double[] latencySamples(Runnable call, int runs) {
+    java.lang.management.CompilationMXBean jit =
+        java.lang.management.ManagementFactory.getCompilationMXBean();
+    boolean watch = jit != null && jit.isCompilationTimeMonitoringSupported();
     long start = System.nanoTime();
+    long compiled = watch ? jit.getTotalCompilationTime() : 0;
+    long quietSince = start;
     for (int i = 0; ; i++) {
-      long elapsed = System.nanoTime() - start;
-      if ((i >= 200 && elapsed >= 1_000_000_000L) || elapsed >= 10_000_000_000L) {
+      long now = System.nanoTime();
+      if (watch) {
+        long c = jit.getTotalCompilationTime();
+        if (c != compiled) {
+          compiled = c;
+          quietSince = now;
+        }
+      }
+      boolean quiet = watch ? now - quietSince >= JIT_QUIET_NANOS : now - start >= 1_000_000_000L;
+      if ((i >= WARM_UP_CALLS && quiet) || now - start >= WARM_UP_LIMIT_NANOS) {
         break;
       }
       call.run();
