@@ -1,8 +1,8 @@
 package io.hyperframes.nd4j.dl4j;
 
+import io.hyperframes.nd4j.train.FusedAdam;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.IntStream;
 import org.bytedeco.javacpp.FloatPointer;
 import org.bytedeco.javacpp.Pointer;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -24,9 +24,6 @@ import org.nd4j.linalg.learning.config.Adam;
  * <p>Not thread-safe, as DL4J's updaters.
  */
 final class FusedAdamUpdater implements GradientUpdater<Adam> {
-
-  /** Elements below which one thread does the pass. */
-  private static final int PARALLEL_FROM = 1 << 16;
 
   private final FusedAdamConfig config;
   private INDArray mView;
@@ -142,18 +139,7 @@ final class FusedAdamUpdater implements GradientUpdater<Adam> {
     }
     FloatPointer grad = region(gradient);
     grad.get(g);
-    float b1 = (float) beta1;
-    float b2 = (float) beta2;
-    float a = (float) alpha;
-    float eps = (float) config.getEpsilon();
-    int n = g.length;
-    int chunks = n < PARALLEL_FROM ? 1 : Runtime.getRuntime().availableProcessors();
-    if (chunks == 1) {
-      pass(0, n, b1, b2, a, eps);
-    } else {
-      IntStream.range(0, chunks).parallel().forEach(c -> pass((int) ((long) n * c / chunks),
-          (int) ((long) n * (c + 1) / chunks), b1, b2, a, eps));
-    }
+    FusedAdam.pass(g, m, v, g, true, alpha, beta1, beta2, config.getEpsilon());
     grad.put(g);
     region(mView).put(m);
     region(vView).put(v);
@@ -161,23 +147,6 @@ final class FusedAdamUpdater implements GradientUpdater<Adam> {
     java.lang.ref.Reference.reachabilityFence(gradient);
     java.lang.ref.Reference.reachabilityFence(mView);
     java.lang.ref.Reference.reachabilityFence(vView);
-  }
-
-  /** Moments and update for elements [from, to): the update replaces the gradient. */
-  private void pass(int from, int to, float b1, float b2, float alpha, float eps) {
-    float c1 = 1 - b1;
-    float c2 = 1 - b2;
-    float[] gg = g;
-    float[] mm = m;
-    float[] vv = v;
-    for (int i = from; i < to; i++) {
-      float gi = gg[i];
-      float mi = b1 * mm[i] + c1 * gi;
-      float vi = b2 * vv[i] + c2 * gi * gi;
-      mm[i] = mi;
-      vv[i] = vi;
-      gg[i] = alpha * mi / ((float) Math.sqrt(vi) + eps);
-    }
   }
 
   /** Whether {@code a} is FP32 with its elements in one run of memory, unit stride. */

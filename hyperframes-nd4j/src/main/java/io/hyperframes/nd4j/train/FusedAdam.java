@@ -91,35 +91,50 @@ public final class FusedAdam {
     buffer(grad).get(gradient);
     double alpha = learningRate * Math.sqrt(1 - Math.pow(beta2, step))
         / (1 - Math.pow(beta1, step));
+    pass(gradient, m, v, master, false, alpha, beta1, beta2, epsilon);
+    buffer(parameter).put(master);
+  }
+
+  /**
+   * One Adam pass over Java arrays of equal length, in ND4J's form (class comment), with the
+   * step size {@code alpha} = αₜ already computed: the moments {@code m} and {@code v} are
+   * updated in place from the gradient {@code g}, and the update αₜ·m/(√v + ε) is subtracted from
+   * {@code target} or, with {@code replace}, written into it (DL4J's updaters hand back the update
+   * in the gradient's place). Split over the cores from 2¹⁶ elements.
+   */
+  public static void pass(float[] g, float[] m, float[] v, float[] target, boolean replace,
+      double alpha, double beta1, double beta2, double epsilon) {
+    int n = g.length;
+    checkArgument(m.length == n && v.length == n && target.length == n,
+        "g, m, v, target: must have the same length, got %s, %s, %s, %s", n, m.length, v.length,
+        target.length);
+    // Branch-free in the loop: target = keep·target + sign·update.
+    float keep = replace ? 0f : 1f;
+    float sign = replace ? 1f : -1f;
     float b1 = (float) beta1;
     float b2 = (float) beta2;
     float a = (float) alpha;
     float eps = (float) epsilon;
-    int n = master.length;
     int chunks = n < (1 << 16) ? 1 : Runtime.getRuntime().availableProcessors();
     if (chunks == 1) {
-      pass(0, n, b1, b2, a, eps);
+      pass(g, m, v, target, keep, sign, 0, n, b1, b2, a, eps);
     } else {
-      IntStream.range(0, chunks).parallel().forEach(c -> pass(
+      IntStream.range(0, chunks).parallel().forEach(c -> pass(g, m, v, target, keep, sign,
           (int) ((long) n * c / chunks), (int) ((long) n * (c + 1) / chunks), b1, b2, a, eps));
     }
-    buffer(parameter).put(master);
   }
 
-  private void pass(int from, int to, float b1, float b2, float alpha, float eps) {
+  private static void pass(float[] g, float[] mm, float[] vv, float[] t, float keep, float sign,
+      int from, int to, float b1, float b2, float alpha, float eps) {
     float c1 = 1 - b1;
     float c2 = 1 - b2;
-    float[] w = master;
-    float[] g = gradient;
-    float[] mm = m;
-    float[] vv = v;
     for (int i = from; i < to; i++) {
       float gi = g[i];
       float mi = b1 * mm[i] + c1 * gi;
       float vi = b2 * vv[i] + c2 * gi * gi;
       mm[i] = mi;
       vv[i] = vi;
-      w[i] -= alpha * mi / ((float) Math.sqrt(vi) + eps);
+      t[i] = keep * t[i] + sign * (alpha * mi / ((float) Math.sqrt(vi) + eps));
     }
   }
 
