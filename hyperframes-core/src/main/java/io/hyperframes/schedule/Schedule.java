@@ -438,28 +438,7 @@ public final class Schedule {
    */
   static Placed place(ClusterState state, ClusterState.View view, int[] rank,
       Placement placement, SplittableRandom rng, GpuPod pod, int[] feasible) {
-    int k = 0;
-    if (pod.gpus() > 0 && pod.gpuMilli() == 1000) {
-      // Whole GPUs: only the nodes with that many fully free, in the same (index) order.
-      if (pod.gpus() >= state.atLeast.length) {
-        return null;
-      }
-      long[] bits = state.atLeast[pod.gpus()];
-      for (int w = 0; w < bits.length; w++) {
-        for (long word = bits[w]; word != 0; word &= word - 1) {
-          int i = (w << 6) + Long.numberOfTrailingZeros(word);
-          if (state.fits(i, pod)) {
-            feasible[k++] = i;
-          }
-        }
-      }
-    } else {
-      for (int i = 0; i < state.nodes.length; i++) {
-        if (state.fits(i, pod)) {
-          feasible[k++] = i;
-        }
-      }
-    }
+    int k = feasibleNodes(state, pod, feasible);
     if (k == 0) {
       return null;
     }
@@ -475,9 +454,7 @@ public final class Schedule {
         }
       }
     }
-    view.n = best;
-    int gpu = pod.gpus() == 1 && pod.gpuMilli() < 1000 ? placement.shareGpu(view, pod, rng) : -1;
-    return new Placed(best, state.place(best, pod, gpu));
+    return take(state, view, placement, rng, pod, best);
   }
 
   /**
@@ -506,17 +483,47 @@ public final class Schedule {
       }
       best = nthSetBit(bits, k == 1 ? 0 : rng.nextInt(k));
     } else {
-      int k = 0;
-      for (int i = 0; i < state.nodes.length; i++) {
-        if (state.fits(i, pod)) {
-          feasible[k++] = i;
-        }
-      }
+      int k = feasibleNodes(state, pod, feasible);
       if (k == 0) {
         return null;
       }
       best = feasible[k == 1 ? 0 : rng.nextInt(k)];
     }
+    return take(state, view, placement, rng, pod, best);
+  }
+
+  /**
+   * Writes the nodes {@code pod} fits on now into {@code feasible}, in index order; returns how
+   * many. A whole-GPU task looks only at the nodes with that many fully free GPUs.
+   */
+  private static int feasibleNodes(ClusterState state, GpuPod pod, int[] feasible) {
+    int k = 0;
+    if (pod.gpus() > 0 && pod.gpuMilli() == 1000) {
+      if (pod.gpus() >= state.atLeast.length) {
+        return 0;
+      }
+      long[] bits = state.atLeast[pod.gpus()];
+      for (int w = 0; w < bits.length; w++) {
+        for (long word = bits[w]; word != 0; word &= word - 1) {
+          int i = (w << 6) + Long.numberOfTrailingZeros(word);
+          if (state.fits(i, pod)) {
+            feasible[k++] = i;
+          }
+        }
+      }
+      return k;
+    }
+    for (int i = 0; i < state.nodes.length; i++) {
+      if (state.fits(i, pod)) {
+        feasible[k++] = i;
+      }
+    }
+    return k;
+  }
+
+  /** Places {@code pod} on node {@code best}, a shared task on the GPU the placement picks. */
+  private static Placed take(ClusterState state, ClusterState.View view, Placement placement,
+      SplittableRandom rng, GpuPod pod, int best) {
     view.n = best;
     int gpu = pod.gpus() == 1 && pod.gpuMilli() < 1000 ? placement.shareGpu(view, pod, rng) : -1;
     return new Placed(best, state.place(best, pod, gpu));

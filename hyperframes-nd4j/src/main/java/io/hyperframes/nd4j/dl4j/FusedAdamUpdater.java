@@ -18,8 +18,8 @@ import org.nd4j.linalg.learning.config.Adam;
  * vectorises, square root and division included; loops over native buffers it does not), the
  * gradient is copied in once, the update copied out once, and the moments written back to the
  * state view after every step, so that DL4J reads current state whenever it saves or inspects
- * it. A gradient that is not one contiguous FP32 run (DL4J passes its updater blocks as
- * contiguous row vectors) goes through DL4J's own {@link AdamUpdater} on the same state.
+ * it. A gradient or state that is not a contiguous FP32 vector (DL4J passes its updater blocks
+ * as contiguous row vectors) goes through DL4J's own {@link AdamUpdater} on the same state.
  *
  * <p>Not thread-safe, as DL4J's updaters.
  */
@@ -118,10 +118,9 @@ final class FusedAdamUpdater implements GradientUpdater<Adam> {
       throw new IllegalArgumentException("gradient: " + gradient.length() + " elements, the"
           + " state holds " + m.length);
     }
-    if (!contiguous(gradient) || !contiguous(mView) || !contiguous(vView)
-        || !sameOrder(gradient, mView)) {
-      // Not one run of memory in the state's order: DL4J's updater on the same state, then
-      // reload the moments it wrote.
+    if (!contiguous(gradient) || !contiguous(mView) || !contiguous(vView)) {
+      // Not one run of memory: DL4J's updater on the same state, then reload the moments it
+      // wrote.
       AdamUpdater fallback = new AdamUpdater(config);
       Map<String, INDArray> state = getState();
       fallback.setState(state, false);
@@ -149,38 +148,21 @@ final class FusedAdamUpdater implements GradientUpdater<Adam> {
     java.lang.ref.Reference.reachabilityFence(vView);
   }
 
-  /** Whether {@code a} is FP32 with its elements in one run of memory, unit stride. */
+  /**
+   * Whether {@code a} is an FP32 vector (at most one dimension longer than 1) with unit stride:
+   * one run of memory, element i at offset i, as DL4J's updater blocks and their state are.
+   */
   private static boolean contiguous(INDArray a) {
     if (a.dataType() != DataType.FLOAT || a.length() > Integer.MAX_VALUE) {
       return false;
     }
-    long expected = 1;
-    boolean c = true;
-    for (int d = a.rank() - 1; d >= 0; d--) {
-      if (a.size(d) > 1 && a.stride(d) != expected) {
-        c = false;
-        break;
-      }
-      expected *= a.size(d);
-    }
-    if (c) {
-      return true;
-    }
-    expected = 1;
+    int longDims = 0;
     for (int d = 0; d < a.rank(); d++) {
-      if (a.size(d) > 1 && a.stride(d) != expected) {
+      if (a.size(d) > 1 && (++longDims > 1 || a.stride(d) != 1)) {
         return false;
       }
-      expected *= a.size(d);
     }
     return true;
-  }
-
-  /** Whether element i in memory is the same logical element of both (vectors always are). */
-  private static boolean sameOrder(INDArray a, INDArray b) {
-    long dims = java.util.Arrays.stream(a.shape()).filter(s -> s > 1).count();
-    return dims <= 1 || (java.util.Arrays.equals(a.shape(), b.shape())
-        && java.util.Arrays.equals(a.stride(), b.stride()));
   }
 
   /** The memory of a contiguous FP32 array, not owned (ND4J keeps it alive through {@code a}). */
