@@ -30,10 +30,21 @@ public class FusedAdamConfig extends Adam {
     super();
   }
 
-  /** The fused form of {@code adam}: the same rate or schedule, β₁, β₂ and ε. */
+  /**
+   * The fused form of {@code adam}: the same rate or schedule, β₁, β₂ and ε.
+   *
+   * @throws IllegalArgumentException when {@code adam} is null
+   */
   public FusedAdamConfig(Adam adam) {
-    super(adam.getLearningRate(), adam.getBeta1(), adam.getBeta2(), adam.getEpsilon());
+    super(given(adam).getLearningRate(), adam.getBeta1(), adam.getBeta2(), adam.getEpsilon());
     setLearningRateSchedule(adam.getLearningRateSchedule());
+  }
+
+  private static Adam given(Adam adam) {
+    if (adam == null) {
+      throw new IllegalArgumentException("adam: must be given");
+    }
+    return adam;
   }
 
   @Override

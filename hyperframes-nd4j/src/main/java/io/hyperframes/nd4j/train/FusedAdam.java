@@ -101,9 +101,13 @@ public final class FusedAdam {
    * updated in place from the gradient {@code g}, and the update αₜ·m/(√v + ε) is subtracted from
    * {@code target} or, with {@code replace}, written into it (DL4J's updaters hand back the update
    * in the gradient's place). Split over the cores from 2¹⁶ elements.
+   *
+   * @throws IllegalArgumentException when an array is missing or the lengths differ
    */
   public static void pass(float[] g, float[] m, float[] v, float[] target, boolean replace,
       double alpha, double beta1, double beta2, double epsilon) {
+    checkArgument(g != null && m != null && v != null && target != null,
+        "g, m, v, target: must be given");
     int n = g.length;
     checkArgument(m.length == n && v.length == n && target.length == n,
         "g, m, v, target: must have the same length, got %s, %s, %s, %s", n, m.length, v.length,

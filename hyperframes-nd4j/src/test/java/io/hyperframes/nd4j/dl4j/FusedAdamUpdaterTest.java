@@ -150,5 +150,16 @@ class FusedAdamUpdaterTest {
         () -> u.applyUpdater(Nd4j.zeros(DataType.FLOAT, 1, 5), 0, 0));
     assertTrue(e.getMessage().startsWith("gradient"), e.getMessage());
     assertThrows(IllegalStateException.class, () -> u.setState(Map.of(), false));
+    e = assertThrows(IllegalArgumentException.class, () -> new FusedAdamConfig(null));
+    assertTrue(e.getMessage().startsWith("adam"), e.getMessage());
+    float[] a = new float[3];
+    e = assertThrows(IllegalArgumentException.class,
+        () -> io.hyperframes.nd4j.train.FusedAdam.pass(a, a, new float[2], a, true, 1e-3, 0.9,
+            0.999, 1e-8));
+    assertTrue(e.getMessage().startsWith("g, m, v, target"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> io.hyperframes.nd4j.train.FusedAdam.pass(null, a, a, a, true, 1e-3, 0.9, 0.999,
+            1e-8));
+    assertTrue(e.getMessage().startsWith("g, m, v, target"), e.getMessage());
   }
 }
