@@ -147,7 +147,7 @@ public final class Calibration {
             family(format).stream().map(NumberFormat::id).toList(), k.matmul(), k.halfDim(),
             k.halfRows(), k.attention(), k.layerOverheadSeconds() * 1e6, k.overlapCost(),
             k.servingLayerOverheadSeconds() * 1e6, k.kvBandwidthFraction(),
-            k.servingRequestSeconds() * 1e6, provenance));
+            k.servingRequestSeconds() * 1e6, k.optimizerBandwidthFraction(), provenance));
       }
       List<CatalogFile.FabricEntry> fabrics = new ArrayList<>();
       for (String t : fabricTargets) {

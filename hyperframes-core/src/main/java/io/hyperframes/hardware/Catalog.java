@@ -364,6 +364,8 @@ public final class Catalog {
           e.servingRequestOverheadUs() == null ? 0.0
               : Checks.nonNegative(p + ".servingRequestOverheadUs",
                   e.servingRequestOverheadUs()) * 1e-6,
+          e.optimizerBandwidthFraction() == null ? 1.0
+              : Checks.fraction(p + ".optimizerBandwidthFraction", e.optimizerBandwidthFraction()),
           text(p + ".source", e.source()));
       checkArgument(e.formats() != null && !e.formats().isEmpty(),
           "%s.formats: must be a non-empty array of number formats", p);

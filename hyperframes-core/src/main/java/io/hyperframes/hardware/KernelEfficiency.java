@@ -21,7 +21,12 @@ import static com.google.common.base.Preconditions.checkArgument;
  * kernels stream many short, scattered blocks). Every request also pays
  * {@code servingRequestSeconds} once before its first token: the serving path outside the model's
  * kernels (scheduling the request, sampling the first token, the device-to-host copy and the
- * server's response path), which a short prompt's prefill does not hide.
+ * server's response path), which a short prompt's prefill does not hide. The optimizer step
+ * streams its states at {@code optimizerBandwidthFraction} of the sustained memory bandwidth:
+ * 1 for an engine whose fused optimizer kernel streams like any element-wise kernel (the
+ * catalog's generations), less where the engine's optimizer moves more bytes than the estimator
+ * counts or shares the cores (a measured host: {@code hyperframes probe} times HyperFrames'
+ * {@code FusedAdam} right after a oneDNN call, as in a training step).
  *
  * @param matmul large-matrix fraction of peak, in (0, 1]
  * @param halfDim weight dimension (n or k) of half efficiency, ≥ 0
@@ -32,17 +37,20 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param servingLayerOverheadSeconds fixed seconds per layer per decode step, ≥ 0
  * @param kvBandwidthFraction fraction of sustained bandwidth of decode KV-cache reads, in (0, 1]
  * @param servingRequestSeconds fixed seconds per request before its first token, ≥ 0
+ * @param optimizerBandwidthFraction fraction of sustained bandwidth of the optimizer step, in
+ *     (0, 1]
  * @param source where the constants come from: the cases they were fitted on, or the datasheet
  */
 public record KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
     double layerOverheadSeconds, double overlapCost, double servingLayerOverheadSeconds,
-    double kvBandwidthFraction, double servingRequestSeconds, String source) {
+    double kvBandwidthFraction, double servingRequestSeconds, double optimizerBandwidthFraction,
+    String source) {
 
   /** Training constants only; serving uses no overhead and the full bandwidth. */
   public KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
       double layerOverheadSeconds, double overlapCost, String source) {
     this(matmul, halfDim, halfRows, attention, layerOverheadSeconds, overlapCost, 0.0, 1.0, 0.0,
-        source);
+        1.0, source);
   }
 
 
@@ -61,6 +69,10 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
         && kvBandwidthFraction <= 1,
         "kernel.kvBandwidthFraction: must be in (0, 1], got %s", kvBandwidthFraction);
     Checks.nonNegative("kernel.servingRequestSeconds", servingRequestSeconds);
+    checkArgument(Double.isFinite(optimizerBandwidthFraction) && optimizerBandwidthFraction > 0
+        && optimizerBandwidthFraction <= 1,
+        "kernel.optimizerBandwidthFraction: must be in (0, 1], got %s",
+        optimizerBandwidthFraction);
     source = source == null ? "" : source;
   }
 
@@ -68,54 +80,68 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
   public KernelEfficiency withMatmul(double value) {
     return new KernelEfficiency(value, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, source);
+        servingRequestSeconds, optimizerBandwidthFraction,
+        source);
   }
 
   /** These constants with another weight half dimension. */
   public KernelEfficiency withHalfDim(double value) {
     return new KernelEfficiency(matmul, value, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, source);
+        servingRequestSeconds, optimizerBandwidthFraction,
+        source);
   }
 
   /** These constants with another fused-attention efficiency. */
   public KernelEfficiency withAttention(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, value, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, source);
+        servingRequestSeconds, optimizerBandwidthFraction,
+        source);
   }
 
   /** These constants with another per-layer overhead, seconds. */
   public KernelEfficiency withLayerOverhead(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, seconds, overlapCost,
         servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, source);
+        servingRequestSeconds, optimizerBandwidthFraction,
+        source);
   }
 
   /** These constants with another overlap cost. */
   public KernelEfficiency withOverlapCost(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         value, servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, source);
+        servingRequestSeconds, optimizerBandwidthFraction,
+        source);
   }
 
   /** These constants with another serving per-layer overhead, seconds. */
   public KernelEfficiency withServingLayerOverhead(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, seconds, kvBandwidthFraction, servingRequestSeconds, source);
+        overlapCost, seconds, kvBandwidthFraction, servingRequestSeconds, optimizerBandwidthFraction,
+        source);
   }
 
   /** These constants with another KV-cache bandwidth fraction. */
   public KernelEfficiency withKvBandwidthFraction(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, value, servingRequestSeconds,
+        overlapCost, servingLayerOverheadSeconds, value, servingRequestSeconds, optimizerBandwidthFraction,
         source);
   }
 
   /** These constants with another per-request serving overhead, seconds. */
   public KernelEfficiency withServingRequest(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, seconds, source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, seconds, optimizerBandwidthFraction,
+        source);
+  }
+
+  /** These constants with another optimizer bandwidth fraction. */
+  public KernelEfficiency withOptimizerBandwidthFraction(double value) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        value, source);
   }
 
   /** Matmul efficiency for an m×k by k×n product. */

@@ -50,6 +50,12 @@ public final class MachineProfile {
   public static final String SCHEMA = "hyperframes.profile/1";
 
   /**
+   * Bytes the estimator counts per parameter for an Adam step in FP32 training: the gradient
+   * read (4), the weights read and written (8), both moments read and written (16).
+   */
+  public static final double ADAM_FP32_BYTES = 28;
+
+  /**
    * One measurement: every repeat, and its median and range.
    *
    * @param name what was measured ("matmul.bf16.256x2048x2048", "memory.triad")
@@ -313,7 +319,8 @@ public final class MachineProfile {
     List<CatalogFile.KernelEntry> ks = new ArrayList<>();
     kernels.forEach((format, k) -> ks.add(new CatalogFile.KernelEntry(generation, null,
         List.of(format.id()), k.matmul(), k.halfDim(), k.halfRows(), 0.0,
-        k.layerOverheadSeconds() * 1e6, 0.0, null, null, null, k.source())));
+        k.layerOverheadSeconds() * 1e6, 0.0, null, null, null, k.optimizerBandwidthFraction(),
+        k.source())));
     return new CatalogFile(null, "fitted by hyperframes probe", List.of(link), List.of(acc),
         List.of(n), null, null, ks.isEmpty() ? null : ks, null);
   }
@@ -344,6 +351,8 @@ public final class MachineProfile {
     private double memoryBytes;
     private double triad;
     private double copy;
+    private double optimizerBytes;
+    private double optimizerSeconds;
 
     private Builder(String id) {
       this.id = id;
@@ -426,6 +435,24 @@ public final class MachineProfile {
       return this;
     }
 
+    /**
+     * One Adam step over {@code parameters} FP32 parameters (the gradient read, the master
+     * weights and both moments read and written), timed {@code seconds} per step in each
+     * repeat, as a training step runs it: right after the backward pass's last kernel. It fits
+     * the kernels' {@link KernelEfficiency#optimizerBandwidthFraction}: the bytes the estimator
+     * counts for that step ({@link #ADAM_FP32_BYTES} per parameter) over the median time,
+     * relative to the triad bandwidth, at most 1.
+     */
+    public Builder optimizer(long parameters, double[] seconds) {
+      checkArgument(parameters > 0, "parameters: must be > 0, got %s", parameters);
+      checkState(optimizerBytes == 0, "optimizer: already measured");
+      Measurement m = new Measurement("optimizer.adam.fp32." + parameters, "s", seconds);
+      measurements.add(m);
+      optimizerBytes = ADAM_FP32_BYTES * (double) parameters;
+      optimizerSeconds = m.median();
+      return this;
+    }
+
     /** Any other measurement (loader throughput, host-to-device copies), recorded as is. */
     public Builder measurement(Measurement m) {
       checkArgument(m != null, "measurement: must be given");
@@ -446,13 +473,20 @@ public final class MachineProfile {
       Map<String, Double> peak = new LinkedHashMap<>();
       Map<NumberFormat, KernelEfficiency> kernels = new LinkedHashMap<>();
       String date = java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString();
+      double optimizerFraction = optimizerBytes == 0 ? 1.0
+          : Math.min(1.0, optimizerBytes / optimizerSeconds / triad);
+      String optimizerSource = optimizerBytes == 0 ? ""
+          : String.format(Locale.ROOT, "; optimizer at %.3f of the triad bandwidth (an Adam"
+              + " step of %.0f FP32 parameters in %.3g ms)", optimizerFraction,
+              optimizerBytes / ADAM_FP32_BYTES, optimizerSeconds * 1e3);
       for (Map.Entry<NumberFormat, ProfileFit.Result> e : fits.entrySet()) {
         ProfileFit.Result r = e.getValue();
         peak.put(e.getKey().id(), r.peakFlopsPerSecond() / 1e12);
         kernels.put(e.getKey(), new KernelEfficiency(r.efficiency(), r.halfDim(),
             r.halfRows(), 0.0, r.layerOverheadSeconds(), 0.0, String.format(Locale.ROOT,
                 "hyperframes probe %s: fitted on %d matmul shapes (rms log error %.3f) and %d"
-                    + " fused dense layers", date, r.shapes(), r.rmsLogError(), r.layers())));
+                    + " fused dense layers%s", date, r.shapes(), r.rmsLogError(), r.layers(),
+                optimizerSource)).withOptimizerBandwidthFraction(optimizerFraction));
       }
       String source = "hyperframes probe " + date + " on " + (name == null ? "this host" : name);
       CatalogFile catalog = hostCatalog(id, (name == null ? "this host" : name) + " (measured)",

@@ -242,7 +242,7 @@ public final class TrainingEstimator {
       double dp = dataParallelExposed(cluster, l, states, w, kernel, units,
           forward / units, backward / units, backwardWindow, mbCompute, microBatches);
       time = new TimeBreakdown(microBatches * mbCompute, 0, 0, 0, dp, 0,
-          optimizerSeconds(states, l, w, bandwidth));
+          optimizerSeconds(states, l, w, bandwidth * kernel.optimizerBandwidthFraction()));
     }
     double samplesPerStep = w.globalBatchSize();
     double modelFlops = d.trainingFlopsPerSample() * samplesPerStep;
@@ -381,7 +381,8 @@ public final class TrainingEstimator {
     double dpExposed = dataParallelExposed(cluster, l, states, w, kernel, layersPerStage,
         forward + overhead / 3, layerTraining - forward + 2 * overhead / 3 + recompute,
         backwardWindow, mbCompute + mbRecompute, microBatches);
-    double optimizer = optimizerSeconds(states, l, w, bandwidth);
+    double optimizer = optimizerSeconds(states, l, w,
+        bandwidth * kernel.optimizerBandwidthFraction());
 
     return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
         microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer);
@@ -486,7 +487,10 @@ public final class TrainingEstimator {
 
   /**
    * The optimizer step: read the gradients, read and write master weights and moments, write
-   * the working weights, at the streaming bandwidth, over this device's shard.
+   * the working weights, over this device's shard, at {@code bandwidth}: the streaming bandwidth
+   * times the kernel's {@link KernelEfficiency#optimizerBandwidthFraction} (1 unless measured:
+   * a fused optimizer is one element-wise pass over its states, Rajbhandari et al. 2020, arXiv
+   * 1910.02054, §3.1 for the 16 bytes of Adam's FP32 states per parameter).
    */
   private static double optimizerSeconds(ModelStates states, Layout l, TrainingWorkload w,
       double bandwidth) {

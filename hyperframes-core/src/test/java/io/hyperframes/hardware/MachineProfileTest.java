@@ -112,8 +112,56 @@ class MachineProfileTest {
     assertEquals(2 * 2.5e9 * 64, generic.accelerator().peakFlops(NumberFormat.BF16));
   }
 
+  /** A synthetic FP32 machine whose Adam step over {@code n} parameters takes {@code t}. */
+  private static MachineProfile withOptimizer(long n, double t) {
+    MachineProfile.Builder b = MachineProfile.builder("host").name("synthetic CPU")
+        .memoryBytes(16.0 * (1L << 30));
+    int[][] shapes = {{64, 256, 256}, {256, 2048, 784}, {1024, 1024, 1024}, {2048, 784, 256}};
+    for (int[] s : shapes) {
+      b.matmul(NumberFormat.FP32, s[0], s[1], s[2], new double[] {seconds(s[0], s[1], s[2])});
+    }
+    b.stream("triad", 3 * 8 * 1e7, new double[] {3 * 8 * 1e7 / TRIAD});
+    return b.optimizer(n, new double[] {t * 1.1, t, t * 0.9}).build();
+  }
+
+  @Test
+  void theMeasuredOptimizerStepIsWhatTheEstimatorPredictsForIt() {
+    long n = 4L << 20;
+    double t = 2 * MachineProfile.ADAM_FP32_BYTES * n / TRIAD; // half the triad's rate
+    MachineProfile p = withOptimizer(n, t);
+    assertEquals(0.5, p.accelerator().kernel(NumberFormat.FP32).optimizerBandwidthFraction(),
+        1e-12);
+    assertEquals(0.5, MachineProfile.parse(p.toJson()).accelerator().kernel(NumberFormat.FP32)
+        .optimizerBandwidthFraction(), 1e-12);
+    assertTrue(p.measurement("optimizer.adam.fp32." + n).isPresent());
+    // The estimator's optimizer step of an FP32 network of the same parameter count is the
+    // measured time: the profile's fraction and the estimator count the same 28 bytes.
+    String request = """
+        {"model": {"name": "mlp", "dense": [2048, 2048]},
+         "cluster": {"template": "host-node", "devices": 1},
+         "workload": {"type": "training", "precision": "fp32", "globalBatchSize": 256,
+                      "optimizer": "adam"},
+         "layout": {"tp": 1, "pp": 1, "dp": 1, "microBatch": 256}}
+        """;
+    TrainingEstimate e = TrainingEstimator.analytical().estimate(Requests.parse(request,
+        p.applyTo(Catalog.builtIn())));
+    long params = 2048L * 2048 + 2048;
+    assertEquals(t * params / n, e.time().optimizerSeconds(), 1e-9 * t);
+    // An optimizer faster than the triad (caches) is capped at the triad's rate.
+    assertEquals(1.0, withOptimizer(n, t / 10).accelerator().kernel(NumberFormat.FP32)
+        .optimizerBandwidthFraction());
+  }
+
   @Test
   void badInputNamesTheField() {
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> MachineProfile.builder("host").optimizer(0, new double[] {1})).getMessage()
+        .contains("parameters"));
+    String badFraction = withOptimizer(1 << 20, 1e-3).toJson().replaceFirst(
+        "\"optimizerBandwidthFraction\" : [0-9.eE-]+", "\"optimizerBandwidthFraction\" : 1.5");
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> MachineProfile.parse(badFraction)).getMessage()
+        .contains("optimizerBandwidthFraction: must be in (0, 1], got 1.5"));
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> MachineProfile.parse("{\"schema\": \"other/1\"}")).getMessage().contains("profile.schema"));
     assertTrue(assertThrows(IllegalArgumentException.class,

@@ -153,7 +153,7 @@ final class BenchTrainCommand implements Callable<Integer> {
           }).run();
           from = "probed in this run (" + probeSeconds + " s)";
         }
-        root.set("prediction", StepPrediction.json(hf.meter(), p, from,
+        root.set("prediction", StepPrediction.json(hf.meter(), epochs, p, from,
             precision.equals("fp32") ? "fp32" : "bf16-mixed"));
       }
       root.put("epochs", epochs);
@@ -232,14 +232,17 @@ final class BenchTrainCommand implements Callable<Integer> {
           1e3 * p.get("genericStepSeconds").asDouble(),
           100 * p.get("genericError").asDouble()));
       var parts = p.get("parts");
-      b.append(String.format(Locale.ROOT, "  compute / optimizer: measured %.1f / %.1f ms,"
-          + " profile %.1f / %.1f ms, generic %.1f / %.1f ms%n",
-          1e3 * parts.get("measured").get("computeSeconds").asDouble(),
-          1e3 * parts.get("measured").get("optimizerSeconds").asDouble(),
-          1e3 * parts.get("profile").get("computeSeconds").asDouble(),
-          1e3 * parts.get("profile").get("optimizerSeconds").asDouble(),
-          1e3 * parts.get("generic").get("computeSeconds").asDouble(),
-          1e3 * parts.get("generic").get("optimizerSeconds").asDouble()));
+      b.append(String.format(Locale.ROOT, "  compute / optimizer / loader: measured %.1f / %.1f"
+          + " / %.1f ms (data wait), profile %.1f / %.1f / %.1f ms, generic %.1f / %.1f / %.1f"
+          + " ms%n", 1e3 * part(parts, "measured", "computeSeconds"),
+          1e3 * part(parts, "measured", "optimizerSeconds"),
+          1e3 * part(parts, "measured", "loaderSeconds"),
+          1e3 * part(parts, "profile", "computeSeconds"),
+          1e3 * part(parts, "profile", "optimizerSeconds"),
+          1e3 * part(parts, "profile", "loaderSeconds"),
+          1e3 * part(parts, "generic", "computeSeconds"),
+          1e3 * part(parts, "generic", "optimizerSeconds"),
+          1e3 * part(parts, "generic", "loaderSeconds")));
     }
     if (root.has("djlSpeedup")) {
       b.append(String.format(Locale.ROOT, "speedup over DJL on PyTorch %.2fx%n",
@@ -252,5 +255,10 @@ final class BenchTrainCommand implements Callable<Integer> {
     b.append(String.format(Locale.ROOT, "%-14s %12.1f %9.1f%% %10.4f %8.2f%%%n", name,
         n.get("samplesPerSecond").asDouble(), 100 * n.get("dataWaitShare").asDouble(),
         n.get("finalLoss").asDouble(), 100 * n.get("accuracy").asDouble()));
+  }
+
+  private static double part(com.fasterxml.jackson.databind.JsonNode parts, String who,
+      String what) {
+    return parts.get(who).get(what).asDouble();
   }
 }

@@ -80,8 +80,10 @@ final class ProbeCommand implements Callable<Integer> {
               + " %.1f us%n", f.id(), p.accelerator().peakFlops(f) / 1e9, k.halfDim(),
           k.halfRows(), k.layerOverheadSeconds() * 1e6));
     }
-    b.append(String.format(Locale.ROOT, "  memory %.1f GB/s (triad)%n",
-        p.accelerator().memoryBandwidthBytesPerSecond() / 1e9));
+    var fp32 = p.accelerator().kernel(NumberFormat.FP32);
+    b.append(String.format(Locale.ROOT, "  memory %.1f GB/s (triad); optimizer step at %.2f of"
+        + " it%n", p.accelerator().memoryBandwidthBytesPerSecond() / 1e9,
+        fp32.optimizerBandwidthFraction()));
     return b.toString();
   }
 }

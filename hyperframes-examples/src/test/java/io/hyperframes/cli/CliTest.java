@@ -1,5 +1,6 @@
 package io.hyperframes.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -493,7 +494,7 @@ class CliTest {
     assertEquals("hyperframes.profile/1", p.get("schema").asText());
     for (String m : List.of("matmul.bf16.256x2048x2048", "matmul.fp32.256x2048x784",
         "memory.triad", "memory.copy", "dense.backward.bf16.256x2048x2048",
-        "loader.workers2.samplesPerSecondPerWorker")) {
+        "optimizer.adam.fp32.4194304", "loader.workers2.samplesPerSecondPerWorker")) {
       boolean found = false;
       for (JsonNode n : p.get("measurements")) {
         if (n.get("name").asText().equals(m)) {
@@ -504,9 +505,12 @@ class CliTest {
       assertTrue(found, "missing or malformed measurement " + m);
     }
     assertEquals("host", p.get("catalog").get("accelerators").get(0).get("id").asText());
-    // 9 matmul shapes x 2 formats, 3 layers x forward/backward x 2 formats, copy, triad, and
-    // the loader with 1 and 2 workers.
-    assertEquals(9 * 2 + 3 * 2 * 2 + 2 + 2, p.get("measurements").size());
+    // 9 matmul shapes x 2 formats, 3 layers x forward/backward x 2 formats, the optimizer,
+    // copy, triad, and the loader with 1 and 2 workers.
+    assertEquals(9 * 2 + 3 * 2 * 2 + 1 + 2 + 2, p.get("measurements").size());
+    double fraction = p.get("catalog").get("kernels").get(0).get("optimizerBandwidthFraction")
+        .asDouble();
+    assertTrue(fraction > 0 && fraction <= 1, "optimizerBandwidthFraction " + fraction);
     String request = StepPrediction.request("host-node", "bf16-mixed");
     Result e = run("estimate", "--profile", profile.toString(), "--request",
         write("mlp.json", request).toString(), "--format", "json");
@@ -531,9 +535,29 @@ class CliTest {
     }
     assertEquals(pr.get("profileStepSeconds").asDouble() / pr.get("measuredStepSeconds")
         .asDouble() - 1, pr.get("profileError").asDouble(), 1e-9);
+    // The profile's prediction is the planner's compute and optimizer plus the loader's CPU
+    // time per batch from the profile's loader rate; the spec sheet measured no loader.
+    JsonNode parts = pr.get("parts");
+    double loader = parts.get("profile").get("loaderSeconds").asDouble();
+    assertTrue(loader > 0, parts.toString());
+    assertEquals(0.0, parts.get("generic").get("loaderSeconds").asDouble());
+    assertEquals(pr.get("profileStepSeconds").asDouble(), parts.get("profile")
+        .get("computeSeconds").asDouble() + parts.get("profile").get("optimizerSeconds")
+        .asDouble() + loader, 1e-12);
     assertEquals(2, run("bench", "train", "--profile", profile.toString()).status(),
         "--profile without --predict");
     assertEquals(2, run("bench", "train", "--precision", "fp8").status());
+  }
+
+  @Test
+  void thePredictionComparesWithTheLastEpochsSteps() {
+    double[] steps = {9, 9, 1, 2, 3, 4};
+    assertArrayEquals(new double[] {2, 3, 4},
+        StepPrediction.steadySteps(steps, 2));
+    assertArrayEquals(steps, StepPrediction.steadySteps(steps,
+        1));
+    assertArrayEquals(new double[] {1}, StepPrediction
+        .steadySteps(new double[] {1}, 3), "fewer steps than epochs: all of them");
   }
 
   @Test

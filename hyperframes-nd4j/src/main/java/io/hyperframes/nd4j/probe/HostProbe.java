@@ -8,6 +8,7 @@ import io.hyperframes.nd4j.Kernels;
 import io.hyperframes.nd4j.Matmul;
 import io.hyperframes.nd4j.data.EncodedDataset;
 import io.hyperframes.nd4j.data.PrefetchingDataSetIterator;
+import io.hyperframes.nd4j.train.FusedAdam;
 import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.runtime.BenchmarkRecord;
 import java.io.BufferedWriter;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -37,14 +39,17 @@ import org.nd4j.linalg.factory.Nd4j;
  * and shape (oneDNN through {@link Matmul}, FP32 accumulation), memory bandwidth (STREAM copy and
  * triad over arrays far larger than the caches, one thread per core), fused dense layers forward
  * and backward ({@link FusedDense}, the shapes of the example MLP, each call on cold caches as
- * in a training step), and loader throughput per
+ * in a training step), the optimizer step ({@link FusedAdam} over the MLP's largest layer,
+ * right after its backward pass), and loader throughput per
  * worker ({@link PrefetchingDataSetIterator} over an {@link EncodedDataset}). Every figure is
  * the median of repeats with its range. There is no host-to-device copy to measure on a CPU
  * backend; the profile says so in its conditions.
  *
  * <p>The time budget is shared out over the measurements (half to matmuls, a quarter to the
- * dense layers, the rest to memory and the loader); each repeat times at least one call after a
- * warm-up of three. The result is a {@link MachineProfile} whose accelerator is this host as one
+ * dense layers, 5 % to the optimizer, 10 % each to memory and the loader); the repeats of the
+ * matmuls, layers and optimizer are interleaved (round by round), so that a burst of other load
+ * on a shared machine cannot take every repeat of one measurement; each repeat times at least
+ * one call after a warm-up of three. The result is a {@link MachineProfile} whose accelerator is this host as one
  * device, fitted from these measurements.
  */
 public final class HostProbe {
@@ -111,60 +116,107 @@ public final class HostProbe {
 
     List<NumberFormat> formats = List.of(NumberFormat.BF16, NumberFormat.FP32);
     double perMatmul = 0.5 * budgetSeconds / (formats.size() * MATMUL_SHAPES.length);
+    double perLayer = 0.25 * budgetSeconds / (formats.size() * LAYERS.length * 2);
+    // Each call of the layers and the optimizer on cold caches: before it (untimed) a buffer
+    // twice the size of a large last-level cache is written, as a training step's other layers
+    // and its optimizer pass stream far more than the caches hold between a layer's forward and
+    // its next one.
+    double[] flush = new double[FLUSH_DOUBLES];
+    double[] fill = {0};
+    Runnable evict = () -> Arrays.fill(flush, fill[0]++);
+    List<Timed> timed = new ArrayList<>();
     for (NumberFormat f : formats) {
-      for (int[] s : MATMUL_SHAPES) {
-        progress.accept(String.format(Locale.ROOT, "matmul %s %dx%dx%d", f.id(), s[0], s[1],
-            s[2]));
-        b.matmul(f, s[0], s[1], s[2], matmul(f, s[0], s[1], s[2], perMatmul));
+      for (int[] sh : MATMUL_SHAPES) {
+        timed.add(matmul(f, sh[0], sh[1], sh[2], perMatmul));
       }
     }
-    double perLayer = 0.25 * budgetSeconds / (formats.size() * LAYERS.length * 2);
     for (NumberFormat f : formats) {
       for (int[] l : LAYERS) {
-        progress.accept(String.format(Locale.ROOT, "fused dense %s %dx%d->%d", f.id(), l[0],
-            l[1], l[2]));
-        double[][] fb = dense(f, l[0], l[1], l[2], perLayer);
-        b.denseLayer(f, l[0], l[1], l[2], fb[0], fb[1]);
+        timed.addAll(dense(f, l[0], l[1], l[2], perLayer, evict));
       }
     }
+    int[] big = LAYERS[1];
+    timed.add(optimizer(big[0], big[1], big[2], 0.05 * budgetSeconds, evict));
+    List<double[]> results = interleaved(timed, progress);
+    int next = 0;
+    for (NumberFormat f : formats) {
+      for (int[] sh : MATMUL_SHAPES) {
+        b.matmul(f, sh[0], sh[1], sh[2], results.get(next++));
+      }
+    }
+    for (NumberFormat f : formats) {
+      for (int[] l : LAYERS) {
+        b.denseLayer(f, l[0], l[1], l[2], results.get(next), results.get(next + 1));
+        next += 2;
+      }
+    }
+    b.optimizer((long) big[1] * big[2], results.get(next));
     progress.accept("memory bandwidth (copy, triad)");
     double[][] stream = stream(0.1 * budgetSeconds);
     b.stream("copy", 16.0 * STREAM_ELEMENTS, stream[0]);
     b.stream("triad", 24.0 * STREAM_ELEMENTS, stream[1]);
     progress.accept("loader throughput per worker");
-    loader(b, 0.15 * budgetSeconds);
+    loader(b, 0.1 * budgetSeconds);
     return b.build();
   }
 
-  /** Seconds per call of {@code repeats} repeats of a timed loop, after a warm-up. */
-  private static double[] time(Runnable call, double seconds) {
-    return time(call, seconds, null);
-  }
+  /**
+   * One kernel to time: the call, what runs (untimed) before each call or null, and the seconds
+   * of its {@link #REPEATS} repeats together.
+   */
+  private record Timed(Runnable call, Runnable between, double seconds) {}
 
   /**
-   * As {@link #time(Runnable, double)}, running {@code between} (untimed) before every call;
-   * only the calls are timed.
+   * Seconds per call of each kernel in each of {@link #REPEATS} repeats, after a warm-up of
+   * three calls each. The repeats are interleaved: every round times one repeat of every
+   * kernel, so that a burst of other load on a shared machine (seconds long, as on the 2-core
+   * machines this project runs on) lands in one repeat of many kernels rather than in every
+   * repeat of one, and the medians discard it. A repeat times calls until its share of the
+   * kernel's seconds is spent, at least one.
    */
-  private static double[] time(Runnable call, double seconds, Runnable between) {
+  private static List<double[]> interleaved(List<Timed> kernels, Consumer<String> progress) {
+    for (Timed k : kernels) {
+      for (int i = 0; i < 3; i++) {
+        k.call().run();
+      }
+    }
+    double[][] out = new double[kernels.size()][REPEATS];
+    for (int r = 0; r < REPEATS; r++) {
+      progress.accept(String.format(Locale.ROOT, "kernels, round %d of %d (%d matmuls, dense"
+          + " layers and the optimizer)", r + 1, REPEATS, kernels.size()));
+      for (int i = 0; i < kernels.size(); i++) {
+        out[i][r] = repeat(kernels.get(i));
+      }
+    }
+    return Arrays.asList(out);
+  }
+
+  private static double repeat(Timed k) {
+    long perRepeat = (long) (k.seconds() / REPEATS * 1e9);
+    long start = System.nanoTime();
+    long inCalls = 0;
+    int calls = 0;
+    do {
+      if (k.between() != null) {
+        k.between().run();
+      }
+      long t0 = System.nanoTime();
+      k.call().run();
+      inCalls += System.nanoTime() - t0;
+      calls++;
+    } while (System.nanoTime() - start < perRepeat);
+    return inCalls / 1e9 / calls;
+  }
+
+  /** Seconds per call of {@link #REPEATS} consecutive repeats, after a warm-up. */
+  private static double[] time(Runnable call, double seconds) {
+    Timed k = new Timed(call, null, seconds);
     for (int i = 0; i < 3; i++) {
       call.run();
     }
     double[] out = new double[REPEATS];
-    long perRepeat = (long) (seconds / REPEATS * 1e9);
     for (int r = 0; r < REPEATS; r++) {
-      long start = System.nanoTime();
-      long inCalls = 0;
-      int calls = 0;
-      do {
-        if (between != null) {
-          between.run();
-        }
-        long t0 = System.nanoTime();
-        call.run();
-        inCalls += System.nanoTime() - t0;
-        calls++;
-      } while (System.nanoTime() - start < perRepeat);
-      out[r] = inCalls / 1e9 / calls;
+      out[r] = repeat(k);
     }
     return out;
   }
@@ -173,14 +225,16 @@ public final class HostProbe {
     return f == NumberFormat.BF16 ? DataType.BFLOAT16 : DataType.FLOAT;
   }
 
-  private static double[] matmul(NumberFormat f, int m, int n, int k, double seconds) {
+  private static Timed matmul(NumberFormat f, int m, int n, int k, double seconds) {
     INDArray a = Nd4j.rand(DataType.FLOAT, m, k).castTo(type(f));
     INDArray w = Nd4j.rand(DataType.FLOAT, k, n).castTo(type(f));
     INDArray c = Nd4j.createUninitialized(DataType.FLOAT, m, n);
-    return time(() -> Matmul.gemm(a, false, w, false, c, 1f, 0f), seconds);
+    return new Timed(() -> Matmul.gemm(a, false, w, false, c, 1f, 0f), null, seconds);
   }
 
-  private static double[][] dense(NumberFormat f, int batch, int in, int out, double seconds) {
+  /** The forward and the backward pass of a fused dense layer, each on cold caches. */
+  private static List<Timed> dense(NumberFormat f, int batch, int in, int out, double seconds,
+      Runnable evict) {
     FusedDense layer = FusedDense.of(Activation.RELU,
         f == NumberFormat.BF16 ? FusedDense.Precision.BF16 : FusedDense.Precision.FP32);
     INDArray x = Nd4j.rand(DataType.FLOAT, batch, in);
@@ -192,16 +246,35 @@ public final class HostProbe {
     INDArray dx = Nd4j.createUninitialized(DataType.FLOAT, batch, in);
     INDArray dw = Nd4j.createUninitialized(DataType.FLOAT, in, out);
     INDArray db = Nd4j.createUninitialized(DataType.FLOAT, 1, out);
-    // Each call on cold caches: between calls (untimed) a buffer twice the size of a large
-    // last-level cache is written, as a training step's other layers and its optimizer pass
-    // stream far more than the caches hold between a layer's forward and its next one.
-    double[] flush = new double[FLUSH_DOUBLES];
-    double[] fill = {0};
-    Runnable evict = () -> java.util.Arrays.fill(flush, fill[0]++);
-    double[] forward = time(() -> layer.forwardTrainingInto(x, w, bias, null, y, z), seconds,
-        evict);
-    double[] backward = time(() -> layer.backwardInto(x, w, z, dy, dx, dw, db), seconds, evict);
-    return new double[][] {forward, backward};
+    return List.of(
+        new Timed(() -> layer.forwardTrainingInto(x, w, bias, null, y, z),
+            evict, seconds),
+        new Timed(() -> layer.backwardInto(x, w, z, dy, dx, dw, db), evict,
+            seconds));
+  }
+
+  /**
+   * One {@link FusedAdam} step over the weights of an {@code in} × {@code out} layer, each
+   * right after that layer's BF16 backward pass (untimed) on cold caches, as a training step
+   * runs its optimizer: the oneDNN threads of the pass before still hold the cores for a while
+   * (OpenMP's spin-wait), which a step's optimizer pays too (about 30 % of a 4 M-parameter step
+   * on a 2-core host, docs/benchmarking.md).
+   */
+  private static Timed optimizer(int batch, int in, int out, double seconds, Runnable evict) {
+    FusedDense layer = FusedDense.of(Activation.RELU, FusedDense.Precision.BF16);
+    INDArray x = Nd4j.rand(DataType.FLOAT, batch, in);
+    INDArray w = Nd4j.rand(DataType.FLOAT, in, out).subi(0.5).muli(0.05);
+    INDArray z = Nd4j.rand(DataType.FLOAT, batch, out);
+    INDArray dy = Nd4j.rand(DataType.FLOAT, batch, out).subi(0.5).muli(1e-3);
+    INDArray dx = Nd4j.createUninitialized(DataType.FLOAT, batch, in);
+    INDArray dw = Nd4j.createUninitialized(DataType.FLOAT, in, out);
+    INDArray db = Nd4j.createUninitialized(DataType.FLOAT, 1, out);
+    FusedAdam adam = FusedAdam.of(w, 1e-6);
+    Runnable before = () -> {
+      evict.run();
+      layer.backwardInto(x, w, z, dy, dx, dw, db);
+    };
+    return new Timed(() -> adam.update(dw), before, seconds);
   }
 
   /**
@@ -215,9 +288,9 @@ public final class HostProbe {
     double[] a = new double[n];
     double[] bb = new double[n];
     double[] c = new double[n];
-    java.util.Arrays.fill(a, 1.0);
-    java.util.Arrays.fill(bb, 2.0);
-    java.util.Arrays.fill(c, 0.5);
+    Arrays.fill(a, 1.0);
+    Arrays.fill(bb, 2.0);
+    Arrays.fill(c, 0.5);
     ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "hyperframes-probe-stream");
       t.setDaemon(true);
