@@ -44,17 +44,18 @@ final class StepPrediction {
   }
 
   /**
-   * The steps of the last of {@code epochs} epochs (all of them when there is one): the steady
-   * state the planner predicts. The first epoch of a fresh JVM also compiles the loop's code
-   * (JIT), on the same two cores, which the planner does not model: on 2026-12-02 its median
-   * step was 8 % above the second's (docs/benchmarking.md).
+   * The steps after the first of {@code epochs} epochs (all of them when there is one): the
+   * steady state the planner predicts. The first epoch of a fresh JVM also compiles the loop's
+   * code (JIT), on the same two cores, which the planner does not model: on 2026-12-02 its
+   * median step was 8 % above the second's (docs/benchmarking.md). More epochs give a median
+   * over more steps, which a burst of other load on a shared machine moves less.
    */
   static double[] steadySteps(double[] steps, int epochs) {
     if (epochs < 2 || steps.length < epochs) {
       return steps;
     }
     int perEpoch = steps.length / epochs;
-    return java.util.Arrays.copyOfRange(steps, steps.length - perEpoch, steps.length);
+    return java.util.Arrays.copyOfRange(steps, perEpoch, steps.length);
   }
 
   /**
@@ -69,7 +70,7 @@ final class StepPrediction {
   }
 
   /**
-   * The JSON {@code prediction} object: the measured median step of the last epoch
+   * The JSON {@code prediction} object: the measured median step after the first epoch
    * ({@link #steadySteps}) and the profile's and the
    * generic CPU's predictions with their errors, and the same split into compute (forward,
    * loss and backward), optimizer and loader, measured as the meter's shares of the median step

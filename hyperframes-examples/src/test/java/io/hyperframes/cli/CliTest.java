@@ -550,10 +550,11 @@ class CliTest {
   }
 
   @Test
-  void thePredictionComparesWithTheLastEpochsSteps() {
+  void thePredictionComparesWithTheStepsAfterTheFirstEpoch() {
     double[] steps = {9, 9, 1, 2, 3, 4};
     assertArrayEquals(new double[] {2, 3, 4},
         StepPrediction.steadySteps(steps, 2));
+    assertArrayEquals(new double[] {1, 2, 3, 4}, StepPrediction.steadySteps(steps, 3));
     assertArrayEquals(steps, StepPrediction.steadySteps(steps,
         1));
     assertArrayEquals(new double[] {1}, StepPrediction
