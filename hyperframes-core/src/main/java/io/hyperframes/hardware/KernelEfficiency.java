@@ -69,79 +69,71 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
         && kvBandwidthFraction <= 1,
         "kernel.kvBandwidthFraction: must be in (0, 1], got %s", kvBandwidthFraction);
     Checks.nonNegative("kernel.servingRequestSeconds", servingRequestSeconds);
-    checkArgument(Double.isFinite(optimizerBandwidthFraction) && optimizerBandwidthFraction > 0
-        && optimizerBandwidthFraction <= 1,
-        "kernel.optimizerBandwidthFraction: must be in (0, 1], got %s",
-        optimizerBandwidthFraction);
+    Checks.fraction("kernel.optimizerBandwidthFraction", optimizerBandwidthFraction);
     source = source == null ? "" : source;
   }
 
   /** These constants with another large-matrix matmul efficiency. */
   public KernelEfficiency withMatmul(double value) {
     return new KernelEfficiency(value, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, optimizerBandwidthFraction,
-        source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, source);
   }
 
   /** These constants with another weight half dimension. */
   public KernelEfficiency withHalfDim(double value) {
     return new KernelEfficiency(matmul, value, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, optimizerBandwidthFraction,
-        source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, source);
   }
 
   /** These constants with another fused-attention efficiency. */
   public KernelEfficiency withAttention(double value) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, value, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, optimizerBandwidthFraction,
-        source);
+    return new KernelEfficiency(matmul, halfDim, halfRows, value, layerOverheadSeconds, overlapCost,
+        servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, source);
   }
 
   /** These constants with another per-layer overhead, seconds. */
   public KernelEfficiency withLayerOverhead(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, seconds, overlapCost,
-        servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, optimizerBandwidthFraction,
-        source);
+        servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, source);
   }
 
   /** These constants with another overlap cost. */
   public KernelEfficiency withOverlapCost(double value) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        value, servingLayerOverheadSeconds, kvBandwidthFraction,
-        servingRequestSeconds, optimizerBandwidthFraction,
-        source);
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds, value,
+        servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, source);
   }
 
   /** These constants with another serving per-layer overhead, seconds. */
   public KernelEfficiency withServingLayerOverhead(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, seconds, kvBandwidthFraction, servingRequestSeconds, optimizerBandwidthFraction,
-        source);
+        overlapCost, seconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, source);
   }
 
   /** These constants with another KV-cache bandwidth fraction. */
   public KernelEfficiency withKvBandwidthFraction(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, value, servingRequestSeconds, optimizerBandwidthFraction,
-        source);
+        overlapCost, servingLayerOverheadSeconds, value, servingRequestSeconds,
+        optimizerBandwidthFraction, source);
   }
 
   /** These constants with another per-request serving overhead, seconds. */
   public KernelEfficiency withServingRequest(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, seconds, optimizerBandwidthFraction,
-        source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, seconds,
+        optimizerBandwidthFraction, source);
   }
 
   /** These constants with another optimizer bandwidth fraction. */
   public KernelEfficiency withOptimizerBandwidthFraction(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        value, source);
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds, value,
+        source);
   }
 
   /** Matmul efficiency for an m×k by k×n product. */

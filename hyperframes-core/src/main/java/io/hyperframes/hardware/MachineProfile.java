@@ -351,7 +351,7 @@ public final class MachineProfile {
     private double memoryBytes;
     private double triad;
     private double copy;
-    private double optimizerBytes;
+    private long optimizerParameters;
     private double optimizerSeconds;
 
     private Builder(String id) {
@@ -445,10 +445,10 @@ public final class MachineProfile {
      */
     public Builder optimizer(long parameters, double[] seconds) {
       checkArgument(parameters > 0, "parameters: must be > 0, got %s", parameters);
-      checkState(optimizerBytes == 0, "optimizer: already measured");
+      checkState(optimizerParameters == 0, "optimizer: already measured");
       Measurement m = new Measurement("optimizer.adam.fp32." + parameters, "s", seconds);
       measurements.add(m);
-      optimizerBytes = ADAM_FP32_BYTES * (double) parameters;
+      optimizerParameters = parameters;
       optimizerSeconds = m.median();
       return this;
     }
@@ -473,12 +473,12 @@ public final class MachineProfile {
       Map<String, Double> peak = new LinkedHashMap<>();
       Map<NumberFormat, KernelEfficiency> kernels = new LinkedHashMap<>();
       String date = java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString();
-      double optimizerFraction = optimizerBytes == 0 ? 1.0
-          : Math.min(1.0, optimizerBytes / optimizerSeconds / triad);
-      String optimizerSource = optimizerBytes == 0 ? ""
+      double optimizerFraction = optimizerParameters == 0 ? 1.0
+          : Math.min(1.0, ADAM_FP32_BYTES * optimizerParameters / optimizerSeconds / triad);
+      String optimizerSource = optimizerParameters == 0 ? ""
           : String.format(Locale.ROOT, "; optimizer at %.3f of the triad bandwidth (an Adam"
-              + " step of %.0f FP32 parameters in %.3g ms)", optimizerFraction,
-              optimizerBytes / ADAM_FP32_BYTES, optimizerSeconds * 1e3);
+              + " step of %d FP32 parameters in %.3g ms)", optimizerFraction,
+              optimizerParameters, optimizerSeconds * 1e3);
       for (Map.Entry<NumberFormat, ProfileFit.Result> e : fits.entrySet()) {
         ProfileFit.Result r = e.getValue();
         peak.put(e.getKey().id(), r.peakFlopsPerSecond() / 1e12);

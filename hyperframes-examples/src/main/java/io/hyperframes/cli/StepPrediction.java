@@ -9,6 +9,7 @@ import io.hyperframes.nd4j.probe.HostProbe;
 import io.hyperframes.plan.TimeBreakdown;
 import io.hyperframes.plan.TrainingEstimator;
 import io.hyperframes.runtime.StepMeter;
+import java.util.Arrays;
 
 /**
  * {@code bench train --predict}: the planner's step time of the example MLP on a measured
@@ -55,7 +56,7 @@ final class StepPrediction {
       return steps;
     }
     int perEpoch = steps.length / epochs;
-    return java.util.Arrays.copyOfRange(steps, perEpoch, steps.length);
+    return Arrays.copyOfRange(steps, perEpoch, steps.length);
   }
 
   /**

@@ -49,8 +49,8 @@ import org.nd4j.linalg.factory.Nd4j;
  * dense layers, 5 % to the optimizer, 10 % each to memory and the loader); the repeats of the
  * matmuls, layers and optimizer are interleaved (round by round), so that a burst of other load
  * on a shared machine cannot take every repeat of one measurement; each repeat times at least
- * one call after a warm-up of three. The result is a {@link MachineProfile} whose accelerator is this host as one
- * device, fitted from these measurements.
+ * one call after a warm-up of three. The result is a {@link MachineProfile} whose accelerator is
+ * this host as one device, fitted from these measurements.
  */
 public final class HostProbe {
 
@@ -124,33 +124,31 @@ public final class HostProbe {
     double[] flush = new double[FLUSH_DOUBLES];
     double[] fill = {0};
     Runnable evict = () -> Arrays.fill(flush, fill[0]++);
+    // Each kernel is set up now, timed below with the others, and then recorded by its entry
+    // in `record`, which reads its samples.
     List<Timed> timed = new ArrayList<>();
+    List<Runnable> record = new ArrayList<>();
     for (NumberFormat f : formats) {
       for (int[] sh : MATMUL_SHAPES) {
-        timed.add(matmul(f, sh[0], sh[1], sh[2], perMatmul));
+        Timed t = matmul(f, sh[0], sh[1], sh[2], perMatmul);
+        timed.add(t);
+        record.add(() -> b.matmul(f, sh[0], sh[1], sh[2], t.samples()));
       }
     }
     for (NumberFormat f : formats) {
       for (int[] l : LAYERS) {
-        timed.addAll(dense(f, l[0], l[1], l[2], perLayer, evict));
+        List<Timed> fb = dense(f, l[0], l[1], l[2], perLayer, evict);
+        timed.addAll(fb);
+        record.add(() -> b.denseLayer(f, l[0], l[1], l[2], fb.get(0).samples(),
+            fb.get(1).samples()));
       }
     }
     int[] big = LAYERS[1];
-    timed.add(optimizer(big[0], big[1], big[2], 0.05 * budgetSeconds, evict));
-    List<double[]> results = interleaved(timed, progress);
-    int next = 0;
-    for (NumberFormat f : formats) {
-      for (int[] sh : MATMUL_SHAPES) {
-        b.matmul(f, sh[0], sh[1], sh[2], results.get(next++));
-      }
-    }
-    for (NumberFormat f : formats) {
-      for (int[] l : LAYERS) {
-        b.denseLayer(f, l[0], l[1], l[2], results.get(next), results.get(next + 1));
-        next += 2;
-      }
-    }
-    b.optimizer((long) big[1] * big[2], results.get(next));
+    Timed adam = optimizer(big[0], big[1], big[2], 0.05 * budgetSeconds, evict);
+    timed.add(adam);
+    record.add(() -> b.optimizer((long) big[1] * big[2], adam.samples()));
+    interleaved(timed, progress);
+    record.forEach(Runnable::run);
     progress.accept("memory bandwidth (copy, triad)");
     double[][] stream = stream(0.1 * budgetSeconds);
     b.stream("copy", 16.0 * STREAM_ELEMENTS, stream[0]);
@@ -161,34 +159,37 @@ public final class HostProbe {
   }
 
   /**
-   * One kernel to time: the call, what runs (untimed) before each call or null, and the seconds
-   * of its {@link #REPEATS} repeats together.
+   * One kernel to time: the call, what runs (untimed) before each call or null, the seconds of
+   * its {@link #REPEATS} repeats together, and the seconds per call of each repeat, filled in as
+   * the repeats run.
    */
-  private record Timed(Runnable call, Runnable between, double seconds) {}
+  private record Timed(Runnable call, Runnable between, double seconds, double[] samples) {
+    Timed(Runnable call, Runnable between, double seconds) {
+      this(call, between, seconds, new double[REPEATS]);
+    }
+  }
 
   /**
-   * Seconds per call of each kernel in each of {@link #REPEATS} repeats, after a warm-up of
-   * three calls each. The repeats are interleaved: every round times one repeat of every
+   * Fills each kernel's seconds per call in each of {@link #REPEATS} repeats, after a warm-up
+   * of three calls each. The repeats are interleaved: every round times one repeat of every
    * kernel, so that a burst of other load on a shared machine (seconds long, as on the 2-core
    * machines this project runs on) lands in one repeat of many kernels rather than in every
    * repeat of one, and the medians discard it. A repeat times calls until its share of the
    * kernel's seconds is spent, at least one.
    */
-  private static List<double[]> interleaved(List<Timed> kernels, Consumer<String> progress) {
+  private static void interleaved(List<Timed> kernels, Consumer<String> progress) {
     for (Timed k : kernels) {
       for (int i = 0; i < 3; i++) {
         k.call().run();
       }
     }
-    double[][] out = new double[kernels.size()][REPEATS];
     for (int r = 0; r < REPEATS; r++) {
-      progress.accept(String.format(Locale.ROOT, "kernels, round %d of %d (%d matmuls, dense"
+      progress.accept(String.format(Locale.ROOT, "kernels, round %d of %d (%d: matmuls, dense"
           + " layers and the optimizer)", r + 1, REPEATS, kernels.size()));
-      for (int i = 0; i < kernels.size(); i++) {
-        out[i][r] = repeat(kernels.get(i));
+      for (Timed k : kernels) {
+        k.samples()[r] = repeat(k);
       }
     }
-    return Arrays.asList(out);
   }
 
   private static double repeat(Timed k) {
@@ -211,14 +212,8 @@ public final class HostProbe {
   /** Seconds per call of {@link #REPEATS} consecutive repeats, after a warm-up. */
   private static double[] time(Runnable call, double seconds) {
     Timed k = new Timed(call, null, seconds);
-    for (int i = 0; i < 3; i++) {
-      call.run();
-    }
-    double[] out = new double[REPEATS];
-    for (int r = 0; r < REPEATS; r++) {
-      out[r] = repeat(k);
-    }
-    return out;
+    interleaved(List.of(k), round -> { });
+    return k.samples();
   }
 
   private static DataType type(NumberFormat f) {
