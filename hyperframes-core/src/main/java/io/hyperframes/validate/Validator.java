@@ -135,6 +135,7 @@ public final class Validator {
         case "modelTflopsPerDevice" -> got = e.modelFlopsPerSecondPerDevice() / 1e12;
         case "parameters" -> got = e.parameters();
         case "mfu" -> got = e.mfu();
+        case "hfu" -> got = e.hfu();
         case "tokensPerSecondPerDevice" -> got = e.tokensPerSecondPerDevice();
         case "gpuHours" -> got = e.gpuHours();
         case "modelStatesBytesPerDevice", "modelStatesBytes" -> got = e.memory().modelStatesBytes();

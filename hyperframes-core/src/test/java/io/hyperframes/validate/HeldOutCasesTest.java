@@ -23,6 +23,7 @@ class HeldOutCasesTest {
 
   private static final double H100_BF16_EACH = 0.12;
   private static final double KORTHIKANTI_EACH = 0.08;
+  private static final double DEEPSPEED_PIPELINE_EACH = 0.12;
   private static final double SERVING_EACH = 0.15;
   private static final double LEAVE_ONE_SOURCE_OUT_MEAN = 0.08;
 
@@ -105,6 +106,23 @@ class HeldOutCasesTest {
     for (CaseResult c : first.values()) {
       assertTrue(Math.abs(c.relativeError()) <= H100_BF16_EACH, () -> c.id() + " " + c.metric()
           + ": expected " + c.expected() + ", predicted " + c.predicted());
+    }
+  }
+
+  /**
+   * BLOOM-176B on DeepSpeed's pipeline engine (tp 4 and tp 8, pp 12, 384 A100; role
+   * {@code check}): each step time within 12 % (issue 10's acceptance for DeepSpeed-pipeline
+   * runs). GLM-130B, the fourth DeepSpeed-pipeline run, misses and is reported, not asserted
+   * (docs/validation.md).
+   */
+  @Test
+  void heldOutBloomDeepSpeedPipelineRunsWithin12Percent() throws IOException {
+    List<CaseResult> rows = Validator.analytical().run(read("training-cases.json"))
+        .select("bloom-176b", "stepSeconds");
+    assertEquals(3, rows.size());
+    for (CaseResult c : rows) {
+      assertTrue(Math.abs(c.relativeError()) <= DEEPSPEED_PIPELINE_EACH,
+          () -> c.id() + ": expected " + c.expected() + " s, predicted " + c.predicted());
     }
   }
 
