@@ -94,6 +94,16 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     return copy(tree.with("workload.blockTokens", tokens), catalog, models);
   }
 
+  /**
+   * {@code workload.decodeAttention}: how the engine's decode-attention kernel reads a
+   * grouped-query model's KV cache, {@code "grouped"} (default: once per KV head, TensorRT-LLM's
+   * XQA, FlashInfer) or {@code "per-head"} (once per query head: a masked multi-head attention
+   * kernel with one thread block per query head).
+   */
+  public ServeBuilder decodeAttention(String kernel) {
+    return copy(tree.with("workload.decodeAttention", kernel), catalog, models);
+  }
+
   /** {@code pricing.pricePerDeviceHour}: USD per device-hour of a serving plan. */
   public ServeBuilder pricePerDeviceHour(double usd) {
     return copy(tree.with("pricing.pricePerDeviceHour", usd), catalog, models);

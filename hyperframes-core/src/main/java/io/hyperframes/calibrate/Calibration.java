@@ -71,8 +71,20 @@ public final class Calibration {
     SERVING_OVERHEAD("servingLayerOverheadUs", 0.0, 1000.0),
     /** Serving: fixed seconds per request before its first token; bounds [0, 100 ms]. */
     SERVING_REQUEST("servingRequestOverheadUs", 0.0, 100000.0),
+    /** Serving: fixed seconds per layer of the first-token pass; bounds [0, 1 ms]. */
+    SERVING_FIRST_TOKEN_LAYER("servingFirstTokenLayerOverheadUs", 0.0, 1000.0),
     /** Serving: fraction of sustained bandwidth of decode KV-cache reads; bounds [0.1, 1]. */
     KV_BANDWIDTH("kvBandwidthFraction", 0.1, 1.0),
+    /**
+     * Serving: fraction of sustained bandwidth at which a per-head decode-attention kernel
+     * streams the KV cache; bounds [0.1, 1].
+     */
+    KV_PER_HEAD_BANDWIDTH("kvPerHeadBandwidthFraction", 0.1, 1.0),
+    /**
+     * Serving: share of a per-head kernel's repeated reads of a shared KV head that reach device
+     * memory; bounds [0, 1].
+     */
+    KV_PER_HEAD_REREAD("kvPerHeadRereadFraction", 0.0, 1.0),
     /** Sustained fraction of a fabric's bandwidth; bounds [0.2, 1]. */
     FABRIC_EFFICIENCY("efficiency", 0.2, 1.0);
 
@@ -147,7 +159,9 @@ public final class Calibration {
             family(format).stream().map(NumberFormat::id).toList(), k.matmul(), k.halfDim(),
             k.halfRows(), k.attention(), k.layerOverheadSeconds() * 1e6, k.overlapCost(),
             k.servingLayerOverheadSeconds() * 1e6, k.kvBandwidthFraction(),
-            k.servingRequestSeconds() * 1e6, k.optimizerBandwidthFraction(), provenance));
+            k.servingRequestSeconds() * 1e6, k.optimizerBandwidthFraction(),
+            k.kvPerHeadBandwidthFraction(), k.kvPerHeadRereadFraction(),
+            k.servingFirstTokenLayerSeconds() * 1e6, provenance));
       }
       List<CatalogFile.FabricEntry> fabrics = new ArrayList<>();
       for (String t : fabricTargets) {
@@ -469,7 +483,11 @@ public final class Calibration {
         starts.put(Constant.SERVING_OVERHEAD,
             Math.max(k.servingLayerOverheadSeconds() * 1e6, 20.0));
         starts.put(Constant.KV_BANDWIDTH, Math.min(k.kvBandwidthFraction(), 0.9));
+        starts.put(Constant.KV_PER_HEAD_BANDWIDTH, Math.min(k.kvPerHeadBandwidth(), 0.9));
+        starts.put(Constant.KV_PER_HEAD_REREAD, Math.min(k.kvPerHeadRereadFraction(), 0.9));
         starts.put(Constant.SERVING_REQUEST, Math.max(k.servingRequestSeconds() * 1e6, 1000.0));
+        starts.put(Constant.SERVING_FIRST_TOKEN_LAYER,
+            Math.max(k.servingFirstTokenLayerSeconds() * 1e6, 20.0));
         starts.put(Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1));
         starts.put(Constant.LAYER_OVERHEAD, Math.max(k.layerOverheadSeconds() * 1e6, 50.0));
       }
@@ -498,7 +516,10 @@ public final class Calibration {
       case MATMUL_HALF_DIM -> k.withHalfDim(v);
       case SERVING_OVERHEAD -> k.withServingLayerOverhead(v * 1e-6);
       case KV_BANDWIDTH -> k.withKvBandwidthFraction(v);
+      case KV_PER_HEAD_BANDWIDTH -> k.withKvPerHeadBandwidthFraction(v);
+      case KV_PER_HEAD_REREAD -> k.withKvPerHeadRereadFraction(v);
       case SERVING_REQUEST -> k.withServingRequest(v * 1e-6);
+      case SERVING_FIRST_TOKEN_LAYER -> k.withServingFirstTokenLayer(v * 1e-6);
       case OVERLAP_COST -> k.withOverlapCost(v);
       case LAYER_OVERHEAD -> k.withLayerOverhead(v * 1e-6);
       case FABRIC_EFFICIENCY -> throw new AssertionError("not a kernel constant");

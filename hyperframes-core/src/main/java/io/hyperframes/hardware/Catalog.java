@@ -366,6 +366,13 @@ public final class Catalog {
                   e.servingRequestOverheadUs()) * 1e-6,
           e.optimizerBandwidthFraction() == null ? 1.0
               : Checks.fraction(p + ".optimizerBandwidthFraction", e.optimizerBandwidthFraction()),
+          e.kvPerHeadBandwidthFraction() == null ? 0.0
+              : Checks.share(p + ".kvPerHeadBandwidthFraction", e.kvPerHeadBandwidthFraction()),
+          e.kvPerHeadRereadFraction() == null ? 1.0
+              : Checks.share(p + ".kvPerHeadRereadFraction", e.kvPerHeadRereadFraction()),
+          e.servingFirstTokenLayerOverheadUs() == null ? 0.0
+              : Checks.nonNegative(p + ".servingFirstTokenLayerOverheadUs",
+                  e.servingFirstTokenLayerOverheadUs()) * 1e-6,
           text(p + ".source", e.source()));
       checkArgument(e.formats() != null && !e.formats().isEmpty(),
           "%s.formats: must be a non-empty array of number formats", p);

@@ -37,6 +37,15 @@ public final class Checks {
     return value;
   }
 
+  /** A share in [0, 1]. */
+  public static double share(String field, double value) {
+    nonNegative(field, value);
+    if (value > 1) {
+      throw new IllegalArgumentException(field + ": must be in [0, 1], got " + value);
+    }
+    return value;
+  }
+
   public static int positive(String field, int value) {
     if (value <= 0) {
       throw new IllegalArgumentException(field + ": must be > 0, got " + value);

@@ -39,18 +39,27 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param servingRequestSeconds fixed seconds per request before its first token, ≥ 0
  * @param optimizerBandwidthFraction fraction of sustained bandwidth of the optimizer step, in
  *     (0, 1]
+ * @param kvPerHeadBandwidthFraction fraction of sustained bandwidth at which a per-head decode
+ *     attention kernel ({@code workload.decodeAttention: per-head}) streams the KV cache, in
+ *     [0, 1]; 0 when not fitted (then {@code kvBandwidthFraction})
+ * @param kvPerHeadRereadFraction share of a per-head kernel's repeated reads of a shared KV head
+ *     that reach device memory (the rest hit in L2), in [0, 1]; 1 when not fitted
+ * @param servingFirstTokenLayerSeconds fixed seconds per layer of a request's first-token pass
+ *     beyond its prefill kernels (launches and synchronisation of the context phase), ≥ 0; part
+ *     of the time to first token with {@code servingRequestSeconds}
  * @param source where the constants come from: the cases they were fitted on, or the datasheet
  */
 public record KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
     double layerOverheadSeconds, double overlapCost, double servingLayerOverheadSeconds,
     double kvBandwidthFraction, double servingRequestSeconds, double optimizerBandwidthFraction,
-    String source) {
+    double kvPerHeadBandwidthFraction, double kvPerHeadRereadFraction,
+    double servingFirstTokenLayerSeconds, String source) {
 
   /** Training constants only; serving uses no overhead and the full bandwidth. */
   public KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
       double layerOverheadSeconds, double overlapCost, String source) {
     this(matmul, halfDim, halfRows, attention, layerOverheadSeconds, overlapCost, 0.0, 1.0, 0.0,
-        1.0, source);
+        1.0, 0.0, 1.0, 0.0, source);
   }
 
 
@@ -70,6 +79,14 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
         "kernel.kvBandwidthFraction: must be in (0, 1], got %s", kvBandwidthFraction);
     Checks.nonNegative("kernel.servingRequestSeconds", servingRequestSeconds);
     Checks.fraction("kernel.optimizerBandwidthFraction", optimizerBandwidthFraction);
+    checkArgument(Double.isFinite(kvPerHeadBandwidthFraction) && kvPerHeadBandwidthFraction >= 0
+        && kvPerHeadBandwidthFraction <= 1,
+        "kernel.kvPerHeadBandwidthFraction: must be in [0, 1] (0: as kvBandwidthFraction), got %s",
+        kvPerHeadBandwidthFraction);
+    checkArgument(Double.isFinite(kvPerHeadRereadFraction) && kvPerHeadRereadFraction >= 0
+        && kvPerHeadRereadFraction <= 1,
+        "kernel.kvPerHeadRereadFraction: must be in [0, 1], got %s", kvPerHeadRereadFraction);
+    Checks.nonNegative("kernel.servingFirstTokenLayerSeconds", servingFirstTokenLayerSeconds);
     source = source == null ? "" : source;
   }
 
@@ -77,63 +94,100 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
   public KernelEfficiency withMatmul(double value) {
     return new KernelEfficiency(value, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, source);
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+        servingFirstTokenLayerSeconds, source);
   }
 
   /** These constants with another weight half dimension. */
   public KernelEfficiency withHalfDim(double value) {
     return new KernelEfficiency(matmul, value, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, source);
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+        servingFirstTokenLayerSeconds, source);
   }
 
   /** These constants with another fused-attention efficiency. */
   public KernelEfficiency withAttention(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, value, layerOverheadSeconds, overlapCost,
         servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, source);
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+        servingFirstTokenLayerSeconds, source);
   }
 
   /** These constants with another per-layer overhead, seconds. */
   public KernelEfficiency withLayerOverhead(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, seconds, overlapCost,
         servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, source);
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+        servingFirstTokenLayerSeconds, source);
   }
 
   /** These constants with another overlap cost. */
   public KernelEfficiency withOverlapCost(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds, value,
         servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, source);
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+        servingFirstTokenLayerSeconds, source);
   }
 
   /** These constants with another serving per-layer overhead, seconds. */
   public KernelEfficiency withServingLayerOverhead(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, seconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, source);
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+        servingFirstTokenLayerSeconds, source);
   }
 
   /** These constants with another KV-cache bandwidth fraction. */
   public KernelEfficiency withKvBandwidthFraction(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, value, servingRequestSeconds,
-        optimizerBandwidthFraction, source);
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+        servingFirstTokenLayerSeconds, source);
   }
 
   /** These constants with another per-request serving overhead, seconds. */
   public KernelEfficiency withServingRequest(double seconds) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, seconds,
-        optimizerBandwidthFraction, source);
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+        servingFirstTokenLayerSeconds, source);
   }
 
   /** These constants with another optimizer bandwidth fraction. */
   public KernelEfficiency withOptimizerBandwidthFraction(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds, value,
+        kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, servingFirstTokenLayerSeconds, source);
+  }
+
+  /** These constants with another bandwidth fraction of the per-head decode-attention kernel (0: as the grouped kernel). */
+  public KernelEfficiency withKvPerHeadBandwidthFraction(double value) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, value, kvPerHeadRereadFraction, servingFirstTokenLayerSeconds,
         source);
+  }
+
+  /** These constants with another share of the per-head kernel's repeated KV reads that reach device memory. */
+  public KernelEfficiency withKvPerHeadRereadFraction(double value) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, value,
+        servingFirstTokenLayerSeconds, source);
+  }
+
+  /** These constants with another per-layer first-token overhead, seconds. */
+  public KernelEfficiency withServingFirstTokenLayer(double seconds) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, seconds,
+        source);
+  }
+
+  /** The bandwidth fraction of the decode-attention kernel that reads per query head. */
+  public double kvPerHeadBandwidth() {
+    return kvPerHeadBandwidthFraction > 0 ? kvPerHeadBandwidthFraction : kvBandwidthFraction;
   }
 
   /** Matmul efficiency for an m×k by k×n product. */

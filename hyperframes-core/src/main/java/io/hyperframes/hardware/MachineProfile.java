@@ -320,7 +320,7 @@ public final class MachineProfile {
     kernels.forEach((format, k) -> ks.add(new CatalogFile.KernelEntry(generation, null,
         List.of(format.id()), k.matmul(), k.halfDim(), k.halfRows(), 0.0,
         k.layerOverheadSeconds() * 1e6, 0.0, null, null, null, k.optimizerBandwidthFraction(),
-        k.source())));
+        null, null, null, k.source())));
     return new CatalogFile(null, "fitted by hyperframes probe", List.of(link), List.of(acc),
         List.of(n), null, null, ks.isEmpty() ? null : ks, null);
   }

@@ -120,18 +120,20 @@ public final class InferenceEstimator {
     }
 
     double prefill = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(),
-        w.promptTokens(), w.promptTokens(), e, wb, kb, compute, peak, true)
+        w.promptTokens(), w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention())
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas, prefillTokens * m.hidden() * act / tp);
     double context = w.promptTokens() + w.outputTokens() / 2.0;
     double decode = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(), 1, context, e, wb,
-        kb, compute, peak, false)
+        kb, compute, peak, false, w.decodeAttention())
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas,
             (double) w.batchSize() * m.hidden() * act / tp);
     return new InferenceEstimate(reasons.isEmpty(), reasons, tp, pp, replicas, m.parameters(),
         weights, kv, activations, other, prefill, decode,
-        acc.kernel(compute).servingRequestSeconds(), kvPerToken, kvPerToken * paged,
+        acc.kernel(compute).servingRequestSeconds()
+            + m.layers() * acc.kernel(compute).servingFirstTokenLayerSeconds(),
+        kvPerToken, kvPerToken * paged,
         maxBatch, (int) devices, w.outputTokens(), w.batchSize());
   }
 
@@ -141,7 +143,7 @@ public final class InferenceEstimator {
    */
   private double layer(TransformerSpec m, Cluster cluster, int tp, int batch, int tokens,
       double context, double e, double wb, double kb, NumberFormat compute, double peak,
-      boolean prefill) {
+      boolean prefill, DecodeAttention decodeAttention) {
     Accelerator acc = cluster.accelerator();
     KernelEfficiency kernel = acc.kernel(compute);
     double rows = (double) batch * tokens;
@@ -162,11 +164,21 @@ public final class InferenceEstimator {
     if (prefill) {
       t += prefillAttention(m, acc, batch, tokens, heads, e, act, bandwidth, compute, peak);
     } else {
-      double kvRead = 2.0 * batch * context * Math.max(1, m.kvHeads() / tp) * m.headDim() * kb;
+      // Each device reads the cache of its KV heads (at least one, replicated when tp > kvHeads)
+      // once per step with a grouped kernel, once per query head with a per-head kernel.
+      double kvHeadsRead = Math.max(1, m.kvHeads() / tp);
+      double fraction = kernel.kvBandwidthFraction();
+      if (decodeAttention == DecodeAttention.PER_HEAD) {
+        // One thread block per query head: the query heads sharing a KV head read its cache
+        // again, and the share of those repeated reads that misses in L2 reaches device memory.
+        double queryHeads = Math.max(1, decodeAttention.headsRead(m.heads(), m.kvHeads()) / tp);
+        kvHeadsRead += (queryHeads - kvHeadsRead) * kernel.kvPerHeadRereadFraction();
+        fraction = kernel.kvPerHeadBandwidth();
+      }
+      double kvRead = 2.0 * batch * context * kvHeadsRead * m.headDim() * kb;
       double flops = 4.0 * batch * context * h / tp;
       // Paged decode attention streams the KV cache at a fitted fraction of the bandwidth.
-      t += memory.rooflineSeconds(acc, flops, kvRead / kernel.kvBandwidthFraction(), compute,
-          peak);
+      t += memory.rooflineSeconds(acc, flops, kvRead / fraction, compute, peak);
       // A decode step's kernels are small enough that their launch and synchronisation show.
       // (Adding the same overhead to prefill moved FasterTransformer's A100 prefill, a shared
       // case, from +12.8 % to +15.5 %: the overhead stays a decode constant.)

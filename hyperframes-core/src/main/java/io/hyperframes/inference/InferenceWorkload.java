@@ -19,10 +19,12 @@ import io.hyperframes.precision.NumberFormat;
  * @param tpotSloSeconds time-per-output-token target (0 = none)
  * @param sloPercentile percentile the targets apply to, in (0, 100)
  * @param blockTokens paged KV-cache block size in tokens (vLLM default 16)
+ * @param decodeAttention how the decode-attention kernel reads a grouped-query model's KV cache
  */
 public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
     int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
-    double tpotSloSeconds, double sloPercentile, int blockTokens) {
+    double tpotSloSeconds, double sloPercentile, int blockTokens,
+    DecodeAttention decodeAttention) {
 
   public InferenceWorkload {
     checkArgument(weights != null, "workload.precision: must be given");
@@ -41,18 +43,29 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
     checkArgument(sloPercentile > 0 && sloPercentile < 100,
         "workload.latencySlo.percentile: must be in (0, 100), got %s", sloPercentile);
     Checks.positive("workload.blockTokens", blockTokens);
+    checkArgument(decodeAttention != null, "workload.decodeAttention: must be given");
+  }
+
+  /** A workload whose decode attention is {@link DecodeAttention#GROUPED}. */
+  public InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
+      int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
+      double tpotSloSeconds, double sloPercentile, int blockTokens) {
+    this(weights, kvCache, batchSize, promptTokens, outputTokens, arrivalRatePerSecond,
+        ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens, DecodeAttention.GROUPED);
   }
 
   /** This workload with {@code sequences} per batch. */
   public InferenceWorkload withBatchSize(int sequences) {
     return new InferenceWorkload(weights, kvCache, sequences, promptTokens, outputTokens,
-        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens);
+        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
+        decodeAttention);
   }
 
   /** This workload with other weight and KV-cache formats. */
   public InferenceWorkload withFormats(NumberFormat weightFormat, NumberFormat kvFormat) {
     return new InferenceWorkload(weightFormat, kvFormat, batchSize, promptTokens, outputTokens,
-        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens);
+        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
+        decodeAttention);
   }
 
   /** The format the matmuls run in: FP16 for integer (weight-only) formats. */

@@ -85,7 +85,9 @@ public final class Serving {
           : Checks.finite("workload.latencySlo.percentile", slo.percentile());
     }
     InferenceWorkload workload = new InferenceWorkload(weights, kv, b, prompt, output, arrival,
-        ttft, tpot, percentile, w.blockTokens() == null ? 16 : w.blockTokens());
+        ttft, tpot, percentile, w.blockTokens() == null ? 16 : w.blockTokens(),
+        w.decodeAttention() == null ? DecodeAttention.GROUPED
+            : DecodeAttention.fromId("workload.decodeAttention", w.decodeAttention()));
     int tp;
     int pp = 1;
     int dp;

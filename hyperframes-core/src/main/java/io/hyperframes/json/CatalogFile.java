@@ -53,7 +53,8 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
       Double matmulHalfDim, Double matmulHalfRows, Double attentionEfficiency,
       Double layerOverheadUs, Double overlapCost, Double servingLayerOverheadUs,
       Double kvBandwidthFraction, Double servingRequestOverheadUs,
-      Double optimizerBandwidthFraction, String source) {}
+      Double optimizerBandwidthFraction, Double kvPerHeadBandwidthFraction,
+      Double kvPerHeadRereadFraction, Double servingFirstTokenLayerOverheadUs, String source) {}
 
   /** An empirical step-time interval of a generation and regime. */
   public record IntervalEntry(String generation, String regime, Double low, Double high,

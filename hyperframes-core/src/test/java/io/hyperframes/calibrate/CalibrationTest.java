@@ -97,6 +97,49 @@ class CalibrationTest {
    * efficiency on FP8 runs moves the BF16 family's constant and leaves none on the FP8 family,
    * where it would change nothing.
    */
+  /**
+   * Serving cases made by the estimator with planted per-head decode constants on Hopper FP8
+   * (bandwidth fraction 0.7, reread share 0.4): a fit of those two constants from the shipped
+   * values recovers both within 5 %. The multi-head model fixes the fraction, the grouped-query
+   * one the reread share.
+   */
+  @Test
+  void recoversPlantedPerHeadDecodeConstants() {
+    KernelEfficiency shipped = Catalog.builtIn().kernels().get("hopper")
+        .get(NumberFormat.FP8_E4M3);
+    KernelEfficiency planted = shipped.withKvPerHeadBandwidthFraction(0.7)
+        .withKvPerHeadRereadFraction(0.4);
+    Catalog truth = Catalog.builtIn().withKernel("hopper", NumberFormat.FP8_E4M3, planted)
+        .withKernel("hopper", NumberFormat.FP8_E5M2, planted);
+    StringBuilder cases = new StringBuilder("{\"cases\": [");
+    int n = 0;
+    for (String model : new String[] {"llama2-7b", "mistral-7b"}) {
+      for (int[] shape : new int[][] {{128, 2048, 120}, {2048, 2048, 56}, {2048, 128, 64}}) {
+        String request = String.format(java.util.Locale.ROOT, """
+            {"model": {"catalog": "%s"},
+             "cluster": {"accelerator": "h100-sxm-80gb", "devices": 1},
+             "workload": {"type": "inference", "precision": "fp8", "kvCachePrecision": "fp8",
+                          "decodeAttention": "per-head", "batchSize": %d,
+                          "promptTokens": %d, "outputTokens": %d},
+             "layout": {"tp": 1}}""", model, shape[2], shape[0], shape[1]);
+        double tps = io.hyperframes.inference.Serving.evaluate(
+            io.hyperframes.inference.Serving.parse(request, truth)).estimate()
+            .outputTokensPerSecondPerDevice();
+        cases.append(n++ > 0 ? "," : "").append(String.format(java.util.Locale.ROOT,
+            "{\"id\": \"planted%d-%s\", \"kind\": \"inference\", \"request\": %s,"
+                + " \"expected\": {\"outputTokensPerSecondPerDevice\": %.6f}}",
+            n, model, request, tps));
+      }
+    }
+    cases.append("]}");
+    Calibration.Result r = Calibration.fit(cases.toString(), Catalog.builtIn(),
+        EnumSet.of(Constant.KV_PER_HEAD_BANDWIDTH, Constant.KV_PER_HEAD_REREAD));
+    KernelEfficiency fitted = r.catalog().kernels().get("hopper").get(NumberFormat.FP8_E4M3);
+    assertEquals(0.7, fitted.kvPerHeadBandwidthFraction(), 0.7 * RECOVERY, r.fitted()::toString);
+    assertEquals(0.4, fitted.kvPerHeadRereadFraction(), 0.4 * RECOVERY, r.fitted()::toString);
+    assertTrue(r.after().meanAbsRelativeError() < 0.01, "in-sample after the fit");
+  }
+
   @Test
   void fitsTheAttentionOfFp8RunsWhereItRuns() throws IOException {
     JsonNode all = Json.parseObject("cases", Files.readString(

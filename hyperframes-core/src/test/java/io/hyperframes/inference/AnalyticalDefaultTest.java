@@ -48,7 +48,10 @@ class AnalyticalDefaultTest {
         """, Catalog.builtIn())).latencyModel());
   }
 
-  /** The unloaded time to first token is the prefill plus the catalog's request path. */
+  /**
+   * The unloaded time to first token is the prefill plus the catalog's request path: a fixed
+   * part and a part per layer.
+   */
   @Test
   void timeToFirstTokenIsThePrefillAndTheRequestPath() {
     InferenceRequest r = Serving.parse("""
@@ -59,10 +62,12 @@ class AnalyticalDefaultTest {
          "layout": {"tp": 4}}
         """, Catalog.builtIn());
     InferenceEstimate e = Serving.evaluate(r).estimate();
-    double request = r.cluster().accelerator()
-        .kernel(io.hyperframes.precision.NumberFormat.FP8_E4M3).servingRequestSeconds();
-    assertTrue(request > 0, "the Hopper FP8 request path is fitted");
-    assertEquals(e.prefillSeconds() + request, e.ttftSeconds(), 1e-15);
+    var kernel = r.cluster().accelerator()
+        .kernel(io.hyperframes.precision.NumberFormat.FP8_E4M3);
+    assertTrue(kernel.servingRequestSeconds() > 0, "the Hopper FP8 request path is fitted");
+    assertTrue(kernel.servingFirstTokenLayerSeconds() > 0, "and its part per layer");
+    double request = kernel.servingRequestSeconds() + 80 * kernel.servingFirstTokenLayerSeconds();
+    assertEquals(e.prefillSeconds() + request, e.ttftSeconds(), 1e-12);
     assertEquals(e.ttftSeconds() + e.decodeSecondsPerToken(), e.totalSeconds(), 1e-15);
   }
 }

@@ -67,6 +67,68 @@ class InferenceProperties {
         + " s -> " + longer + " s");
   }
 
+  /**
+   * The per-head decode kernel reads a grouped-query model's KV cache once per query head: its
+   * decode step is never faster than the grouped kernel's when both stream at the same fraction
+   * and nothing is reread from L2 (the prior), it is slower for every model with fewer KV heads
+   * than query heads once the cache weighs, and a multi-head model reads the same bytes either
+   * way.
+   */
+  @Property(tries = 1000)
+  void perHeadDecodeReadsTheCacheOncePerQueryHead(@ForAll @IntRange(min = 1, max = 256) int batch,
+      @ForAll @IntRange(min = 1, max = 8192) int prompt, @ForAll("models") String model,
+      @ForAll("tps") int tp, @ForAll boolean hopper) {
+    TransformerSpec m = Catalog.builtIn().models().get(model);
+    var acc = Catalog.builtIn().accelerators().get(hopper ? "h100-sxm-80gb" : "a100-sxm-80gb");
+    var prior = new java.util.HashMap<NumberFormat, io.hyperframes.hardware.KernelEfficiency>();
+    for (NumberFormat f : NumberFormat.values()) {
+      if (acc.supports(f)) {
+        var k = acc.kernel(f);
+        prior.put(f, k.withKvPerHeadBandwidthFraction(0).withKvPerHeadRereadFraction(1));
+      }
+    }
+    var node = Catalog.builtIn().nodes().get(acc.defaultNode());
+    var priorAcc = acc.withKernels(prior);
+    Cluster c = new Cluster(priorAcc, tp, node.devicesPerNode(), priorAcc.intraNode(),
+        node.interNode());
+    InferenceWorkload grouped = workload(batch, prompt, 64);
+    InferenceWorkload perHead = new InferenceWorkload(NumberFormat.FP16, NumberFormat.FP16,
+        batch, prompt, 64, 0, 0, 0, 99, 16, DecodeAttention.PER_HEAD);
+    double g = ESTIMATOR.estimate(m, c, grouped, tp, 1, 1).decodeSecondsPerToken();
+    double h = ESTIMATOR.estimate(m, c, perHead, tp, 1, 1).decodeSecondsPerToken();
+    if (m.kvHeads() == m.heads()) {
+      assertEquals(g, h, 1e-12 * g, "multi-head: the same bytes");
+    } else {
+      assertTrue(h >= g, () -> "per-head " + h + " s < grouped " + g + " s");
+      if ((long) batch * prompt >= 1 << 16) {
+        assertTrue(h > g, () -> "per-head " + h + " s not above grouped " + g + " s");
+      }
+    }
+  }
+
+  @Test
+  void decodeAttentionNamesTheFieldAndTheValue() {
+    assertEquals(DecodeAttention.PER_HEAD, DecodeAttention.fromId("f", " Per-Head "));
+    assertEquals(DecodeAttention.GROUPED, DecodeAttention.fromId("f", "grouped"));
+    assertEquals(8, DecodeAttention.GROUPED.headsRead(64, 8));
+    assertEquals(64, DecodeAttention.PER_HEAD.headsRead(64, 8));
+    var e = assertThrows(IllegalArgumentException.class, () -> Serving.parse("""
+        {"model": {"catalog": "llama2-70b"},
+         "cluster": {"accelerator": "h100-sxm-80gb", "devices": 4},
+         "workload": {"type": "inference", "precision": "fp8", "batchSize": 8,
+                      "promptTokens": 128, "outputTokens": 128, "decodeAttention": "xqa"}}
+        """, Catalog.builtIn()));
+    assertTrue(e.getMessage().contains("workload.decodeAttention")
+        && e.getMessage().contains("'xqa'"), e.getMessage());
+    var r = Serving.parse("""
+        {"model": {"catalog": "llama2-70b"},
+         "cluster": {"accelerator": "h100-sxm-80gb", "devices": 4},
+         "workload": {"type": "inference", "precision": "fp8", "batchSize": 8,
+                      "promptTokens": 128, "outputTokens": 128, "decodeAttention": "per-head"}}
+        """, Catalog.builtIn());
+    assertEquals(DecodeAttention.PER_HEAD, r.workload().decodeAttention());
+  }
+
   @net.jqwik.api.Provide
   net.jqwik.api.Arbitrary<String> models() {
     return net.jqwik.api.Arbitraries.of("llama2-7b", "llama2-70b", "mistral-7b", "gpt3-13b");

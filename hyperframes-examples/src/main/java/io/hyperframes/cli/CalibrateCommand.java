@@ -41,8 +41,8 @@ final class CalibrateCommand implements Callable<Integer> {
 
   @Option(names = "--fit", split = ",", paramLabel = "CONSTANT",
       description = "Constants to fit: matmul, attention, halfdim, overhead, overlap,"
-          + " serving-overhead, request-overhead, kv-bandwidth, fabric (default: matmul, attention, overhead,"
-          + " fabric).")
+          + " serving-overhead, request-overhead, first-token-overhead, kv-bandwidth, kv-per-head,"
+          + " kv-reread, fabric (default: matmul, attention, overhead, fabric).")
   List<String> fit;
 
   @Option(names = "--scope", paramLabel = "GENERATION@ENGINE=CONSTANT[,CONSTANT...]",
@@ -82,11 +82,15 @@ final class CalibrateCommand implements Callable<Integer> {
         case "overlap" -> Constant.OVERLAP_COST;
         case "serving-overhead" -> Constant.SERVING_OVERHEAD;
         case "request-overhead" -> Constant.SERVING_REQUEST;
+        case "first-token-overhead" -> Constant.SERVING_FIRST_TOKEN_LAYER;
         case "kv-bandwidth" -> Constant.KV_BANDWIDTH;
+        case "kv-per-head" -> Constant.KV_PER_HEAD_BANDWIDTH;
+        case "kv-reread" -> Constant.KV_PER_HEAD_REREAD;
         case "fabric" -> Constant.FABRIC_EFFICIENCY;
         default -> throw new IllegalArgumentException("--fit: unknown constant '" + f
             + "' (known: matmul, attention, halfdim, overhead, overlap, serving-overhead,"
-            + " request-overhead, kv-bandwidth, fabric)");
+            + " request-overhead, first-token-overhead, kv-bandwidth, kv-per-head, kv-reread,"
+            + " fabric)");
       });
     }
     return constants;
