@@ -27,7 +27,9 @@ final class InferenceTable {
     row(b, "per sequence", e.kvCacheBytesPerSequence() / (1 << 20), "MiB (paged)");
     row(b, "max batch", e.maxBatchSize(), "sequences per replica");
     b.append("latency (unloaded)\n");
-    row(b, "TTFT", e.ttftSeconds() * 1e3, "ms (prefill)");
+    row(b, "TTFT", e.ttftSeconds() * 1e3, String.format(Locale.ROOT,
+        "ms (prefill %.4g ms + request path %.4g ms)", e.prefillSeconds() * 1e3,
+        e.requestSeconds() * 1e3));
     row(b, "TPOT", e.tpotSeconds() * 1e3, "ms per output token");
     row(b, "total", e.totalSeconds() * 1e3, "ms");
     row(b, "tokens/s/device", e.outputTokensPerSecondPerDevice(), "generated");
