@@ -419,7 +419,9 @@ public final class Calibration {
       Set<Constant> constants, Map<String, Set<Constant>> scoped) {
     // Per target: GEMM constants wanted (gemmsBit), fused attention wanted (attentionBit).
     // Attention is fitted where it runs: an FP8 recipe's attention in its activation format's
-    // family, and not at all for serving, whose prefill attention is not the fused kernel.
+    // family. Serving cases do not fit it: a serving prefill uses the training kernels' fitted
+    // constant, and a fit on A100 serving prefills alone ran to its bound of 1 (the engine's
+    // context kernel and the request path cannot be told apart there; docs/validation.md).
     final int gemmsBit = 1;
     final int attentionBit = 2;
     Map<String, Integer> kernelTargets = new LinkedHashMap<>();
