@@ -79,13 +79,8 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
         "kernel.kvBandwidthFraction: must be in (0, 1], got %s", kvBandwidthFraction);
     Checks.nonNegative("kernel.servingRequestSeconds", servingRequestSeconds);
     Checks.fraction("kernel.optimizerBandwidthFraction", optimizerBandwidthFraction);
-    checkArgument(Double.isFinite(kvPerHeadBandwidthFraction) && kvPerHeadBandwidthFraction >= 0
-        && kvPerHeadBandwidthFraction <= 1,
-        "kernel.kvPerHeadBandwidthFraction: must be in [0, 1] (0: as kvBandwidthFraction), got %s",
-        kvPerHeadBandwidthFraction);
-    checkArgument(Double.isFinite(kvPerHeadRereadFraction) && kvPerHeadRereadFraction >= 0
-        && kvPerHeadRereadFraction <= 1,
-        "kernel.kvPerHeadRereadFraction: must be in [0, 1], got %s", kvPerHeadRereadFraction);
+    Checks.share("kernel.kvPerHeadBandwidthFraction", kvPerHeadBandwidthFraction);
+    Checks.share("kernel.kvPerHeadRereadFraction", kvPerHeadRereadFraction);
     Checks.nonNegative("kernel.servingFirstTokenLayerSeconds", servingFirstTokenLayerSeconds);
     source = source == null ? "" : source;
   }

@@ -165,16 +165,13 @@ public final class InferenceEstimator {
       t += prefillAttention(m, acc, batch, tokens, heads, e, act, bandwidth, compute, peak);
     } else {
       // Each device reads the cache of its KV heads (at least one, replicated when tp > kvHeads)
-      // once per step with a grouped kernel, once per query head with a per-head kernel.
-      double kvHeadsRead = Math.max(1, m.kvHeads() / tp);
-      double fraction = kernel.kvBandwidthFraction();
-      if (decodeAttention == DecodeAttention.PER_HEAD) {
-        // One thread block per query head: the query heads sharing a KV head read its cache
-        // again, and the share of those repeated reads that misses in L2 reaches device memory.
-        double queryHeads = Math.max(1, decodeAttention.headsRead(m.heads(), m.kvHeads()) / tp);
-        kvHeadsRead += (queryHeads - kvHeadsRead) * kernel.kvPerHeadRereadFraction();
-        fraction = kernel.kvPerHeadBandwidth();
-      }
+      // once per step with a grouped kernel. A per-head kernel reads it once per query head; the
+      // share of those repeated reads that misses in L2 reaches device memory.
+      int kvHeads = Math.max(1, m.kvHeads() / tp);
+      int readers = Math.max(1, decodeAttention.headsRead(m.heads(), m.kvHeads()) / tp);
+      double kvHeadsRead = kvHeads + (readers - kvHeads) * kernel.kvPerHeadRereadFraction();
+      double fraction = decodeAttention == DecodeAttention.PER_HEAD
+          ? kernel.kvPerHeadBandwidth() : kernel.kvBandwidthFraction();
       double kvRead = 2.0 * batch * context * kvHeadsRead * m.headDim() * kb;
       double flops = 4.0 * batch * context * h / tp;
       // Paged decode attention streams the KV cache at a fitted fraction of the bandwidth.

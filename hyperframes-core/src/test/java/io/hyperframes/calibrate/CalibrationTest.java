@@ -93,11 +93,6 @@ class CalibrationTest {
   }
 
   /**
-   * An FP8 recipe's attention runs in its activation format (BF16), so a fit of the attention
-   * efficiency on FP8 runs moves the BF16 family's constant and leaves none on the FP8 family,
-   * where it would change nothing.
-   */
-  /**
    * Serving cases made by the estimator with planted per-head decode constants on Hopper FP8
    * (bandwidth fraction 0.7, reread share 0.4): a fit of those two constants from the shipped
    * values recovers both within 5 %. The multi-head model fixes the fraction, the grouped-query
@@ -140,6 +135,11 @@ class CalibrationTest {
     assertTrue(r.after().meanAbsRelativeError() < 0.01, "in-sample after the fit");
   }
 
+  /**
+   * An FP8 recipe's attention runs in its activation format (BF16), so a fit of the attention
+   * efficiency on FP8 runs moves the BF16 family's constant and leaves none on the FP8 family,
+   * where it would change nothing.
+   */
   @Test
   void fitsTheAttentionOfFp8RunsWhereItRuns() throws IOException {
     JsonNode all = Json.parseObject("cases", Files.readString(

@@ -42,11 +42,17 @@ class HeldOutCasesTest {
   /** Korthikanti et al. 2022 Table 5 (A100, not fitted on): every step time within 8 %. */
   @Test
   void korthikantiTable5StepTimesOutOfSample() throws IOException {
+    assertStepTimesWithin("korthikanti2022-table5", 9, KORTHIKANTI_EACH);
+  }
+
+  /** The {@code count} step times of the training cases whose ids start with {@code prefix}. */
+  private static void assertStepTimesWithin(String prefix, int count, double tolerance)
+      throws IOException {
     List<CaseResult> rows = Validator.analytical().run(read("training-cases.json"))
-        .select("korthikanti2022-table5", "stepSeconds");
-    assertEquals(9, rows.size());
+        .select(prefix, "stepSeconds");
+    assertEquals(count, rows.size());
     for (CaseResult c : rows) {
-      assertTrue(Math.abs(c.relativeError()) <= KORTHIKANTI_EACH,
+      assertTrue(Math.abs(c.relativeError()) <= tolerance,
           () -> c.id() + ": expected " + c.expected() + " s, predicted " + c.predicted());
     }
   }
@@ -117,13 +123,7 @@ class HeldOutCasesTest {
    */
   @Test
   void heldOutBloomDeepSpeedPipelineRunsWithin12Percent() throws IOException {
-    List<CaseResult> rows = Validator.analytical().run(read("training-cases.json"))
-        .select("bloom-176b", "stepSeconds");
-    assertEquals(3, rows.size());
-    for (CaseResult c : rows) {
-      assertTrue(Math.abs(c.relativeError()) <= DEEPSPEED_PIPELINE_EACH,
-          () -> c.id() + ": expected " + c.expected() + " s, predicted " + c.predicted());
-    }
+    assertStepTimesWithin("bloom-176b", 3, DEEPSPEED_PIPELINE_EACH);
   }
 
   /** Every case file entry names its role and source, and every case is estimated. */
