@@ -104,6 +104,15 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     return copy(tree.with("workload.decodeAttention", kernel), catalog, models);
   }
 
+  /**
+   * {@code workload.attention}: how the prefill computes attention, {@code "flash"} (default: a
+   * fused context kernel whose scores stay on chip, TensorRT-LLM's context FMHA, LMDeploy's
+   * TurboMind) or {@code "standard"} (the scores written to and read from device memory).
+   */
+  public ServeBuilder attention(String kernel) {
+    return copy(tree.with("workload.attention", kernel), catalog, models);
+  }
+
   /** {@code pricing.pricePerDeviceHour}: USD per device-hour of a serving plan. */
   public ServeBuilder pricePerDeviceHour(double usd) {
     return copy(tree.with("pricing.pricePerDeviceHour", usd), catalog, models);

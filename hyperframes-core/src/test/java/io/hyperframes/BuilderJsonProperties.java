@@ -88,7 +88,8 @@ class BuilderJsonProperties {
         .as((m, w, b, p, o, r, t, q) -> HyperFrames.serve().model(m).accelerator("h100-sxm-80gb")
             .devices(8).precision(w).batch(b).prompt(p).output(o).arrivalRate(r)
             .latencySlo(java.time.Duration.ofMillis(t), q).blockTokens(32)
-            .decodeAttention(b % 2 == 0 ? "grouped" : "per-head"));
+            .decodeAttention(b % 2 == 0 ? "grouped" : "per-head")
+            .attention(p % 2 == 0 ? "flash" : "standard"));
   }
 
   /** A serving request built, written and read back: the same request. */

@@ -12,6 +12,7 @@ import io.hyperframes.memory.MemoryHierarchyModel;
 import io.hyperframes.precision.PrecisionModel;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.workload.Attention;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -120,12 +121,13 @@ public final class InferenceEstimator {
     }
 
     double prefill = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(),
-        w.promptTokens(), w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention())
+        w.promptTokens(), w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention(),
+        w.attention())
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas, prefillTokens * m.hidden() * act / tp);
     double context = w.promptTokens() + w.outputTokens() / 2.0;
     double decode = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(), 1, context, e, wb,
-        kb, compute, peak, false, w.decodeAttention())
+        kb, compute, peak, false, w.decodeAttention(), w.attention())
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas,
             (double) w.batchSize() * m.hidden() * act / tp);
@@ -143,7 +145,7 @@ public final class InferenceEstimator {
    */
   private double layer(TransformerSpec m, Cluster cluster, int tp, int batch, int tokens,
       double context, double e, double wb, double kb, NumberFormat compute, double peak,
-      boolean prefill, DecodeAttention decodeAttention) {
+      boolean prefill, DecodeAttention decodeAttention, Attention attention) {
     Accelerator acc = cluster.accelerator();
     KernelEfficiency kernel = acc.kernel(compute);
     double rows = (double) batch * tokens;
@@ -162,7 +164,8 @@ public final class InferenceEstimator {
     double act = Math.max(2, e); // 16-bit activations between kernels (see estimate)
     double bandwidth = memory.streamingBytesPerSecond(acc);
     if (prefill) {
-      t += prefillAttention(m, acc, batch, tokens, heads, e, act, bandwidth, compute, peak);
+      t += prefillAttention(m, acc, attention, batch, tokens, heads, act, bandwidth, compute,
+          peak);
     } else {
       // Each device reads the cache of its KV heads (at least one, replicated when tp > kvHeads)
       // once per step with a grouped kernel. A per-head kernel reads it once per query head; the
@@ -193,27 +196,33 @@ public final class InferenceEstimator {
   }
 
   /**
-   * Prefill attention of one layer. With a fitted fused-attention efficiency for the format it
-   * runs in, a fused kernel (FlashAttention-2, Dao 2023, arXiv 2307.08691, §3; TensorRT-LLM's
-   * context FMHA): the scores stay on chip and causal tiles above the diagonal are skipped
-   * ({@link io.hyperframes.workload.Attention#causalTileShare}), as in training. Without one,
-   * the two matmuls over materialised scores and the passes over them.
+   * Prefill attention of one layer. {@link Attention#FLASH}: a fused kernel (FlashAttention-2,
+   * Dao 2023, arXiv 2307.08691, §3; TensorRT-LLM's context FMHA): the scores stay on chip and
+   * causal tiles above the diagonal are skipped ({@link Attention#causalTileShare}), as in
+   * training ({@code TrainingEstimator}): at the fitted fused-attention efficiency of the format
+   * it runs in where there is one, else the two score and value products through the matmul
+   * roofline. {@link Attention#STANDARD}: the two products over materialised scores and the
+   * passes over them.
    */
-  private double prefillAttention(TransformerSpec m, Accelerator acc, int batch, int tokens,
-      double heads, double e, double act, double bandwidth, NumberFormat compute, double peak) {
+  private double prefillAttention(TransformerSpec m, Accelerator acc, Attention attention,
+      int batch, int tokens, double heads, double act, double bandwidth, NumberFormat compute,
+      double peak) {
     NumberFormat attnFormat = attentionFormat(acc, compute);
-    double fused = acc.kernel(attnFormat).attention();
-    if (fused > 0) {
-      double causal = io.hyperframes.workload.Attention.causalTileShare(tokens);
-      double attnPeak = attnFormat == compute ? peak
-          : Math.min(peak, precision.peakFlopsPerSecond(acc, attnFormat));
-      return 4.0 * batch * tokens * (double) tokens * m.headDim() * heads * causal
-          / (attnPeak * fused);
+    double attnPeak = attnFormat == compute ? peak
+        : Math.min(peak, precision.peakFlopsPerSecond(acc, attnFormat));
+    double products = memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, act,
+        attnFormat, attnPeak)
+        + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, act, attnFormat,
+            attnPeak);
+    if (attention == Attention.STANDARD) {
+      return products + 2 * act * heads * (double) tokens * tokens * batch / bandwidth;
     }
-    return memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, e, compute,
-        peak)
-        + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, e, compute, peak)
-        + 2 * act * heads * (double) tokens * tokens * batch / bandwidth;
+    double causal = Attention.causalTileShare(tokens);
+    double fused = acc.kernel(attnFormat).attention();
+    return fused > 0
+        ? 4.0 * batch * tokens * (double) tokens * m.headDim() * heads * causal
+            / (attnPeak * fused)
+        : products * causal;
   }
 
   /**

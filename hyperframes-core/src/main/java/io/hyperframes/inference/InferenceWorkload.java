@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import io.hyperframes.hardware.Checks;
 import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.workload.Attention;
 
 /**
  * A serving workload.
@@ -20,11 +21,13 @@ import io.hyperframes.precision.NumberFormat;
  * @param sloPercentile percentile the targets apply to, in (0, 100)
  * @param blockTokens paged KV-cache block size in tokens (vLLM default 16)
  * @param decodeAttention how the decode-attention kernel reads a grouped-query model's KV cache
+ * @param attention how the prefill computes attention: {@link Attention#FLASH} (a fused context
+ *     kernel, the serving engines' default) or {@link Attention#STANDARD} (materialised scores)
  */
 public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
     int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
     double tpotSloSeconds, double sloPercentile, int blockTokens,
-    DecodeAttention decodeAttention) {
+    DecodeAttention decodeAttention, Attention attention) {
 
   public InferenceWorkload {
     checkArgument(weights != null, "workload.precision: must be given");
@@ -44,9 +47,23 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
         "workload.latencySlo.percentile: must be in (0, 100), got %s", sloPercentile);
     Checks.positive("workload.blockTokens", blockTokens);
     checkArgument(decodeAttention != null, "workload.decodeAttention: must be given");
+    checkArgument(attention != null, "workload.attention: must be given");
   }
 
-  /** A workload whose decode attention is {@link DecodeAttention#GROUPED}. */
+  /** A workload whose prefill runs a fused attention kernel ({@link Attention#FLASH}). */
+  public InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
+      int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
+      double tpotSloSeconds, double sloPercentile, int blockTokens,
+      DecodeAttention decodeAttention) {
+    this(weights, kvCache, batchSize, promptTokens, outputTokens, arrivalRatePerSecond,
+        ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens, decodeAttention,
+        Attention.FLASH);
+  }
+
+  /**
+   * A workload whose decode attention is {@link DecodeAttention#GROUPED} and whose prefill runs a
+   * fused attention kernel.
+   */
   public InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
       int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
       double tpotSloSeconds, double sloPercentile, int blockTokens) {
@@ -58,14 +75,14 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
   public InferenceWorkload withBatchSize(int sequences) {
     return new InferenceWorkload(weights, kvCache, sequences, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention);
+        decodeAttention, attention);
   }
 
   /** This workload with other weight and KV-cache formats. */
   public InferenceWorkload withFormats(NumberFormat weightFormat, NumberFormat kvFormat) {
     return new InferenceWorkload(weightFormat, kvFormat, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention);
+        decodeAttention, attention);
   }
 
   /** The format the matmuls run in: FP16 for integer (weight-only) formats. */

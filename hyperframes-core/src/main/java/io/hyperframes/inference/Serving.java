@@ -13,6 +13,7 @@ import io.hyperframes.json.Results;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.workload.Attention;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -87,7 +88,9 @@ public final class Serving {
     InferenceWorkload workload = new InferenceWorkload(weights, kv, b, prompt, output, arrival,
         ttft, tpot, percentile, w.blockTokens() == null ? 16 : w.blockTokens(),
         w.decodeAttention() == null ? DecodeAttention.GROUPED
-            : DecodeAttention.fromId("workload.decodeAttention", w.decodeAttention()));
+            : DecodeAttention.fromId("workload.decodeAttention", w.decodeAttention()),
+        w.attention() == null ? Attention.FLASH
+            : Attention.fromId("workload.attention", w.attention()));
     int tp;
     int pp = 1;
     int dp;

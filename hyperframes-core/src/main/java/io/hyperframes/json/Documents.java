@@ -363,7 +363,8 @@ public final class Documents {
   /** {@code workload} of a serving request. */
   public record Inference(String type, String precision, String kvCachePrecision,
       Integer batchSize, Integer promptTokens, Integer outputTokens, Double arrivalRatePerSecond,
-      Slo latencySlo, Integer concurrency, Integer blockTokens, String decodeAttention) {}
+      Slo latencySlo, Integer concurrency, Integer blockTokens, String decodeAttention,
+      String attention) {}
 
   /** {@code layout} of a serving request. */
   public record ServingLayout(Integer tp, Integer pp, Integer dp) {}

@@ -8,6 +8,7 @@ import io.hyperframes.hardware.Catalog;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.workload.Attention;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -127,6 +128,46 @@ class InferenceProperties {
                       "promptTokens": 128, "outputTokens": 128, "decodeAttention": "per-head"}}
         """, Catalog.builtIn());
     assertEquals(DecodeAttention.PER_HEAD, r.workload().decodeAttention());
+  }
+
+  /**
+   * Where no fused-attention efficiency is fitted (A100), a fused prefill runs the two attention
+   * products over the causal tiles only and never writes the scores: it is faster than the
+   * materialised-scores prefill for every prompt, and the decode step does not change.
+   */
+  @Property(tries = 1000)
+  void fusedPrefillSkipsTheScorePasses(@ForAll @IntRange(min = 1, max = 64) int batch,
+      @ForAll @IntRange(min = 1, max = 8192) int prompt, @ForAll("models") String model,
+      @ForAll("tps") int tp) {
+    TransformerSpec m = Catalog.builtIn().models().get(model);
+    Cluster c = cluster("a100-sxm-80gb", tp);
+    InferenceWorkload fused = workload(batch, prompt, 8);
+    InferenceWorkload standard = new InferenceWorkload(NumberFormat.FP16, NumberFormat.FP16,
+        batch, prompt, 8, 0, 0, 0, 99, 16, DecodeAttention.GROUPED, Attention.STANDARD);
+    InferenceEstimate f = ESTIMATOR.estimate(m, c, fused, tp, 1, 1);
+    InferenceEstimate s = ESTIMATOR.estimate(m, c, standard, tp, 1, 1);
+    assertTrue(f.prefillSeconds() < s.prefillSeconds(),
+        () -> "fused " + f.prefillSeconds() + " s, standard " + s.prefillSeconds() + " s");
+    assertEquals(s.decodeSecondsPerToken(), f.decodeSecondsPerToken(), 0.0);
+  }
+
+  @Test
+  void prefillAttentionNamesTheFieldAndTheValue() {
+    String request = """
+        {"model": {"catalog": "llama2-7b"},
+         "cluster": {"accelerator": "a100-sxm-80gb", "devices": 1},
+         "workload": {"type": "inference", "precision": "fp16", "batchSize": 8,
+                      "promptTokens": 128, "outputTokens": 128%s}}
+        """;
+    assertEquals(Attention.FLASH,
+        Serving.parse(request.formatted(""), Catalog.builtIn()).workload().attention());
+    assertEquals(Attention.STANDARD, Serving.parse(
+        request.formatted(", \"attention\": \"standard\""), Catalog.builtIn())
+        .workload().attention());
+    var e = assertThrows(IllegalArgumentException.class, () -> Serving.parse(
+        request.formatted(", \"attention\": \"paged\""), Catalog.builtIn()));
+    assertTrue(e.getMessage().contains("workload.attention")
+        && e.getMessage().contains("'paged'"), e.getMessage());
   }
 
   @net.jqwik.api.Provide
