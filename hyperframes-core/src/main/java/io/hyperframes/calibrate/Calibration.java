@@ -86,7 +86,13 @@ public final class Calibration {
      */
     KV_PER_HEAD_REREAD("kvPerHeadRereadFraction", 0.0, 1.0),
     /** Sustained fraction of a fabric's bandwidth; bounds [0.2, 1]. */
-    FABRIC_EFFICIENCY("efficiency", 0.2, 1.0);
+    FABRIC_EFFICIENCY("efficiency", 0.2, 1.0),
+    /**
+     * Sustained fraction of an accelerator's memory bandwidth, per accelerator (the streaming
+     * side of every roofline: weights and KV cache read in a decode step, element-wise passes);
+     * bounds [0.3, 1].
+     */
+    MEMORY_EFFICIENCY("memoryEfficiency", 0.3, 1.0);
 
     private final String field;
     private final double low;
@@ -108,7 +114,7 @@ public final class Calibration {
    * One fitted constant.
    *
    * @param target "generation/format" (or "generation@engine/format" for a scope) for kernel
-   *     constants, the fabric id for fabric efficiency
+   *     constants, the fabric id for fabric efficiency, the accelerator id for memory efficiency
    * @param constant which constant
    * @param before value in the catalog the fit started from
    * @param after fitted value
@@ -135,7 +141,8 @@ public final class Calibration {
 
     /**
      * The calibrated constants as a catalog override file ({@code --catalog}): a {@code kernels}
-     * entry per generation and format and the fitted fabrics, each with its provenance.
+     * entry per generation and format, the fitted fabrics and the accelerators whose memory
+     * efficiency was fitted, each with its provenance.
      */
     public String toCatalogJson() {
       String provenance = String.format(Locale.ROOT,
@@ -145,8 +152,10 @@ public final class Calibration {
           100 * leaveOneOut.meanAbsRelativeError());
       Set<String> kernelTargets = new LinkedHashSet<>();
       Set<String> fabricTargets = new LinkedHashSet<>();
+      Set<String> acceleratorTargets = new LinkedHashSet<>();
       for (Fitted f : fitted) {
-        (f.constant() == Constant.FABRIC_EFFICIENCY ? fabricTargets : kernelTargets)
+        (f.constant() == Constant.FABRIC_EFFICIENCY ? fabricTargets
+            : f.constant() == Constant.MEMORY_EFFICIENCY ? acceleratorTargets : kernelTargets)
             .add(f.target());
       }
       List<CatalogFile.KernelEntry> kernels = new ArrayList<>();
@@ -171,8 +180,21 @@ public final class Calibration {
             f.halfEfficiencyBytes() / 1e6, f.inNetworkReductionBytesPerSecond() / 1e9,
             f.source() + "; efficiency by " + provenance));
       }
+      List<CatalogFile.AcceleratorEntry> accelerators = new ArrayList<>();
+      for (String t : acceleratorTargets) {
+        Accelerator a = catalog.accelerators().get(t);
+        Map<String, Double> peaks = new LinkedHashMap<>();
+        a.peakFlopsPerSecond().forEach((f, v) -> peaks.put(f.id(), v / 1e12));
+        accelerators.add(new CatalogFile.AcceleratorEntry(a.id(), a.name(), peaks,
+            a.memoryBytes() / (1L << 30), a.memoryBandwidthBytesPerSecond() / 1e9,
+            a.l2Bytes() / 1e6, a.matmulEfficiency(), a.matmulHalfDim(), a.matmulHalfRows(),
+            a.memoryEfficiency(), a.powerWatts(), a.intraNode().id(), a.defaultNode(),
+            a.fusedAttention(), a.generation(),
+            a.source() + "; memoryEfficiency by " + provenance));
+      }
       CatalogFile file = new CatalogFile(catalog.version() + "+calibrated-" + date, null,
-          fabrics, null, null, null, null, kernels, null);
+          fabrics, accelerators.isEmpty() ? null : accelerators, null, null, null, kernels,
+          null);
       try {
         return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(file);
       } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -426,6 +448,7 @@ public final class Calibration {
     final int attentionBit = 2;
     Map<String, Integer> kernelTargets = new LinkedHashMap<>();
     Set<String> fabricTargets = new LinkedHashSet<>();
+    Set<String> acceleratorTargets = new LinkedHashSet<>();
     for (Documents.Case c : cases) {
       if (c.collective() != null) {
         Cluster cluster = c.collective().cluster(catalog);
@@ -457,6 +480,7 @@ public final class Calibration {
         String key = Catalog.scopedKey(a.generation(), engine);
         scope = scoped.containsKey(key) ? key : null;
       }
+      acceleratorTargets.add(a.id());
       checkArgument(!a.generation().isEmpty(), "%s: accelerator %s has no generation in the"
           + " catalog, so its kernel constants cannot be fitted", c.id(), a.id());
       String prefix = (scope != null ? scope : a.generation()) + "/";
@@ -507,6 +531,13 @@ public final class Calibration {
             (cat, v) -> cat.withFabricEfficiency(f, v)));
       }
     }
+    if (constants.contains(Constant.MEMORY_EFFICIENCY)) {
+      for (String id : acceleratorTargets) {
+        knobs.add(new Knob(id, Constant.MEMORY_EFFICIENCY,
+            catalog.accelerators().get(id).memoryEfficiency(),
+            (cat, v) -> cat.withMemoryEfficiency(id, v)));
+      }
+    }
     return knobs;
   }
 
@@ -524,7 +555,8 @@ public final class Calibration {
       case SERVING_FIRST_TOKEN_LAYER -> k.withServingFirstTokenLayer(v * 1e-6);
       case OVERLAP_COST -> k.withOverlapCost(v);
       case LAYER_OVERHEAD -> k.withLayerOverhead(v * 1e-6);
-      case FABRIC_EFFICIENCY -> throw new AssertionError("not a kernel constant");
+      case FABRIC_EFFICIENCY, MEMORY_EFFICIENCY ->
+          throw new AssertionError("not a kernel constant");
     };
   }
 

@@ -124,6 +124,23 @@ public final class Catalog {
         modelSources, prices, Map.of());
   }
 
+  /**
+   * This catalog with one accelerator's sustained fraction of its memory bandwidth replaced
+   * (what {@code calibrate --fit memory} fits).
+   *
+   * @throws IllegalArgumentException for an unknown accelerator or an efficiency outside (0, 1]
+   */
+  public Catalog withMemoryEfficiency(String acceleratorId, double efficiency) {
+    Accelerator old = accelerators.get(acceleratorId);
+    checkArgument(old != null, "accelerator: unknown accelerator '%s'", acceleratorId);
+    checkArgument(efficiency > 0 && efficiency <= 1,
+        "accelerators[%s].memoryEfficiency: must be in (0, 1], got %s", acceleratorId,
+        efficiency);
+    Map<String, Accelerator> as = new LinkedHashMap<>(accelerators);
+    as.put(acceleratorId, old.withMemoryEfficiency(efficiency));
+    return new Catalog(version, fabrics, as, nodes, models, modelSources, prices, kernels);
+  }
+
   /** This catalog with a fabric replaced (and the node templates built on it re-derived). */
   public Catalog withFabricEfficiency(String fabricId, double efficiency) {
     Fabric old = fabrics.get(fabricId);

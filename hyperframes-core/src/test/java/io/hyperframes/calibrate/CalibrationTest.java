@@ -136,6 +136,57 @@ class CalibrationTest {
   }
 
   /**
+   * Serving runs on an H200 whose sustained memory-bandwidth fraction is planted at 0.6: a fit
+   * of the memory efficiency recovers it within 5 %, touches no other accelerator, and the
+   * override it writes carries it with its provenance and reads back to the same catalog value.
+   */
+  @Test
+  void recoversAPlantedMemoryEfficiency() throws IOException {
+    Catalog truth = Catalog.builtIn().withMemoryEfficiency("h200-sxm-141gb", 0.6);
+    StringBuilder cases = new StringBuilder("{\"cases\": [");
+    int n = 0;
+    for (String model : new String[] {"llama2-7b", "llama2-70b"}) {
+      for (int[] shape : new int[][] {{128, 2048, 64}, {2048, 128, 16}, {128, 1, 1}}) {
+        String request = String.format(java.util.Locale.ROOT, """
+            {"model": {"catalog": "%s"},
+             "cluster": {"accelerator": "h200-sxm-141gb", "devices": 2},
+             "workload": {"type": "inference", "precision": "fp8", "batchSize": %d,
+                          "promptTokens": %d, "outputTokens": %d},
+             "layout": {"tp": 2}}""", model, shape[2], shape[0], shape[1]);
+        var e = io.hyperframes.inference.Serving.evaluate(
+            io.hyperframes.inference.Serving.parse(request, truth)).estimate();
+        cases.append(n++ > 0 ? "," : "").append(String.format(java.util.Locale.ROOT,
+            "{\"id\": \"planted%d-%s\", \"kind\": \"inference\", \"request\": %s,"
+                + " \"expected\": {\"%s\": %.8f}}", n, model, request,
+            shape[1] == 1 ? "ttftSeconds" : "outputTokensPerSecondPerDevice",
+            shape[1] == 1 ? e.ttftSeconds() : e.outputTokensPerSecondPerDevice()));
+      }
+    }
+    cases.append("]}");
+    Calibration.Result r = Calibration.fit(cases.toString(), Catalog.builtIn(),
+        EnumSet.of(Constant.MEMORY_EFFICIENCY));
+    assertEquals(0.6, r.catalog().accelerators().get("h200-sxm-141gb").memoryEfficiency(),
+        0.6 * RECOVERY, r.fitted()::toString);
+    assertEquals(1, r.fitted().size(), r.fitted()::toString);
+    assertEquals(Catalog.builtIn().accelerators().get("h100-sxm-80gb").memoryEfficiency(),
+        r.catalog().accelerators().get("h100-sxm-80gb").memoryEfficiency());
+    Path file = Files.createTempFile("memory-fit", ".json");
+    try {
+      Files.writeString(file, r.toCatalogJson(), StandardCharsets.UTF_8);
+      var read = Catalog.builtIn().withOverrides(file).accelerators().get("h200-sxm-141gb");
+      assertEquals(r.catalog().accelerators().get("h200-sxm-141gb").memoryEfficiency(),
+          read.memoryEfficiency(), 1e-9);
+      assertTrue(read.source().contains("memoryEfficiency by calibrate"), read.source());
+    } finally {
+      Files.deleteIfExists(file);
+    }
+    var bad = assertThrows(IllegalArgumentException.class,
+        () -> Catalog.builtIn().withMemoryEfficiency("h200-sxm-141gb", 1.5));
+    assertTrue(bad.getMessage().contains("memoryEfficiency") && bad.getMessage().contains("1.5"),
+        bad.getMessage());
+  }
+
+  /**
    * An FP8 recipe's attention runs in its activation format (BF16), so a fit of the attention
    * efficiency on FP8 runs moves the BF16 family's constant and leaves none on the FP8 family,
    * where it would change nothing.

@@ -42,7 +42,7 @@ final class CalibrateCommand implements Callable<Integer> {
   @Option(names = "--fit", split = ",", paramLabel = "CONSTANT",
       description = "Constants to fit: matmul, attention, halfdim, overhead, overlap,"
           + " serving-overhead, request-overhead, first-token-overhead, kv-bandwidth, kv-per-head,"
-          + " kv-reread, fabric (default: matmul, attention, overhead, fabric).")
+          + " kv-reread, fabric, memory (default: matmul, attention, overhead, fabric).")
   List<String> fit;
 
   @Option(names = "--scope", paramLabel = "GENERATION@ENGINE=CONSTANT[,CONSTANT...]",
@@ -87,10 +87,11 @@ final class CalibrateCommand implements Callable<Integer> {
         case "kv-per-head" -> Constant.KV_PER_HEAD_BANDWIDTH;
         case "kv-reread" -> Constant.KV_PER_HEAD_REREAD;
         case "fabric" -> Constant.FABRIC_EFFICIENCY;
+        case "memory" -> Constant.MEMORY_EFFICIENCY;
         default -> throw new IllegalArgumentException("--fit: unknown constant '" + f
             + "' (known: matmul, attention, halfdim, overhead, overlap, serving-overhead,"
             + " request-overhead, first-token-overhead, kv-bandwidth, kv-per-head, kv-reread,"
-            + " fabric)");
+            + " fabric, memory)");
       });
     }
     return constants;
