@@ -1,7 +1,12 @@
 package io.hyperframes.json;
 
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
 
 /**
  * A catalog file (the built-in {@code hardware.json}, {@code prices.json}, {@code models.json},
@@ -12,6 +17,46 @@ import java.util.Map;
 public record CatalogFile(String version, String notes, List<FabricEntry> fabrics,
     List<AcceleratorEntry> accelerators, List<NodeEntry> nodes, List<ModelEntry> models,
     List<PriceEntry> prices, List<KernelEntry> kernels, List<IntervalEntry> intervals) {
+
+  /**
+   * The entries of {@code top} over those of {@code base}: an entry of {@code top} replaces the
+   * entry of {@code base} with the same key (fabrics, accelerators, nodes and models by id,
+   * prices by accelerator, kernels by generation, engine and formats, intervals by generation
+   * and regime), every other entry of either is kept, {@code base}'s first. The version and
+   * notes are {@code top}'s where it has them. This is how a chain of {@code calibrate} runs
+   * keeps what the earlier ones fitted.
+   */
+  public static CatalogFile overlay(CatalogFile base, CatalogFile top) {
+    Objects.requireNonNull(base, "base");
+    Objects.requireNonNull(top, "top");
+    return new CatalogFile(top.version != null ? top.version : base.version,
+        top.notes != null ? top.notes : base.notes,
+        over(base.fabrics, top.fabrics, FabricEntry::id),
+        over(base.accelerators, top.accelerators, AcceleratorEntry::id),
+        over(base.nodes, top.nodes, NodeEntry::id),
+        over(base.models, top.models, ModelEntry::id),
+        over(base.prices, top.prices, PriceEntry::accelerator),
+        over(base.kernels, top.kernels,
+            k -> List.of(String.valueOf(k.generation()), String.valueOf(k.engine()),
+                k.formats() == null ? Set.of() : Set.copyOf(k.formats()))),
+        over(base.intervals, top.intervals, i -> List.of(String.valueOf(i.generation()),
+            String.valueOf(i.regime()))));
+  }
+
+  private static <T> List<T> over(List<T> base, List<T> top, Function<T, Object> key) {
+    if (base == null || base.isEmpty()) {
+      return top;
+    }
+    if (top == null || top.isEmpty()) {
+      return base;
+    }
+    Set<Object> replaced = new HashSet<>();
+    top.forEach(t -> replaced.add(key.apply(t)));
+    List<T> out = new ArrayList<>();
+    base.stream().filter(b -> !replaced.contains(key.apply(b))).forEach(out::add);
+    out.addAll(top);
+    return out;
+  }
 
   /** A fabric: per-device bandwidth and latency of one link type. */
   public record FabricEntry(String id, Double bandwidthGBps, Double latencyUs, Double launchUs,

@@ -4,6 +4,8 @@ import io.hyperframes.calibrate.Calibration;
 import io.hyperframes.calibrate.Calibration.Constant;
 import io.hyperframes.calibrate.Calibration.Fitted;
 import io.hyperframes.hardware.Catalog;
+import io.hyperframes.json.CatalogFile;
+import io.hyperframes.json.Json;
 import io.hyperframes.validate.CaseResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -130,8 +132,18 @@ final class CalibrateCommand implements Callable<Integer> {
             + " %.2f %% leave-one-source-out%n", 100 * r.before().meanAbsRelativeError(),
         100 * r.after().meanAbsRelativeError(), 100 * r.leaveOneOut().meanAbsRelativeError());
     if (out != null) {
-      Files.writeString(out, r.toCatalogJson(), StandardCharsets.UTF_8);
-      o.printf(Locale.ROOT, "wrote %s (use it with --catalog)%n", out);
+      String fitted = r.toCatalogJson();
+      if (catalog != null) {
+        // The input override's entries stay, under the fitted ones: a chain of fits keeps what
+        // the earlier ones fitted (an accelerator's memory efficiency, another generation).
+        CatalogFile merged = CatalogFile.overlay(
+            Json.read("--catalog", Files2.read("--catalog", catalog), CatalogFile.class),
+            Json.read("calibrated catalog", fitted, CatalogFile.class));
+        fitted = Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(merged);
+      }
+      Files.writeString(out, fitted, StandardCharsets.UTF_8);
+      o.printf(Locale.ROOT, "wrote %s (use it with --catalog)%s%n", out,
+          catalog == null ? "" : "; it keeps the entries of " + catalog + " that were not refitted");
     }
     o.flush();
     return 0;

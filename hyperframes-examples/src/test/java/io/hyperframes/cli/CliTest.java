@@ -667,4 +667,48 @@ class CliTest {
   void unknownOptionExitsTwo() {
     assertEquals(2, run("estimate", "--frobnicate").status());
   }
+  /**
+   * Two fits in a chain: the second, started from the first's override, writes a file that keeps
+   * the first's fitted accelerator (H200's memory efficiency) beside its own kernel constants,
+   * and the catalog read from it has both.
+   */
+  @Test
+  void chainedCalibrationKeepsTheEarlierFit() throws IOException {
+    JsonNode all = Json.parseObject("cases", Files.readString(
+        Path.of("..", "docs", "validation", "serving-cases.json")));
+    StringBuilder h200 = new StringBuilder("{\"cases\": [");
+    StringBuilder h100 = new StringBuilder("{\"cases\": [");
+    for (JsonNode c : all.get("cases")) {
+      String id = c.get("id").asText();
+      if (id.equals("trtllm09-llama2-70b-h200-fp8-tp1-b64-2048-128")
+          || id.equals("trtllm09-llama2-7b-h200-fp8-tp1-b1-ttft-128")) {
+        h200.append(h200.length() > 11 ? "," : "").append(c);
+      } else if (id.equals("trtllm09-llama2-70b-h100-fp8-tp2-b64-2048-2048")) {
+        h100.append(c);
+      }
+    }
+    Path first = dir.resolve("first.json");
+    Path second = dir.resolve("second.json");
+    Result a = run("calibrate", "--cases", write("h200.json", h200 + "]}").toString(),
+        "--fit", "memory", "--out", first.toString());
+    assertEquals(0, a.status(), a.err());
+    assertTrue(a.out().contains("h200-sxm-141gb") && a.out().contains("memoryEfficiency"),
+        a.out());
+    Result b = run("calibrate", "--cases", write("h100.json", h100 + "]}").toString(),
+        "--fit", "serving-overhead", "--catalog", first.toString(), "--out", second.toString());
+    assertEquals(0, b.status(), b.err());
+    assertTrue(b.out().contains("keeps the entries of"), b.out());
+    var firstCatalog = io.hyperframes.hardware.Catalog.builtIn().withOverrides(first);
+    var chained = io.hyperframes.hardware.Catalog.builtIn().withOverrides(second);
+    assertEquals(firstCatalog.accelerators().get("h200-sxm-141gb").memoryEfficiency(),
+        chained.accelerators().get("h200-sxm-141gb").memoryEfficiency(), 1e-12);
+    assertTrue(Math.abs(chained.accelerators().get("h200-sxm-141gb").memoryEfficiency() - 0.85)
+        > 1e-6, "the first fit moved H200's fraction");
+    JsonNode written = Json.parseObject("second", Files.readString(second));
+    assertEquals(1, written.get("accelerators").size());
+    assertTrue(written.get("kernels").size() >= 1);
+    Result bad = run("calibrate", "--cases", first.toString(), "--fit", "hbm");
+    assertEquals(2, bad.status());
+    assertTrue(bad.err().contains("'hbm'") && bad.err().contains("memory"), bad.err());
+  }
 }
