@@ -210,19 +210,25 @@ public final class InferenceEstimator {
     NumberFormat attnFormat = attentionFormat(acc, compute);
     double attnPeak = attnFormat == compute ? peak
         : Math.min(peak, precision.peakFlopsPerSecond(acc, attnFormat));
-    double products = memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, act,
-        attnFormat, attnPeak)
-        + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, act, attnFormat,
-            attnPeak);
     if (attention == Attention.STANDARD) {
-      return products + 2 * act * heads * (double) tokens * tokens * batch / bandwidth;
+      return attentionProducts(m, acc, batch, tokens, heads, act, attnFormat, attnPeak)
+          + 2 * act * heads * (double) tokens * tokens * batch / bandwidth;
     }
     double causal = Attention.causalTileShare(tokens);
     double fused = acc.kernel(attnFormat).attention();
     return fused > 0
         ? 4.0 * batch * tokens * (double) tokens * m.headDim() * heads * causal
             / (attnPeak * fused)
-        : products * causal;
+        : attentionProducts(m, acc, batch, tokens, heads, act, attnFormat, attnPeak) * causal;
+  }
+
+  /** The score (Q·Kᵀ) and value (P·V) products of one layer's attention over all s² pairs. */
+  private double attentionProducts(TransformerSpec m, Accelerator acc, int batch, int tokens,
+      double heads, double act, NumberFormat format, double peak) {
+    return memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, act, format,
+        peak)
+        + memory.matmulSeconds(acc, tokens, m.headDim(), tokens, batch * heads, act, format,
+            peak);
   }
 
   /**
