@@ -51,6 +51,11 @@ public final class PlanRequests {
     Cluster cluster = doc.cluster().resolve(catalog, devices.range() ? 1 : min);
     TrainingWorkload w = Documents.required("workload", doc.workload()).resolve();
     PartialLayout layout = doc.layout() == null ? PartialLayout.OPEN : doc.layout().resolve();
+    java.util.Map<io.hyperframes.parallel.Engine, Cluster> engineClusters =
+        new java.util.EnumMap<>(io.hyperframes.parallel.Engine.class);
+    for (io.hyperframes.parallel.Engine e : layout.engines()) {
+      engineClusters.put(e, catalog.forEngine(cluster, e));
+    }
     cluster = catalog.forEngine(cluster, layout.engineOrDefault());
     if (!(model instanceof TransformerSpec) && !(model instanceof DenseStackSpec)) {
       throw new IllegalArgumentException("model: planning needs an architecture (layers, hidden,"
@@ -112,7 +117,8 @@ public final class PlanRequests {
       exhaustive = Boolean.TRUE.equals(doc.search().exhaustive());
     }
     return new PlanRequest(model, cluster, min, max, w, layout, minBatch, maxBatch,
-        headroom, deadline, precisions, objective, pricing, alternatives, exhaustive);
+        headroom, deadline, precisions, objective, pricing, alternatives, exhaustive,
+        engineClusters);
   }
 
   static Pricing pricing(Documents.Pricing p, Cluster cluster, Catalog catalog) {

@@ -9,6 +9,7 @@ import io.hyperframes.inference.Serving;
 import io.hyperframes.inference.ServingPlans;
 import io.hyperframes.json.Json;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Recompute;
 import io.hyperframes.plan.Objective;
 import io.hyperframes.plan.Plan;
@@ -73,7 +74,7 @@ class ExamplesInJavaTest {
     EstimateBuilder gpt3 = HyperFrames.estimate().model("gpt3-175b").accelerator("a100-sxm-80gb")
         .devices(1024).training(t -> t.precision("bf16-mixed").globalBatchSize(1536).tokens(3e11)
             .optimizer(Optimizer.ADAM).gradientPrecision("fp32"))
-        .layout(l -> l.tp(8).pp(8).dp(16));
+        .layout(l -> l.tp(8).pp(8).dp(16).engine(Engine.MEGATRON));
     EstimateBuilder llama = HyperFrames.estimate().model("llama2-70b").node("dgx-h100")
         .devices(256).training(t -> t.precision("bf16-mixed").globalBatchSize(1024).tokens(2e12)
             .optimizer(Optimizer.ADAM))

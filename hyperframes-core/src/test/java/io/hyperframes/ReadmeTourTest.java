@@ -62,6 +62,35 @@ class ReadmeTourTest {
     assertTrue(served.p99LatencySeconds() > 0);
   }
 
+  /**
+   * The README's headline answer is what {@code plan --request examples/10b-on-2t.json} prints:
+   * its devices, days, interval, GPU-hours, cost and engine, from the plan's JSON.
+   */
+  @Test
+  void theReadmeHeadlineIsThePlansAnswer() throws IOException {
+    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8)
+        .replaceAll("\\s+", " ");
+    io.hyperframes.plan.Plan p = io.hyperframes.plan.Planner.analytical().plan(
+        PlanRequests.parse(Files.readString(Path.of("..", "examples", "10b-on-2t.json"),
+            StandardCharsets.UTF_8)));
+    var json = io.hyperframes.plan.PlanJson.toJson(p);
+    String engine = json.get("layout").get("engine").asText();
+    assertTrue(engine.equals("megatron"), engine);
+    String quoted = String.format(java.util.Locale.ROOT, "answers %d H100 for %.1f days (90 %%"
+        + " interval %.1f–%.1f), %s GPU-hours, USD %s, on Megatron-LM", json.get("devices")
+            .asLong(), json.get("trainingDays").asDouble(), json.get("trainingDaysLow")
+            .asDouble(), json.get("trainingDaysHigh").asDouble(),
+        grouped(Math.round(json.get("cost").get("gpuHours").asDouble())),
+        grouped(Math.round(json.get("cost").get("totalUsd").asDouble() / 100) * 100));
+    assertTrue(readme.contains(quoted), "README does not quote the plan: " + quoted);
+    assertTrue(json.get("search").get("engineChoice").asText().startsWith("megatron (best of"));
+  }
+
+  /** Thousands separated by a space, as the README writes them (71 884). */
+  private static String grouped(long n) {
+    return String.format(java.util.Locale.ROOT, "%,d", n).replace(',', ' ');
+  }
+
   @Test
   void everyReadmeLineIsInTheTour() throws IOException {
     String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);

@@ -42,7 +42,8 @@ public final class Results {
       TimeBreakdown t = e.time();
       return new Estimate(e.feasible(), e.reasons(),
           new EstimateLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
-              l.sequenceParallel(), l.recompute().id(), l.zeroStage()),
+              l.sequenceParallel(), l.recompute().id(), l.zeroStage(), l.engine().id(),
+              l.shardGroupSize(), l.reshardAfterForward()),
           e.parameters(),
           new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
               m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
@@ -71,7 +72,8 @@ public final class Results {
 
   /** {@code layout} of an estimate. */
   public record EstimateLayout(int tp, int pp, int dp, int virtualStages, int microBatch,
-      boolean sequenceParallel, String recompute, int zeroStage) {}
+      boolean sequenceParallel, String recompute, int zeroStage, String engine,
+      int shardGroupSize, boolean reshardAfterForward) {}
 
   /** {@code memory} of an estimate, bytes per device. */
   public record Memory(double weightsBytes, double gradientsBytes, double optimizerBytes,
@@ -137,7 +139,9 @@ public final class Results {
         golden.put(g.name(), new Golden(v, g.unit(), g.reason()));
       }
       return new PlanDocument(best, plan.objective().id(),
-          new PlanSearch(plan.candidatesEvaluated(), plan.seconds()),
+          new PlanSearch(plan.candidatesEvaluated(), plan.seconds(),
+              plan.request() == null ? List.of() : plan.request().engines().stream()
+                  .map(io.hyperframes.parallel.Engine::id).toList(), plan.engineChoice()),
           plan.alternatives().stream().map(PlanCandidate::of).toList(),
           plan.pareto().stream().map(PlanCandidate::of).toList(),
           plan.scaling().stream().map(PlanCandidate::of).toList(), golden,
@@ -146,7 +150,8 @@ public final class Results {
   }
 
   /** {@code search} of a plan. */
-  public record PlanSearch(long candidatesEvaluated, double seconds) {}
+  public record PlanSearch(long candidatesEvaluated, double seconds, List<String> engines,
+      String engineChoice) {}
 
   /** One golden parameter: a number, a flag or a word, its unit and why. */
   public record Golden(Object value, String unit, String reason) {}

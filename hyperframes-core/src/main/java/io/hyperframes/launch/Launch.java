@@ -47,11 +47,32 @@ public final class Launch {
           + " engine, but layout.engine is maxtext (MaxText is configured by its own YAML; plan"
           + " for layout.engine megatron, deepspeed or fsdp)");
     }
+    String mismatch = switch (target) {
+      case MEGATRON -> engine == Engine.MEGATRON ? null : "Megatron-LM's pretrain_gpt.py";
+      case DEEPSPEED -> engine == Engine.DEEPSPEED ? null : "a DeepSpeed configuration";
+      case TORCHRUN -> engine == Engine.MEGATRON || engine == Engine.FSDP ? null
+          : "torchrun with Megatron-LM's pretrain_gpt.py or an FSDP script";
+      case DOCKERFILE, KUBERNETES, JOBSET -> null;
+    };
+    if (mismatch != null) {
+      throw new IllegalArgumentException("--emit: " + target.id() + " writes " + mismatch
+          + ", but the best plan runs on " + engine.id() + " (layout.engine, "
+          + plan.engineChoice() + "); emit " + (engine == Engine.DEEPSPEED ? "deepspeed"
+              : engine == Engine.FSDP ? "torchrun" : "megatron") + ", kubernetes or jobset for"
+          + " this plan, or fix \"layout\": {\"engine\": \"" + (target == Target.DEEPSPEED
+              ? "deepspeed" : "megatron") + "\"} in the request to plan for that engine");
+    }
     TrainingJob job = TrainingJob.of(plan, model, options);
     return switch (target) {
       case MEGATRON -> LaunchConfigs.megatron(plan.best(), model, plan.goldenParameters());
       case DEEPSPEED -> LaunchConfigs.deepspeed(plan.best(), plan.goldenParameters());
       case TORCHRUN -> {
+        if (engine == Engine.FSDP) {
+          LaunchConfigs.Emitted line = LaunchConfigs.torchrun(plan.best(), job.gpusPerPod(),
+              options.script());
+          yield new LaunchConfigs.Emitted(line.text(), Stream.concat(line.notes().stream(),
+              job.notes().stream()).toList());
+        }
         LaunchConfigs.Emitted args = LaunchConfigs.megatron(plan.best(), model,
             plan.goldenParameters());
         LaunchConfigs.Emitted line = LaunchConfigs.torchrun(plan.best(), job.gpusPerPod(),

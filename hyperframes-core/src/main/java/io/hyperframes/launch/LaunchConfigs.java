@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.Recompute;
 import io.hyperframes.plan.Candidate;
@@ -84,16 +85,29 @@ public final class LaunchConfigs {
       a.add("--recompute-method uniform");
       a.add("--recompute-num-layers 1");
     }
-    if (l.zeroStage() >= 1) {
+    // Data-parallel sharding (Engine's table): under DeepSpeed the ZeRO stage is in its
+    // configuration; under Megatron-LM stage 1 is the distributed optimizer and stages 2/3 are
+    // Megatron-FSDP (megatron/training/arguments.py, docs/user-guide/parallelism-guide.md).
+    if (l.engine() != Engine.DEEPSPEED && l.zeroStage() >= 1) {
       a.add("--use-distributed-optimizer");
     }
-    if (l.zeroStage() >= 2) {
-      notes.add("Megatron-LM shards optimizer states only (ZeRO-1); the plan's ZeRO-"
-          + l.zeroStage() + " needs DeepSpeed (--emit deepspeed) or PyTorch FSDP, or re-plan"
-          + " with \"layout\": {\"zeroStage\": 1}");
+    if (l.engine() != Engine.DEEPSPEED && l.zeroStage() >= 2) {
+      a.add("--use-megatron-fsdp");
+      a.add("--data-parallel-sharding-strategy "
+          + (l.zeroStage() == 2 ? "optim_grads" : "optim_grads_params"));
+      a.add("--ckpt-format fsdp_dtensor");
+      if (l.shardGroupSize() > 0 && l.shardGroupSize() < l.dp()) {
+        // Hybrid sharding: shards inside each group, replicas of them across the groups.
+        a.add("--num-distributed-optimizer-instances " + l.dp() / l.shardGroupSize());
+      }
+      notes.add("Megatron-FSDP requires CUDA_DEVICE_MAX_CONNECTIONS unset or above 1");
     }
     if (l.dp() > 1) {
       a.add("--overlap-grad-reduce");
+      if (l.engine() == Engine.MEGATRON && l.zeroStage() >= 1) {
+        // The estimate hides the parameter gather behind the next forward pass (Engine).
+        a.add("--overlap-param-gather");
+      }
     }
     switch (p.compute()) {
       case BF16 -> a.add("--bf16");
@@ -192,7 +206,8 @@ public final class LaunchConfigs {
     long nodes = Math.max(1, (devices + devicesPerNode - 1) / devicesPerNode);
     int perNode = (int) Math.min(devices, devicesPerNode);
     List<String> notes = new ArrayList<>();
-    String env = plan.estimate().layout().tp() > 1 ? "CUDA_DEVICE_MAX_CONNECTIONS=1 " : "";
+    String env = TrainingJob.serialisesDeviceQueue(plan.estimate().layout())
+        ? "CUDA_DEVICE_MAX_CONNECTIONS=1 " : "";
     if (!env.isEmpty()) {
       notes.add("CUDA_DEVICE_MAX_CONNECTIONS=1 keeps tensor-parallel communication ordered"
           + " (Megatron-LM requirement with sequence parallelism)");

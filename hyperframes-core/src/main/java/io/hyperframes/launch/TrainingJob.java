@@ -54,9 +54,7 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
     String ds = null;
     if (engine == Engine.FSDP) {
       args.add(options.script());
-      notes.add("FSDP: the sharding (ZeRO-" + l.zeroStage() + ", micro-batch " + l.microBatch()
-          + ", global batch " + plan.best().workload().globalBatchSize() + ") is set in "
-          + options.script() + " (torch.distributed.fsdp), which the code layer copies in");
+      notes.add(fsdpLayoutNote(l, plan.best().workload().globalBatchSize(), options.script()));
     } else {
       LaunchConfigs.Emitted m = LaunchConfigs.megatron(plan.best(), model,
           plan.goldenParameters());
@@ -80,13 +78,43 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
         args.add("--deepspeed_config");
         args.add(Dockerfiles.WORKDIR + "/ds_config.json");
       }
-      if (l.tp() > 1) {
+      if (serialisesDeviceQueue(l)) {
         // Megatron-LM orders tensor-parallel communication with one hardware queue.
         env.put("CUDA_DEVICE_MAX_CONNECTIONS", "1");
       }
     }
     return new TrainingJob(plan, model, options, engine, devices, pods, perNode, shm, cpus,
         rdma, env, List.copyOf(args), ds, notes);
+  }
+
+  /**
+   * Whether the launch sets {@code CUDA_DEVICE_MAX_CONNECTIONS=1}: Megatron-LM with tensor
+   * parallelism orders its communication on one hardware queue, except under Megatron-FSDP
+   * (ZeRO 2/3), which asserts the variable is unset or above 1 (arguments.py).
+   */
+  static boolean serialisesDeviceQueue(Layout l) {
+    return l.tp() > 1 && l.engine() != Engine.FSDP
+        && !(l.engine() == Engine.MEGATRON && l.zeroStage() >= 2);
+  }
+
+  /**
+   * The whole layout an FSDP script must set (PyTorch FSDP takes it from the training code, not
+   * from a launcher option): {@code FSDP layout: tp=… pp=… dp=… ...}, one {@code key=value} per
+   * field, in the order of {@link Layout}.
+   */
+  static String fsdpLayoutNote(Layout l, int globalBatch, String script) {
+    String strategy = switch (l.zeroStage()) {
+      case 0 -> "NO_SHARD";
+      case 2 -> "SHARD_GRAD_OP";
+      default -> l.shardGroupSize() > 0 && l.shardGroupSize() < l.dp() ? "HYBRID_SHARD"
+          : "FULL_SHARD";
+    };
+    return String.format(java.util.Locale.ROOT, "FSDP layout: tp=%d pp=%d dp=%d microBatch=%d"
+        + " globalBatch=%d sequenceParallel=%s recompute=%s zeroStage=%d shardGroupSize=%d"
+        + " reshardAfterForward=%s (ShardingStrategy.%s); set it in %s"
+        + " (torch.distributed.fsdp), which the code layer copies in", l.tp(), l.pp(), l.dp(),
+        l.microBatch(), globalBatch, l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
+        l.shardGroupSize(), l.reshardAfterForward(), strategy, script);
   }
 
   private static double doubleGolden(Plan plan, String name, double otherwise) {

@@ -1,10 +1,11 @@
 package io.hyperframes.parallel;
 
+import java.util.List;
 import java.util.Locale;
 
 /**
  * The training engine that runs a layout: how it schedules the pipeline, what it overlaps with
- * what, and which fused kernels it uses by default.
+ * what, which fused kernels it uses by default, and which layout options it runs at all.
  *
  * <ul>
  *   <li>{@link #MEGATRON} — Megatron-LM / Megatron-Core: interleaved 1F1B (Narayanan et al. 2021,
@@ -35,12 +36,52 @@ import java.util.Locale;
  *       GPUs). It has its own kernels, so catalog constants scoped to {@code fsdp} (PyTorch's
  *       kernels) do not apply to it.
  * </ul>
+ *
+ * <p><b>What each engine runs</b> ({@link #unsupported}; the planner searches nothing else, and
+ * a request that fixes something else is rejected naming the field, the value and the engine):
+ *
+ * <table>
+ *   <caption>Layout options per engine</caption>
+ *   <tr><th>engine</th><th>ZeRO stages</th><th>interleaved pipeline</th>
+ *       <th>shard groups (HSDP)</th><th>parameters kept after forward</th></tr>
+ *   <tr><td>megatron</td><td>0, 1 (distributed optimizer) with any pipeline; 2 and 3 through
+ *       Megatron-FSDP without a pipeline</td><td>yes</td><td>ZeRO-3 (Megatron-FSDP)</td>
+ *       <td>no</td></tr>
+ *   <tr><td>deepspeed</td><td>0-3 without a pipeline, 0-1 with one</td><td>no</td><td>no</td>
+ *       <td>no</td></tr>
+ *   <tr><td>fsdp</td><td>0, 2, 3</td><td>no</td><td>yes</td><td>yes</td></tr>
+ *   <tr><td>maxtext</td><td>0, 3</td><td>no</td><td>yes</td><td>no</td></tr>
+ * </table>
+ *
+ * <p>Sources: Megatron-LM {@code megatron/training/arguments.py} at commit
+ * {@code d98e8a64ddf34856e74b24714e3bedb2f5a39553} (2026-08-22): {@code --use-distributed-optimizer},
+ * {@code --use-megatron-fsdp} with {@code --data-parallel-sharding-strategy}
+ * {@code optim | optim_grads | optim_grads_params} (ZeRO-1/2/3, docs/user-guide/parallelism-guide.md),
+ * {@code --num-distributed-optimizer-instances} for hybrid sharding; Megatron-FSDP is run and
+ * tested without pipeline parallelism only ({@code --use-torch-fsdp2} asserts
+ * {@code pipeline_model_parallel_size == 1}; Megatron-FSDP v2 raises on it in
+ * {@code megatron/core/distributed/fsdp/mcore_fsdp_adapter.py}; every Megatron-FSDP example and
+ * functional test runs pp 1). DeepSpeed: as above. PyTorch FSDP:
+ * {@code torch.distributed.fsdp.ShardingStrategy} has {@code NO_SHARD}, {@code SHARD_GRAD_OP},
+ * {@code FULL_SHARD} and {@code HYBRID_SHARD}, and no optimizer-only sharding;
+ * {@code SHARD_GRAD_OP} / FSDP2 {@code reshard_after_forward=False} keep parameters after
+ * forward. MaxText: parameters, gradients and optimizer states share the {@code fsdp} axes' sharding, and
+ * {@code dcn_data_parallelism} replicates across slices (hybrid sharding). Sequence parallelism
+ * over the tensor-parallel group is run by every engine (Megatron-LM and Megatron-DeepSpeed
+ * {@code --sequence-parallel}; PyTorch's {@code SequenceParallel} tensor-parallel style; MaxText
+ * sequence sharding), so it is not restricted.
  */
 public enum Engine {
   MEGATRON("megatron"),
   DEEPSPEED("deepspeed"),
   FSDP("fsdp"),
   MAXTEXT("maxtext");
+
+  /**
+   * The engines a plan searches when the request leaves {@code layout.engine} open: those
+   * HyperFrames launches ({@code --emit}), default first. MaxText runs when it is named.
+   */
+  public static final List<Engine> SEARCHED = List.of(MEGATRON, DEEPSPEED, FSDP);
 
   private final String id;
 
@@ -51,6 +92,16 @@ public enum Engine {
   /** The JSON name ("megatron", "deepspeed", "fsdp", "maxtext"). */
   public String id() {
     return id;
+  }
+
+  /** The engine's product name, for reports ("Megatron-LM", "DeepSpeed", …). */
+  public String displayName() {
+    return switch (this) {
+      case MEGATRON -> "Megatron-LM";
+      case DEEPSPEED -> "DeepSpeed";
+      case FSDP -> "PyTorch FSDP";
+      case MAXTEXT -> "MaxText";
+    };
   }
 
   /** Whether the engine runs interleaved (virtual-stage) pipelines. */
@@ -64,16 +115,75 @@ public enum Engine {
   }
 
   /**
-   * Whether the engine runs ZeRO {@code stage} with {@code pp} pipeline stages (DeepSpeed's
-   * pipeline engine combines with ZeRO 0 and 1 only).
+   * Whether, under the distributed optimizer (ZeRO-1), the engine gathers the updated
+   * parameters during the next step's forward pass instead of after the optimizer step:
+   * Megatron-LM's {@code --overlap-param-gather}.
    */
-  public boolean runsZeroStage(int stage, int pp) {
-    return this != DEEPSPEED || pp == 1 || stage <= 1;
+  public boolean overlapsParameterGather() {
+    return this == MEGATRON;
   }
 
   /** Whether the engine's default attention kernel is fused on every tensor-core generation. */
   public boolean fusedAttentionByDefault() {
     return this == FSDP || this == MAXTEXT;
+  }
+
+  /** Whether the engine runs ZeRO {@code stage} with {@code pp} pipeline stages (table above). */
+  public boolean runsZeroStage(int stage, int pp) {
+    return switch (this) {
+      case MEGATRON -> stage <= 1 || pp == 1;
+      case DEEPSPEED -> stage <= 1 || pp == 1;
+      case FSDP -> stage != 1;
+      case MAXTEXT -> stage == 0 || stage == 3;
+    };
+  }
+
+  /** Whether the engine shards ZeRO-3 states over groups smaller than dp (hybrid sharding). */
+  public boolean runsShardGroups() {
+    return this != DEEPSPEED;
+  }
+
+  /** Whether the engine can keep gathered parameters from forward to backward (ZeRO-3). */
+  public boolean keepsParametersAfterForward() {
+    return this == FSDP;
+  }
+
+  /**
+   * Why the engine cannot run these layout options, naming the field, the value and the engine;
+   * {@code null} when it runs them.
+   *
+   * @param shardGroupSize 0 for sharding over all data-parallel ranks
+   */
+  public String unsupported(int pp, int virtualStages, int zeroStage, int shardGroupSize,
+      boolean reshardAfterForward) {
+    if (virtualStages > 1 && !interleavesPipeline()) {
+      return String.format(Locale.ROOT, "layout.virtualStages: %s needs an interleaving engine"
+          + " (megatron); %s runs one model chunk per stage", virtualStages, id);
+    }
+    if (!runsZeroStage(zeroStage, pp)) {
+      return String.format(Locale.ROOT, "layout.zeroStage: %s is not run by %s%s", zeroStage,
+          id, switch (this) {
+            case MEGATRON -> " with pp " + pp + " (ZeRO-2/3 is Megatron-FSDP, which runs"
+                + " without pipeline parallelism; the distributed optimizer is ZeRO-1)";
+            case DEEPSPEED -> " with pp " + pp + " (ZeRO-2 and ZeRO-3 are incompatible with"
+                + " DeepSpeed's pipeline engine)";
+            case FSDP -> " (PyTorch FSDP has no optimizer-only sharding: NO_SHARD,"
+                + " SHARD_GRAD_OP or FULL_SHARD are stages 0, 2 and 3)";
+            case MAXTEXT -> " (MaxText replicates, stage 0, or shards everything over its fsdp"
+                + " axes, stage 3)";
+          });
+    }
+    if (shardGroupSize > 0 && !runsShardGroups()) {
+      return String.format(Locale.ROOT, "layout.shardGroupSize: %s (hybrid sharding) is not run"
+          + " by %s in HyperFrames' model; use fsdp, megatron (Megatron-FSDP) or maxtext",
+          shardGroupSize, id);
+    }
+    if (zeroStage == 3 && !reshardAfterForward && !keepsParametersAfterForward()) {
+      return String.format(Locale.ROOT, "layout.reshardAfterForward: false (parameters kept"
+          + " from forward to backward) is not run by %s; it is PyTorch FSDP's SHARD_GRAD_OP /"
+          + " FSDP2 reshard_after_forward=False (engine fsdp)", id);
+    }
+    return null;
   }
 
   /** The engine named {@code value}; {@code IllegalArgumentException} naming it otherwise. */

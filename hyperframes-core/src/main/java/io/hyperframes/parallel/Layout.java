@@ -45,14 +45,11 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     checkArgument(virtualStages == 1 || pp > 1,
         "layout.virtualStages: %s needs pipeline parallelism (pp > 1)", virtualStages);
     checkArgument(engine != null, "layout.engine: must be given");
-    checkArgument(virtualStages == 1 || engine.interleavesPipeline(),
-        "layout.virtualStages: %s needs an interleaving engine (megatron), not %s",
-        virtualStages, engine.id());
-    checkArgument(engine.runsZeroStage(zeroStage, pp),
-        "layout.zeroStage: %s is incompatible with DeepSpeed's pipeline engine (pp %s)",
-        zeroStage, pp);
     checkArgument(shardGroupSize >= 0, "layout.shardGroupSize: must be >= 0, got %s",
         shardGroupSize);
+    String unsupported = engine.unsupported(pp, virtualStages, zeroStage, shardGroupSize,
+        reshardAfterForward);
+    checkArgument(unsupported == null, "%s", unsupported);
     checkArgument(shardGroupSize == 0 || zeroStage == 3,
         "layout.shardGroupSize: %s needs zeroStage 3, got %s", shardGroupSize, zeroStage);
     checkArgument(shardGroupSize == 0 || dp % shardGroupSize == 0,

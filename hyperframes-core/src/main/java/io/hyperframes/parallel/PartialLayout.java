@@ -33,9 +33,12 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         stage, engine, shardGroupSize, reshardAfterForward);
   }
 
-  /** The engine: the given one, or Megatron-LM (the default). */
+  /**
+   * The engine: the given one, or the one an estimate assumes ({@link #assumedEngine()}:
+   * Megatron-LM unless it cannot run the fixed fields).
+   */
   public Engine engineOrDefault() {
-    return engine == null ? Engine.MEGATRON : engine;
+    return engine != null ? engine : assumedEngine();
   }
 
   public PartialLayout {
@@ -51,10 +54,75 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         "layout.shardGroupSize: %s needs zeroStage 3, got %s", shardGroupSize, zeroStage);
     checkArgument(reshardAfterForward == null || zeroStage == null || zeroStage == 3,
         "layout.reshardAfterForward: needs zeroStage 3, got %s", zeroStage);
-    checkArgument(virtualStages == null || virtualStages == 1 || engine == null
-        || engine.interleavesPipeline(),
-        "layout.virtualStages: %s needs an interleaving engine (megatron), not %s",
-        virtualStages, engine == null ? "" : engine.id());
+    if (engine != null) {
+      // Only what is fixed can be checked here; pp and ZeRO left open are searched within what
+      // the engine runs.
+      String unsupported = engine.unsupported(pp == null ? 1 : pp,
+          virtualStages == null ? 1 : virtualStages, zeroStage == null ? 0 : zeroStage,
+          shardGroupSize == null ? 0 : shardGroupSize,
+          reshardAfterForward == null || reshardAfterForward);
+      checkArgument(unsupported == null, "%s", unsupported);
+    }
+  }
+
+  /**
+   * The engines that run every fixed field: the fixed engine, or those of
+   * {@link Engine#SEARCHED} (default first) that run them.
+   */
+  public java.util.List<Engine> engines() {
+    if (engine != null) {
+      return java.util.List.of(engine);
+    }
+    java.util.List<Engine> out = new java.util.ArrayList<>();
+    for (Engine e : Engine.SEARCHED) {
+      if (runs(e)) {
+        out.add(e);
+      }
+    }
+    return java.util.List.copyOf(out);
+  }
+
+  /**
+   * The engine an estimate assumes when {@code layout.engine} is open: Megatron-LM (the
+   * default) when it runs every fixed field, else the first of {@link Engine#SEARCHED} that
+   * does.
+   *
+   * @throws IllegalArgumentException when no launchable engine runs the fixed fields
+   */
+  public Engine assumedEngine() {
+    java.util.List<Engine> all = engines();
+    checkArgument(!all.isEmpty(), "layout: no engine runs these fixed fields (%s); %s", this,
+        Engine.MEGATRON.unsupported(pp == null ? 1 : pp, virtualStages == null ? 1
+            : virtualStages, zeroStage == null ? 0 : zeroStage,
+            shardGroupSize == null ? 0 : shardGroupSize,
+            reshardAfterForward == null || reshardAfterForward));
+    return all.get(0);
+  }
+
+  /** Why {@link #assumedEngine()} is the engine: "layout.engine" or the rule that chose it. */
+  public String engineChoice() {
+    if (engine != null) {
+      return "layout.engine";
+    }
+    Engine e = assumedEngine();
+    return e == Engine.MEGATRON ? "default (layout.engine open)"
+        : "layout.engine open and Megatron-LM does not run the fixed fields: "
+            + Engine.MEGATRON.unsupported(pp == null ? 1 : pp,
+                virtualStages == null ? 1 : virtualStages, zeroStage == null ? 0 : zeroStage,
+                shardGroupSize == null ? 0 : shardGroupSize,
+                reshardAfterForward == null || reshardAfterForward);
+  }
+
+  /** Whether {@code e} runs every fixed field (open fields can be chosen within it). */
+  private boolean runs(Engine e) {
+    int p = pp == null ? 1 : pp;
+    int z = zeroStage == null ? 0 : zeroStage;
+    if (zeroStage == null && (shardGroupSize != null || reshardAfterForward != null)) {
+      z = 3;
+    }
+    return e.unsupported(p, virtualStages == null ? 1 : virtualStages, z,
+        shardGroupSize == null ? 0 : shardGroupSize,
+        reshardAfterForward == null || reshardAfterForward) == null;
   }
 
   /** A partial layout that fixes every field of {@code layout}. */

@@ -41,6 +41,26 @@ public record Plan(boolean feasible, List<String> reasons, Candidate best,
         io.hyperframes.launch.LaunchOptions.defaults()).text();
   }
 
+  /**
+   * How the best plan's engine was chosen: fixed by {@code layout.engine}, the only engine the
+   * request's fields or model allow, or the winner of the engines searched.
+   */
+  public String engineChoice() {
+    String winner = best.estimate().layout().engine().id();
+    if (request == null) {
+      return winner;
+    }
+    if (request.layout().engine() != null) {
+      return winner + " (layout.engine)";
+    }
+    List<io.hyperframes.parallel.Engine> searched = request.engines();
+    if (searched.size() == 1) {
+      return winner + " (" + request.layout().engineChoice() + ")";
+    }
+    return winner + " (best of " + String.join(", ", searched.stream()
+        .map(io.hyperframes.parallel.Engine::id).toList()) + "; layout.engine open)";
+  }
+
   public Plan {
     reasons = ImmutableList.copyOf(reasons);
     alternatives = ImmutableList.copyOf(alternatives);

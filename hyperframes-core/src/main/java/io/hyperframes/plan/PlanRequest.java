@@ -8,10 +8,12 @@ import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.workload.TrainingWorkload;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A planning question: train {@code model} on {@code minDevices..maxDevices} devices like
@@ -33,17 +35,45 @@ import java.util.List;
  * @param pricing prices for the cost
  * @param alternatives how many runner-up plans to return
  * @param exhaustive evaluate every candidate (no pruning); for checking the pruned search
+ * @param engineClusters {@code cluster} with each searched engine's scoped kernel constants
+ *     (catalog {@code kernels} entries scoped to an engine); an engine missing here plans on
+ *     {@code cluster}
  */
 public record PlanRequest(ModelSpec model, Cluster cluster, int minDevices, int maxDevices,
     TrainingWorkload workload, PartialLayout layout, int minGlobalBatch, int maxGlobalBatch,
     double memoryHeadroom, double deadlineDays, List<PrecisionRecipe> precisions,
-    Objective objective, Pricing pricing, int alternatives, boolean exhaustive) {
+    Objective objective, Pricing pricing, int alternatives, boolean exhaustive,
+    Map<Engine, Cluster> engineClusters) {
+
+  /** A request whose engines all plan on {@code cluster}. */
+  public PlanRequest(ModelSpec model, Cluster cluster, int minDevices, int maxDevices,
+      TrainingWorkload workload, PartialLayout layout, int minGlobalBatch, int maxGlobalBatch,
+      double memoryHeadroom, double deadlineDays, List<PrecisionRecipe> precisions,
+      Objective objective, Pricing pricing, int alternatives, boolean exhaustive) {
+    this(model, cluster, minDevices, maxDevices, workload, layout, minGlobalBatch,
+        maxGlobalBatch, memoryHeadroom, deadlineDays, precisions, objective, pricing,
+        alternatives, exhaustive, Map.of());
+  }
 
   /** This request with other fixed layout fields. */
   public PlanRequest withLayout(PartialLayout fixed) {
     return new PlanRequest(model, cluster, minDevices, maxDevices, workload, fixed,
         minGlobalBatch, maxGlobalBatch, memoryHeadroom, deadlineDays, precisions, objective,
-        pricing, alternatives, exhaustive);
+        pricing, alternatives, exhaustive, engineClusters);
+  }
+
+  /**
+   * The engines the planner searches: {@code layout.engine} when it is fixed; for a dense stack
+   * (whose step no engine changes) the one an estimate assumes; else every launchable engine
+   * that runs the fixed fields ({@link PartialLayout#engines()}).
+   */
+  public List<Engine> engines() {
+    return model instanceof DenseStackSpec ? List.of(layout.assumedEngine()) : layout.engines();
+  }
+
+  /** The cluster {@code engine} plans on (its scoped kernel constants, if any). */
+  public Cluster clusterFor(Engine engine) {
+    return engineClusters.getOrDefault(engine, cluster);
   }
 
   /** Device counts beyond this many values are rejected (a range too wide to search). */
@@ -56,6 +86,8 @@ public record PlanRequest(ModelSpec model, Cluster cluster, int minDevices, int 
     checkArgument(cluster != null, "cluster: must be given");
     checkArgument(workload != null, "workload: must be given");
     checkArgument(layout != null, "layout: must be given");
+    engineClusters = engineClusters == null ? Map.of() : Map.copyOf(engineClusters);
+    layout.assumedEngine(); // throws, naming the field, when no engine runs the fixed fields
     Checks.positive("cluster.devices (min)", minDevices);
     checkArgument(maxDevices >= minDevices, "cluster.devices: range %s-%s is empty", minDevices,
         maxDevices);

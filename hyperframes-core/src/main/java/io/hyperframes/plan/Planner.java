@@ -110,7 +110,7 @@ public final class Planner {
 
   // ---------------------------------------------------------------------------------------------
 
-  private record Task(int devices, int tp, int pp) {}
+  private record Task(int devices, int tp, int pp, Engine engine) {}
 
   /** Largest micro-batch tried for a dense stack (samples per replica and step). */
   static final int DENSE_MAX_MICRO_BATCH = 8192;
@@ -165,7 +165,9 @@ public final class Planner {
           if (p.dp() != null && p.dp() != dp) {
             continue;
           }
-          out.add(new Task(n, tp, pp));
+          for (Engine e : r.engines()) {
+            out.add(new Task(n, tp, pp, e));
+          }
         }
       }
     }
@@ -176,13 +178,13 @@ public final class Planner {
   private Accumulator search(PlanRequest r, Task t, Comparator<Candidate> order,
       PlanListener listener) {
     Accumulator acc = new Accumulator(r.alternatives() + 1, order);
-    Cluster cluster = r.cluster().withDevices(t.devices());
+    Cluster cluster = r.clusterFor(t.engine()).withDevices(t.devices());
     ModelSpec m = r.model();
     PartialLayout p = r.layout();
     int dp = t.devices() / t.tp() / t.pp();
     double usable = cluster.accelerator().memoryBytes() * (1 - r.memoryHeadroom());
     int perStage = (layers(m) + t.pp() - 1) / t.pp();
-    List<Integer> zeros = TrainingEstimator.zeroStages(p, dp, t.pp(),
+    List<Integer> zeros = TrainingEstimator.zeroStages(p, t.engine(), dp, t.pp(),
         r.workload().gradientCompression() != null);
     List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
         : t.tp() > 1 ? List.of(false, true) : List.of(false);
@@ -194,8 +196,12 @@ public final class Planner {
         continue;
       }
       for (int zero : zeros) {
-        TrainingWorkload probe = workload(r, precision, Math.max(1, dp));
-        Layout statesLayout = new Layout(t.tp(), t.pp(), dp, 1, 1, false, Recompute.NONE, zero);
+        TrainingWorkload probe = workload(r, precision, Math.max(1, dp), t.engine());
+        Layout statesLayout = layout(p, t.engine(), t.tp(), t.pp(), dp, 1, 1, false,
+            Recompute.NONE, zero);
+        if (statesLayout == null) {
+          continue;
+        }
         if (!r.exhaustive()
             && estimator.modelStates(m, statesLayout, probe).totalBytes() > usable) {
           // Nothing in this group fits; keep its smallest member so that an infeasible request
@@ -205,12 +211,12 @@ public final class Planner {
         }
         for (int mb : microBatches(p, m)) {
           for (int batch : batches(r, dp, mb, t.pp())) {
-            TrainingWorkload w = workload(r, precision, batch);
+            TrainingWorkload w = workload(r, precision, batch, t.engine());
             int micro = batch / (dp * mb);
             for (int v : virtualStages(p, t.pp(), perStage, micro)) {
               for (boolean sp : sps) {
                 for (Recompute rc : recomputes) {
-                  Layout l = layout(p, t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
+                  Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
                   if (l == null) {
                     continue;
                   }
@@ -246,8 +252,8 @@ public final class Planner {
       if (v > 1 && (t.pp() == 1 || ((layers(r.model()) + t.pp() - 1) / t.pp()) % v != 0)) {
         continue;
       }
-      TrainingWorkload w = workload(r, precision, batch);
-      Layout l = layout(p, t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
+      TrainingWorkload w = workload(r, precision, batch, t.engine());
+      Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
       if (l == null) {
         continue;
       }
@@ -257,14 +263,15 @@ public final class Planner {
     }
   }
 
-  private static TrainingWorkload workload(PlanRequest r, PrecisionRecipe precision, int batch) {
+  private static TrainingWorkload workload(PlanRequest r, PrecisionRecipe precision, int batch,
+      Engine engine) {
     PrecisionRecipe recipe = precision;
     if (r.workload().precision().name().equals(precision.name())) {
       recipe = r.workload().precision();
     }
     return new TrainingWorkload(recipe, r.workload().optimizer(), batch,
         r.workload().trainingTokens(), r.workload().attentionOn(r.cluster().accelerator(),
-            r.layout().engineOrDefault()), r.workload().kernels(),
+            engine), r.workload().kernels(),
         r.workload().gradientCompression());
   }
 
@@ -319,18 +326,17 @@ public final class Planner {
   }
 
   /**
-   * The layout the request's engine and sharding fields make of these choices; null when the
-   * engine cannot run it (interleaving without Megatron, a shard group that does not divide dp).
+   * The layout {@code engine} and the request's sharding fields make of these choices; null when
+   * the engine cannot run it ({@link Engine#unsupported}) or a shard group does not divide dp.
    */
-  private static Layout layout(PartialLayout p, int tp, int pp, int dp, int v, int mb,
-      boolean sp, Recompute rc, int zero) {
-    Engine engine = p.engineOrDefault();
+  private static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
+      int mb, boolean sp, Recompute rc, int zero) {
     int group = zero == 3 && p.shardGroupSize() != null ? p.shardGroupSize() : 0;
-    if ((v > 1 && !engine.interleavesPipeline()) || (group > 0 && dp % group != 0)
-        || !engine.runsZeroStage(zero, pp)) {
+    boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
+    if ((group > 0 && dp % group != 0)
+        || engine.unsupported(pp, v, zero, group, reshard) != null) {
       return null;
     }
-    boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
     return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard);
   }
 
@@ -401,7 +407,8 @@ public final class Planner {
       .thenComparing(c -> c.estimate().layout().recompute().id())
       .thenComparingInt(c -> c.estimate().layout().zeroStage())
       .thenComparing(c -> c.workload().precision().name())
-      .thenComparingInt(c -> c.workload().globalBatchSize());
+      .thenComparingInt(c -> c.workload().globalBatchSize())
+      .thenComparingInt(c -> Engine.SEARCHED.indexOf(c.estimate().layout().engine()));
 
   /** Top-k candidates and the best per device count, mergeable across threads. */
   private static final class Accumulator {
@@ -464,7 +471,7 @@ public final class Planner {
     List<Candidate> pareto = pareto(scaling);
     List<Candidate> alternatives = acc.top.subList(1, acc.top.size());
     TrainingEstimate e = best.estimate();
-    Cluster cluster = r.cluster().withDevices((int) e.devices());
+    Cluster cluster = r.clusterFor(e.layout().engine()).withDevices((int) e.devices());
     return new Plan(feasible, reasons, best, alternatives, pareto, scaling,
         e.stepSeconds() > 0 ? GoldenParameters.derive(e, r.model(), cluster, best.workload(),
             estimator.interconnect()) : List.of(),

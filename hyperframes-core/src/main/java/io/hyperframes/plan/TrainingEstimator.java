@@ -474,9 +474,21 @@ public final class TrainingEstimator {
     return switch (l.zeroStage()) {
       case 0 -> exposed(interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group)
           .seconds(), backwardWindow, kappa);
-      case 1 -> exposed(interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
-          .seconds() + interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
-          .seconds(), backwardWindow, kappa);
+      case 1 -> {
+        double reduce = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
+            .seconds();
+        double gather = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
+            .seconds();
+        // Megatron-LM's distributed optimizer with --overlap-param-gather (which the Megatron
+        // launch emits) gathers the updated parameters bucket by bucket while the next step's
+        // first forward pass runs, each bucket waited on by its module's forward pre-hook
+        // (megatron/core/distributed/distributed_data_parallel.py, forward pre-hooks and
+        // start_param_sync); other engines gather after the step.
+        yield l.engine().overlapsParameterGather()
+            ? exposed(reduce, backwardWindow, kappa)
+                + exposed(gather, units * forwardUnit, kappa)
+            : exposed(reduce + gather, backwardWindow, kappa);
+      }
       case 2 -> exposed(interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
           .seconds(), backwardWindow, kappa) + microBatches * exposed(interconnect.time(cluster,
           Collective.REDUCE_SCATTER, gradBytes, group).seconds(), microBatchCompute, kappa);
@@ -682,12 +694,15 @@ public final class TrainingEstimator {
    * The ZeRO stages a search tries: the fixed one, 0 without data parallelism, else those the
    * engine runs with {@code pp} stages, 0 and 1 only with a gradient codec.
    */
-  static List<Integer> zeroStages(PartialLayout p, int dp, int pp, boolean compressed) {
-    Engine engine = p.engineOrDefault();
-    return p.zeroStage() != null ? List.of(p.zeroStage())
-        : dp == 1 ? List.of(0)
-            : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, pp))
-                .filter(z -> !compressed || z <= MAX_COMPRESSED_ZERO_STAGE).toList();
+  static List<Integer> zeroStages(PartialLayout p, Engine engine, int dp, int pp,
+      boolean compressed) {
+    if (p.zeroStage() != null) {
+      // A fixed stage the engine does not run with this pipeline leaves nothing to try here.
+      return engine.runsZeroStage(p.zeroStage(), pp) ? List.of(p.zeroStage()) : List.of();
+    }
+    return dp == 1 ? List.of(0)
+        : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, pp))
+            .filter(z -> !compressed || z <= MAX_COMPRESSED_ZERO_STAGE).toList();
   }
 
   private static void addMicroLayouts(ImmutableList.Builder<Layout> out, PartialLayout p,
@@ -695,8 +710,9 @@ public final class TrainingEstimator {
     Engine engine = p.engineOrDefault();
     // Hybrid-shard fields imply ZeRO 3 when the stage is left to the search.
     List<Integer> zeros = p.zeroStage() == null && dp > 1
-        && (p.shardGroupSize() != null || p.reshardAfterForward() != null) ? List.of(3)
-            : zeroStages(p, dp, pp, compressed);
+        && (p.shardGroupSize() != null || p.reshardAfterForward() != null)
+            ? (engine.runsZeroStage(3, pp) ? List.of(3) : List.of())
+            : zeroStages(p, engine, dp, pp, compressed);
     int group = p.shardGroupSize() == null ? 0 : p.shardGroupSize();
     checkArgument(group == 0 || dp % group == 0,
         "layout.shardGroupSize: %s does not divide layout.dp %s", group, dp);

@@ -32,12 +32,14 @@ public final class HtmlReport {
     b.append("<h1>").append(esc(title)).append("</h1>\n<p>");
     b.append(plan.feasible() ? "<span class=\"ok\">Feasible</span>"
         : "<span class=\"bad\">Not feasible</span>");
-    b.append(fmt(" &mdash; %d devices, tp %d, pp %d, dp %d, %d virtual stages, micro-batch %d,"
-        + " global batch %d, %s, sequence parallel %s, recompute %s, ZeRO %d. Searched %d"
-        + " candidates in %.2f s.</p>\n", e.devices(), l.tp(), l.pp(), l.dp(), l.virtualStages(),
-        l.microBatch(), best.workload().globalBatchSize(), esc(best.workload().precision().name()),
-        l.sequenceParallel(), l.recompute().id(), l.zeroStage(), plan.candidatesEvaluated(),
-        plan.seconds()));
+    b.append(fmt(" &mdash; %d devices, engine %s, tp %d, pp %d, dp %d, %d virtual stages,"
+        + " micro-batch %d, global batch %d, %s, sequence parallel %s, recompute %s, ZeRO %d%s."
+        + " Searched %d candidates in %.2f s.</p>\n", e.devices(), esc(plan.engineChoice()),
+        l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
+        best.workload().globalBatchSize(), esc(best.workload().precision().name()),
+        l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
+        l.shardGroupSize() > 0 ? fmt(", shard group %d", l.shardGroupSize()) : "",
+        plan.candidatesEvaluated(), plan.seconds()));
     if (!plan.reasons().isEmpty()) {
       b.append("<ul>");
       plan.reasons().forEach(r -> b.append("<li>").append(esc(r)).append("</li>"));
@@ -77,15 +79,17 @@ public final class HtmlReport {
     b.append(pareto(plan.scaling(), plan.pareto()));
     b.append("</div>\n</div>\n");
 
-    b.append("<h2>Alternatives</h2><table><tr><th>devices</th><th>tp</th><th>pp</th><th>dp</th>"
+    b.append("<h2>Alternatives</h2><table><tr><th>devices</th><th>engine</th><th>tp</th>"
+        + "<th>pp</th><th>dp</th>"
         + "<th>v</th><th>micro-batch</th><th>batch</th><th>SP</th><th>recompute</th><th>ZeRO</th>"
         + "<th>step s</th><th>MFU</th><th>days</th><th>USD</th></tr>\n");
     for (Candidate c : plan.alternatives()) {
       TrainingEstimate a = c.estimate();
       var al = a.layout();
-      b.append(fmt("<tr><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td>"
-          + "<td>%d</td><td>%s</td><td>%s</td><td>%d</td><td>%.3g</td><td>%.1f %%</td>"
-          + "<td>%.1f</td><td>%.3g</td></tr>\n", a.devices(), al.tp(), al.pp(), al.dp(),
+      b.append(fmt("<tr><td>%d</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td>"
+          + "<td>%d</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td><td>%.3g</td>"
+          + "<td>%.1f %%</td><td>%.1f</td><td>%.3g</td></tr>\n", a.devices(),
+          esc(al.engine().id()), al.tp(), al.pp(), al.dp(),
           al.virtualStages(), al.microBatch(), c.workload().globalBatchSize(),
           al.sequenceParallel(), al.recompute().id(), al.zeroStage(), a.stepSeconds(),
           100 * a.mfu(), a.trainingDays(), c.cost().totalUsd()));

@@ -99,7 +99,7 @@ class LaunchTest {
        "cluster": {"template": "dgx-a100", "devices": 1024},
        "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": 1536,
                     "trainingTokens": 3e11, "optimizer": "adam"},
-       "layout": {"tp": 8, "pp": 8, "dp": 16}}
+       "layout": {"tp": 8, "pp": 8, "dp": 16, "engine": "megatron"}}
       """;
   static final String ZERO3_FSDP = """
       {"model": {"catalog": "llama2-70b"},

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.hyperframes.hardware.Catalog;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.Recompute;
 import io.hyperframes.precision.Optimizer;
@@ -79,7 +80,9 @@ class ModelLawProperties {
           int v = pp > 1 && layersPerStage % 2 == 0 && sh[4] % pp == 0 ? 2 : 1;
           TrainingWorkload w = new TrainingWorkload(recipe, Optimizer.ADAM,
               dp * sh[3] * sh[4], 1e9);
-          return new Job(m, c, w, new Layout(tp, pp, dp, v, sh[3], s && tp > 1, r, z));
+          // Megatron-LM runs ZeRO 2/3 (Megatron-FSDP) without a pipeline only (Engine).
+          int stage = Engine.MEGATRON.runsZeroStage(z, pp) ? z : 1;
+          return new Job(m, c, w, new Layout(tp, pp, dp, v, sh[3], s && tp > 1, r, stage));
         })
         .filter(j -> j.model().heads() % j.layout().tp() == 0)
         .filter(j -> j.cluster().accelerator().supports(j.workload().precision().compute()));
@@ -130,6 +133,9 @@ class ModelLawProperties {
     Layout l = job.layout();
     double previous = Double.MAX_VALUE;
     for (int z = 0; z <= 3; z++) {
+      if (!Engine.MEGATRON.runsZeroStage(z, l.pp())) {
+        continue;
+      }
       double total = job.with(new Layout(l.tp(), l.pp(), l.dp(), l.virtualStages(),
           l.microBatch(), l.sequenceParallel(), l.recompute(), z)).estimate().memory()
           .totalBytes();

@@ -68,6 +68,8 @@ final class EstimateCommand implements Callable<Integer> {
       var json = EstimateJson.toJson(e);
       json.put("attention", r.workload().attentionOn(r.cluster().accelerator(),
           e.layout().engine()).id());
+      json.put("engineChoice", e.layout().engine().id() + " (" + r.layout().engineChoice()
+          + ")");
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json));
     } else {
       out.print(table(r, e));
@@ -84,6 +86,8 @@ final class EstimateCommand implements Callable<Integer> {
             + " token" : "parameters only";
     return String.format(Locale.ROOT, "HyperFrames training estimate: %s on %d x %s (%s)%n",
         r.model().name(), r.cluster().devices(), r.cluster().accelerator().id(), kind)
+        + String.format(Locale.ROOT, "engine      %s (%s)%n", e.layout().engine().displayName(),
+            r.layout().engineChoice())
         + table(e, r.cluster().accelerator(), r.workload().trainingTokens());
   }
 
@@ -93,10 +97,11 @@ final class EstimateCommand implements Callable<Integer> {
     StringBuilder b = new StringBuilder();
     var l = e.layout();
     b.append(String.format(Locale.ROOT,
-        "layout      tp=%d pp=%d dp=%d virtualStages=%d microBatch=%d sequenceParallel=%s"
-            + " recompute=%s zeroStage=%d%n",
-        l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(), l.sequenceParallel(),
-        l.recompute().id(), l.zeroStage()));
+        "layout      engine=%s tp=%d pp=%d dp=%d virtualStages=%d microBatch=%d"
+            + " sequenceParallel=%s recompute=%s zeroStage=%d%s%n",
+        l.engine().id(), l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
+        l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
+        l.shardGroupSize() > 0 ? " shardGroupSize=" + l.shardGroupSize() : ""));
     b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
     for (String reason : e.reasons()) {
       b.append("  - ").append(reason).append('\n');

@@ -55,6 +55,11 @@ final class PlanCommand implements Callable<Integer> {
       description = "fp32, tf32, fp16-mixed, bf16-mixed or fp8-mixed (default bf16-mixed).")
   String precision;
 
+  @Option(names = "--engine", paramLabel = "ENGINE",
+      description = "megatron, deepspeed, fsdp or maxtext (layout.engine; default: Megatron-LM,"
+          + " DeepSpeed and FSDP are searched and the winner reported).")
+  String engine;
+
   @Option(names = "--objective", defaultValue = "time",
       description = "time (default), cost, throughput or devices.")
   String objective;
@@ -157,36 +162,9 @@ final class PlanCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+    // The plan is what launches: --emit writes the best plan as reported, for the engine that
+    // won (Launch.training rejects a target that cannot launch that engine, naming both).
     PlanRequest r = PlanRequests.parse(json, c);
-    if (emit == Engine.deepspeed && r.layout().engine() == null) {
-      // Plan for the engine that will run it: DeepSpeed's pipeline schedule and overlap.
-      r = r.withLayout(r.layout().withEngine(io.hyperframes.parallel.Engine.DEEPSPEED));
-      spec.commandLine().getErr().println("note: planning with engine deepspeed (non-interleaved"
-          + " 1F1B, gradient reduction after the last backward), the engine --emit deepspeed"
-          + " launches");
-    }
-    if (emit != null && r.layout().engine() == io.hyperframes.parallel.Engine.MAXTEXT) {
-      throw new IllegalArgumentException("--emit: " + emit + " launches a PyTorch engine, but"
-          + " layout.engine is maxtext (MaxText is configured by its own YAML; drop --emit, or"
-          + " plan for layout.engine megatron, deepspeed or fsdp)");
-    }
-    if ((emit == Engine.megatron || emit == Engine.torchrun) && r.layout().engine() != null
-        && r.layout().engine() != io.hyperframes.parallel.Engine.MEGATRON) {
-      throw new IllegalArgumentException("--emit: " + emit + " launches Megatron-LM, but"
-          + " layout.engine is " + r.layout().engine().id() + " (use --emit deepspeed, or"
-          + " layout.engine megatron)");
-    }
-    boolean megatronLaunch = emit == Engine.megatron || emit == Engine.torchrun
-        || ((emit == Engine.dockerfile || emit == Engine.kubernetes || emit == Engine.jobset)
-            && (r.layout().engine() == null
-                || r.layout().engine() == io.hyperframes.parallel.Engine.MEGATRON));
-    if (megatronLaunch && r.layout().zeroStage() == null) {
-      // Megatron-LM shards optimizer states (its distributed optimizer) but not gradients or
-      // weights: plan for what it can run.
-      r = r.withLayout(r.layout().withZeroStage(1));
-      spec.commandLine().getErr().println("note: planning with ZeRO-1 (Megatron-LM's distributed"
-          + " optimizer), the highest stage Megatron-LM runs");
-    }
     Plan plan;
     boolean bar = progress && System.console() != null;
     if (bar) {
@@ -298,6 +276,10 @@ final class PlanCommand implements Callable<Integer> {
       x = tokens != null ? x.tokens(tokens) : x;
       return globalBatch != null ? x.globalBatchSize(globalBatch) : x;
     });
+    if (engine != null) {
+      io.hyperframes.parallel.Engine e = io.hyperframes.parallel.Engine.fromId("--engine", engine);
+      b = b.layout(l -> l.engine(e));
+    }
     b = b.minimize(io.hyperframes.plan.Objective.fromId("--objective", objective));
     if (deadlineDays != null) {
       b = b.deadlineDays(deadlineDays);
@@ -322,9 +304,9 @@ final class PlanCommand implements Callable<Integer> {
       b.append("NOT FEASIBLE\n");
       plan.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
     }
-    b.append(String.format(Locale.ROOT, "best: %d devices, global batch %d, %s%n",
+    b.append(String.format(Locale.ROOT, "best: %d devices, global batch %d, %s, engine %s%n",
         best.estimate().devices(), best.workload().globalBatchSize(),
-        best.workload().precision().name()));
+        best.workload().precision().name(), plan.engineChoice()));
     b.append(EstimateCommand.table(best.estimate(), r.cluster().accelerator(),
         r.workload().trainingTokens()));
     b.append(String.format(Locale.ROOT, "cost%n  %-16s %12.4g USD (%.0f GPU-hours × %.2f USD;"
@@ -364,9 +346,10 @@ final class PlanCommand implements Callable<Integer> {
     b.append(String.format(Locale.ROOT, "Feasible: **%s**. Searched %d candidates in %.2f s.%n%n",
         plan.feasible() ? "yes" : "no", plan.candidatesEvaluated(), plan.seconds()));
     plan.reasons().forEach(x -> b.append("- ").append(x).append('\n'));
-    b.append("\n| devices | tp | pp | dp | v | micro-batch | batch | SP | recompute | ZeRO |"
-        + " step s | MFU | days | USD |\n|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|"
-        + "---:|---:|---:|\n");
+    b.append(String.format(Locale.ROOT, "Engine: %s.%n", plan.engineChoice()));
+    b.append("\n| devices | engine | tp | pp | dp | v | micro-batch | batch | SP | recompute |"
+        + " ZeRO | step s | MFU | days | USD |\n|---:|---|---:|---:|---:|---:|---:|---:|---|---|"
+        + "---:|---:|---:|---:|---:|\n");
     b.append(row(best));
     for (Candidate c : plan.alternatives()) {
       b.append(row(c));
@@ -386,8 +369,9 @@ final class PlanCommand implements Callable<Integer> {
   private static String row(Candidate c) {
     var e = c.estimate();
     var l = e.layout();
-    return String.format(Locale.ROOT, "| %d | %d | %d | %d | %d | %d | %d | %s | %s | %d | %.3g |"
-        + " %.1f %% | %.1f | %.3g |%n", e.devices(), l.tp(), l.pp(), l.dp(), l.virtualStages(),
+    return String.format(Locale.ROOT, "| %d | %s | %d | %d | %d | %d | %d | %d | %s | %s | %d |"
+        + " %.3g | %.1f %% | %.1f | %.3g |%n", e.devices(), l.engine().id(), l.tp(), l.pp(),
+        l.dp(), l.virtualStages(),
         l.microBatch(), c.workload().globalBatchSize(), l.sequenceParallel(), l.recompute().id(),
         l.zeroStage(), e.stepSeconds(), 100 * e.mfu(), e.trainingDays(), c.cost().totalUsd());
   }
@@ -395,9 +379,9 @@ final class PlanCommand implements Callable<Integer> {
   private static String line(Candidate c) {
     var e = c.estimate();
     var l = e.layout();
-    return String.format(Locale.ROOT, "%4d dev tp=%d pp=%d dp=%d v=%d mb=%d B=%d sp=%s rc=%s"
-        + " zero=%d: %.3g s/step, MFU %.1f %%, %.1f days (%.1f-%.1f), %.3g USD%s", e.devices(),
-        l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
+    return String.format(Locale.ROOT, "%4d dev %s tp=%d pp=%d dp=%d v=%d mb=%d B=%d sp=%s"
+        + " rc=%s zero=%d: %.3g s/step, MFU %.1f %%, %.1f days (%.1f-%.1f), %.3g USD%s",
+        e.devices(), l.engine().id(), l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
         c.workload().globalBatchSize(), l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
         e.stepSeconds(), 100 * e.mfu(), e.trainingDays(), e.trainingDaysLow(),
         e.trainingDaysHigh(), c.cost().totalUsd(), e.feasible() ? "" : " (infeasible)");

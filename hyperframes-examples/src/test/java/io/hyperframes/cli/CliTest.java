@@ -146,11 +146,20 @@ class CliTest {
   @Test
   void planEmitsLaunchConfigurations() {
     Result megatron = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
-        "--devices", "16", "--tokens", "1e11", "--emit", "megatron", "--no-progress");
+        "--devices", "16", "--tokens", "1e11", "--engine", "megatron", "--emit", "megatron",
+        "--no-progress");
     assertEquals(0, megatron.status(), megatron.err());
     assertTrue(megatron.out().contains("--tensor-model-parallel-size"), megatron.out());
+    // The engine left open: FSDP wins on A100 (fused attention by default), and the plan is
+    // what launches, so Megatron-LM arguments for it are an error naming both engines.
+    Result open = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
+        "--devices", "16", "--tokens", "1e11", "--emit", "megatron", "--no-progress");
+    assertEquals(2, open.status(), open.out());
+    assertTrue(open.err().contains("runs on fsdp") && open.err().contains("megatron"),
+        open.err());
     Result ds = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
-        "--devices", "16", "--tokens", "1e11", "--emit", "deepspeed", "--no-progress");
+        "--devices", "16", "--tokens", "1e11", "--engine", "deepspeed", "--emit", "deepspeed",
+        "--no-progress");
     assertEquals(0, ds.status(), ds.err());
     assertTrue(Json.parseObject("deepspeed", ds.out()).has("zero_optimization"));
     Result torchrun = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
