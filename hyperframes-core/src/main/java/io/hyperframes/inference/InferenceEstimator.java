@@ -155,8 +155,9 @@ public final class InferenceEstimator {
     // Weight-only quantised formats stream fewer bytes per weight: scale the element size of
     // each matmul by wb/e on the weight operand through an effective element size.
     double we = prefill ? e : wb;
-    double t = memory.matmulSeconds(acc, rows, (h + 2 * kv) / tp, h, 1, we, compute, peak)
-        + memory.matmulSeconds(acc, rows, h, h / tp, 1, we, compute, peak)
+    double q = m.qDim();
+    double t = memory.matmulSeconds(acc, rows, (q + 2 * kv) / tp, h, 1, we, compute, peak)
+        + memory.matmulSeconds(acc, rows, h, q / tp, 1, we, compute, peak)
         + memory.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, we, compute,
             peak)
         + memory.matmulSeconds(acc, rows, h, f / tp, 1, we, compute, peak);

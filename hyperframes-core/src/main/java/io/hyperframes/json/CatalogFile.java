@@ -76,12 +76,12 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
   /** A model architecture with its source. */
   public record ModelEntry(String id, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
-      Boolean tiedEmbeddings, String source) {
+      Boolean tiedEmbeddings, String source, Integer headDim) {
 
     /** The architecture fields in the request vocabulary. */
     public Documents.Model architecture() {
       return new Documents.Model(null, id, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp,
-          vocab, seqLen, tiedEmbeddings, null, null);
+          vocab, seqLen, tiedEmbeddings, null, null, headDim, null);
     }
   }
 

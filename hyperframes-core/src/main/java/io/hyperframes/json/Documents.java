@@ -64,13 +64,24 @@ public final class Documents {
    */
   public record Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
-      Boolean tiedEmbeddings, Double parameters, List<Integer> dense) {
+      Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
+      com.fasterxml.jackson.databind.JsonNode huggingFace) {
+
+    /** A model document without a head size of its own or a Hugging Face config. */
+    public Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
+        Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
+        Boolean tiedEmbeddings, Double parameters, List<Integer> dense) {
+      this(catalog, name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+          tiedEmbeddings, parameters, dense, null, null);
+    }
 
     /** The architecture of {@code spec} in this vocabulary. */
     public static Model of(TransformerSpec spec) {
+      boolean ownHead = spec.hidden() % spec.heads() != 0
+          || spec.headDim() != spec.hidden() / spec.heads();
       return new Model(null, spec.name(), spec.layers(), spec.hidden(), spec.heads(),
           spec.kvHeads(), spec.ffnHidden(), spec.gatedMlp(), spec.vocab(), spec.seqLen(),
-          spec.tiedEmbeddings(), null, null);
+          spec.tiedEmbeddings(), null, null, ownHead ? spec.headDim() : null, null);
     }
 
     /** The dense stack {@code spec} in this vocabulary. */
@@ -88,12 +99,25 @@ public final class Documents {
       String id = text("model.catalog", catalog);
       if (id != null) {
         boolean more = Stream.of(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters, dense).anyMatch(v -> v != null);
+            seqLen, tiedEmbeddings, parameters, dense, headDim, huggingFace)
+            .anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
               "model.catalog: give either a catalog id or an architecture, not both");
         }
         return c.model("model.catalog", id);
+      }
+      if (huggingFace != null) {
+        boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
+            tiedEmbeddings, parameters, dense, headDim).anyMatch(v -> v != null);
+        if (more) {
+          throw new IllegalArgumentException("model.huggingFace: give either a Hugging Face"
+              + " config or an architecture, not both (model.name and model.seqLen may go"
+              + " beside it)");
+        }
+        return io.hyperframes.model.ModelSpecs.fromHuggingFace("model.huggingFace", huggingFace,
+            name == null ? null : text("model.name", name),
+            required("model.seqLen", seqLen));
       }
       String n = text("model.name", name);
       if (n == null) {
@@ -101,7 +125,7 @@ public final class Documents {
       }
       if (dense != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters).anyMatch(v -> v != null);
+            seqLen, tiedEmbeddings, parameters, headDim).anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
               "model.dense: give either a dense stack or a transformer or parameters, not both");
@@ -127,7 +151,8 @@ public final class Documents {
           kvHeads != null ? kvHeads : a,
           ffnHidden != null ? ffnHidden : TransformerSpec.defaultFfnHidden(h, g), g,
           required(path + ".vocab", vocab), required(path + ".seqLen", seqLen),
-          tiedEmbeddings != null ? tiedEmbeddings : !g);
+          tiedEmbeddings != null ? tiedEmbeddings : !g,
+          headDim == null ? 0 : Checks.positive(path + ".headDim", headDim));
     }
   }
 

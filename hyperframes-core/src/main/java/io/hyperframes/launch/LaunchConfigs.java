@@ -42,6 +42,10 @@ public final class LaunchConfigs {
     a.add("--num-layers " + m.layers());
     a.add("--hidden-size " + m.hidden());
     a.add("--num-attention-heads " + m.heads());
+    if (m.qDim() != m.hidden()) {
+      // A head size of the model's own (Qwen3): Megatron-LM's projection width per head.
+      a.add("--kv-channels " + m.headDim());
+    }
     if (m.kvHeads() != m.heads()) {
       a.add("--group-query-attention");
       a.add("--num-query-groups " + m.kvHeads());

@@ -22,6 +22,11 @@ import io.hyperframes.hardware.Checks;
  * @param vocab vocabulary size (V)
  * @param seqLen training sequence length (s)
  * @param tiedEmbeddings output layer shares the input embedding matrix
+ * @param headDim size of one attention head (d); {@code hidden / heads} unless the model sets its
+ *     own (Qwen3: 128 at hidden 4096 and 64 heads, so the query projection is wider than hidden;
+ *     Hugging Face {@code head_dim}). The query projection is {@code heads · headDim} wide, key
+ *     and value {@code kvHeads · headDim}; attention's score and value products run over
+ *     {@code headDim}
  */
 public record TransformerSpec(
     String name,
@@ -33,8 +38,20 @@ public record TransformerSpec(
     boolean gatedMlp,
     int vocab,
     int seqLen,
-    boolean tiedEmbeddings) implements ModelSpec {
+    boolean tiedEmbeddings,
+    int headDim) implements ModelSpec {
 
+  /** A transformer whose heads split the hidden size ({@code headDim = hidden / heads}). */
+  public TransformerSpec(String name, int layers, int hidden, int heads, int kvHeads,
+      int ffnHidden, boolean gatedMlp, int vocab, int seqLen, boolean tiedEmbeddings) {
+    this(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+        tiedEmbeddings, 0);
+  }
+
+  /**
+   * @throws IllegalArgumentException naming the field and the value; {@code headDim} 0 means
+   *     {@code hidden / heads}, which must then divide
+   */
   public TransformerSpec {
     checkArgument(name != null && !name.isBlank(), "model.name: must be given");
     Checks.positive("model.layers", layers);
@@ -44,8 +61,13 @@ public record TransformerSpec(
     Checks.positive("model.ffnHidden", ffnHidden);
     Checks.positive("model.vocab", vocab);
     Checks.positive("model.seqLen", seqLen);
-    checkArgument(hidden % heads == 0, "model.hidden: %s is not divisible by model.heads %s",
-        hidden, heads);
+    checkArgument(headDim >= 0, "model.headDim: must be > 0, got %s", headDim);
+    checkArgument(headDim > 0 || hidden % heads == 0,
+        "model.hidden: %s is not divisible by model.heads %s (give model.headDim)", hidden, heads);
+    if (headDim == 0) {
+      headDim = hidden / heads;
+    }
+    checkArgument(headDim <= 1 << 16, "model.headDim: must be <= 65536, got %s", headDim);
     checkArgument(heads % kvHeads == 0, "model.kvHeads: %s does not divide model.heads %s",
         kvHeads, heads);
     checkArgument(layers <= 100_000, "model.layers: must be <= 100000, got %s", layers);
@@ -67,20 +89,24 @@ public record TransformerSpec(
     return (f + 255) / 256 * 256;
   }
 
-  /** Head dimension h / a. */
-  public int headDim() {
-    return hidden / heads;
+  /** Width of the query projection and of the attention output: heads · headDim (h by default). */
+  public long qDim() {
+    return (long) heads * headDim;
   }
 
   /** Width of the K (or V) projection: kvHeads · headDim. */
   public long kvDim() {
-    return (long) kvHeads * headDim();
+    return (long) kvHeads * headDim;
   }
 
-  /** Parameters in the weight matrices of one layer (QKV, attention output, MLP). */
+  /**
+   * Parameters in the weight matrices of one layer: Q, K, V (h × (q + 2kv)), the attention output
+   * (q × h) and the MLP.
+   */
   public double matmulParametersPerLayer() {
     double h = hidden;
-    double attention = h * (h + 2.0 * kvDim()) + h * h;
+    double q = qDim();
+    double attention = h * (q + 2.0 * kvDim()) + q * h;
     double mlp = (gatedMlp ? 3.0 : 2.0) * h * ffnHidden;
     return attention + mlp;
   }
@@ -91,7 +117,7 @@ public record TransformerSpec(
     if (gatedMlp) {
       return 2.0 * h; // two RMSNorm gains, no biases
     }
-    return (h + 2.0 * kvDim()) + h + ffnHidden + h + 4.0 * h; // biases + two LayerNorms
+    return (qDim() + 2.0 * kvDim()) + h + ffnHidden + h + 4.0 * h; // biases + two LayerNorms
   }
 
   /** Parameters of one transformer layer. */
@@ -122,11 +148,12 @@ public record TransformerSpec(
 
   /**
    * Forward matmul FLOPs per token of one layer with full (non-causal) attention scores:
-   * 2·(matmul parameters) + 4·s·h. The attention term counts QKᵀ and A·V over all s positions, the
-   * convention of Narayanan et al. 2021 (§5.1) and Chowdhery et al. 2022 (PaLM, Appendix B).
+   * 2·(matmul parameters) + 4·s·q (q = heads · headDim, h by default). The attention term counts
+   * QKᵀ and A·V over all s positions, the convention of Narayanan et al. 2021 (§5.1) and Chowdhery
+   * et al. 2022 (PaLM, Appendix B).
    */
   public double forwardFlopsPerTokenPerLayer() {
-    return 2.0 * matmulParametersPerLayer() + 4.0 * seqLen * hidden;
+    return 2.0 * matmulParametersPerLayer() + 4.0 * seqLen * (double) qDim();
   }
 
   /** Forward FLOPs per token of the output (logit) layer: 2·h·V. */

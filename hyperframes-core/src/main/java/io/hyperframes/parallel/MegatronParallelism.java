@@ -84,7 +84,8 @@ enum MegatronParallelism implements ParallelismModel {
     double replicated = sb * h * (e /* LN1 input */ + e /* QKV input */ + e /* LN2 input */
         + e /* MLP input */ + (dropout ? 2.0 : 0.0) /* two dropout masks */);
     // Sharded by tensor parallelism.
-    double attention = sb * (e * h /* Q */ + e * kv /* K */ + e * kv /* V */ + e * h /* proj in */);
+    double q = m.qDim();
+    double attention = sb * (e * q /* Q */ + e * kv /* K */ + e * kv /* V */ + e * q /* proj in */);
     double mlp = m.gatedMlp() ? sb * f * e * 3 : sb * f * e * 2;
     double sharded = attention + mlp;
     double core = 0.0;

@@ -181,7 +181,7 @@ public final class TrainingEstimator {
     double modelFlops = m.trainingFlopsPerToken() * tokensPerStep;
     double recomputeFlops = switch (layout.recompute()) {
       case FULL -> m.layers() * m.forwardFlopsPerTokenPerLayer() * tokensPerStep;
-      case SELECTIVE -> m.layers() * 4.0 * m.seqLen() * m.hidden() * tokensPerStep;
+      case SELECTIVE -> m.layers() * 4.0 * m.seqLen() * (double) m.qDim() * tokensPerStep;
       case NONE -> 0.0;
     };
     return new TrainingEstimate(reasons.isEmpty(), reasons, layout, m.parameters(), memory, time,
@@ -287,8 +287,9 @@ public final class TrainingEstimator {
     double headsPerRank = m.heads() / tp;
     NumberFormat c = recipe.compute();
     KernelEfficiency kernel = acc.kernel(c);
-    double tDense = memoryModel.matmulSeconds(acc, tokens, (h + 2 * kv) / tp, h, 1, e, c, peak)
-        + memoryModel.matmulSeconds(acc, tokens, h, h / tp, 1, e, c, peak)
+    double q = m.qDim();
+    double tDense = memoryModel.matmulSeconds(acc, tokens, (q + 2 * kv) / tp, h, 1, e, c, peak)
+        + memoryModel.matmulSeconds(acc, tokens, h, q / tp, 1, e, c, peak)
         + memoryModel.matmulSeconds(acc, tokens, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, e, c,
             peak)
         + memoryModel.matmulSeconds(acc, tokens, h, f / tp, 1, e, c, peak);
@@ -419,14 +420,15 @@ public final class TrainingEstimator {
     double tp = l.tp();
     double sp = l.sequenceParallel() ? tp : 1.0;
     double h = m.hidden();
+    double q = m.qDim();
     double kv = m.kvDim();
     double perToken = 0.0;
     if (m.gatedMlp()) {
       perToken += 2 * (28 + 4 * e - 2 * e) * h / sp
-          + (16 + 2 * e) * (h + kv) / tp
+          + (16 + 2 * e) * (q + kv) / tp
           + 2 * e * m.ffnHidden() / tp;
       if (m.kvHeads() < m.heads()) {
-        perToken += 2 * e * (kv + h) / tp;
+        perToken += 2 * e * (kv + q) / tp;
       }
     }
     if (dropout) {

@@ -128,6 +128,31 @@ class ModelLawProperties {
         >= job.estimate().memory().totalBytes());
   }
 
+  /**
+   * A head size of the model's own (Qwen3's 128 at hidden/heads 64): doubling it adds exactly the
+   * wider Q, K, V and output projections to the parameters (biases too, GPT style), and never
+   * makes the step faster or the memory smaller.
+   */
+  @Property(tries = 1000)
+  void widerHeadsAddTheirProjectionsAndNeverSpeedUpTheStep(@ForAll("jobs") Job job) {
+    TransformerSpec m = job.model();
+    TransformerSpec wide = new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(),
+        m.kvHeads(), m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(),
+        2 * m.headDim());
+    double h = m.hidden();
+    double dq = m.qDim();
+    double dkv = m.kvDim();
+    double perLayer = h * (dq + 2 * dkv) + dq * h + (m.gatedMlp() ? 0 : dq + 2 * dkv);
+    assertEquals(m.layers() * perLayer, wide.parameters() - m.parameters(),
+        1e-9 * wide.parameters());
+    TrainingEstimate narrow = job.estimate();
+    TrainingEstimate wider = job.with(wide).estimate();
+    assertTrue(Double.isFinite(wider.stepSeconds()) && wider.stepSeconds() > 0);
+    assertTrue(wider.stepSeconds() >= narrow.stepSeconds() * (1 - 1e-12),
+        () -> wider.stepSeconds() + " < " + narrow.stepSeconds());
+    assertTrue(wider.memory().totalBytes() >= narrow.memory().totalBytes());
+  }
+
   @Property(tries = 1000)
   void higherZeroStageNeverNeedsMoreMemory(@ForAll("jobs") Job job) {
     Layout l = job.layout();

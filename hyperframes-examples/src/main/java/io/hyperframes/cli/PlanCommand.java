@@ -38,6 +38,15 @@ final class PlanCommand implements Callable<Integer> {
   @Option(names = "--model", paramLabel = "ID", description = "Catalog model id.")
   String model;
 
+  @Option(names = "--model-config", paramLabel = "FILE",
+      description = "A Hugging Face config.json instead of --model (Llama, Mistral, Qwen2,"
+          + " Qwen3 dense; with --seq-len).")
+  Path modelConfig;
+
+  @Option(names = "--seq-len", paramLabel = "TOKENS",
+      description = "Training sequence length of a --model-config model.")
+  Integer seqLen;
+
   @Option(names = "--accelerator", paramLabel = "ID", description = "Catalog accelerator id.")
   String accelerator;
 
@@ -246,15 +255,31 @@ final class PlanCommand implements Callable<Integer> {
   }
 
   private String shortForm() {
-    if (model == null || accelerator == null || devices == null) {
-      throw new IllegalArgumentException("plan: give --request FILE, or --model, --accelerator"
-          + " and --devices (missing " + (model == null ? "--model"
+    if ((model == null && modelConfig == null) || accelerator == null || devices == null) {
+      throw new IllegalArgumentException("plan: give --request FILE, or --model (or"
+          + " --model-config), --accelerator and --devices (missing "
+          + (model == null && modelConfig == null ? "--model"
               : accelerator == null ? "--accelerator" : "--devices") + ")");
+    }
+    if (model != null && modelConfig != null) {
+      throw new IllegalArgumentException("--model-config: give either --model or --model-config,"
+          + " not both");
     }
     // The short options are the Java builder's fields; the request it writes is the one the
     // rest of this command runs (same checks, same messages as --request).
-    io.hyperframes.PlanBuilder b = io.hyperframes.HyperFrames.plan().model(model)
-        .accelerator(accelerator);
+    io.hyperframes.PlanBuilder b = io.hyperframes.HyperFrames.plan();
+    if (modelConfig != null) {
+      if (seqLen == null) {
+        throw new IllegalArgumentException("--seq-len: required with --model-config (the"
+            + " training sequence length)");
+      }
+      b = b.model(io.hyperframes.model.ModelSpecs.fromHuggingFace("--model-config",
+          Json.parseObject("--model-config", Files2.read("--model-config", modelConfig)),
+          modelConfig.getFileName().toString().replaceFirst("\\.json$", ""), seqLen));
+    } else {
+      b = b.model(model);
+    }
+    b = b.accelerator(accelerator);
     if (devices.contains("-")) {
       String[] range = devices.split("-", -1);
       try {

@@ -1,0 +1,135 @@
+package io.hyperframes.model;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Models from the files teams have: a Hugging Face {@code config.json}.
+ *
+ * <p>Read now, each by the fields its {@code transformers} configuration class defines
+ * ({@code LlamaConfig}, {@code MistralConfig}, {@code Qwen2Config}, {@code Qwen3Config}):
+ * {@code LlamaForCausalLM}, {@code MistralForCausalLM}, {@code Qwen2ForCausalLM} and
+ * {@code Qwen3ForCausalLM}, decoder-only transformers with a SwiGLU MLP, RMSNorm and rotary
+ * positions ({@link TransformerSpec} with {@code gatedMlp}). The fields read:
+ * {@code num_hidden_layers}, {@code hidden_size}, {@code num_attention_heads},
+ * {@code num_key_value_heads}, {@code intermediate_size}, {@code vocab_size}, {@code head_dim},
+ * {@code tie_word_embeddings}, {@code hidden_act}. Defaults are those of the configuration
+ * classes, and only where the class has one: {@code num_key_value_heads} absent is
+ * {@code num_attention_heads} (multi-head attention), {@code head_dim} absent is
+ * {@code hidden_size / num_attention_heads}, {@code tie_word_embeddings} absent is
+ * {@code false} (the four classes' default). Neglected, each under 0.01 % of the parameters of
+ * every config read: Qwen2's query/key/value biases and Qwen3's per-head query/key RMSNorm gains.
+ *
+ * <p>Not read yet, each an {@code IllegalArgumentException} naming the field that says why:
+ * mixture-of-experts configurations (Mixtral, Qwen3-MoE, DeepSeek-V3, gpt-oss, Llama 4: experts
+ * are not modelled), sliding-window layers (Gemma 2/3, Mistral with {@code sliding_window}
+ * shorter than the sequence), latent attention, and any other architecture.
+ */
+public final class ModelSpecs {
+  private ModelSpecs() {}
+
+  private static final List<String> DENSE = List.of("LlamaForCausalLM", "MistralForCausalLM",
+      "Qwen2ForCausalLM", "Qwen3ForCausalLM");
+
+  /**
+   * The model of a {@code config.json} text, trained or served at its
+   * {@code max_position_embeddings} (give the sequence you plan for with
+   * {@link #fromHuggingFace(String, JsonNode, String, int)} or {@code model.seqLen}).
+   *
+   * @throws IllegalArgumentException naming the field and the value
+   */
+  public static TransformerSpec fromHuggingFace(String json) {
+    JsonNode root = parse(json);
+    return fromHuggingFace("model.huggingFace", root, null,
+        intField("model.huggingFace", root, "max_position_embeddings"));
+  }
+
+  /**
+   * The model of a parsed {@code config.json} at {@code seqLen} tokens.
+   *
+   * @param field where the config sits in the request, for messages ({@code model.huggingFace})
+   * @param name the model's name, or null for the config's {@code _name_or_path} or
+   *     architecture
+   * @throws IllegalArgumentException naming the field and the value
+   */
+  public static TransformerSpec fromHuggingFace(String field, JsonNode config, String name,
+      int seqLen) {
+    if (config == null || !config.isObject()) {
+      throw new IllegalArgumentException(field + ": must be a config.json object");
+    }
+    JsonNode archs = config.get("architectures");
+    if (archs == null || !archs.isArray() || archs.isEmpty() || !archs.get(0).isTextual()) {
+      throw new IllegalArgumentException(field + ".architectures: missing required field (the"
+          + " model class, e.g. [\"LlamaForCausalLM\"])");
+    }
+    String arch = archs.get(0).asText();
+    for (String moe : List.of("num_local_experts", "num_experts", "n_routed_experts")) {
+      if (config.has(moe) && config.get(moe).asInt(0) > 1) {
+        throw new IllegalArgumentException(field + "." + moe + ": " + config.get(moe).asInt()
+            + " (" + arch + " is a mixture-of-experts model; experts are not modelled yet)");
+      }
+    }
+    if (config.has("kv_lora_rank")) {
+      throw new IllegalArgumentException(field + ".kv_lora_rank: " + config.get("kv_lora_rank")
+          + " (" + arch + " uses latent attention, which is not modelled yet)");
+    }
+    if (!DENSE.contains(arch)) {
+      throw new IllegalArgumentException(field + ".architectures: '" + arch + "' is not read"
+          + " (read: " + String.join(", ", DENSE) + ")");
+    }
+    String act = config.path("hidden_act").asText("silu");
+    if (!act.equals("silu")) {
+      throw new IllegalArgumentException(field + ".hidden_act: '" + act + "' (" + arch
+          + " is read with a SwiGLU MLP, hidden_act silu)");
+    }
+    int layers = intField(field, config, "num_hidden_layers");
+    int hidden = intField(field, config, "hidden_size");
+    int heads = intField(field, config, "num_attention_heads");
+    int kvHeads = config.hasNonNull("num_key_value_heads")
+        ? intField(field, config, "num_key_value_heads") : heads;
+    int headDim = config.hasNonNull("head_dim") ? intField(field, config, "head_dim") : 0;
+    if (config.hasNonNull("sliding_window") && config.path("use_sliding_window").asBoolean(
+        !arch.startsWith("Qwen")) && intField(field, config, "sliding_window") < seqLen) {
+      throw new IllegalArgumentException(field + ".sliding_window: "
+          + config.get("sliding_window").asInt() + " is shorter than model.seqLen " + seqLen
+          + " (sliding-window attention is not modelled yet)");
+    }
+    JsonNode tied = config.get("tie_word_embeddings");
+    if (tied != null && !tied.isBoolean()) {
+      throw new IllegalArgumentException(field + ".tie_word_embeddings: must be true or false,"
+          + " got " + tied);
+    }
+    String id = name != null ? name : config.path("_name_or_path").asText(
+        arch.replace("ForCausalLM", "").toLowerCase(Locale.ROOT));
+    return new TransformerSpec(id.isBlank() ? arch : id, layers, hidden, heads, kvHeads,
+        intField(field, config, "intermediate_size"), true, intField(field, config,
+            "vocab_size"), seqLen, tied != null && tied.asBoolean(), headDim);
+  }
+
+  private static int intField(String field, JsonNode config, String key) {
+    JsonNode v = config.get(key);
+    if (v == null || v.isNull()) {
+      throw new IllegalArgumentException(field + "." + key + ": missing required field");
+    }
+    if (!v.canConvertToInt() || !v.isIntegralNumber() || v.asInt() <= 0) {
+      throw new IllegalArgumentException(field + "." + key + ": must be a positive integer, got "
+          + v);
+    }
+    return v.asInt();
+  }
+
+  private static JsonNode parse(String json) {
+    if (json == null) {
+      throw new IllegalArgumentException("model.huggingFace: must be given");
+    }
+    try {
+      return new ObjectMapper().readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("model.huggingFace: not JSON ("
+          + e.getOriginalMessage() + ")", e);
+    }
+  }
+}
