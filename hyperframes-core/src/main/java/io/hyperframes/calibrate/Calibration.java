@@ -24,6 +24,7 @@ import io.hyperframes.validate.ValidationReport;
 import io.hyperframes.validate.Validator;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -158,6 +159,15 @@ public final class Calibration {
             : f.constant() == Constant.MEMORY_EFFICIENCY ? acceleratorTargets : kernelTargets)
             .add(f.target());
       }
+      // Provenance: every field fitted here was fitted on the sources of these cases.
+      List<String> sources = cases.stream().map(Calibration::sourceOf).distinct().sorted()
+          .toList();
+      java.util.function.Function<String, Map<String, List<String>>> fittedOn = t -> {
+        Map<String, List<String>> m = new java.util.TreeMap<>();
+        fitted.stream().filter(f -> f.target().equals(t))
+            .forEach(f -> m.put(f.constant().field(), sources));
+        return m;
+      };
       List<CatalogFile.KernelEntry> kernels = new ArrayList<>();
       for (String t : kernelTargets) {
         String[] gf = t.split("/", 2);
@@ -170,7 +180,7 @@ public final class Calibration {
             k.servingLayerOverheadSeconds() * 1e6, k.kvBandwidthFraction(),
             k.servingRequestSeconds() * 1e6, k.optimizerBandwidthFraction(),
             k.kvPerHeadBandwidthFraction(), k.kvPerHeadRereadFraction(),
-            k.servingFirstTokenLayerSeconds() * 1e6, provenance));
+            k.servingFirstTokenLayerSeconds() * 1e6, provenance, fittedOn.apply(t)));
       }
       List<CatalogFile.FabricEntry> fabrics = new ArrayList<>();
       for (String t : fabricTargets) {
@@ -178,7 +188,7 @@ public final class Calibration {
         fabrics.add(new CatalogFile.FabricEntry(f.id(), f.bandwidthBytesPerSecond() / 1e9,
             f.latencySeconds() * 1e6, f.launchSeconds() * 1e6, f.efficiency(),
             f.halfEfficiencyBytes() / 1e6, f.inNetworkReductionBytesPerSecond() / 1e9,
-            f.source() + "; efficiency by " + provenance));
+            f.source() + "; efficiency by " + provenance, fittedOn.apply(t)));
       }
       List<CatalogFile.AcceleratorEntry> accelerators = new ArrayList<>();
       for (String t : acceleratorTargets) {
@@ -190,7 +200,7 @@ public final class Calibration {
             a.l2Bytes() / 1e6, a.matmulEfficiency(), a.matmulHalfDim(), a.matmulHalfRows(),
             a.memoryEfficiency(), a.powerWatts(), a.intraNode().id(), a.defaultNode(),
             a.fusedAttention(), a.generation(),
-            a.source() + "; memoryEfficiency by " + provenance));
+            a.source() + "; memoryEfficiency by " + provenance, fittedOn.apply(t)));
       }
       CatalogFile file = new CatalogFile(catalog.version() + "+calibrated-" + date, null,
           fabrics, accelerators.isEmpty() ? null : accelerators, null, null, null, kernels,
@@ -413,6 +423,46 @@ public final class Calibration {
    * The source group of a case id: the part before its first '-' ("mcore2024-h100-1.7b" →
    * "mcore2024"); the project's case files name every case after its publication this way.
    */
+  /**
+   * The case sources a leave-one-source-out run cannot hold out, each with why: a catalog field
+   * fitted on the source ({@code Catalog#fittedOn}) that the run does not refit, or a modelling
+   * decision made by comparing the source's cases ({@code Catalog#decisions}). A field is
+   * refitted when its constant is in {@code refit} (for every entry: a scoped kernel entry takes
+   * its generation's refitted constants) or, for a kernel entry scoped to an engine, in that
+   * scope's constants.
+   *
+   * @param scopes refitted constants per scope ("hopper@fsdp"), as {@link #fit}'s
+   * @return source → reasons ({@code accelerators[a100-sxm-80gb].matmulEfficiency},
+   *     {@code decision 2026-12-01: …}), sorted by source
+   */
+  public static Map<String, List<String>> inSampleSources(Catalog catalog, Set<Constant> refit,
+      Map<String, Set<Constant>> scopes) {
+    checkArgument(catalog != null && refit != null && scopes != null,
+        "catalog, refit and scopes: must be given");
+    Set<String> refitFields = new java.util.HashSet<>();
+    refit.forEach(c -> refitFields.add(c.field()));
+    Map<String, List<String>> out = new java.util.TreeMap<>();
+    catalog.fittedOn().forEach((entry, fields) -> fields.forEach((field, sources) -> {
+      boolean refitted = refitFields.contains(field);
+      int at = entry.indexOf('@');
+      if (!refitted && entry.startsWith("kernels[") && at > 0) {
+        String scope = entry.substring("kernels[".length(), entry.indexOf('/'));
+        refitted = scopes.getOrDefault(scope, Set.of()).stream()
+            .anyMatch(c -> c.field().equals(field));
+      }
+      if (!refitted) {
+        sources.forEach(src -> out.computeIfAbsent(src, k -> new ArrayList<>())
+            .add(entry + "." + field));
+      }
+    }));
+    for (Catalog.Decision d : catalog.decisions()) {
+      d.lookedAt().forEach(src -> out.computeIfAbsent(src, k -> new ArrayList<>())
+          .add("decision " + d.date() + ": " + d.decision()));
+    }
+    out.replaceAll((k, v) -> List.copyOf(v));
+    return Collections.unmodifiableMap(out);
+  }
+
   public static String sourceOf(String caseId) {
     int dash = caseId.indexOf('-');
     return dash > 0 ? caseId.substring(0, dash) : caseId;

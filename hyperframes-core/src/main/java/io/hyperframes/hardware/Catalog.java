@@ -40,6 +40,8 @@ public final class Catalog {
   private final Map<String, String> modelSources;
   private final Map<String, Price> prices;
   private final Map<String, Map<NumberFormat, KernelEfficiency>> kernels;
+  private final Map<String, Map<String, List<String>>> fittedOn;
+  private final List<Decision> decisions;
 
   /**
    * An accelerator-hour price.
@@ -53,8 +55,18 @@ public final class Catalog {
   private Catalog(String version, Map<String, Fabric> fabrics,
       Map<String, Accelerator> accelerators, Map<String, NodeTemplate> nodes,
       Map<String, TransformerSpec> models, Map<String, String> modelSources,
-      Map<String, Price> prices, Map<String, Map<NumberFormat, KernelEfficiency>> kernels) {
+      Map<String, Price> prices, Map<String, Map<NumberFormat, KernelEfficiency>> kernels,
+      Map<String, Map<String, List<String>>> fittedOn, List<Decision> decisions) {
     this.version = version;
+    ImmutableSortedMap.Builder<String, Map<String, List<String>>> fo =
+        ImmutableSortedMap.naturalOrder();
+    fittedOn.forEach((entry, fields) -> {
+      ImmutableSortedMap.Builder<String, List<String>> b = ImmutableSortedMap.naturalOrder();
+      fields.forEach((field, sources) -> b.put(field, List.copyOf(sources)));
+      fo.put(entry, b.build());
+    });
+    this.fittedOn = fo.build();
+    this.decisions = List.copyOf(decisions);
     this.fabrics = ImmutableSortedMap.copyOf(fabrics);
     this.accelerators = ImmutableSortedMap.copyOf(accelerators);
     this.nodes = ImmutableSortedMap.copyOf(nodes);
@@ -86,7 +98,7 @@ public final class Catalog {
     k.computeIfAbsent(generation.toLowerCase(Locale.ROOT), g -> new LinkedHashMap<>())
         .put(format, kernel);
     return new Catalog(version, fabrics, resolve(accelerators, k), nodes, models, modelSources,
-        prices, k);
+        prices, k, fittedOn, decisions);
   }
 
   /**
@@ -121,7 +133,7 @@ public final class Catalog {
    */
   public Catalog withoutKernels() {
     return new Catalog(version, fabrics, resolve(accelerators, Map.of()), nodes, models,
-        modelSources, prices, Map.of());
+        modelSources, prices, Map.of(), fittedOn, decisions);
   }
 
   /**
@@ -138,7 +150,8 @@ public final class Catalog {
         efficiency);
     Map<String, Accelerator> as = new LinkedHashMap<>(accelerators);
     as.put(acceleratorId, old.withMemoryEfficiency(efficiency));
-    return new Catalog(version, fabrics, as, nodes, models, modelSources, prices, kernels);
+    return new Catalog(version, fabrics, as, nodes, models, modelSources, prices, kernels,
+        fittedOn, decisions);
   }
 
   /** This catalog with a fabric replaced (and the node templates built on it re-derived). */
@@ -157,7 +170,8 @@ public final class Catalog {
             n.interNode().withEfficiency(efficiency), n.hostCores(), n.hostMemoryBytes(),
             n.source())
         : n));
-    return new Catalog(version, fs, as, ns, models, modelSources, prices, kernels);
+    return new Catalog(version, fs, as, ns, models, modelSources, prices, kernels, fittedOn,
+        decisions);
   }
 
   private static Map<String, Map<NumberFormat, KernelEfficiency>> copyKernels(
@@ -271,11 +285,48 @@ public final class Catalog {
 
   private static Catalog loadBuiltIn() {
     Catalog empty = new Catalog("", Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
-        Map.of());
+        Map.of(), Map.of(), List.of());
     Catalog c = empty.merge(
         Json.read("hardware.json", resource("hardware.json"), CatalogFile.class));
     c = c.merge(Json.read("prices.json", resource("prices.json"), CatalogFile.class));
     return c.merge(Json.read("models.json", resource("models.json"), CatalogFile.class));
+  }
+
+  private static void provenance(Map<String, Map<String, List<String>>> into, String entry,
+      Map<String, List<String>> fitted) {
+    if (fitted == null) {
+      return;
+    }
+    fitted.forEach((field, sources) -> checkArgument(sources != null && !sources.isEmpty(),
+        "%s.fittedOn.%s: must list the case sources it was fitted on", entry, field));
+    into.put(entry, fitted);
+  }
+
+  /**
+   * Provenance of the fitted fields: for each entry ({@code fabrics[ib-hdr]},
+   * {@code accelerators[a100-sxm-80gb]}, {@code kernels[hopper/bf16,fp16]},
+   * {@code kernels[hopper@fsdp/bf16,fp16]}), each fitted field and the case sources (case-id
+   * prefixes) it was fitted on. A field absent here is a prior with the source its entry
+   * names.
+   */
+  public Map<String, Map<String, List<String>>> fittedOn() {
+    return fittedOn;
+  }
+
+  /**
+   * A modelling choice made by comparing published cases (catalog {@code decisions}): the
+   * sources of {@code lookedAt} are fitting sources of the model from then on.
+   *
+   * @param date when (YYYY-MM-DD)
+   * @param decision what was chosen, and between what
+   * @param lookedAt the case sources (case-id prefixes) whose errors were compared
+   * @param where the report section that shows the comparison
+   */
+  public record Decision(String date, String decision, List<String> lookedAt, String where) {}
+
+  /** The modelling choices made by comparing published cases, with the sources compared. */
+  public List<Decision> decisions() {
+    return decisions;
   }
 
   private static String resource(String name) {
@@ -297,6 +348,16 @@ public final class Catalog {
     Map<String, String> ms = new LinkedHashMap<>(modelSources);
     Map<String, Price> pr = new LinkedHashMap<>(prices);
     Map<String, Map<NumberFormat, KernelEfficiency>> k = copyKernels(kernels);
+    Map<String, Map<String, List<String>>> fo = new LinkedHashMap<>(fittedOn);
+    List<Decision> dec = new java.util.ArrayList<>(decisions);
+    for (CatalogFile.DecisionEntry d : list(file.decisions())) {
+      checkArgument(d.decision() != null && !d.decision().isBlank(),
+          "decisions[].decision: must be given");
+      checkArgument(d.lookedAt() != null && !d.lookedAt().isEmpty(),
+          "decisions[%s].lookedAt: must name the case sources compared", d.decision());
+      dec.removeIf(x -> x.decision().equals(d.decision()));
+      dec.add(new Decision(d.date(), d.decision(), List.copyOf(d.lookedAt()), d.where()));
+    }
     String v = file.version();
     for (CatalogFile.FabricEntry e : list(file.fabrics())) {
       String id = id("fabrics", e.id());
@@ -308,6 +369,7 @@ public final class Catalog {
           num(p + ".halfEfficiencyMB", e.halfEfficiencyMB()) * 1e6,
           num(p + ".inNetworkReductionGBps", e.inNetworkReductionGBps()) * 1e9,
           text(p + ".source", e.source())));
+      provenance(fo, p, e.fittedOn());
     }
     for (CatalogFile.AcceleratorEntry e : list(file.accelerators())) {
       String id = id("accelerators", e.id());
@@ -330,6 +392,7 @@ public final class Catalog {
           num(p + ".powerWatts", e.powerWatts()), intra, text(p + ".defaultNode", e.defaultNode()),
           Boolean.TRUE.equals(e.fusedAttention()), e.generation(), Map.of(), Map.of(),
           text(p + ".source", e.source())));
+      provenance(fo, p, e.fittedOn());
     }
     for (CatalogFile.NodeEntry e : list(file.nodes())) {
       String id = id("nodes", e.id());
@@ -393,6 +456,7 @@ public final class Catalog {
           text(p + ".source", e.source()));
       checkArgument(e.formats() != null && !e.formats().isEmpty(),
           "%s.formats: must be a non-empty array of number formats", p);
+      provenance(fo, "kernels[" + g + "/" + String.join(",", e.formats()) + "]", e.fittedOn());
       for (String fmt : e.formats()) {
         k.computeIfAbsent(g, x -> new LinkedHashMap<>())
             .put(NumberFormat.fromId(p + ".formats", text(p + ".formats", fmt)), eff);
@@ -425,7 +489,7 @@ public final class Catalog {
         return acc.withIntervals(byRegime);
       });
     }
-    return new Catalog(v != null ? v : version, f, resolved, n, m, ms, pr, k);
+    return new Catalog(v != null ? v : version, f, resolved, n, m, ms, pr, k, fo, dec);
   }
 
   private static <T> List<T> list(List<T> section) {

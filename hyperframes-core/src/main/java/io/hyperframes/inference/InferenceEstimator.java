@@ -107,7 +107,7 @@ public final class InferenceEstimator {
     double kv = kvPerSequenceDevice * w.batchSize();
     double prefillTokens = (double) w.batchSize() * w.promptTokens();
     double activations = act * prefillTokens * (2.0 * m.hidden()
-        + (m.gatedMlp() ? 3.0 : 2.0) * m.ffnHidden() / tp);
+        + (m.gatedMlp() ? 3.0 : 2.0) * m.activeFfnHidden() / tp);
     double other = RUNTIME_RESERVE_BYTES + 4.0 * w.batchSize() * m.vocab() / tp;
     double capacity = acc.memoryBytes();
     double free = capacity - weights - activations - other;
@@ -150,17 +150,14 @@ public final class InferenceEstimator {
     KernelEfficiency kernel = acc.kernel(compute);
     double rows = (double) batch * tokens;
     double h = m.hidden();
-    double f = m.ffnHidden();
     double kv = m.kvDim();
     // Weight-only quantised formats stream fewer bytes per weight: scale the element size of
     // each matmul by wb/e on the weight operand through an effective element size.
     double we = prefill ? e : wb;
     double q = m.qDim();
     double t = memory.matmulSeconds(acc, rows, (q + 2 * kv) / tp, h, 1, we, compute, peak)
-        + memory.matmulSeconds(acc, rows, h, q / tp, 1, we, compute, peak)
-        + memory.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, we, compute,
-            peak)
-        + memory.matmulSeconds(acc, rows, h, f / tp, 1, we, compute, peak);
+        + memory.matmulSeconds(acc, rows, h, q / tp, 1, we, compute, peak);
+    t = withMlp(t, m, acc, rows, tp, we, compute, peak);
     double heads = (double) m.heads() / tp;
     double act = Math.max(2, e); // 16-bit activations between kernels (see estimate)
     double bandwidth = memory.streamingBytesPerSecond(acc);
@@ -177,7 +174,7 @@ public final class InferenceEstimator {
       double fraction = decodeAttention == DecodeAttention.PER_HEAD
           ? kernel.kvPerHeadBandwidth() : kernel.kvBandwidthFraction();
       double kvRead = 2.0 * batch * context * kvHeadsRead * m.headDim() * kb;
-      double flops = 4.0 * batch * context * h / tp;
+      double flops = 4.0 * batch * context * (double) m.qDim() / tp;
       // Paged decode attention streams the KV cache at a fitted fraction of the bandwidth.
       t += memory.rooflineSeconds(acc, flops, kvRead / fraction, compute, peak);
       // A decode step's kernels are small enough that their launch and synchronisation show.
@@ -186,7 +183,7 @@ public final class InferenceEstimator {
       t += kernel.servingLayerOverheadSeconds();
     }
     double elementwise = act * rows * (4 * h + 6 * h)
-        + (m.gatedMlp() ? 3 : 2) * act * rows * f / tp;
+        + (m.gatedMlp() ? 3 : 2) * act * rows * m.activeFfnHidden() / tp;
     t += elementwise / bandwidth;
     if (tp > 1) {
       CollectiveGroup group = new CollectiveGroup(tp, Math.min(tp, cluster.devicesPerNode()));
@@ -194,6 +191,55 @@ public final class InferenceEstimator {
           .seconds();
     }
     return t;
+  }
+
+  /**
+   * Experts a step of {@code tokens} tokens touches in one MoE layer: each token routes to k of
+   * the E experts, uniformly and independently across tokens, so an expert is missed by all of
+   * them with probability (1 − k/E)^tokens and E·(1 − (1 − k/E)^tokens) are touched (the
+   * expected occupancy of E bins; one token touches k, a large batch nearly all E). Decode reads
+   * the weights of those experts only.
+   */
+  static double expertsTouched(int experts, int topK, double tokens) {
+    return experts * (1.0 - Math.pow(1.0 - (double) topK / experts, tokens));
+  }
+
+  /**
+   * {@code before} plus one layer's MLP matmuls on one tensor-parallel rank: the dense MLP; in an
+   * MoE layer the
+   * router, the experts the step's tokens touch ({@link #expertsTouched}), each over its share of
+   * the routed rows and reading its weights once, and the shared experts. With one expert
+   * routed to (E = k = 1) this is the dense MLP exactly.
+   */
+  private double withMlp(double before, TransformerSpec m, Accelerator acc, double rows,
+      int tp, double we, NumberFormat compute, double peak) {
+    double f = m.ffnHidden();
+    double h = m.hidden();
+    if (!m.isMoe()) {
+      // One matmul at a time, in the layer's order (dense figures bit for bit as before).
+      return before + memory.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, we,
+          compute, peak) + memory.matmulSeconds(acc, rows, h, f / tp, 1, we, compute, peak);
+    }
+    double dense = mlpMatmuls(m, acc, rows, f / tp, we, compute, peak);
+    io.hyperframes.model.MoeSpec moe = m.moe();
+    double routed = rows * moe.topK() * (moe.capacityFactor() > 0 ? moe.capacityFactor() : 1);
+    double touched = expertsTouched(moe.experts(), moe.topK(), rows);
+    double experts = touched * mlpMatmuls(m, acc, routed / touched,
+        (double) moe.expertFfnHidden() / tp, we, compute, peak);
+    double shared = moe.sharedExperts() > 0 ? mlpMatmuls(m, acc, rows,
+        moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp, we, compute, peak)
+        : 0.0;
+    double router = moe.routed() ? memory.matmulSeconds(acc, rows, moe.experts(), m.hidden(), 1,
+        we, compute, peak) : 0.0;
+    return before
+        + (m.denseLayers() * dense + m.moeLayers() * (router + experts + shared)) / m.layers();
+  }
+
+  private double mlpMatmuls(TransformerSpec m, Accelerator acc, double rows, double f,
+      double we, NumberFormat compute, double peak) {
+    double h = m.hidden();
+    return memory.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f, h, 1, we, compute, peak)
+        + memory.matmulSeconds(acc, rows, h, f, 1, we, compute, peak);
   }
 
   /**

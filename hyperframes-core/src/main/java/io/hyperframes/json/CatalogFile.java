@@ -12,11 +12,22 @@ import java.util.function.Function;
  * A catalog file (the built-in {@code hardware.json}, {@code prices.json}, {@code models.json},
  * a user's overrides, the output of {@code calibrate}) as records bound by Jackson: every section
  * optional, every entry's fields named here, an unknown field rejected. Units are those of the
- * file (GB/s, µs, GiB, TFLOP/s); the catalog converts them.
+ * file (GB/s, µs, GiB, TFLOP/s); the catalog converts them. {@code fittedOn} of a fabric,
+ * accelerator or kernel entry maps each fitted field to the case sources it was fitted on (the
+ * provenance leave-one-source-out reads); {@code decisions} are the modelling choices made by
+ * comparing cases.
  */
 public record CatalogFile(String version, String notes, List<FabricEntry> fabrics,
     List<AcceleratorEntry> accelerators, List<NodeEntry> nodes, List<ModelEntry> models,
-    List<PriceEntry> prices, List<KernelEntry> kernels, List<IntervalEntry> intervals) {
+    List<PriceEntry> prices, List<KernelEntry> kernels, List<IntervalEntry> intervals,
+    List<DecisionEntry> decisions) {
+
+  /** A catalog file without modelling decisions. */
+  public CatalogFile(String version, String notes, List<FabricEntry> fabrics,
+      List<AcceleratorEntry> accelerators, List<NodeEntry> nodes, List<ModelEntry> models,
+      List<PriceEntry> prices, List<KernelEntry> kernels, List<IntervalEntry> intervals) {
+    this(version, notes, fabrics, accelerators, nodes, models, prices, kernels, intervals, null);
+  }
 
   /**
    * The entries of {@code top} over those of {@code base}: an entry of {@code top} replaces the
@@ -40,7 +51,8 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
             k -> List.of(String.valueOf(k.generation()), String.valueOf(k.engine()),
                 k.formats() == null ? Set.of() : Set.copyOf(k.formats()))),
         over(base.intervals, top.intervals, i -> List.of(String.valueOf(i.generation()),
-            String.valueOf(i.regime()))));
+            String.valueOf(i.regime()))),
+        over(base.decisions, top.decisions, DecisionEntry::decision));
   }
 
   private static <T> List<T> over(List<T> base, List<T> top, Function<T, Object> key) {
@@ -60,14 +72,36 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
 
   /** A fabric: per-device bandwidth and latency of one link type. */
   public record FabricEntry(String id, Double bandwidthGBps, Double latencyUs, Double launchUs,
-      Double efficiency, Double halfEfficiencyMB, Double inNetworkReductionGBps, String source) {}
+      Double efficiency, Double halfEfficiencyMB, Double inNetworkReductionGBps, String source,
+      Map<String, List<String>> fittedOn) {
+
+    /** A fabric without provenance of fitted fields. */
+    public FabricEntry(String id, Double bandwidthGBps, Double latencyUs, Double launchUs,
+        Double efficiency, Double halfEfficiencyMB, Double inNetworkReductionGBps,
+        String source) {
+      this(id, bandwidthGBps, latencyUs, launchUs, efficiency, halfEfficiencyMB,
+          inNetworkReductionGBps, source, null);
+    }
+  }
 
   /** An accelerator: peaks per format, memory, matmul constants, its link and default node. */
   public record AcceleratorEntry(String id, String name, Map<String, Double> peakTflops,
       Double memoryGiB, Double memoryBandwidthGBps, Double l2MB, Double matmulEfficiency,
       Double matmulHalfDim, Double matmulHalfRows, Double memoryEfficiency, Double powerWatts,
       String intraNode, String defaultNode, Boolean fusedAttention, String generation,
-      String source) {}
+      String source, Map<String, List<String>> fittedOn) {
+
+    /** An accelerator without provenance of fitted fields. */
+    public AcceleratorEntry(String id, String name, Map<String, Double> peakTflops,
+        Double memoryGiB, Double memoryBandwidthGBps, Double l2MB, Double matmulEfficiency,
+        Double matmulHalfDim, Double matmulHalfRows, Double memoryEfficiency, Double powerWatts,
+        String intraNode, String defaultNode, Boolean fusedAttention, String generation,
+        String source) {
+      this(id, name, peakTflops, memoryGiB, memoryBandwidthGBps, l2MB, matmulEfficiency,
+          matmulHalfDim, matmulHalfRows, memoryEfficiency, powerWatts, intraNode, defaultNode,
+          fusedAttention, generation, source, null);
+    }
+  }
 
   /** A node template: devices per node, NICs, host. */
   public record NodeEntry(String id, String accelerator, Integer devicesPerNode, Integer nics,
@@ -76,12 +110,12 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
   /** A model architecture with its source. */
   public record ModelEntry(String id, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
-      Boolean tiedEmbeddings, String source, Integer headDim) {
+      Boolean tiedEmbeddings, String source, Integer headDim, Documents.Moe moe) {
 
     /** The architecture fields in the request vocabulary. */
     public Documents.Model architecture() {
       return new Documents.Model(null, id, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp,
-          vocab, seqLen, tiedEmbeddings, null, null, headDim, null);
+          vocab, seqLen, tiedEmbeddings, null, null, headDim, null, moe);
     }
   }
 
@@ -99,7 +133,37 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
       Double layerOverheadUs, Double overlapCost, Double servingLayerOverheadUs,
       Double kvBandwidthFraction, Double servingRequestOverheadUs,
       Double optimizerBandwidthFraction, Double kvPerHeadBandwidthFraction,
-      Double kvPerHeadRereadFraction, Double servingFirstTokenLayerOverheadUs, String source) {}
+      Double kvPerHeadRereadFraction, Double servingFirstTokenLayerOverheadUs, String source,
+      Map<String, List<String>> fittedOn) {
+
+    /** A kernel entry without provenance of fitted fields. */
+    public KernelEntry(String generation, String engine, List<String> formats,
+        Double matmulEfficiency, Double matmulHalfDim, Double matmulHalfRows,
+        Double attentionEfficiency, Double layerOverheadUs, Double overlapCost,
+        Double servingLayerOverheadUs, Double kvBandwidthFraction,
+        Double servingRequestOverheadUs, Double optimizerBandwidthFraction,
+        Double kvPerHeadBandwidthFraction, Double kvPerHeadRereadFraction,
+        Double servingFirstTokenLayerOverheadUs, String source) {
+      this(generation, engine, formats, matmulEfficiency, matmulHalfDim, matmulHalfRows,
+          attentionEfficiency, layerOverheadUs, overlapCost, servingLayerOverheadUs,
+          kvBandwidthFraction, servingRequestOverheadUs, optimizerBandwidthFraction,
+          kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, servingFirstTokenLayerOverheadUs,
+          source, null);
+    }
+  }
+
+  /**
+   * A modelling choice made by comparing published cases: the sources of {@code lookedAt} are
+   * fitting sources of the model from then on ({@code validate --leave-one-source-out} reports
+   * them in sample).
+   *
+   * @param date when (YYYY-MM-DD)
+   * @param decision what was chosen, and between what
+   * @param lookedAt the case sources (case-id prefixes) whose errors were compared
+   * @param where the report section that shows the comparison
+   */
+  public record DecisionEntry(String date, String decision, List<String> lookedAt,
+      String where) {}
 
   /** An empirical step-time interval of a generation and regime. */
   public record IntervalEntry(String generation, String regime, Double low, Double high,

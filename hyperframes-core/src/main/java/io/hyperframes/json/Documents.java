@@ -65,7 +65,16 @@ public final class Documents {
   public record Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
       Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
-      com.fasterxml.jackson.databind.JsonNode huggingFace) {
+      com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe) {
+
+    /** A model document with a head size and a Hugging Face config but no experts. */
+    public Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
+        Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
+        Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
+        com.fasterxml.jackson.databind.JsonNode huggingFace) {
+      this(catalog, name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+          tiedEmbeddings, parameters, dense, headDim, huggingFace, null);
+    }
 
     /** A model document without a head size of its own or a Hugging Face config. */
     public Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
@@ -81,7 +90,8 @@ public final class Documents {
           || spec.headDim() != spec.hidden() / spec.heads();
       return new Model(null, spec.name(), spec.layers(), spec.hidden(), spec.heads(),
           spec.kvHeads(), spec.ffnHidden(), spec.gatedMlp(), spec.vocab(), spec.seqLen(),
-          spec.tiedEmbeddings(), null, null, ownHead ? spec.headDim() : null, null);
+          spec.tiedEmbeddings(), null, null, ownHead ? spec.headDim() : null, null,
+          spec.moe() == null ? null : Moe.of(spec.moe()));
     }
 
     /** The dense stack {@code spec} in this vocabulary. */
@@ -99,7 +109,7 @@ public final class Documents {
       String id = text("model.catalog", catalog);
       if (id != null) {
         boolean more = Stream.of(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters, dense, headDim, huggingFace)
+            seqLen, tiedEmbeddings, parameters, dense, headDim, huggingFace, moe)
             .anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
@@ -109,7 +119,7 @@ public final class Documents {
       }
       if (huggingFace != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            tiedEmbeddings, parameters, dense, headDim).anyMatch(v -> v != null);
+            tiedEmbeddings, parameters, dense, headDim, moe).anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException("model.huggingFace: give either a Hugging Face"
               + " config or an architecture, not both (model.name and model.seqLen may go"
@@ -125,7 +135,7 @@ public final class Documents {
       }
       if (dense != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters, headDim).anyMatch(v -> v != null);
+            seqLen, tiedEmbeddings, parameters, headDim, moe).anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
               "model.dense: give either a dense stack or a transformer or parameters, not both");
@@ -152,7 +162,35 @@ public final class Documents {
           ffnHidden != null ? ffnHidden : TransformerSpec.defaultFfnHidden(h, g), g,
           required(path + ".vocab", vocab), required(path + ".seqLen", seqLen),
           tiedEmbeddings != null ? tiedEmbeddings : !g,
-          headDim == null ? 0 : Checks.positive(path + ".headDim", headDim));
+          headDim == null ? 0 : Checks.positive(path + ".headDim", headDim),
+          moe == null ? null : moe.resolve(path + ".moe"));
+    }
+  }
+
+  /**
+   * {@code model.moe}: experts, top-k and expert size required; no shared experts, no leading
+   * dense layers, every layer an MoE layer and dropless routing by default.
+   */
+  public record Moe(Integer experts, Integer topK, Integer expertFfnHidden,
+      Integer sharedExperts, Integer sharedExpertFfnHidden, Integer firstDenseLayers,
+      Integer layerInterval, Double capacityFactor) {
+
+    /** The document of {@code spec}. */
+    public static Moe of(io.hyperframes.model.MoeSpec spec) {
+      return new Moe(spec.experts(), spec.topK(), spec.expertFfnHidden(), spec.sharedExperts(),
+          spec.sharedExpertFfnHidden(), spec.firstDenseLayers(), spec.layerInterval(),
+          spec.capacityFactor());
+    }
+
+    /** The mixture these fields describe, naming {@code path} in every message. */
+    public io.hyperframes.model.MoeSpec resolve(String path) {
+      return new io.hyperframes.model.MoeSpec(required(path + ".experts", experts),
+          required(path + ".topK", topK), required(path + ".expertFfnHidden", expertFfnHidden),
+          sharedExperts == null ? 0 : sharedExperts,
+          sharedExpertFfnHidden == null ? 0 : sharedExpertFfnHidden,
+          firstDenseLayers == null ? 0 : firstDenseLayers,
+          layerInterval == null ? 1 : layerInterval,
+          capacityFactor == null ? 0 : Checks.finite(path + ".capacityFactor", capacityFactor));
     }
   }
 

@@ -30,7 +30,7 @@ public final class Results {
 
   /** A training estimate. */
   public record Estimate(boolean feasible, List<String> reasons, EstimateLayout layout,
-      double parameters, Memory memory, Time time, double mfu, double hfu,
+      double parameters, double activeParameters, Memory memory, Time time, double mfu, double hfu,
       double tflopsPerDevice, double modelTflopsPerDevice, double tokensPerSecond,
       double tokensPerSecondPerDevice, double commShare, double scalingEfficiency, double trainingDays, double trainingDaysLow,
       double trainingDaysHigh, Interval interval, double gpuHours, long devices) {
@@ -44,7 +44,7 @@ public final class Results {
           new EstimateLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
               l.sequenceParallel(), l.recompute().id(), l.zeroStage(), l.engine().id(),
               l.shardGroupSize(), l.reshardAfterForward()),
-          e.parameters(),
+          e.parameters(), e.activeParameters(),
           new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
               m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
               m.layerStatesBytes()),
@@ -62,7 +62,8 @@ public final class Results {
     }
 
     Estimate withVerdict(boolean isFeasible, List<String> why) {
-      return new Estimate(isFeasible, why, layout, parameters, memory, time, mfu, hfu,
+      return new Estimate(isFeasible, why, layout, parameters, activeParameters, memory, time,
+          mfu, hfu,
           tflopsPerDevice, modelTflopsPerDevice, tokensPerSecond, tokensPerSecondPerDevice,
           commShare,
           scalingEfficiency, trainingDays, trainingDaysLow, trainingDaysHigh, interval, gpuHours,

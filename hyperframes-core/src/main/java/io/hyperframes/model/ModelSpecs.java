@@ -10,10 +10,12 @@ import java.util.Locale;
  * Models from the files teams have: a Hugging Face {@code config.json}.
  *
  * <p>Read now, each by the fields its {@code transformers} configuration class defines
- * ({@code LlamaConfig}, {@code MistralConfig}, {@code Qwen2Config}, {@code Qwen3Config}):
- * {@code LlamaForCausalLM}, {@code MistralForCausalLM}, {@code Qwen2ForCausalLM} and
- * {@code Qwen3ForCausalLM}, decoder-only transformers with a SwiGLU MLP, RMSNorm and rotary
- * positions ({@link TransformerSpec} with {@code gatedMlp}). The fields read:
+ * ({@code LlamaConfig}, {@code MistralConfig}, {@code Qwen2Config}, {@code Qwen3Config},
+ * {@code MixtralConfig}, {@code Qwen3MoeConfig}): {@code LlamaForCausalLM},
+ * {@code MistralForCausalLM}, {@code Qwen2ForCausalLM}, {@code Qwen3ForCausalLM} and the
+ * mixtures of experts {@code MixtralForCausalLM} and {@code Qwen3MoeForCausalLM}
+ * ({@link MoeSpec}), decoder-only transformers with a SwiGLU MLP, RMSNorm and rotary positions
+ * ({@link TransformerSpec} with {@code gatedMlp}). The fields read:
  * {@code num_hidden_layers}, {@code hidden_size}, {@code num_attention_heads},
  * {@code num_key_value_heads}, {@code intermediate_size}, {@code vocab_size}, {@code head_dim},
  * {@code tie_word_embeddings}, {@code hidden_act}. Defaults are those of the configuration
@@ -24,15 +26,17 @@ import java.util.Locale;
  * every config read: Qwen2's query/key/value biases and Qwen3's per-head query/key RMSNorm gains.
  *
  * <p>Not read yet, each an {@code IllegalArgumentException} naming the field that says why:
- * mixture-of-experts configurations (Mixtral, Qwen3-MoE, DeepSeek-V3, gpt-oss, Llama 4: experts
- * are not modelled), sliding-window layers (Gemma 2/3, Mistral with {@code sliding_window}
- * shorter than the sequence), latent attention, and any other architecture.
+ * latent attention (DeepSeek-V3/R1: {@code kv_lora_rank}), sliding-window layers (gpt-oss,
+ * Gemma 2/3, Mistral with {@code sliding_window} shorter than the sequence), and any other
+ * architecture (Llama 4).
  */
 public final class ModelSpecs {
   private ModelSpecs() {}
 
   private static final List<String> DENSE = List.of("LlamaForCausalLM", "MistralForCausalLM",
       "Qwen2ForCausalLM", "Qwen3ForCausalLM");
+
+  private static final List<String> MOE = List.of("MixtralForCausalLM", "Qwen3MoeForCausalLM");
 
   /**
    * The model of a {@code config.json} text, trained or served at its
@@ -66,19 +70,18 @@ public final class ModelSpecs {
           + " model class, e.g. [\"LlamaForCausalLM\"])");
     }
     String arch = archs.get(0).asText();
-    for (String moe : List.of("num_local_experts", "num_experts", "n_routed_experts")) {
-      if (config.has(moe) && config.get(moe).asInt(0) > 1) {
-        throw new IllegalArgumentException(field + "." + moe + ": " + config.get(moe).asInt()
-            + " (" + arch + " is a mixture-of-experts model; experts are not modelled yet)");
-      }
-    }
-    if (config.has("kv_lora_rank")) {
+    if (config.hasNonNull("kv_lora_rank")) {
       throw new IllegalArgumentException(field + ".kv_lora_rank: " + config.get("kv_lora_rank")
           + " (" + arch + " uses latent attention, which is not modelled yet)");
     }
-    if (!DENSE.contains(arch)) {
+    if (!DENSE.contains(arch) && !MOE.contains(arch)) {
+      if (config.hasNonNull("sliding_window")) {
+        throw new IllegalArgumentException(field + ".sliding_window: "
+            + config.get("sliding_window") + " (" + arch + " has sliding-window layers, which"
+            + " are not modelled yet)");
+      }
       throw new IllegalArgumentException(field + ".architectures: '" + arch + "' is not read"
-          + " (read: " + String.join(", ", DENSE) + ")");
+          + " (read: " + String.join(", ", DENSE) + ", " + String.join(", ", MOE) + ")");
     }
     String act = config.path("hidden_act").asText("silu");
     if (!act.equals("silu")) {
@@ -106,7 +109,48 @@ public final class ModelSpecs {
         arch.replace("ForCausalLM", "").toLowerCase(Locale.ROOT));
     return new TransformerSpec(id.isBlank() ? arch : id, layers, hidden, heads, kvHeads,
         intField(field, config, "intermediate_size"), true, intField(field, config,
-            "vocab_size"), seqLen, tied != null && tied.asBoolean(), headDim);
+            "vocab_size"), seqLen, tied != null && tied.asBoolean(), headDim,
+        moe(field, arch, config));
+  }
+
+  /**
+   * The experts of a Mixtral ({@code MixtralConfig}: {@code num_local_experts},
+   * {@code num_experts_per_tok}, every layer sparse, each expert of {@code intermediate_size})
+   * or Qwen3-MoE configuration ({@code Qwen3MoeConfig}: {@code num_experts},
+   * {@code num_experts_per_tok}, {@code moe_intermediate_size}; read when every layer is sparse,
+   * {@code decoder_sparse_step} 1 and no {@code mlp_only_layers}); null for a dense one. Top-k is
+   * never defaulted.
+   */
+  private static MoeSpec moe(String field, String arch, JsonNode config) {
+    return switch (arch) {
+      case "MixtralForCausalLM" -> new MoeSpec(intField(field, config, "num_local_experts"),
+          intField(field, config, "num_experts_per_tok"),
+          intField(field, config, "intermediate_size"), 0, 0, 0, 1, 0);
+      case "Qwen3MoeForCausalLM" -> {
+        if (config.hasNonNull("decoder_sparse_step")
+            && intField(field, config, "decoder_sparse_step") != 1) {
+          throw new IllegalArgumentException(field + ".decoder_sparse_step: "
+              + config.get("decoder_sparse_step") + " (read with every layer sparse, 1)");
+        }
+        JsonNode dense = config.get("mlp_only_layers");
+        if (dense != null && !(dense.isArray() && dense.isEmpty())) {
+          throw new IllegalArgumentException(field + ".mlp_only_layers: " + dense + " (read"
+              + " with every layer sparse, [])");
+        }
+        yield new MoeSpec(intField(field, config, "num_experts"),
+            intField(field, config, "num_experts_per_tok"),
+            intField(field, config, "moe_intermediate_size"), 0, 0, 0, 1, 0);
+      }
+      default -> {
+        for (String key : List.of("num_local_experts", "num_experts", "n_routed_experts")) {
+          if (config.hasNonNull(key) && config.get(key).asInt(0) > 1) {
+            throw new IllegalArgumentException(field + "." + key + ": " + config.get(key)
+                + " (" + arch + " is read as a dense model)");
+          }
+        }
+        yield null;
+      }
+    };
   }
 
   private static int intField(String field, JsonNode config, String key) {

@@ -27,6 +27,8 @@ import io.hyperframes.hardware.Checks;
  *     Hugging Face {@code head_dim}). The query projection is {@code heads · headDim} wide, key
  *     and value {@code kvHeads · headDim}; attention's score and value products run over
  *     {@code headDim}
+ * @param moe the mixture-of-experts part, or {@code null} for a dense model: its MoE layers
+ *     replace the dense MLP by a router, routed and shared experts ({@link MoeSpec})
  */
 public record TransformerSpec(
     String name,
@@ -39,13 +41,22 @@ public record TransformerSpec(
     int vocab,
     int seqLen,
     boolean tiedEmbeddings,
-    int headDim) implements ModelSpec {
+    int headDim,
+    MoeSpec moe) implements ModelSpec {
+
+  /** A dense transformer with a head size of its own (0: {@code hidden / heads}). */
+  public TransformerSpec(String name, int layers, int hidden, int heads, int kvHeads,
+      int ffnHidden, boolean gatedMlp, int vocab, int seqLen, boolean tiedEmbeddings,
+      int headDim) {
+    this(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+        tiedEmbeddings, headDim, null);
+  }
 
   /** A transformer whose heads split the hidden size ({@code headDim = hidden / heads}). */
   public TransformerSpec(String name, int layers, int hidden, int heads, int kvHeads,
       int ffnHidden, boolean gatedMlp, int vocab, int seqLen, boolean tiedEmbeddings) {
     this(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
-        tiedEmbeddings, 0);
+        tiedEmbeddings, 0, null);
   }
 
   /**
@@ -99,16 +110,108 @@ public record TransformerSpec(
     return (long) kvHeads * headDim;
   }
 
-  /**
-   * Parameters in the weight matrices of one layer: Q, K, V (h × (q + 2kv)), the attention output
-   * (q × h) and the MLP.
-   */
-  public double matmulParametersPerLayer() {
+  /** Parameters of one layer's attention weights: Q, K, V (h × (q + 2kv)) and the output (q × h). */
+  public double attentionParametersPerLayer() {
     double h = hidden;
     double q = qDim();
-    double attention = h * (q + 2.0 * kvDim()) + q * h;
-    double mlp = (gatedMlp ? 3.0 : 2.0) * h * ffnHidden;
-    return attention + mlp;
+    return h * (q + 2.0 * kvDim()) + q * h;
+  }
+
+  /** Weights of one MLP (or expert) of inner size {@code f}: 3·h·f gated, 2·h·f otherwise. */
+  public double mlpParameters(double f) {
+    return (gatedMlp ? 3.0 : 2.0) * hidden * f;
+  }
+
+  /** Whether this is a mixture-of-experts model. */
+  public boolean isMoe() {
+    return moe != null;
+  }
+
+  /** Layers with a dense MLP of {@code ffnHidden} (every layer of a dense model). */
+  public int denseLayers() {
+    return moe == null ? layers : layers - moe.moeLayers(layers);
+  }
+
+  /** Layers whose MLP is a mixture of experts (0 for a dense model). */
+  public int moeLayers() {
+    return moe == null ? 0 : moe.moeLayers(layers);
+  }
+
+  /**
+   * MLP weights of one MoE layer: every routed and shared expert, and the router (h × E) when
+   * there is more than one expert to route to.
+   */
+  public double moeMlpParametersPerLayer() {
+    return moe == null ? 0.0 : moeMlpParameters(moe.experts());
+  }
+
+  /** MLP weights one token uses in an MoE layer: its top-k routed experts, the shared, the router. */
+  public double activeMoeMlpParametersPerLayer() {
+    return moe == null ? 0.0 : moeMlpParameters(moe.topK());
+  }
+
+  /** {@code routed} routed experts, the shared experts and the router of one MoE layer. */
+  private double moeMlpParameters(int routed) {
+    return routed * mlpParameters(moe.expertFfnHidden())
+        + moe.sharedExperts() * mlpParameters(moe.sharedExpertFfnHidden())
+        + (moe.routed() ? (double) hidden * moe.experts() : 0.0);
+  }
+
+  /**
+   * MLP inner size one token runs through, averaged over the layers: {@code ffnHidden} in dense
+   * layers; in MoE layers its top-k experts (times the capacity factor, whose padding is computed
+   * too) and the shared experts. The element-wise work and the stored activations of the MLP
+   * scale with it.
+   */
+  public double activeFfnHidden() {
+    if (moe == null) {
+      return ffnHidden;
+    }
+    double routed = moe.topK() * (double) moe.expertFfnHidden()
+        * (moe.capacityFactor() > 0 ? moe.capacityFactor() : 1.0);
+    double perMoeLayer = routed + moe.sharedExperts() * (double) moe.sharedExpertFfnHidden();
+    return (denseLayers() * (double) ffnHidden + moeLayers() * perMoeLayer) / layers;
+  }
+
+  /** Share of layers that are MoE layers (0 for a dense model). */
+  public double moeLayerShare() {
+    return (double) moeLayers() / layers;
+  }
+
+  /**
+   * Parameters in the weight matrices of one layer, averaged over the layers: the attention
+   * weights and the MLP (dense layers' MLP, or every expert and the router of MoE layers). Every
+   * weight a layer holds.
+   */
+  public double matmulParametersPerLayer() {
+    if (moe == null) {
+      return attentionParametersPerLayer() + mlpParameters(ffnHidden);
+    }
+    double mlp = (denseLayers() * mlpParameters(ffnHidden)
+        + moeLayers() * moeMlpParametersPerLayer()) / layers;
+    return attentionParametersPerLayer() + mlp;
+  }
+
+  /**
+   * Weights one token multiplies in one layer, averaged over the layers: the same as
+   * {@link #matmulParametersPerLayer()} for a dense model, only the active experts in MoE layers.
+   */
+  public double activeMatmulParametersPerLayer() {
+    if (moe == null) {
+      return matmulParametersPerLayer();
+    }
+    double mlp = (denseLayers() * mlpParameters(ffnHidden)
+        + moeLayers() * activeMoeMlpParametersPerLayer()) / layers;
+    return attentionParametersPerLayer() + mlp;
+  }
+
+  /**
+   * Parameters one token uses: the attention and normalisation weights, the dense MLPs, the
+   * active experts of MoE layers, the embedding and the output layer (the convention of the
+   * published active counts: Mixtral's 12.9 B, DeepSeek-V3's 36.7 B with embedding and head).
+   */
+  public double activeParameters() {
+    return parameters() - layers * (matmulParametersPerLayer() - activeMatmulParametersPerLayer());
   }
 
   /** Biases and normalisation parameters of one layer. */
@@ -148,12 +251,12 @@ public record TransformerSpec(
 
   /**
    * Forward matmul FLOPs per token of one layer with full (non-causal) attention scores:
-   * 2·(matmul parameters) + 4·s·q (q = heads · headDim, h by default). The attention term counts
+   * 2·(active matmul parameters: the top-k experts of MoE layers) + 4·s·q (q = heads · headDim, h by default). The attention term counts
    * QKᵀ and A·V over all s positions, the convention of Narayanan et al. 2021 (§5.1) and Chowdhery
    * et al. 2022 (PaLM, Appendix B).
    */
   public double forwardFlopsPerTokenPerLayer() {
-    return 2.0 * matmulParametersPerLayer() + 4.0 * seqLen * (double) qDim();
+    return 2.0 * activeMatmulParametersPerLayer() + 4.0 * seqLen * (double) qDim();
   }
 
   /** Forward FLOPs per token of the output (logit) layer: 2·h·V. */

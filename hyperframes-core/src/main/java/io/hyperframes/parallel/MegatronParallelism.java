@@ -70,7 +70,7 @@ enum MegatronParallelism implements ParallelismModel {
     double s = m.seqLen();
     double b = l.microBatch();
     double h = m.hidden();
-    double f = m.ffnHidden();
+    double f = m.activeFfnHidden();
     double t = l.tp();
     double kv = m.kvDim();
     double e = precision.activationBytes();

@@ -365,7 +365,8 @@ public final class Planner {
       reasons.add(String.format(Locale.ROOT, "memory: %.1f GiB leaves less than the requested"
           + " %.0f %% headroom", e.memory().totalBytes() / (1L << 30),
           100 * r.memoryHeadroom()));
-      checked = new TrainingEstimate(false, reasons, e.layout(), e.parameters(), e.memory(),
+      checked = new TrainingEstimate(false, reasons, e.layout(), e.parameters(),
+          e.activeParameters(), e.memory(),
           e.time(), e.modelFlopsPerStep(), e.hardwareFlopsPerStep(), e.devices(),
           e.peakFlopsPerSecond(), e.tokensPerStep(), e.trainingTokens(), e.interval());
     }

@@ -14,6 +14,8 @@ import java.util.List;
  * @param reasons why not, empty when feasible
  * @param layout the resolved layout
  * @param parameters total model parameters
+ * @param activeParameters parameters one token uses (equal to {@code parameters} for a dense
+ *     model; the top-k experts of a mixture of experts, with the embedding and output layer)
  * @param memory per-device memory
  * @param time one optimizer step (zero for parameters-only models, which have no architecture)
  * @param modelFlopsPerStep model FLOPs of one step (3 × forward, no recomputation)
@@ -30,6 +32,7 @@ public record TrainingEstimate(
     List<String> reasons,
     Layout layout,
     double parameters,
+    double activeParameters,
     MemoryBreakdown memory,
     TimeBreakdown time,
     double modelFlopsPerStep,

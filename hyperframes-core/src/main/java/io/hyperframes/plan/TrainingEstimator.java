@@ -154,7 +154,8 @@ public final class TrainingEstimator {
           states.optimizerBytes(), 0.0, 0.0, states.layerStatesBytes());
       addMemoryReason(reasons, memory, acc);
       reasons.add("time: a parameters-only model has no architecture, so no step time is estimated");
-      return new TrainingEstimate(reasons.size() == 1, reasons, layout, model.parameters(), memory,
+      return new TrainingEstimate(reasons.size() == 1, reasons, layout, model.parameters(),
+          model.parameters(), memory,
           new TimeBreakdown(0, 0, 0, 0, 0, 0, 0), 0, 0, layout.devices(),
           Math.max(peak, 1.0), 0, workload.trainingTokens(), StepInterval.NONE);
     }
@@ -184,7 +185,8 @@ public final class TrainingEstimator {
       case SELECTIVE -> m.layers() * 4.0 * m.seqLen() * (double) m.qDim() * tokensPerStep;
       case NONE -> 0.0;
     };
-    return new TrainingEstimate(reasons.isEmpty(), reasons, layout, m.parameters(), memory, time,
+    return new TrainingEstimate(reasons.isEmpty(), reasons, layout, m.parameters(),
+        m.activeParameters(), memory, time,
         modelFlops, modelFlops + recomputeFlops, layout.devices(), Math.max(peak, 1.0),
         tokensPerStep, workload.trainingTokens(), acc.interval(StepInterval.regime(layout.tp(),
             layout.pp(), layout.zeroStage())));
@@ -246,7 +248,8 @@ public final class TrainingEstimator {
     }
     double samplesPerStep = w.globalBatchSize();
     double modelFlops = d.trainingFlopsPerSample() * samplesPerStep;
-    return new TrainingEstimate(reasons.isEmpty(), reasons, l, d.parameters(), memory, time,
+    return new TrainingEstimate(reasons.isEmpty(), reasons, l, d.parameters(), d.parameters(),
+        memory, time,
         modelFlops, modelFlops, l.devices(), Math.max(peak, 1.0), samplesPerStep,
         w.trainingTokens(), acc.interval(StepInterval.regime(1, 1, l.zeroStage())));
   }
@@ -276,7 +279,6 @@ public final class TrainingEstimator {
     double s = m.seqLen();
     double b = l.microBatch();
     double h = m.hidden();
-    double f = m.ffnHidden();
     double kv = m.kvDim();
     double tokens = s * b;
     double bandwidth = memoryModel.streamingBytesPerSecond(acc);
@@ -289,10 +291,8 @@ public final class TrainingEstimator {
     KernelEfficiency kernel = acc.kernel(c);
     double q = m.qDim();
     double tDense = memoryModel.matmulSeconds(acc, tokens, (q + 2 * kv) / tp, h, 1, e, c, peak)
-        + memoryModel.matmulSeconds(acc, tokens, h, q / tp, 1, e, c, peak)
-        + memoryModel.matmulSeconds(acc, tokens, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, e, c,
-            peak)
-        + memoryModel.matmulSeconds(acc, tokens, h, f / tp, 1, e, c, peak);
+        + memoryModel.matmulSeconds(acc, tokens, h, q / tp, 1, e, c, peak);
+    tDense = withMlp(tDense, m, acc, tokens, tp, e, c, peak);
     // FP8 recipes run FP8 in the linear layers only: Transformer Engine's DotProductAttention
     // computes in the activation format (BF16) unless FP8 attention is enabled explicitly.
     NumberFormat attnFormat = recipe.attentionFormat(acc::supports);
@@ -307,7 +307,7 @@ public final class TrainingEstimator {
     double sp = l.sequenceParallel() ? tp : 1.0;
     double norms = 2 * 2 * e * tokens * h;
     double residuals = 2 * (3 * e + (dropout ? 1 : 0)) * tokens * h;
-    double activation = (m.gatedMlp() ? 3 : 2) * e * tokens * f / tp;
+    double activation = (m.gatedMlp() ? 3 : 2) * e * tokens * m.activeFfnHidden() / tp;
     double core = (dropout ? 4 * e + 1 : 2 * e) * m.heads() * s * s * b / tp;
     double tElementwise = ((norms + residuals) / sp + activation) / bandwidth;
     if (w.kernels() == Kernels.EAGER) {
@@ -390,6 +390,51 @@ public final class TrainingEstimator {
   }
 
   /**
+   * {@code before} plus one layer's MLP matmuls, forward, on one tensor-parallel rank, averaged
+   * over the layers: the
+   * dense MLP (up, or gate and up, then down) in dense layers; in MoE layers the router
+   * (tokens × E × h, replicated across the tensor-parallel group), every routed expert as one
+   * group of a grouped GEMM at its real row count, {@code tokens·k/E} rows (times the capacity
+   * factor, whose padding is computed; dropless routing spread evenly), through the same matmul
+   * roofline, whose row half-point charges small experts their inefficiency, and the shared
+   * experts over every token. Expert weights are split by tensor parallelism as the dense MLP's
+   * (Megatron-LM's expert tensor parallel size defaults to the tensor-parallel size:
+   * {@code megatron/training/arguments.py} at d98e8a64, lines 587-588); every device holds every
+   * expert (no expert parallelism yet), so there is no all-to-all. With one
+   * expert routed to (E = k = 1) this is the dense MLP exactly.
+   */
+  private double withMlp(double before, TransformerSpec m, Accelerator acc, double tokens,
+      double tp, double e, NumberFormat c, double peak) {
+    double h = m.hidden();
+    double f = m.ffnHidden() / tp;
+    if (!m.isMoe()) {
+      // Added one matmul at a time, in the order of the layer (the sums of every dense figure
+      // stay bit for bit those before mixtures of experts).
+      return before + memoryModel.matmulSeconds(acc, tokens, (m.gatedMlp() ? 2 : 1) * f, h, 1,
+          e, c, peak) + memoryModel.matmulSeconds(acc, tokens, h, f, 1, e, c, peak);
+    }
+    double dense = mlpMatmuls(m, acc, tokens, f, e, c, peak);
+    io.hyperframes.model.MoeSpec moe = m.moe();
+    double routed = tokens * moe.topK() * (moe.capacityFactor() > 0 ? moe.capacityFactor() : 1);
+    double experts = moe.experts() * mlpMatmuls(m, acc, routed / moe.experts(),
+        moe.expertFfnHidden() / tp, e, c, peak);
+    double shared = moe.sharedExperts() > 0 ? mlpMatmuls(m, acc, tokens,
+        moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp, e, c, peak) : 0.0;
+    double router = moe.routed() ? memoryModel.matmulSeconds(acc, tokens, moe.experts(),
+        m.hidden(), 1, e, c, peak) : 0.0;
+    return before
+        + (m.denseLayers() * dense + m.moeLayers() * (router + experts + shared)) / m.layers();
+  }
+
+  /** Up (or gate and up) and down matmuls of an MLP of {@code f} inner columns per rank. */
+  private double mlpMatmuls(TransformerSpec m, Accelerator acc, double rows, double f, double e,
+      NumberFormat c, double peak) {
+    double h = m.hidden();
+    return memoryModel.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f, h, 1, e, c, peak)
+        + memoryModel.matmulSeconds(acc, rows, h, f, 1, e, c, peak);
+  }
+
+  /**
    * Bytes one layer's forward moves beyond the fused count when every operator is its own kernel
    * ({@link Kernels#EAGER}), per micro-batch of {@code tokens} tokens, on one tensor-parallel
    * rank. Counted operator by operator from PyTorch eager LLaMA and GPT blocks (torchtitan
@@ -426,7 +471,7 @@ public final class TrainingEstimator {
     if (m.gatedMlp()) {
       perToken += 2 * (28 + 4 * e - 2 * e) * h / sp
           + (16 + 2 * e) * (q + kv) / tp
-          + 2 * e * m.ffnHidden() / tp;
+          + 2 * e * m.activeFfnHidden() / tp;
       if (m.kvHeads() < m.heads()) {
         perToken += 2 * e * (kv + q) / tp;
       }

@@ -57,23 +57,44 @@ class HuggingFaceConfigTest {
   @CsvSource({
       "meta-llama__Llama-3.1-8B.json, llama3.1-8b, 8192",
       "meta-llama__Llama-3.1-405B.json, llama3.1-405b, 8192",
-      "Qwen__Qwen3-32B.json, qwen3-32b, 4096"})
+      "Qwen__Qwen3-32B.json, qwen3-32b, 4096",
+      "mistralai__Mixtral-8x7B-v0.1.json, mixtral-8x7b, 32768",
+      "mistralai__Mixtral-8x22B-v0.1.json, mixtral-8x22b, 65536",
+      "Qwen__Qwen3-30B-A3B.json, qwen3-30b-a3b, 4096",
+      "Qwen__Qwen3-235B-A22B.json, qwen3-235b-a22b, 4096"})
   void aConfigEqualsTheCatalogEntryMadeFromIt(String file, String id, int seqLen)
       throws IOException {
     assertEquals(Catalog.builtIn().model("model.catalog", id),
         ModelSpecs.fromHuggingFace("model.huggingFace", config(file), id, seqLen));
   }
 
+  /**
+   * Published totals and active counts, as SOURCES.md quotes them: Mixtral's announcements
+   * (46.7 B / 12.9 B; 141 B / 39 B), Qwen3's cards (235 B / 22 B; 30.5 B / 3.3 B). Totals within
+   * 1 %, active within 3 % (embedding and output layer counted as active, the cards' and
+   * Mistral's convention).
+   */
   @ParameterizedTest
   @CsvSource({
-      "mistralai__Mixtral-8x7B-v0.1.json, model.huggingFace.num_local_experts",
-      "mistralai__Mixtral-8x22B-v0.1.json, model.huggingFace.num_local_experts",
-      "Qwen__Qwen3-30B-A3B.json, model.huggingFace.num_experts",
-      "Qwen__Qwen3-235B-A22B.json, model.huggingFace.num_experts",
-      "deepseek-ai__DeepSeek-V3.json, model.huggingFace.n_routed_experts",
-      "deepseek-ai__DeepSeek-R1.json, model.huggingFace.n_routed_experts",
-      "openai__gpt-oss-20b.json, model.huggingFace.num_local_experts",
-      "openai__gpt-oss-120b.json, model.huggingFace.num_local_experts"})
+      "mistralai__Mixtral-8x7B-v0.1.json, 46.7e9, 12.9e9",
+      "mistralai__Mixtral-8x22B-v0.1.json, 141e9, 39e9",
+      "Qwen__Qwen3-235B-A22B.json, 235e9, 22e9",
+      "Qwen__Qwen3-30B-A3B.json, 30.5e9, 3.3e9"})
+  void mixturesOfExpertsGiveTheirPublishedTotalAndActiveCounts(String file, double total,
+      double active) throws IOException {
+    TransformerSpec m = ModelSpecs.fromHuggingFace("model.huggingFace", config(file), null,
+        4096);
+    assertTrue(m.isMoe(), file);
+    assertEquals(total, m.parameters(), 0.01 * total, file + " total");
+    assertEquals(active, m.activeParameters(), 0.03 * active, file + " active");
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+      "deepseek-ai__DeepSeek-V3.json, model.huggingFace.kv_lora_rank",
+      "deepseek-ai__DeepSeek-R1.json, model.huggingFace.kv_lora_rank",
+      "openai__gpt-oss-20b.json, model.huggingFace.sliding_window",
+      "openai__gpt-oss-120b.json, model.huggingFace.sliding_window"})
   void configsNotModelledYetAreRejectedNamingTheField(String file, String field)
       throws IOException {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

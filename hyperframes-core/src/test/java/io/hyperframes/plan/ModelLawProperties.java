@@ -153,6 +153,71 @@ class ModelLawProperties {
     assertTrue(wider.memory().totalBytes() >= narrow.memory().totalBytes());
   }
 
+  /** The same model with its MLP written as a mixture of one expert routed to by every token. */
+  static TransformerSpec oneExpert(TransformerSpec m) {
+    return new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(), m.kvHeads(),
+        m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(), m.headDim(),
+        new io.hyperframes.model.MoeSpec(1, 1, m.ffnHidden(), 0, 0, 0, 1, 0));
+  }
+
+  /**
+   * A mixture of experts with experts = topK = 1 is the dense model: every figure the same, to
+   * the rounding of the average over layers (1e-12).
+   */
+  @Property(tries = 1000)
+  void aMixtureOfOneExpertIsTheDenseModel(@ForAll("jobs") Job job) {
+    TrainingEstimate dense = job.estimate();
+    TrainingEstimate moe = job.with(oneExpert(job.model())).estimate();
+    double[][] pairs = {
+        {dense.parameters(), moe.parameters()},
+        {dense.activeParameters(), moe.activeParameters()},
+        {dense.memory().totalBytes(), moe.memory().totalBytes()},
+        {dense.memory().activationsBytes(), moe.memory().activationsBytes()},
+        {dense.memory().modelStatesBytes(), moe.memory().modelStatesBytes()},
+        {dense.time().computeSeconds(), moe.time().computeSeconds()},
+        {dense.time().recomputeSeconds(), moe.time().recomputeSeconds()},
+        {dense.time().bubbleSeconds(), moe.time().bubbleSeconds()},
+        {dense.time().dataParallelCommSeconds(), moe.time().dataParallelCommSeconds()},
+        {dense.stepSeconds(), moe.stepSeconds()},
+        {dense.modelFlopsPerStep(), moe.modelFlopsPerStep()},
+        {dense.hardwareFlopsPerStep(), moe.hardwareFlopsPerStep()}};
+    for (double[] p : pairs) {
+      assertEquals(p[0], p[1], 1e-12 * Math.abs(p[0]), () -> dense + " vs " + moe);
+    }
+    assertEquals(dense.feasible(), moe.feasible());
+  }
+
+  /**
+   * A mixture of E experts of which each token uses k: every figure finite and positive, more
+   * parameters held than used, and the step no faster than the same model with one expert of
+   * the same size (the router and the k experts' work only add).
+   */
+  @Property(tries = 1000)
+  void mixturesAreFiniteHoldMoreThanTheyUseAndNeverBeatOneExpert(@ForAll("jobs") Job job,
+      @ForAll("expertCounts") int experts, @ForAll("topKs") int topK) {
+    TransformerSpec m = job.model();
+    int k = Math.min(topK, experts);
+    TransformerSpec moe = new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(),
+        m.kvHeads(), m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(),
+        m.headDim(), new io.hyperframes.model.MoeSpec(experts, k, m.ffnHidden(), 0, 0, 0, 1, 0));
+    TrainingEstimate e = job.with(moe).estimate();
+    assertTrue(Double.isFinite(e.stepSeconds()) && e.stepSeconds() > 0, () -> e.toString());
+    assertTrue(Double.isFinite(e.memory().totalBytes()) && e.memory().totalBytes() > 0);
+    assertTrue(e.mfu() > 0 && e.mfu() <= 1.0);
+    assertTrue(e.parameters() > e.activeParameters() || experts == k);
+    assertTrue(e.stepSeconds() >= job.with(oneExpert(m)).estimate().stepSeconds() * (1 - 1e-12));
+  }
+
+  @Provide
+  Arbitrary<Integer> expertCounts() {
+    return Arbitraries.of(2, 4, 8, 16, 64, 128, 256);
+  }
+
+  @Provide
+  Arbitrary<Integer> topKs() {
+    return Arbitraries.of(1, 2, 4, 8);
+  }
+
   @Property(tries = 1000)
   void higherZeroStageNeverNeedsMoreMemory(@ForAll("jobs") Job job) {
     Layout l = job.layout();

@@ -106,7 +106,10 @@ final class EstimateCommand implements Callable<Integer> {
     for (String reason : e.reasons()) {
       b.append("  - ").append(reason).append('\n');
     }
-    b.append(String.format(Locale.ROOT, "parameters  %.3f B%n", e.parameters() / 1e9));
+    b.append(e.activeParameters() < e.parameters()
+        ? String.format(Locale.ROOT, "parameters  %.3f B (%.3f B active per token)%n",
+            e.parameters() / 1e9, e.activeParameters() / 1e9)
+        : String.format(Locale.ROOT, "parameters  %.3f B%n", e.parameters() / 1e9));
     MemoryBreakdown m = e.memory();
     b.append("memory per device (largest stage)\n");
     row(b, "weights", gib(m.weightsBytes()), "GiB");

@@ -111,11 +111,20 @@ final class ValidateCommand implements Callable<Integer> {
             time ? l.expected() / l.predicted() : l.predicted() / l.expected()});
       }
     }
+    // A source that a shipped constant this run does not refit, or a modelling decision, was
+    // fitted on is in sample whatever the refit does (catalog fittedOn and decisions).
+    java.util.Map<String, java.util.List<String>> tainted =
+        io.hyperframes.calibrate.Calibration.inSampleSources(shipped, constants(),
+            CalibrateCommand.scopes(scope));
     var out = spec.commandLine().getOut();
-    out.printf(Locale.ROOT, "| source | cases | in-sample mean / max | leave-one-source-out mean / max |%n");
-    out.printf(Locale.ROOT, "|---|---:|---:|---:|%n");
+    out.printf(Locale.ROOT, "| source | cases | in-sample mean / max | leave-one-source-out mean"
+        + " / max | held out |%n");
+    out.printf(Locale.ROOT, "|---|---:|---:|---:|---|%n");
     double sum = 0;
     int n = 0;
+    double heldSum = 0;
+    int heldN = 0;
+    java.util.List<String> held = new java.util.ArrayList<>();
     for (var e : bySource.entrySet()) {
       var rows = e.getValue();
       double im = rows.stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN);
@@ -124,11 +133,27 @@ final class ValidateCommand implements Callable<Integer> {
       double lx = rows.stream().mapToDouble(x -> x[1]).max().orElse(Double.NaN);
       sum += rows.stream().mapToDouble(x -> x[1]).sum();
       n += rows.size();
-      out.printf(Locale.ROOT, "| %s | %d | %.1f %% / %.1f %% | %.1f %% / %.1f %% |%n", e.getKey(),
-          rows.size(), 100 * im, 100 * ix, 100 * lm, 100 * lx);
+      var why = tainted.get(e.getKey());
+      if (why == null) {
+        held.add(e.getKey());
+        heldSum += rows.stream().mapToDouble(x -> x[1]).sum();
+        heldN += rows.size();
+      }
+      out.printf(Locale.ROOT, "| %s | %d | %.1f %% / %.1f %% | %.1f %% / %.1f %% | %s |%n",
+          e.getKey(), rows.size(), 100 * im, 100 * ix, 100 * lm, 100 * lx, why == null ? "yes"
+              : "no: " + why.get(0) + (why.size() > 1 ? " (and " + (why.size() - 1) + " more)"
+                  : ""));
     }
-    out.printf(Locale.ROOT, "%nLeave-one-source-out mean |error| %.2f %% over %d cases.%n%n",
-        100 * sum / Math.max(1, n), n);
+    out.printf(Locale.ROOT, "%nLeave-one-source-out mean |error| %.2f %% over %d cases (every"
+        + " source, in sample or not).%n", 100 * sum / Math.max(1, n), n);
+    if (heldN == 0) {
+      out.printf(Locale.ROOT, "Out of sample: no source is held out (each helped fit a shipped"
+          + " constant this run does not refit, or a modelling decision).%n%n");
+    } else {
+      out.printf(Locale.ROOT, "Out of sample (sources no shipped constant or modelling decision"
+          + " was fitted on: %s): mean |error| %.2f %% over %d cases.%n%n",
+          String.join(", ", held), 100 * heldSum / heldN, heldN);
+    }
     out.printf(Locale.ROOT, "| regime | cases | measured / predicted step time: 5th, 50th,"
         + " 95th percentile | covered by the interval fitted without the case's source |%n");
     out.printf(Locale.ROOT, "|---|---:|---|---:|%n");
@@ -136,6 +161,9 @@ final class ValidateCommand implements Callable<Integer> {
     for (Object[] f : factors) {
       byRegime.computeIfAbsent((String) f[0], k -> new java.util.ArrayList<>()).add(f);
       byRegime.computeIfAbsent("* all", k -> new java.util.ArrayList<>()).add(f);
+      if (!tainted.containsKey((String) f[1])) {
+        byRegime.computeIfAbsent("* held-out sources", k -> new java.util.ArrayList<>()).add(f);
+      }
     }
     for (var e : byRegime.entrySet()) {
       double[] v = e.getValue().stream().mapToDouble(f -> (double) f[2]).sorted().toArray();

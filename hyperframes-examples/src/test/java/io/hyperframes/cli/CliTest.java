@@ -716,6 +716,16 @@ class CliTest {
     JsonNode written = Json.parseObject("second", Files.readString(second));
     assertEquals(1, written.get("accelerators").size());
     assertTrue(written.get("kernels").size() >= 1);
+    // Provenance: each fitted field names the case sources it was fitted on, and a
+    // leave-one-source-out on that catalog labels those sources in sample.
+    assertTrue(written.at("/accelerators/0/fittedOn/memoryEfficiency").isArray(),
+        written.toString());
+    String kernelSources = written.at("/kernels/0/fittedOn/servingLayerOverheadUs").toString();
+    assertTrue(kernelSources.contains("trtllm09"), kernelSources);
+    assertTrue(io.hyperframes.calibrate.Calibration.inSampleSources(chained,
+        java.util.EnumSet.noneOf(io.hyperframes.calibrate.Calibration.Constant.class),
+        java.util.Map.of()).get("trtllm09").stream()
+        .anyMatch(w -> w.endsWith(".servingLayerOverheadUs")));
     Result bad = run("calibrate", "--cases", first.toString(), "--fit", "hbm");
     assertEquals(2, bad.status());
     assertTrue(bad.err().contains("'hbm'") && bad.err().contains("memory"), bad.err());

@@ -1,0 +1,71 @@
+package io.hyperframes.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.json.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The validation report's leave-one-source-out figures are what the command prints: every line
+ * of {@code validate --leave-one-source-out} over the shared and the training cases is in
+ * docs/validation.md, each source is labelled held out or not from the catalog's provenance, and
+ * the out-of-sample mean is over the held-out sources only.
+ */
+class LeaveOneSourceOutTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void theReportPrintsTheCommandsOutputAndLabelsEverySource() throws IOException {
+    ObjectNode all = Json.mapper().createObjectNode();
+    ArrayNode cases = all.putArray("cases");
+    for (Path p : List.of(Path.of("..", "hyperframes-core", "src", "test", "resources",
+        "validation", "published-runs.json"), Path.of("..", "docs", "validation",
+            "training-cases.json"))) {
+      cases.addAll((ArrayNode) Json.parseObject("cases", Files.readString(p,
+          StandardCharsets.UTF_8)).get("cases"));
+    }
+    Path file = Files.writeString(dir.resolve("all.json"), all.toString());
+    CliTest.Result r = CliTest.run("validate", "--leave-one-source-out", "--cases",
+        file.toString());
+    assertEquals(0, r.status(), r.err());
+    String report = Files.readString(Path.of("..", "docs", "validation.md"),
+        StandardCharsets.UTF_8);
+    List<String> missing = new ArrayList<>();
+    for (String line : r.out().split("\n")) {
+      if (!line.isBlank() && !report.contains(line.strip())) {
+        missing.add(line);
+      }
+    }
+    assertTrue(missing.isEmpty(), "docs/validation.md does not print: " + missing);
+    // Every source row says whether it is held out, and the held-out mean names its sources.
+    int rows = 0;
+    List<String> held = new ArrayList<>();
+    Matcher m = Pattern.compile("(?m)^\\| (\\w+) \\| \\d+ \\| [^|]+\\| [^|]+\\| (yes|no: [^|]+) \\|$")
+        .matcher(r.out());
+    while (m.find()) {
+      rows++;
+      if (m.group(2).equals("yes")) {
+        held.add(m.group(1));
+      }
+    }
+    assertEquals(12, rows, r.out());
+    Matcher out = Pattern.compile("Out of sample \\(sources no shipped constant or modelling"
+        + " decision was fitted on: ([^)]*)\\): mean \\|error\\| ([0-9.]+) %").matcher(r.out());
+    assertTrue(out.find(), r.out());
+    assertEquals(String.join(", ", held), out.group(1));
+    assertTrue(Double.parseDouble(out.group(2)) <= 8.0, "the held-out mean: " + out.group(2));
+  }
+}
