@@ -51,6 +51,9 @@ public final class LaunchConfigs {
       a.add("--num-query-groups " + m.kvHeads());
     }
     a.add("--ffn-hidden-size " + m.ffnHidden());
+    if (m.isMoe()) {
+      moe(a, m);
+    }
     if (m.gatedMlp()) {
       a.add("--swiglu");
       a.add("--normalization RMSNorm");
@@ -138,6 +141,40 @@ public final class LaunchConfigs {
       }
     }
     return new Emitted(String.join(" \\\n  ", a), notes);
+  }
+
+  /**
+   * Megatron-Core's mixture-of-experts options for the model (option names as in Megatron-LM's
+   * DeepSeek-V3 and gpt-oss examples at d98e8a64: {@code examples/megatron_fsdp/
+   * sbatch_mfsdp_deepseek_v3.sh}, {@code examples/gptoss/02_train.sh}): experts, top-k, expert
+   * size, grouped GEMM (the kernel the estimate times), shared experts, which layers are MoE
+   * ({@code --moe-layer-freq} as a Python list expression when not every layer is), a capacity
+   * factor when routing drops tokens, and expert parallel size 1 (every device holds every
+   * expert, as the estimate assumes).
+   */
+  private static void moe(List<String> a, TransformerSpec m) {
+    io.hyperframes.model.MoeSpec e = m.moe();
+    a.add("--num-experts " + e.experts());
+    a.add("--moe-router-topk " + e.topK());
+    a.add("--moe-ffn-hidden-size " + e.expertFfnHidden());
+    a.add("--moe-grouped-gemm");
+    if (e.sharedExperts() > 0) {
+      a.add("--moe-shared-expert-intermediate-size "
+          + (long) e.sharedExperts() * e.sharedExpertFfnHidden());
+    }
+    if (e.firstDenseLayers() > 0 || e.layerInterval() > 1) {
+      StringBuilder pattern = new StringBuilder("[");
+      for (int i = 0; i < m.layers(); i++) {
+        pattern.append(i == 0 ? "" : ",").append(e.isMoeLayer(i) ? 1 : 0);
+      }
+      a.add("--moe-layer-freq " + pattern.append(']'));
+    }
+    if (e.capacityFactor() > 0) {
+      // The estimate computes the capacity's padding, as Megatron-Core does with it padded.
+      a.add("--moe-expert-capacity-factor " + e.capacityFactor());
+      a.add("--moe-pad-expert-input-to-capacity");
+    }
+    a.add("--expert-model-parallel-size 1");
   }
 
   /** A DeepSpeed configuration JSON for the plan's data-parallel part. */

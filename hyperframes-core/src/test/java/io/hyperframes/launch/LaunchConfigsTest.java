@@ -43,6 +43,11 @@ class LaunchConfigsTest {
             + " \"globalBatchSize\": 1536, \"trainingTokens\": 3e11}, \"layout\": {\"tp\": 8,"
             + " \"pp\": 8, \"virtualStages\": 3, \"recompute\": \"full\", \"zeroStage\": 1,"
             + " \"sequenceParallel\": true}}",
+        // a mixture of experts
+        "{\"model\": {\"catalog\": \"mixtral-8x7b\"}, \"cluster\": {\"accelerator\":"
+            + " \"h100-sxm-80gb\", \"devices\": 64}, \"workload\": {\"type\": \"training\","
+            + " \"precision\": \"bf16-mixed\", \"globalBatchSize\": 128,"
+            + " \"trainingTokens\": 1e11}, \"layout\": {\"engine\": \"megatron\"}}",
         // fp8, ZeRO-3
         "{\"model\": {\"catalog\": \"llama3-8b\"}, \"cluster\": {\"accelerator\":"
             + " \"h100-sxm-80gb\", \"devices\": 64}, \"workload\": {\"type\": \"training\","
@@ -89,6 +94,11 @@ class LaunchConfigsTest {
     assertTrue(e.text().contains("--global-batch-size " + p.best().workload().globalBatchSize()));
     assertEquals(l.sequenceParallel(), used.contains("--sequence-parallel"));
     assertEquals(model.kvHeads() != model.heads(), used.contains("--num-query-groups"));
+    assertEquals(model.isMoe(), used.contains("--num-experts"));
+    if (model.isMoe()) {
+      assertTrue(e.text().contains("--moe-router-topk " + model.moe().topK()));
+      assertTrue(e.text().contains("--moe-ffn-hidden-size " + model.moe().expertFfnHidden()));
+    }
   }
 
   @ParameterizedTest
