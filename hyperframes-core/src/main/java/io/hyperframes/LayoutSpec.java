@@ -63,7 +63,12 @@ public final class LayoutSpec {
     return new LayoutSpec(tree.with("zeroStage", stage));
   }
 
-  /** {@code engine}: Megatron-LM, DeepSpeed or FSDP. */
+  /** {@code ep}: expert-parallel degree of a mixture of experts (divides dp). */
+  public LayoutSpec ep(int degree) {
+    return new LayoutSpec(tree.with("ep", degree));
+  }
+
+  /** {@code engine}: Megatron-LM, DeepSpeed, FSDP or MaxText. */
   public LayoutSpec engine(Engine engine) {
     return new LayoutSpec(tree.with("engine", engine == null ? null : engine.id()));
   }

@@ -23,6 +23,13 @@ import io.hyperframes.hardware.Fabric;
  * 2·log2(n) latency steps (Sanders,
  * Speck and Träff 2009, "Two-tree algorithms for full bandwidth broadcast, reduction and scan",
  * Parallel Computing 35(12)).
+ *
+ * <p>An all-to-all is not a ring: each of the n ranks keeps 1/n of its {@code S} bytes and sends
+ * S/n to every other rank, all exchanges at once (NCCL's grouped send/receive). Across nodes the
+ * (n − g)/n·S bound for other nodes leaves through the rank's own NIC, not the node's g NICs
+ * together, while the (g − 1)/n·S for its node's ranks crosses the intra-node fabric at the same
+ * time: {@code α + max((n−g)/n·S / B_inter, (g−1)/n·S / B_intra)} (the per-rank traffic of
+ * Thakur et al. 2005 §3's pairwise exchange; one latency, the exchanges being concurrent).
  */
 enum AlphaBetaInterconnect implements InterconnectModel {
   /** NCCL's algorithms: ring, double binary tree, in-network reduction. */
@@ -51,6 +58,20 @@ enum AlphaBetaInterconnect implements InterconnectModel {
 
     double best;
     Algorithm algorithm = Algorithm.RING;
+    if (op == Collective.ALL_TO_ALL && !group.singleNode()) {
+      int g = group.perNode();
+      double cross = (double) (n - g) / n * bytes;
+      double local = (double) (g - 1) / n * bytes;
+      best = inter.latencySeconds() + Math.max(cross / inter.sustainedBandwidth(bytes / n),
+          g > 1 ? local / intra.sustainedBandwidth(bytes / n) : 0.0);
+      best += inter.launchSeconds();
+      return new CollectiveTime(best, algorithm, volume / best);
+    }
+    if (op == Collective.ALL_TO_ALL) {
+      best = intra.latencySeconds() + volume / intra.sustainedBandwidth(bytes / n)
+          + intra.launchSeconds();
+      return new CollectiveTime(best, algorithm, volume / best);
+    }
     if (group.singleNode()) {
       best = steps * intra.latencySeconds() + volume / intra.sustainedBandwidth(bytes);
       if (op == Collective.ALL_REDUCE && intra.inNetworkReductionBytesPerSecond() > 0) {

@@ -389,16 +389,22 @@ public final class Documents {
   /** {@code layout} of a training request: the fields to fix, the rest searched. */
   public record Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
       Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
-      String engine, Integer shardGroupSize, Boolean reshardAfterForward) {
+      String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
+      Integer etp) {
 
     /** The partial layout (ids resolved; ranges are checked against the model later). */
     public PartialLayout resolve() {
       String r = text("layout.recompute", recompute);
       String e = text("layout.engine", engine);
-      return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel,
+      if (etp != null && tp != null && !etp.equals(tp)) {
+        throw new IllegalArgumentException("layout.etp: " + etp + " (the expert tensor-parallel"
+            + " degree is modelled as layout.tp, Megatron-LM's default, here " + tp + ")");
+      }
+      return new PartialLayout(etp != null && tp == null ? etp : tp, pp, dp, virtualStages,
+          microBatch, sequenceParallel,
           r == null ? null : Recompute.fromId("layout.recompute", r), zeroStage,
           e == null ? null : Engine.fromId("layout.engine", e), shardGroupSize,
-          reshardAfterForward);
+          reshardAfterForward, ep);
     }
   }
 

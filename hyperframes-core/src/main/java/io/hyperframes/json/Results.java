@@ -43,7 +43,7 @@ public final class Results {
       return new Estimate(e.feasible(), e.reasons(),
           new EstimateLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
               l.sequenceParallel(), l.recompute().id(), l.zeroStage(), l.engine().id(),
-              l.shardGroupSize(), l.reshardAfterForward()),
+              l.shardGroupSize(), l.reshardAfterForward(), l.ep(), l.tp()),
           e.parameters(), e.activeParameters(),
           new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
               m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
@@ -51,7 +51,7 @@ public final class Results {
           new Time(t.stepSeconds(), e.stepSecondsLow(), e.stepSecondsHigh(), t.computeSeconds(),
               t.recomputeSeconds(), t.exposedCommSeconds(), t.bubbleSeconds(),
               t.optimizerSeconds(), new CommByKind(t.tensorParallelCommSeconds(),
-                  t.pipelineCommSeconds(), t.dataParallelCommSeconds())),
+                  t.pipelineCommSeconds(), t.dataParallelCommSeconds(), t.allToAllSeconds())),
           e.mfu(), e.hfu(), e.flopsPerSecondPerDevice() / 1e12,
           e.modelFlopsPerSecondPerDevice() / 1e12, e.tokensPerSecond(),
           e.tokensPerSecondPerDevice(), e.commShare(), e.scalingEfficiency(), e.trainingDays(),
@@ -74,7 +74,7 @@ public final class Results {
   /** {@code layout} of an estimate. */
   public record EstimateLayout(int tp, int pp, int dp, int virtualStages, int microBatch,
       boolean sequenceParallel, String recompute, int zeroStage, String engine,
-      int shardGroupSize, boolean reshardAfterForward) {}
+      int shardGroupSize, boolean reshardAfterForward, int ep, int etp) {}
 
   /** {@code memory} of an estimate, bytes per device. */
   public record Memory(double weightsBytes, double gradientsBytes, double optimizerBytes,
@@ -88,7 +88,7 @@ public final class Results {
 
   /** {@code time.exposedCommByKind}. */
   public record CommByKind(double tensorParallelSeconds, double pipelineSeconds,
-      double dataParallelSeconds) {}
+      double dataParallelSeconds, double allToAllSeconds) {}
 
   /** {@code interval}: the empirical step-time band and where it comes from. */
   public record Interval(double low, double high, int cases, String source) {}

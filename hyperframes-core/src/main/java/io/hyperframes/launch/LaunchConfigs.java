@@ -52,7 +52,7 @@ public final class LaunchConfigs {
     }
     a.add("--ffn-hidden-size " + m.ffnHidden());
     if (m.isMoe()) {
-      moe(a, m);
+      moe(a, m, l.ep());
     }
     if (m.gatedMlp()) {
       a.add("--swiglu");
@@ -149,10 +149,9 @@ public final class LaunchConfigs {
    * sbatch_mfsdp_deepseek_v3.sh}, {@code examples/gptoss/02_train.sh}): experts, top-k, expert
    * size, grouped GEMM (the kernel the estimate times), shared experts, which layers are MoE
    * ({@code --moe-layer-freq} as a Python list expression when not every layer is), a capacity
-   * factor when routing drops tokens, and expert parallel size 1 (every device holds every
-   * expert, as the estimate assumes).
+   * factor when routing drops tokens, and the plan's expert-parallel size.
    */
-  private static void moe(List<String> a, TransformerSpec m) {
+  private static void moe(List<String> a, TransformerSpec m, int ep) {
     io.hyperframes.model.MoeSpec e = m.moe();
     a.add("--num-experts " + e.experts());
     a.add("--moe-router-topk " + e.topK());
@@ -174,7 +173,8 @@ public final class LaunchConfigs {
       a.add("--moe-expert-capacity-factor " + e.capacityFactor());
       a.add("--moe-pad-expert-input-to-capacity");
     }
-    a.add("--expert-model-parallel-size 1");
+    // Expert tensor parallelism is left at Megatron-LM's default, the tensor-parallel size.
+    a.add("--expert-model-parallel-size " + ep);
   }
 
   /** A DeepSpeed configuration JSON for the plan's data-parallel part. */

@@ -138,6 +138,15 @@ public enum Engine {
     };
   }
 
+  /**
+   * Whether HyperFrames models the engine running expert parallelism: Megatron-LM
+   * ({@code --expert-model-parallel-size}, megatron/training/arguments.py at d98e8a64). DeepSpeed
+   * and PyTorch-native expert parallelism exist too, but are not modelled or launched here.
+   */
+  public boolean runsExpertParallel() {
+    return this == MEGATRON;
+  }
+
   /** Whether the engine shards ZeRO-3 states over groups smaller than dp (hybrid sharding). */
   public boolean runsShardGroups() {
     return this != DEEPSPEED;

@@ -21,10 +21,23 @@ import io.hyperframes.hardware.Checks;
  * @param reshardAfterForward for ZeRO-3: whether gathered parameters are freed after forward and
  *     gathered again for backward (FSDP {@code FULL_SHARD}, DeepSpeed ZeRO-3) or kept until
  *     backward ({@code SHARD_GRAD_OP}, FSDP2 {@code reshard_after_forward=False})
+ * @param ep expert-parallel degree (Megatron-Core {@code --expert-model-parallel-size}): a
+ *     mixture of experts' routed experts are split over {@code ep} data-parallel ranks, which
+ *     exchange tokens by all-to-all; 1 for none. The expert tensor-parallel degree is
+ *     {@code tp} (Megatron-LM's default) and {@code ep} divides {@code dp}: the expert
+ *     data-parallel degree is {@code dp / ep}
  */
 public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
-    int shardGroupSize, boolean reshardAfterForward) {
+    int shardGroupSize, boolean reshardAfterForward, int ep) {
+
+  /** A layout without expert parallelism. */
+  public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
+      int shardGroupSize, boolean reshardAfterForward) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, 1);
+  }
 
   /** A Megatron-LM layout, ZeRO-3 (if any) sharded over all data-parallel ranks. */
   public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
@@ -47,6 +60,12 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     checkArgument(engine != null, "layout.engine: must be given");
     checkArgument(shardGroupSize >= 0, "layout.shardGroupSize: must be >= 0, got %s",
         shardGroupSize);
+    Checks.positive("layout.ep", ep);
+    checkArgument(dp % ep == 0, "layout.ep: %s does not divide layout.dp %s (the expert"
+        + " data-parallel degree is dp / ep)", ep, dp);
+    checkArgument(ep == 1 || engine.runsExpertParallel(), "layout.ep: %s is run by megatron"
+        + " (Megatron-Core --expert-model-parallel-size) in HyperFrames' model, not by %s", ep,
+        engine.id());
     String unsupported = engine.unsupported(pp, virtualStages, zeroStage, shardGroupSize,
         reshardAfterForward);
     checkArgument(unsupported == null, "%s", unsupported);
@@ -64,13 +83,24 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   /** The same layout with another micro-batch size. */
   public Layout withMicroBatch(int size) {
     return new Layout(tp, pp, dp, virtualStages, size, sequenceParallel, recompute, zeroStage,
-        engine, shardGroupSize, reshardAfterForward);
+        engine, shardGroupSize, reshardAfterForward, ep);
   }
 
   /** The same layout with another recomputation policy. */
   public Layout withRecompute(Recompute policy) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, policy, zeroStage,
-        engine, shardGroupSize, reshardAfterForward);
+        engine, shardGroupSize, reshardAfterForward, ep);
+  }
+
+  /** The same layout with another expert-parallel degree. */
+  public Layout withEp(int degree) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, degree);
+  }
+
+  /** Data-parallel ranks of the expert weights: {@code dp / ep}. */
+  public int expertDataParallel() {
+    return dp / ep;
   }
 
   /** Devices the layout occupies: tp · pp · dp. */

@@ -34,9 +34,18 @@ enum MegatronParallelism implements ParallelismModel {
       Optimizer optimizer) {
     double params;
     double layerParams;
+    double expertParams = 0.0;
     if (model instanceof TransformerSpec t) {
       int perStage = ceilDiv(t.layers(), layout.pp());
       layerParams = perStage * t.parametersPerLayer() / layout.tp();
+      if (layout.ep() > 1) {
+        // Routed experts split over the expert-parallel group (as tensor parallelism splits
+        // each of them): this rank holds E / ep of each MoE layer's experts.
+        double routed = perStage * t.moeLayerShare() * t.moe().experts()
+            * t.mlpParameters(t.moe().expertFfnHidden()) / layout.tp();
+        expertParams = routed / layout.ep();
+        layerParams -= routed - expertParams;
+      }
       double embedding = (double) t.vocab() * t.hidden() / layout.tp();
       double positions = t.gatedMlp() ? 0.0 : (double) t.seqLen() * t.hidden();
       double first = layerParams + embedding + positions;
@@ -58,9 +67,14 @@ enum MegatronParallelism implements ParallelismModel {
     // ZeRO shards over the shard group (all data-parallel ranks unless hybrid sharding).
     double n = layout.zeroStage() == 0 ? layout.dp() : layout.shardRanks();
     int z = layout.zeroStage();
-    double weights = params * w / (z >= 3 ? n : 1.0);
-    double grads = params * g / (z >= 2 ? n : 1.0);
-    double opt = params * k / (z >= 1 ? n : 1.0);
+    // Expert weights shard over the expert data-parallel ranks (dp / ep; Megatron-Core's
+    // distributed optimizer and Megatron-FSDP shard expert states over that group), the rest
+    // over the shard group.
+    double ne = Math.max(1.0, n / layout.ep());
+    double dense = params - expertParams;
+    double weights = dense * w / (z >= 3 ? n : 1.0) + expertParams * w / (z >= 3 ? ne : 1.0);
+    double grads = dense * g / (z >= 2 ? n : 1.0) + expertParams * g / (z >= 2 ? ne : 1.0);
+    double opt = dense * k / (z >= 1 ? n : 1.0) + expertParams * k / (z >= 1 ? ne : 1.0);
     double layerShare = params > 0 ? layerParams / params : 0.0;
     return new ModelStates(weights, grads, opt, (weights + grads + opt) * layerShare, params);
   }

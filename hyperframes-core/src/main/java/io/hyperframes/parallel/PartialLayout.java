@@ -8,7 +8,15 @@ import static com.google.common.base.Preconditions.checkArgument;
  */
 public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
     Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
-    Engine engine, Integer shardGroupSize, Boolean reshardAfterForward) {
+    Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep) {
+
+  /** Fixed fields without an expert-parallel degree (searched for a mixture of experts). */
+  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
+      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, null);
+  }
 
   /** Nothing fixed. */
   public static final PartialLayout OPEN =
@@ -24,13 +32,13 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   /** These fixed fields with another engine. */
   public PartialLayout withEngine(Engine e) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, e, shardGroupSize, reshardAfterForward);
+        zeroStage, e, shardGroupSize, reshardAfterForward, ep);
   }
 
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        stage, engine, shardGroupSize, reshardAfterForward);
+        stage, engine, shardGroupSize, reshardAfterForward, ep);
   }
 
   /**
@@ -50,6 +58,12 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     checkArgument(zeroStage == null || (zeroStage >= 0 && zeroStage <= 3),
         "layout.zeroStage: must be 0-3, got %s", zeroStage);
     positiveOrNull("layout.shardGroupSize", shardGroupSize);
+    positiveOrNull("layout.ep", ep);
+    checkArgument(ep == null || dp == null || dp % ep == 0,
+        "layout.ep: %s does not divide layout.dp %s", ep, dp);
+    checkArgument(ep == null || ep == 1 || engine == null || engine.runsExpertParallel(),
+        "layout.ep: %s is run by megatron in HyperFrames' model, not by %s", ep,
+        engine == null ? "" : engine.id());
     checkArgument(shardGroupSize == null || zeroStage == null || zeroStage == 3,
         "layout.shardGroupSize: %s needs zeroStage 3, got %s", shardGroupSize, zeroStage);
     checkArgument(reshardAfterForward == null || zeroStage == null || zeroStage == 3,
@@ -115,6 +129,9 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
 
   /** Whether {@code e} runs every fixed field (open fields can be chosen within it). */
   private boolean runs(Engine e) {
+    if (ep != null && ep > 1 && !e.runsExpertParallel()) {
+      return false;
+    }
     int p = pp == null ? 1 : pp;
     int z = zeroStage == null ? 0 : zeroStage;
     if (zeroStage == null && (shardGroupSize != null || reshardAfterForward != null)) {
@@ -130,7 +147,7 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     return new PartialLayout(layout.tp(), layout.pp(), layout.dp(), layout.virtualStages(),
         layout.microBatch(), layout.sequenceParallel(), layout.recompute(), layout.zeroStage(),
         layout.engine(), layout.shardGroupSize() == 0 ? null : layout.shardGroupSize(),
-        layout.reshardAfterForward());
+        layout.reshardAfterForward(), layout.ep());
   }
 
   private static void positiveOrNull(String field, Integer v) {

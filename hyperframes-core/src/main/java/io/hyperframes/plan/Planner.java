@@ -197,8 +197,14 @@ public final class Planner {
       }
       for (int zero : zeros) {
         TrainingWorkload probe = workload(r, precision, Math.max(1, dp), t.engine());
+        List<Integer> eps = TrainingEstimator.expertParallel(p,
+            m instanceof TransformerSpec ts ? ts : null, dp, t.engine());
+        if (eps.isEmpty()) {
+          continue;
+        }
+        // Model states shrink with ep: the largest ep is the group's smallest footprint.
         Layout statesLayout = layout(p, t.engine(), t.tp(), t.pp(), dp, 1, 1, false,
-            Recompute.NONE, zero);
+            Recompute.NONE, zero, eps.get(eps.size() - 1));
         if (statesLayout == null) {
           continue;
         }
@@ -216,14 +222,17 @@ public final class Planner {
             for (int v : virtualStages(p, t.pp(), perStage, micro)) {
               for (boolean sp : sps) {
                 for (Recompute rc : recomputes) {
-                  Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
-                  if (l == null) {
-                    continue;
-                  }
-                  TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
-                  acc.offer(candidate(r, e, w, usable), order);
-                  if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
-                    throw new CancellationException("plan search cancelled");
+                  for (int ep : eps) {
+                    Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
+                        ep);
+                    if (l == null) {
+                      continue;
+                    }
+                    TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
+                    acc.offer(candidate(r, e, w, usable), order);
+                    if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
+                      throw new CancellationException("plan search cancelled");
+                    }
                   }
                 }
               }
@@ -253,7 +262,13 @@ public final class Planner {
         continue;
       }
       TrainingWorkload w = workload(r, precision, batch, t.engine());
-      Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero);
+      List<Integer> eps = TrainingEstimator.expertParallel(p,
+          r.model() instanceof TransformerSpec ts ? ts : null, dp, t.engine());
+      if (eps.isEmpty()) {
+        return;
+      }
+      Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
+          eps.get(eps.size() - 1));
       if (l == null) {
         continue;
       }
@@ -330,14 +345,14 @@ public final class Planner {
    * the engine cannot run it ({@link Engine#unsupported}) or a shard group does not divide dp.
    */
   private static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
-      int mb, boolean sp, Recompute rc, int zero) {
+      int mb, boolean sp, Recompute rc, int zero, int ep) {
     int group = zero == 3 && p.shardGroupSize() != null ? p.shardGroupSize() : 0;
     boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
     if ((group > 0 && dp % group != 0)
         || engine.unsupported(pp, v, zero, group, reshard) != null) {
       return null;
     }
-    return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard);
+    return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep);
   }
 
   private static List<Integer> virtualStages(PartialLayout p, int pp, int perStage, int micro) {
@@ -409,7 +424,8 @@ public final class Planner {
       .thenComparingInt(c -> c.estimate().layout().zeroStage())
       .thenComparing(c -> c.workload().precision().name())
       .thenComparingInt(c -> c.workload().globalBatchSize())
-      .thenComparingInt(c -> Engine.SEARCHED.indexOf(c.estimate().layout().engine()));
+      .thenComparingInt(c -> Engine.SEARCHED.indexOf(c.estimate().layout().engine()))
+      .thenComparingInt(c -> c.estimate().layout().ep());
 
   /** Top-k candidates and the best per device count, mergeable across threads. */
   private static final class Accumulator {

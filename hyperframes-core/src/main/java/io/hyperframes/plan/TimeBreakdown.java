@@ -10,14 +10,26 @@ package io.hyperframes.plan;
  * @param dataParallelCommSeconds gradient reduction and ZeRO gathers not hidden behind backward
  * @param bubbleSeconds pipeline fill and drain
  * @param optimizerSeconds optimizer update (memory-bound)
+ * @param allToAllSeconds expert-parallel token dispatch and combine (all-to-all, not
+ *     overlapped); 0 without expert parallelism
  */
 public record TimeBreakdown(double computeSeconds, double recomputeSeconds,
     double tensorParallelCommSeconds, double pipelineCommSeconds,
-    double dataParallelCommSeconds, double bubbleSeconds, double optimizerSeconds) {
+    double dataParallelCommSeconds, double bubbleSeconds, double optimizerSeconds,
+    double allToAllSeconds) {
+
+  /** A step without expert-parallel communication. */
+  public TimeBreakdown(double computeSeconds, double recomputeSeconds,
+      double tensorParallelCommSeconds, double pipelineCommSeconds,
+      double dataParallelCommSeconds, double bubbleSeconds, double optimizerSeconds) {
+    this(computeSeconds, recomputeSeconds, tensorParallelCommSeconds, pipelineCommSeconds,
+        dataParallelCommSeconds, bubbleSeconds, optimizerSeconds, 0.0);
+  }
 
   /** Exposed communication of all kinds. */
   public double exposedCommSeconds() {
-    return tensorParallelCommSeconds + pipelineCommSeconds + dataParallelCommSeconds;
+    return tensorParallelCommSeconds + pipelineCommSeconds + dataParallelCommSeconds
+        + allToAllSeconds;
   }
 
   /** The whole step. */

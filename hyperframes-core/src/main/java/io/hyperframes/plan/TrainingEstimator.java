@@ -292,7 +292,7 @@ public final class TrainingEstimator {
     double q = m.qDim();
     double tDense = memoryModel.matmulSeconds(acc, tokens, (q + 2 * kv) / tp, h, 1, e, c, peak)
         + memoryModel.matmulSeconds(acc, tokens, h, q / tp, 1, e, c, peak);
-    tDense = withMlp(tDense, m, acc, tokens, tp, e, c, peak);
+    tDense = withMlp(tDense, m, acc, tokens, tp, l.ep(), e, c, peak);
     // FP8 recipes run FP8 in the linear layers only: Transformer Engine's DotProductAttention
     // computes in the activation format (BF16) unless FP8 attention is enabled explicitly.
     NumberFormat attnFormat = recipe.attentionFormat(acc::supports);
@@ -370,7 +370,8 @@ public final class TrainingEstimator {
           parallelism.pipelineMessageBytes(m, l, recipe), pair).seconds();
       mbP2p = 2.0 * l.virtualStages() * p2p;
     }
-    double mb = mbCompute + mbRecompute + mbTp + mbP2p;
+    double mbA2a = allToAllSeconds(m, cluster, l, recipe, tokens);
+    double mb = mbCompute + mbRecompute + mbTp + mbP2p + mbA2a;
     double bubble = (l.pp() - 1.0) / l.virtualStages() * mb;
 
     // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward where
@@ -386,7 +387,36 @@ public final class TrainingEstimator {
         bandwidth * kernel.optimizerBandwidthFraction());
 
     return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
-        microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer);
+        microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer,
+        microBatches * mbA2a);
+  }
+
+  /**
+   * Expert-parallel token exchange of one micro-batch on one stage: per MoE layer an all-to-all
+   * to dispatch the routed tokens to the ranks holding their experts and one to combine the
+   * results, forward and again backward (and once more forward under full recomputation),
+   * each on the critical path (Megatron-Core's all-to-all dispatcher; Lepikhin et al. 2020,
+   * GShard, arXiv 2006.16668, §3.2). Each rank sends its routed token copies,
+   * {@code tokens·k·h·e} bytes (÷ tp with sequence parallelism, which splits the tokens over the
+   * tensor-parallel ranks; times the capacity factor when set), over the expert-parallel group:
+   * its ranks are {@code tp} apart (Megatron's rank order tp-cp-ep-dp-pp), so inside a node when
+   * tp·ep fits one, else across nodes at one NIC per rank ({@link InterconnectModel}).
+   */
+  private double allToAllSeconds(TransformerSpec m, Cluster cluster, Layout l,
+      PrecisionRecipe recipe, double tokens) {
+    if (l.ep() <= 1 || !m.isMoe()) {
+      return 0.0;
+    }
+    io.hyperframes.model.MoeSpec moe = m.moe();
+    double sp = l.sequenceParallel() ? l.tp() : 1.0;
+    double bytes = tokens * moe.topK() * (moe.capacityFactor() > 0 ? moe.capacityFactor() : 1)
+        * m.hidden() * recipe.activationBytes() / sp;
+    int perNode = Math.max(1, Math.min(l.ep(), cluster.devicesPerNode() / l.tp()));
+    double a2a = interconnect.time(cluster, Collective.ALL_TO_ALL, bytes,
+        new CollectiveGroup(l.ep(), perNode)).seconds();
+    int perLayer = l.recompute() == Recompute.FULL ? 6 : 4;
+    int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
+    return layersPerStage * m.moeLayerShare() * perLayer * a2a;
   }
 
   /**
@@ -404,7 +434,7 @@ public final class TrainingEstimator {
    * expert routed to (E = k = 1) this is the dense MLP exactly.
    */
   private double withMlp(double before, TransformerSpec m, Accelerator acc, double tokens,
-      double tp, double e, NumberFormat c, double peak) {
+      double tp, int ep, double e, NumberFormat c, double peak) {
     double h = m.hidden();
     double f = m.ffnHidden() / tp;
     if (!m.isMoe()) {
@@ -415,9 +445,12 @@ public final class TrainingEstimator {
     }
     double dense = mlpMatmuls(m, acc, tokens, f, e, c, peak);
     io.hyperframes.model.MoeSpec moe = m.moe();
+    // With expert parallelism this rank computes E / ep experts over the tokens the ep ranks
+    // route to them: the same routed rows in all, tokens·k·ep/E per expert.
     double routed = tokens * moe.topK() * (moe.capacityFactor() > 0 ? moe.capacityFactor() : 1);
-    double experts = moe.experts() * mlpMatmuls(m, acc, routed / moe.experts(),
-        moe.expertFfnHidden() / tp, e, c, peak);
+    double local = (double) moe.experts() / ep;
+    double experts = local * mlpMatmuls(m, acc, routed / local, moe.expertFfnHidden() / tp, e,
+        c, peak);
     double shared = moe.sharedExperts() > 0 ? mlpMatmuls(m, acc, tokens,
         moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp, e, c, peak) : 0.0;
     double router = moe.routed() ? memoryModel.matmulSeconds(acc, tokens, moe.experts(),
@@ -634,6 +667,11 @@ public final class TrainingEstimator {
           w.globalBatchSize(), l.dp(), l.microBatch());
     }
     if (model instanceof TransformerSpec m) {
+      checkArgument(l.ep() == 1 || m.isMoe(),
+          "layout.ep: %s needs a mixture of experts (model.moe)", l.ep());
+      checkArgument(l.ep() == 1 || m.moe().experts() % l.ep() == 0,
+          "layout.ep: %s does not divide model.moe.experts %s", l.ep(),
+          m.isMoe() ? m.moe().experts() : 0);
       checkArgument(m.heads() % l.tp() == 0, "layout.tp: %s does not divide model.heads %s",
           l.tp(), m.heads());
       checkArgument(l.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s",
@@ -824,13 +862,31 @@ public final class TrainingEstimator {
         for (boolean sp : sps) {
           for (Recompute r : recomputes) {
             for (int z : zeros) {
-              out.add(new Layout(tp, pp, dp, v, mb, sp, r, z, engine, z == 3 ? group : 0,
-                  reshard));
+              for (int ep : expertParallel(p, m, dp, engine)) {
+                out.add(new Layout(tp, pp, dp, v, mb, sp, r, z, engine, z == 3 ? group : 0,
+                    reshard, ep));
+              }
             }
           }
         }
       }
     }
+  }
+
+  /**
+   * The expert-parallel degrees to try: the fixed one (when it divides dp), else 1 for a dense
+   * model or an engine without expert parallelism, else every divisor of dp that divides the
+   * expert count.
+   */
+  static List<Integer> expertParallel(PartialLayout p, TransformerSpec m, int dp,
+      Engine engine) {
+    if (p.ep() != null) {
+      return dp % p.ep() == 0 ? List.of(p.ep()) : List.of();
+    }
+    if (m == null || !m.isMoe() || !engine.runsExpertParallel()) {
+      return List.of(1);
+    }
+    return divisorsUpTo(dp, dp, m.moe().experts());
   }
 
   private static List<Integer> divisorsUpTo(int n, int max, int mustDivide) {

@@ -38,7 +38,8 @@ public final class HtmlReport {
         l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
         best.workload().globalBatchSize(), esc(best.workload().precision().name()),
         l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
-        l.shardGroupSize() > 0 ? fmt(", shard group %d", l.shardGroupSize()) : "",
+        (l.shardGroupSize() > 0 ? fmt(", shard group %d", l.shardGroupSize()) : "")
+            + (l.ep() > 1 ? fmt(", expert parallel %d", l.ep()) : ""),
         plan.candidatesEvaluated(), plan.seconds()));
     if (!plan.reasons().isEmpty()) {
       b.append("<ul>");
@@ -69,9 +70,10 @@ public final class HtmlReport {
     b.append("</div>\n<div class=\"card\"><h2>Step time</h2>");
     TimeBreakdown t = e.time();
     b.append(stackedBar(new String[] {"compute", "recompute", "tensor comm", "pipeline comm",
-        "data-parallel comm", "bubble", "optimizer"}, new double[] {t.computeSeconds(),
-            t.recomputeSeconds(), t.tensorParallelCommSeconds(), t.pipelineCommSeconds(),
-            t.dataParallelCommSeconds(), t.bubbleSeconds(), t.optimizerSeconds()},
+        "data-parallel comm", "all-to-all", "bubble", "optimizer"}, new double[] {
+            t.computeSeconds(), t.recomputeSeconds(), t.tensorParallelCommSeconds(),
+            t.pipelineCommSeconds(), t.dataParallelCommSeconds(), t.allToAllSeconds(),
+            t.bubbleSeconds(), t.optimizerSeconds()},
         0, "s", 1, null));
     b.append("</div>\n<div class=\"card\"><h2>Scaling over device counts</h2>");
     b.append(scaling(plan.scaling()));

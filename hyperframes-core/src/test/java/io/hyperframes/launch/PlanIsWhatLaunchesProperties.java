@@ -61,7 +61,7 @@ class PlanIsWhatLaunchesProperties {
   @Provide
   Arbitrary<Ask> asks() {
     Arbitrary<String> models = Arbitraries.of("gpt3-1.3b", "gpt3-2.7b", "llama2-7b", "llama3-8b",
-        "mistral-7b", "gpt3-13b");
+        "mistral-7b", "gpt3-13b", "qwen3-30b-a3b");
     Arbitrary<String> accelerators = Arbitraries.of("a100-sxm-80gb", "h100-sxm-80gb",
         "a100-sxm-40gb");
     Arbitrary<Integer> devices = Arbitraries.of(8, 16, 32);
@@ -153,9 +153,11 @@ class PlanIsWhatLaunchesProperties {
             : text.contains("--use-distributed-optimizer") ? 1 : 0;
     int group = text.contains("--num-distributed-optimizer-instances")
         ? dp / intOf(text, "--num-distributed-optimizer-instances (\\d+)") : 0;
+    int ep = text.contains("--expert-model-parallel-size")
+        ? intOf(text, "--expert-model-parallel-size (\\d+)") : 1;
     return new Parsed(new Layout(tp, pp, dp, v, intOf(text, "--micro-batch-size (\\d+)"),
         text.contains("--sequence-parallel"), recompute(text), zero, Engine.MEGATRON, group,
-        true), intOf(text, "--global-batch-size (\\d+)"));
+        true, ep), intOf(text, "--global-batch-size (\\d+)"));
   }
 
   /** DeepSpeed's configuration, and the Megatron-DeepSpeed arguments every manifest runs. */

@@ -208,6 +208,32 @@ class ModelLawProperties {
     assertTrue(e.stepSeconds() >= job.with(oneExpert(m)).estimate().stepSeconds() * (1 - 1e-12));
   }
 
+  /**
+   * Expert parallelism shards the experts: model states never grow with ep, the all-to-all is
+   * there exactly when ep > 1, and every figure stays finite.
+   */
+  @Property(tries = 1000)
+  void expertParallelismShardsTheExpertsAndPaysItsAllToAll(@ForAll("jobs") Job job,
+      @ForAll("expertCounts") int experts) {
+    TransformerSpec m = job.model();
+    Layout l = job.layout();
+    TransformerSpec moe = new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(),
+        m.kvHeads(), m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(),
+        m.headDim(), new io.hyperframes.model.MoeSpec(experts, Math.min(2, experts),
+            m.ffnHidden() / 4, 0, 0, 0, 1, 0));
+    double previous = Double.MAX_VALUE;
+    for (int ep = 1; ep <= l.dp(); ep *= 2) {
+      if (l.dp() % ep != 0 || experts % ep != 0) {
+        continue;
+      }
+      TrainingEstimate e = job.with(moe).with(l.withEp(ep)).estimate();
+      assertTrue(Double.isFinite(e.stepSeconds()) && e.stepSeconds() > 0);
+      assertEquals(ep > 1, e.time().allToAllSeconds() > 0, "ep " + ep);
+      assertTrue(e.memory().modelStatesBytes() <= previous * (1 + 1e-12), "ep " + ep);
+      previous = e.memory().modelStatesBytes();
+    }
+  }
+
   @Provide
   Arbitrary<Integer> expertCounts() {
     return Arbitraries.of(2, 4, 8, 16, 64, 128, 256);

@@ -29,4 +29,21 @@ class MoePlanTest {
     assertTrue(guide.contains(quoted), "docs/planning.md does not quote: " + quoted);
     assertTrue(guide.contains(String.format(Locale.ROOT, "MFU %.1f %%", 100 * e.mfu())));
   }
+
+  @Test
+  void qwen3MoeIsPlannedWithExpertParallelismInsideTheNode() throws IOException {
+    Plan p = HyperFrames.plan().model("qwen3-235b-a22b").accelerator("h100-sxm-80gb")
+        .devices(64, 512).training(t -> t.precision("bf16-mixed").tokens(1e12)).run();
+    TrainingEstimate e = p.best().estimate();
+    assertTrue(p.feasible(), p.reasons().toString());
+    assertTrue(e.layout().ep() > 1, e.layout().toString());
+    assertTrue(e.layout().ep() * e.layout().tp() <= 8, "inside the node: " + e.layout());
+    assertTrue(e.time().allToAllSeconds() > 0);
+    String guide = Files.readString(Path.of("..", "docs", "planning.md"),
+        StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+    assertTrue(guide.contains(String.format(Locale.ROOT, "**%d H100**", e.devices())));
+    assertTrue(guide.contains(String.format(Locale.ROOT, "**ep %d**", e.layout().ep())));
+    assertTrue(guide.contains(String.format(Locale.ROOT, "%.2f s of a %.1f s step",
+        e.time().allToAllSeconds(), e.stepSeconds())));
+  }
 }

@@ -101,7 +101,8 @@ final class EstimateCommand implements Callable<Integer> {
             + " sequenceParallel=%s recompute=%s zeroStage=%d%s%n",
         l.engine().id(), l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
         l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
-        l.shardGroupSize() > 0 ? " shardGroupSize=" + l.shardGroupSize() : ""));
+        (l.shardGroupSize() > 0 ? " shardGroupSize=" + l.shardGroupSize() : "")
+            + (l.ep() > 1 ? " ep=" + l.ep() : "")));
     b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
     for (String reason : e.reasons()) {
       b.append("  - ").append(reason).append('\n');
@@ -124,6 +125,9 @@ final class EstimateCommand implements Callable<Integer> {
     row(b, "compute", t.computeSeconds(), "s");
     row(b, "recompute", t.recomputeSeconds(), "s");
     row(b, "comm tensor-par", t.tensorParallelCommSeconds(), "s");
+    if (t.allToAllSeconds() > 0) {
+      row(b, "comm all-to-all", t.allToAllSeconds(), "s");
+    }
     row(b, "comm pipeline", t.pipelineCommSeconds(), "s");
     row(b, "comm data-par", t.dataParallelCommSeconds(), "s (exposed)");
     row(b, "bubble", t.bubbleSeconds(), "s");

@@ -405,9 +405,10 @@ final class PlanCommand implements Callable<Integer> {
     var e = c.estimate();
     var l = e.layout();
     return String.format(Locale.ROOT, "%4d dev %s tp=%d pp=%d dp=%d v=%d mb=%d B=%d sp=%s"
-        + " rc=%s zero=%d: %.3g s/step, MFU %.1f %%, %.1f days (%.1f-%.1f), %.3g USD%s",
+        + " rc=%s zero=%d%s: %.3g s/step, MFU %.1f %%, %.1f days (%.1f-%.1f), %.3g USD%s",
         e.devices(), l.engine().id(), l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
         c.workload().globalBatchSize(), l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
+        l.ep() > 1 ? " ep=" + l.ep() : "",
         e.stepSeconds(), 100 * e.mfu(), e.trainingDays(), e.trainingDaysLow(),
         e.trainingDaysHigh(), c.cost().totalUsd(), e.feasible() ? "" : " (infeasible)");
   }
