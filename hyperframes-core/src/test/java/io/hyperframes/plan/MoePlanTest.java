@@ -11,15 +11,21 @@ import java.nio.file.Path;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
-/** The Mixtral plan of docs/planning.md is what the planner answers. */
+/** The mixture-of-experts plans of docs/planning.md are what the planner answers. */
 class MoePlanTest {
+
+  /** The BF16 plan of a catalog model on H100 over a device range, checked feasible. */
+  private static Plan feasiblePlan(String model, int min, int max, double tokens) {
+    Plan p = HyperFrames.plan().model(model).accelerator("h100-sxm-80gb").devices(min, max)
+        .training(t -> t.precision("bf16-mixed").tokens(tokens)).run();
+    assertTrue(p.feasible(), p.reasons().toString());
+    return p;
+  }
 
   @Test
   void theGuidesMixtralPlanIsThePlannersAnswer() throws IOException {
-    Plan p = HyperFrames.plan().model("mixtral-8x7b").accelerator("h100-sxm-80gb")
-        .devices(16, 64).training(t -> t.precision("bf16-mixed").tokens(1e11)).run();
+    Plan p = feasiblePlan("mixtral-8x7b", 16, 64, 1e11);
     TrainingEstimate e = p.best().estimate();
-    assertTrue(p.feasible(), p.reasons().toString());
     assertEquals(46.7e9, e.parameters(), 0.01 * 46.7e9);
     assertEquals(12.9e9, e.activeParameters(), 0.03 * 12.9e9);
     String guide = Files.readString(Path.of("..", "docs", "planning.md"),
@@ -32,10 +38,8 @@ class MoePlanTest {
 
   @Test
   void qwen3MoeIsPlannedWithExpertParallelismInsideTheNode() throws IOException {
-    Plan p = HyperFrames.plan().model("qwen3-235b-a22b").accelerator("h100-sxm-80gb")
-        .devices(64, 512).training(t -> t.precision("bf16-mixed").tokens(1e12)).run();
+    Plan p = feasiblePlan("qwen3-235b-a22b", 64, 512, 1e12);
     TrainingEstimate e = p.best().estimate();
-    assertTrue(p.feasible(), p.reasons().toString());
     assertTrue(e.layout().ep() > 1, e.layout().toString());
     assertTrue(e.layout().ep() * e.layout().tp() <= 8, "inside the node: " + e.layout());
     assertTrue(e.time().allToAllSeconds() > 0);
