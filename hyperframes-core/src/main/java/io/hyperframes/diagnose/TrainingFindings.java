@@ -71,6 +71,20 @@ public final class TrainingFindings {
           "keep tensor parallelism inside a node, overlap the gradient reduction with backward,"
               + " raise the global batch, or move to a faster fabric (more NICs per node)"));
     }
+    double allToAll = t.allToAllSeconds() / step;
+    if (allToAll > COMM_SHARE_LIMIT) {
+      boolean inside = l.ep() * l.tp() <= cluster.devicesPerNode();
+      out.add(new Finding("all-to-all-bound", Severity.WARNING,
+          pct("the expert-parallel all-to-all is %s of the step", allToAll),
+          fmt("dispatch and combine %.3g s of a %.3g s step at ep %d over %s", t.allToAllSeconds(),
+              step, l.ep(), inside ? "the node's " + cluster.intraNode().id()
+                  : "the nodes' " + cluster.interNode().id() + " (ep·tp = " + l.ep() * l.tp()
+                      + " > " + cluster.devicesPerNode() + " devices per node)"),
+          inside ? "lower ep (more experts per rank), raise the micro-batch to amortise the"
+              + " exchange, or drop tensor parallelism of the experts"
+              : "keep expert parallelism inside the NVLink domain (ep·tp ≤ "
+                  + cluster.devicesPerNode() + "), or lower ep"));
+    }
     double dataParallel = t.dataParallelCommSeconds() / step;
     GradientCompression codec = workload.gradientCompression();
     if (codec == null && dataParallel > COMM_SHARE_LIMIT && l.dp() > 1

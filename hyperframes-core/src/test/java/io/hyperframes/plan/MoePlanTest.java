@@ -3,11 +3,17 @@ package io.hyperframes.plan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hyperframes.EstimateBuilder;
+import io.hyperframes.EstimateRequest;
 import io.hyperframes.HyperFrames;
+import io.hyperframes.Requests;
+import io.hyperframes.diagnose.Finding;
+import io.hyperframes.diagnose.TrainingFindings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +40,25 @@ class MoePlanTest {
         + " Megatron-LM with tp %d", e.devices(), e.trainingDays(), e.layout().tp());
     assertTrue(guide.contains(quoted), "docs/planning.md does not quote: " + quoted);
     assertTrue(guide.contains(String.format(Locale.ROOT, "MFU %.1f %%", 100 * e.mfu())));
+  }
+
+  /**
+   * Expert parallelism spread across nodes makes the all-to-all the step's largest part, and the
+   * finding says to keep it inside the NVLink domain.
+   */
+  @Test
+  void anAllToAllAcrossNodesIsFlagged() {
+    EstimateBuilder b = HyperFrames.estimate().model("qwen3-30b-a3b")
+        .accelerator("h100-sxm-80gb").devices(256)
+        .training(t -> t.precision("bf16-mixed").globalBatchSize(256).tokens(1e11))
+        .layout(l -> l.tp(8).pp(1).dp(32).ep(32).microBatch(1).zeroStage(1));
+    TrainingEstimate e = b.run();
+    assertTrue(e.time().allToAllSeconds() / e.stepSeconds() > 0.30,
+        e.time().allToAllSeconds() + " of " + e.stepSeconds());
+    EstimateRequest r = Requests.parse(b.toJson());
+    List<Finding> findings = TrainingFindings.of(e, r.model(), r.cluster(), r.workload());
+    assertTrue(findings.stream().anyMatch(f -> f.id().equals("all-to-all-bound")
+        && f.remedy().contains("inside the NVLink domain")), findings.toString());
   }
 
   @Test
