@@ -27,12 +27,16 @@ import java.util.List;
  * @param devices devices of all replicas
  * @param outputTokens tokens generated per request
  * @param batchSize sequences per batch
+ * @param expertWeightBytesPerDecodeStep routed-expert weights one decode step of the batch reads
+ *     per device: the experts its tokens touch in every MoE layer of the stage (0 for a dense
+ *     model)
  */
 public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, int pp,
     int replicas, double parameters, double weightsBytes, double kvCacheBytes,
     double activationsBytes, double otherBytes, double prefillSeconds,
     double decodeSecondsPerToken, double requestSeconds, double kvCacheBytesPerToken, double kvCacheBytesPerSequence,
-    long maxBatchSize, int devices, int outputTokens, int batchSize) {
+    long maxBatchSize, int devices, int outputTokens, int batchSize,
+    double expertWeightBytesPerDecodeStep) {
 
   public InferenceEstimate {
     reasons = ImmutableList.copyOf(reasons);
@@ -45,7 +49,7 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     return new InferenceEstimate(false, all, tp, pp, replicas, parameters, weightsBytes,
         kvCacheBytes, activationsBytes, otherBytes, prefillSeconds, decodeSecondsPerToken,
         requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices,
-        outputTokens, batchSize);
+        outputTokens, batchSize, expertWeightBytesPerDecodeStep);
   }
 
   public double totalBytes() {

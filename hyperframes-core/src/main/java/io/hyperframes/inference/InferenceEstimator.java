@@ -136,7 +136,23 @@ public final class InferenceEstimator {
         acc.kernel(compute).servingRequestSeconds()
             + m.layers() * acc.kernel(compute).servingFirstTokenLayerSeconds(),
         kvPerToken, kvPerToken * paged,
-        maxBatch, (int) devices, w.outputTokens(), w.batchSize());
+        maxBatch, (int) devices, w.outputTokens(), w.batchSize(),
+        expertBytesPerDecodeStep(m, layersPerStage, tp, w.batchSize(), wb));
+  }
+
+  /**
+   * Routed-expert weights one decode step reads per device: in each MoE layer of the stage the
+   * experts the batch's tokens touch ({@link #expertsTouched}), each {@code 1/tp} of an expert.
+   */
+  static double expertBytesPerDecodeStep(TransformerSpec m, int layersPerStage, int tp,
+      int batch, double weightBytes) {
+    if (!m.isMoe()) {
+      return 0.0;
+    }
+    io.hyperframes.model.MoeSpec moe = m.moe();
+    return layersPerStage * m.moeLayerShare()
+        * expertsTouched(moe.experts(), moe.topK(), batch)
+        * m.mlpParameters(moe.expertFfnHidden()) / tp * weightBytes;
   }
 
   /**

@@ -186,7 +186,7 @@ public final class Results {
               e.kvCacheBytesPerToken(), e.kvCacheBytesPerSequence(), e.maxBatchSize(),
               result.p50LatencySeconds(), result.p99LatencySeconds(), result.ttftP50Seconds(),
               result.ttftP99Seconds(), result.latencyModel(), result.capacityPerSecond(),
-              result.devicesNeeded()),
+              result.devicesNeeded(), e.expertWeightBytesPerDecodeStep()),
           FindingDocument.of(result.findings()));
     }
 
@@ -210,7 +210,7 @@ public final class Results {
       double kvCacheBytesPerToken, double kvCacheBytesPerSequence, long maxBatchSize,
       double p50LatencySeconds, double p99LatencySeconds, double ttftP50Seconds,
       double ttftP99Seconds, String latencyModel, double capacityRequestsPerSecond,
-      int devicesNeeded) {}
+      int devicesNeeded, double expertWeightBytesPerDecodeStep) {}
 
   /** One serving configuration of a serving plan. */
   public record ServingConfig(int tp, int replicas, int devices, String weights, String kvCache,
