@@ -53,22 +53,29 @@ public class EstimatorBenchmark {
     Catalog catalog = Catalog.builtIn();
     estimator = TrainingEstimator.analytical();
     model = catalog.model("model", "gpt3-175b");
-    var acc = catalog.accelerator("accelerator", "a100-sxm-80gb");
-    cluster = new Cluster(acc, 1024, 8, acc.intraNode(),
-        catalog.node("node", acc.defaultNode()).interNode());
-    workload = new TrainingWorkload(PrecisionRecipe.named("precision", "bf16-mixed"),
-        Optimizer.ADAM, 1536, 300e9);
+    cluster = cluster(catalog, "a100-sxm-80gb", 1024);
+    workload = bf16(1536, 300e9);
     layout = new Layout(8, 8, 16, 3, 1, true, Recompute.SELECTIVE, 1);
     // A mixture of experts: Mixtral 8x7B on 64 H100 (tp 4, dp 16, SP, ZeRO-3: the plan of
     // docs/planning.md, feasible, so no reason is formatted), its 8 experts
     // timed as a grouped GEMM per layer.
     moe = catalog.model("model", "mixtral-8x7b");
-    var h100 = catalog.accelerator("accelerator", "h100-sxm-80gb");
-    moeCluster = new Cluster(h100, 64, 8, h100.intraNode(),
-        catalog.node("node", h100.defaultNode()).interNode());
-    moeWorkload = new TrainingWorkload(PrecisionRecipe.named("precision", "bf16-mixed"),
-        Optimizer.ADAM, 128, 1e11);
+    moeCluster = cluster(catalog, "h100-sxm-80gb", 64);
+    moeWorkload = bf16(128, 1e11);
     moeLayout = new Layout(4, 1, 16, 1, 1, true, Recompute.NONE, 3);
+  }
+
+  /** {@code devices} of a catalog accelerator in 8-device nodes of its default template. */
+  private static Cluster cluster(Catalog catalog, String accelerator, int devices) {
+    var acc = catalog.accelerator("accelerator", accelerator);
+    return new Cluster(acc, devices, 8, acc.intraNode(),
+        catalog.node("node", acc.defaultNode()).interNode());
+  }
+
+  /** BF16 mixed-precision Adam training of {@code batch} sequences over {@code tokens}. */
+  private static TrainingWorkload bf16(int batch, double tokens) {
+    return new TrainingWorkload(PrecisionRecipe.named("precision", "bf16-mixed"),
+        Optimizer.ADAM, batch, tokens);
   }
 
   /** One layout evaluation (memory, step time, derived figures). */

@@ -238,7 +238,7 @@ public final class InferenceEstimator {
     }
     double dense = mlpMatmuls(m, acc, rows, f / tp, we, compute, peak);
     io.hyperframes.model.MoeSpec moe = m.moe();
-    double routed = rows * moe.topK() * (moe.capacityFactor() > 0 ? moe.capacityFactor() : 1);
+    double routed = rows * moe.routedPerToken();
     double touched = expertsTouched(moe.experts(), moe.topK(), rows);
     double experts = touched * mlpMatmuls(m, acc, routed / touched,
         (double) moe.expertFfnHidden() / tp, we, compute, peak);

@@ -47,6 +47,14 @@ public record MoeSpec(int experts, int topK, int expertFfnHidden, int sharedExpe
     checkArgument(experts <= 1 << 16, "model.moe.experts: must be <= 65536, got %s", experts);
   }
 
+  /**
+   * Expert rows one token makes in an MoE layer: its k routed copies, times the capacity factor
+   * when one is set (its padding is computed too).
+   */
+  public double routedPerToken() {
+    return topK * (capacityFactor > 0 ? capacityFactor : 1.0);
+  }
+
   /** Whether layer {@code i} (0-based) of the model is an MoE layer. */
   public boolean isMoeLayer(int i) {
     return i >= firstDenseLayers && (i - firstDenseLayers) % layerInterval == 0;

@@ -167,8 +167,7 @@ public record TransformerSpec(
     if (moe == null) {
       return ffnHidden;
     }
-    double routed = moe.topK() * (double) moe.expertFfnHidden()
-        * (moe.capacityFactor() > 0 ? moe.capacityFactor() : 1.0);
+    double routed = moe.routedPerToken() * moe.expertFfnHidden();
     double perMoeLayer = routed + moe.sharedExperts() * (double) moe.sharedExpertFfnHidden();
     return (denseLayers() * (double) ffnHidden + moeLayers() * perMoeLayer) / layers;
   }

@@ -71,10 +71,8 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     if (engine != null) {
       // Only what is fixed can be checked here; pp and ZeRO left open are searched within what
       // the engine runs.
-      String unsupported = engine.unsupported(pp == null ? 1 : pp,
-          virtualStages == null ? 1 : virtualStages, zeroStage == null ? 0 : zeroStage,
-          shardGroupSize == null ? 0 : shardGroupSize,
-          reshardAfterForward == null || reshardAfterForward);
+      String unsupported = unsupported(engine, pp, virtualStages,
+          zeroStage == null ? 0 : zeroStage, shardGroupSize, reshardAfterForward);
       checkArgument(unsupported == null, "%s", unsupported);
     }
   }
@@ -106,10 +104,7 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   public Engine assumedEngine() {
     java.util.List<Engine> all = engines();
     checkArgument(!all.isEmpty(), "layout: no engine runs these fixed fields (%s); %s", this,
-        Engine.MEGATRON.unsupported(pp == null ? 1 : pp, virtualStages == null ? 1
-            : virtualStages, zeroStage == null ? 0 : zeroStage,
-            shardGroupSize == null ? 0 : shardGroupSize,
-            reshardAfterForward == null || reshardAfterForward));
+        whyNot(Engine.MEGATRON));
     return all.get(0);
   }
 
@@ -121,25 +116,34 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     Engine e = assumedEngine();
     return e == Engine.MEGATRON ? "default (layout.engine open)"
         : "layout.engine open and Megatron-LM does not run the fixed fields: "
-            + Engine.MEGATRON.unsupported(pp == null ? 1 : pp,
-                virtualStages == null ? 1 : virtualStages, zeroStage == null ? 0 : zeroStage,
-                shardGroupSize == null ? 0 : shardGroupSize,
-                reshardAfterForward == null || reshardAfterForward);
+            + whyNot(Engine.MEGATRON);
   }
 
   /** Whether {@code e} runs every fixed field (open fields can be chosen within it). */
   private boolean runs(Engine e) {
+    return whyNot(e) == null;
+  }
+
+  /**
+   * Why {@code e} cannot run the fixed fields, or null: expert parallelism, then the options of
+   * {@link Engine#unsupported}, hybrid-shard fields implying ZeRO-3 when the stage is open.
+   */
+  private String whyNot(Engine e) {
     if (ep != null && ep > 1 && !e.runsExpertParallel()) {
-      return false;
+      return String.format(java.util.Locale.ROOT, "layout.ep: %s is run by megatron in"
+          + " HyperFrames' model, not by %s", ep, e.id());
     }
-    int p = pp == null ? 1 : pp;
-    int z = zeroStage == null ? 0 : zeroStage;
-    if (zeroStage == null && (shardGroupSize != null || reshardAfterForward != null)) {
-      z = 3;
-    }
-    return e.unsupported(p, virtualStages == null ? 1 : virtualStages, z,
-        shardGroupSize == null ? 0 : shardGroupSize,
-        reshardAfterForward == null || reshardAfterForward) == null;
+    int z = zeroStage != null ? zeroStage
+        : shardGroupSize != null || reshardAfterForward != null ? 3 : 0;
+    return unsupported(e, pp, virtualStages, z, shardGroupSize, reshardAfterForward);
+  }
+
+  /** {@link Engine#unsupported} with the open fields at their neutral values. */
+  private static String unsupported(Engine e, Integer pp, Integer virtualStages, int zeroStage,
+      Integer shardGroupSize, Boolean reshardAfterForward) {
+    return e.unsupported(pp == null ? 1 : pp, virtualStages == null ? 1 : virtualStages,
+        zeroStage, shardGroupSize == null ? 0 : shardGroupSize,
+        reshardAfterForward == null || reshardAfterForward);
   }
 
   /** A partial layout that fixes every field of {@code layout}. */

@@ -409,8 +409,7 @@ public final class TrainingEstimator {
     }
     io.hyperframes.model.MoeSpec moe = m.moe();
     double sp = l.sequenceParallel() ? l.tp() : 1.0;
-    double bytes = tokens * moe.topK() * (moe.capacityFactor() > 0 ? moe.capacityFactor() : 1)
-        * m.hidden() * recipe.activationBytes() / sp;
+    double bytes = tokens * moe.routedPerToken() * m.hidden() * recipe.activationBytes() / sp;
     int perNode = Math.max(1, Math.min(l.ep(), cluster.devicesPerNode() / l.tp()));
     double a2a = interconnect.time(cluster, Collective.ALL_TO_ALL, bytes,
         new CollectiveGroup(l.ep(), perNode)).seconds();
@@ -447,7 +446,7 @@ public final class TrainingEstimator {
     io.hyperframes.model.MoeSpec moe = m.moe();
     // With expert parallelism this rank computes E / ep experts over the tokens the ep ranks
     // route to them: the same routed rows in all, tokens·k·ep/E per expert.
-    double routed = tokens * moe.topK() * (moe.capacityFactor() > 0 ? moe.capacityFactor() : 1);
+    double routed = tokens * moe.routedPerToken();
     double local = (double) moe.experts() / ep;
     double experts = local * mlpMatmuls(m, acc, routed / local, moe.expertFfnHidden() / tp, e,
         c, peak);
