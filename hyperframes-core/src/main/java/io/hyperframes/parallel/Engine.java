@@ -147,6 +147,37 @@ public enum Engine {
     return this == MEGATRON;
   }
 
+  /**
+   * Whether, under ZeRO-3 with full recomputation, the recomputed forward pass gathers each
+   * layer's parameters again. DeepSpeed fetches a sub-module's parameters in its forward
+   * pre-hook and releases them in its forward post-hook ({@code pre_sub_module_forward_function}
+   * / {@code post_sub_module_forward_function} in {@code deepspeed/runtime/zero/stage3.py} at
+   * v0.3.16, commit in docs/model-reference.md); the recomputed forward fires the same hooks, and
+   * the backward pre-hook fetches them once more: three gathers a micro-batch. FSDP recomputes
+   * inside the unit's backward on the parameters its pre-backward hook gathered (Zhao et al.
+   * 2023, §3.3), so it gathers twice.
+   */
+  public boolean regathersForRecompute() {
+    return this == DEEPSPEED;
+  }
+
+  /**
+   * Whether the engine's ZeRO-3 parameter gathers and gradient reduce-scatters that cross nodes
+   * move at one NIC per rank instead of the node's NICs together (NCCL's ring over rails, which
+   * {@code interconnect} assumes for every other collective). This is an empirical rule, not a
+   * derivation: DeepSpeed ZeRO-3 as run by Narayanan et al. 2021 (Table 2) keeps a flat step
+   * time as data parallelism doubles at a fixed global batch, which the parameter traffic
+   * (3 gathers and a reduce-scatter of the working-precision parameters per micro-batch) explains
+   * only at one NIC per rank. The rule was chosen on those cases, so they are fitting cases
+   * (hardware.json {@code decisions}). DeepSpeed of that time gathered parameter by parameter,
+   * each after a device-wide {@code torch.cuda.synchronize()} ({@code _allgather_param} in
+   * {@code deepspeed/runtime/zero/partition_parameters.py} at v0.3.16); later versions coalesce
+   * the gathers, and the rule may overstate their cost where communication is exposed.
+   */
+  public boolean shardsAtRankNic() {
+    return this == DEEPSPEED;
+  }
+
   /** Whether the engine shards ZeRO-3 states over groups smaller than dp (hybrid sharding). */
   public boolean runsShardGroups() {
     return this != DEEPSPEED;

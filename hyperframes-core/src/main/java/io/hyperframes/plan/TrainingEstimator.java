@@ -605,8 +605,10 @@ public final class TrainingEstimator {
    * {@code stage3_prefetch_bucket_size}), and a backward unit's window also carries the previous
    * unit's reduce-scatter, so each unit exposes {@code max(0, comm − compute)}; the first gather
    * and the last reduce-scatter have nothing to hide behind. Recomputation runs inside the
-   * backward unit on the parameters already gathered for it (no extra gather). Collectives run
-   * over the shard group (the slowest link it spans: inter-node, the ring over the node's NICs).
+   * backward unit on the parameters already gathered for it (no extra gather), except where the
+   * engine gathers again for the recomputed forward ({@link Engine#regathersForRecompute}).
+   * Collectives run over the shard group (the slowest link it spans: inter-node, the ring over
+   * the node's NICs, or each rank's own NIC where {@link Engine#shardsAtRankNic}).
    * Hybrid sharding adds one all-reduce of the gradient shard across the replicas per step,
    * overlapped with the last backward like a data-parallel reduction.
    */
@@ -614,12 +616,18 @@ public final class TrainingEstimator {
       double weightBytes, double gradBytes, int units, double forwardUnit, double backwardUnit,
       int microBatches, double backwardWindow, double kappa) {
     int shard = l.shardRanks();
-    CollectiveGroup shardGroup = new CollectiveGroup(shard, Math.min(shard, dpPerNode));
+    // Engine#shardsAtRankNic: a shard group that spans nodes is costed as one rank per node,
+    // so its ring crosses the node boundary at each rank's own NIC.
+    int shardPerNode = Math.min(shard, dpPerNode);
+    boolean crossesNodes = shardPerNode < shard;
+    CollectiveGroup shardGroup = new CollectiveGroup(shard,
+        crossesNodes && l.engine().shardsAtRankNic() ? 1 : shardPerNode);
     double gather = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes / units,
         shardGroup).seconds();
     double reduce = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes / units,
         shardGroup).seconds();
-    double gatherBackward = l.reshardAfterForward() ? gather : 0.0;
+    double gatherBackward = (l.reshardAfterForward() ? gather : 0.0)
+        + (l.recompute() == Recompute.FULL && l.engine().regathersForRecompute() ? gather : 0.0);
     double perMicroBatch = gather + (units - 1) * exposed(gather, forwardUnit, kappa)
         + units * exposed(gatherBackward + reduce, backwardUnit, kappa) + reduce;
     double replicaReduce = 0.0;

@@ -27,6 +27,7 @@ class FullyShardedProperties {
 
   private static final TrainingEstimator ESTIMATOR = TrainingEstimator.analytical();
   private static final double ROUNDING = 1e-9;
+  private static final double FLAT = 0.01;
 
   record Job(TransformerSpec model, String accelerator, String nic, int nics, int perNode,
       int dp, Engine engine, Recompute recompute, boolean reshard) {
@@ -93,7 +94,10 @@ class FullyShardedProperties {
 
   /**
    * At a fixed global batch (one micro-batch per step), once exposed communication dominates the
-   * step, doubling the data-parallel ranks never makes the step faster.
+   * step, doubling the data-parallel ranks never makes the step more than 1 % faster: the step
+   * stays flat or gets worse, as Narayanan et al. 2021 Table 2's ZeRO-3 rows do. (It may fall a
+   * little: the overlapped communication still costs {@code overlapCost} of the compute it
+   * overlaps, and that compute halves.)
    */
   @Property(tries = 1000)
   void stepTimeNeverFallsWithDpOnceCommunicationDominates(@ForAll("jobs") Job job) {
@@ -103,7 +107,7 @@ class FullyShardedProperties {
     TrainingEstimate large = job.estimate(2 * dp, batch);
     if (small.time().dataParallelCommSeconds() > small.time().computeSeconds()
         + small.time().recomputeSeconds()) {
-      assertTrue(large.stepSeconds() >= small.stepSeconds() * (1 - ROUNDING),
+      assertTrue(large.stepSeconds() >= small.stepSeconds() * (1 - FLAT),
           () -> "dp " + dp + ": " + small.stepSeconds() + " s, dp " + 2 * dp + ": "
               + large.stepSeconds() + " s for " + job);
     }

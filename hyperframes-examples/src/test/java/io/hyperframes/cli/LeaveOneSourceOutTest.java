@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The validation report's leave-one-source-out figures are what the command prints: every line
- * of {@code validate --leave-one-source-out} over the shared and the training cases is in
+ * of {@code validate --leave-one-source-out} over the shared, the training and the
+ * communication-bound cases is in
  * docs/validation.md, each source is labelled held out or not from the catalog's provenance, and
  * the out-of-sample mean is over the held-out sources only.
  */
@@ -33,7 +34,8 @@ class LeaveOneSourceOutTest {
     ArrayNode cases = all.putArray("cases");
     for (Path p : List.of(Path.of("..", "hyperframes-core", "src", "test", "resources",
         "validation", "published-runs.json"), Path.of("..", "docs", "validation",
-            "training-cases.json"))) {
+            "training-cases.json"), Path.of("..", "docs", "validation",
+            "comm-bound-cases.json"))) {
       cases.addAll((ArrayNode) Json.parseObject("cases", Files.readString(p,
           StandardCharsets.UTF_8)).get("cases"));
     }
