@@ -20,7 +20,7 @@ import java.util.List;
  * @param decodeSecondsPerToken one decode step of the batch at the mean context
  * @param requestSeconds the fixed part of a request's time to first token outside the model's
  *     kernels (scheduling, sampling, host transfers; {@code KernelEfficiency#servingRequestSeconds})
- * @param kvCacheBytesPerToken KV cache per token of the whole model (2·layers·kvHeads·headDim·bytes)
+ * @param kvCacheBytesPerToken KV cache per token of the whole model (2·layers·kvHeads·headDim·bytes; latent attention: layers·(kvLoraRank + qkRopeHeadDim)·bytes)
  * @param kvCacheBytesPerSequence KV cache of one sequence of prompt + output tokens, whole model,
  *     rounded up to paged blocks
  * @param maxBatchSize most sequences of this length whose KV cache fits next to the weights

@@ -98,9 +98,8 @@ public final class InferenceEstimator {
     double weights = (layersPerStage * m.parametersPerLayer() / tp
         + (double) m.vocab() * m.hidden() / tp * (m.tiedEmbeddings() ? 1 : 2) / Math.min(pp, 2))
         * wb;
-    int kvHeadsPerDevice = Math.max(1, m.kvHeads() / tp);
-    double kvPerTokenDevice = 2.0 * layersPerStage * kvHeadsPerDevice * m.headDim() * kb;
-    double kvPerToken = 2.0 * m.layers() * m.kvHeads() * m.headDim() * kb;
+    double kvPerTokenDevice = layersPerStage * m.kvCacheElementsPerTokenPerLayer(tp) * kb;
+    double kvPerToken = m.layers() * m.kvCacheElementsPerTokenPerLayer(1) * kb;
     long tokens = (long) w.promptTokens() + w.outputTokens();
     long paged = (tokens + w.blockTokens() - 1) / w.blockTokens() * w.blockTokens();
     double kvPerSequenceDevice = kvPerTokenDevice * paged;
@@ -166,13 +165,11 @@ public final class InferenceEstimator {
     KernelEfficiency kernel = acc.kernel(compute);
     double rows = (double) batch * tokens;
     double h = m.hidden();
-    double kv = m.kvDim();
     // Weight-only quantised formats stream fewer bytes per weight: scale the element size of
     // each matmul by wb/e on the weight operand through an effective element size.
     double we = prefill ? e : wb;
-    double q = m.qDim();
-    double t = memory.matmulSeconds(acc, rows, (q + 2 * kv) / tp, h, 1, we, compute, peak)
-        + memory.matmulSeconds(acc, rows, h, q / tp, 1, we, compute, peak);
+    double t = memory.matmulSeconds(acc, rows, m.qkvWidth() / tp, h, 1, we, compute, peak)
+        + memory.matmulSeconds(acc, rows, h, m.valueDim() / tp, 1, we, compute, peak);
     t = withMlp(t, m, acc, rows, tp, we, compute, peak);
     double heads = (double) m.heads() / tp;
     double act = Math.max(2, e); // 16-bit activations between kernels (see estimate)
@@ -191,6 +188,14 @@ public final class InferenceEstimator {
           ? kernel.kvPerHeadBandwidth() : kernel.kvBandwidthFraction();
       double kvRead = 2.0 * batch * context * kvHeadsRead * m.headDim() * kb;
       double flops = 4.0 * batch * context * (double) m.qDim() / tp;
+      if (m.mla() != null) {
+        // Latent attention decodes on the cache as stored (the up-projections absorbed into
+        // the query and the output; DeepSeek-V2 §2.1.2): each rank reads the whole latent and
+        // rotary key, and its heads score over r_kv + d_r and sum values over r_kv.
+        kvRead = (double) batch * context * m.kvCacheElementsPerTokenPerLayer(tp) * kb;
+        flops = 2.0 * batch * context * heads
+            * (m.mla().kvCacheElements() + m.mla().kvLoraRank());
+      }
       // Paged decode attention streams the KV cache at a fitted fraction of the bandwidth.
       t += memory.rooflineSeconds(acc, flops, kvRead / fraction, compute, peak);
       // A decode step's kernels are small enough that their launch and synchronisation show.

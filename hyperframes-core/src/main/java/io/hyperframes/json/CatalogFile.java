@@ -110,12 +110,13 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
   /** A model architecture with its source. */
   public record ModelEntry(String id, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
-      Boolean tiedEmbeddings, String source, Integer headDim, Documents.Moe moe) {
+      Boolean tiedEmbeddings, String source, Integer headDim, Documents.Moe moe,
+      Documents.Mla mla) {
 
     /** The architecture fields in the request vocabulary. */
     public Documents.Model architecture() {
       return new Documents.Model(null, id, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp,
-          vocab, seqLen, tiedEmbeddings, null, null, headDim, null, moe);
+          vocab, seqLen, tiedEmbeddings, null, null, headDim, null, moe, mla);
     }
   }
 

@@ -65,7 +65,16 @@ public final class Documents {
   public record Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
       Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
-      com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe) {
+      com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe, Mla mla) {
+
+    /** A model document with standard attention. */
+    public Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
+        Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
+        Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
+        com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe) {
+      this(catalog, name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+          tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, null);
+    }
 
     /** A model document with a head size and a Hugging Face config but no experts. */
     public Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
@@ -86,12 +95,13 @@ public final class Documents {
 
     /** The architecture of {@code spec} in this vocabulary. */
     public static Model of(TransformerSpec spec) {
-      boolean ownHead = spec.hidden() % spec.heads() != 0
-          || spec.headDim() != spec.hidden() / spec.heads();
+      boolean ownHead = spec.mla() == null && (spec.hidden() % spec.heads() != 0
+          || spec.headDim() != spec.hidden() / spec.heads());
       return new Model(null, spec.name(), spec.layers(), spec.hidden(), spec.heads(),
           spec.kvHeads(), spec.ffnHidden(), spec.gatedMlp(), spec.vocab(), spec.seqLen(),
           spec.tiedEmbeddings(), null, null, ownHead ? spec.headDim() : null, null,
-          spec.moe() == null ? null : Moe.of(spec.moe()));
+          spec.moe() == null ? null : Moe.of(spec.moe()),
+          spec.mla() == null ? null : Mla.of(spec.mla()));
     }
 
     /** The dense stack {@code spec} in this vocabulary. */
@@ -109,7 +119,7 @@ public final class Documents {
       String id = text("model.catalog", catalog);
       if (id != null) {
         boolean more = Stream.of(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters, dense, headDim, huggingFace, moe)
+            seqLen, tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla)
             .anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
@@ -119,7 +129,7 @@ public final class Documents {
       }
       if (huggingFace != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            tiedEmbeddings, parameters, dense, headDim, moe).anyMatch(v -> v != null);
+            tiedEmbeddings, parameters, dense, headDim, moe, mla).anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException("model.huggingFace: give either a Hugging Face"
               + " config or an architecture, not both (model.name and model.seqLen may go"
@@ -135,7 +145,7 @@ public final class Documents {
       }
       if (dense != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters, headDim, moe).anyMatch(v -> v != null);
+            seqLen, tiedEmbeddings, parameters, headDim, moe, mla).anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
               "model.dense: give either a dense stack or a transformer or parameters, not both");
@@ -163,7 +173,31 @@ public final class Documents {
           required(path + ".vocab", vocab), required(path + ".seqLen", seqLen),
           tiedEmbeddings != null ? tiedEmbeddings : !g,
           headDim == null ? 0 : Checks.positive(path + ".headDim", headDim),
-          moe == null ? null : moe.resolve(path + ".moe"));
+          moe == null ? null : moe.resolve(path + ".moe"),
+          mla == null ? null : mla.resolve(path + ".mla"));
+    }
+  }
+
+  /**
+   * {@code model.mla}: multi-head latent attention; kvLoraRank, qkNopeHeadDim, qkRopeHeadDim and
+   * vHeadDim required, qLoraRank 0 (an uncompressed query) by default.
+   */
+  public record Mla(Integer qLoraRank, Integer kvLoraRank, Integer qkNopeHeadDim,
+      Integer qkRopeHeadDim, Integer vHeadDim) {
+
+    /** The document of {@code spec}. */
+    public static Mla of(io.hyperframes.model.MlaSpec spec) {
+      return new Mla(spec.qLoraRank(), spec.kvLoraRank(), spec.qkNopeHeadDim(),
+          spec.qkRopeHeadDim(), spec.vHeadDim());
+    }
+
+    /** The latent attention these fields describe, naming {@code path} in every message. */
+    public io.hyperframes.model.MlaSpec resolve(String path) {
+      return new io.hyperframes.model.MlaSpec(qLoraRank == null ? 0 : qLoraRank,
+          required(path + ".kvLoraRank", kvLoraRank),
+          required(path + ".qkNopeHeadDim", qkNopeHeadDim),
+          required(path + ".qkRopeHeadDim", qkRopeHeadDim),
+          required(path + ".vHeadDim", vHeadDim));
     }
   }
 

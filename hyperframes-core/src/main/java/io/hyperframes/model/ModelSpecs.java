@@ -25,10 +25,17 @@ import java.util.Locale;
  * {@code false} (the four classes' default). Neglected, each under 0.01 % of the parameters of
  * every config read: Qwen2's query/key/value biases and Qwen3's per-head query/key RMSNorm gains.
  *
+ * <p>DeepSeek-V3 and R1 ({@code DeepseekV3ForCausalLM}) are read with latent attention
+ * ({@link MlaSpec}: {@code q_lora_rank}, {@code kv_lora_rank}, {@code qk_nope_head_dim},
+ * {@code qk_rope_head_dim}, {@code v_head_dim}) and their experts ({@code n_routed_experts},
+ * {@code num_experts_per_tok}, {@code moe_intermediate_size}, {@code n_shared_experts},
+ * {@code first_k_dense_replace}, {@code moe_layer_freq}); the multi-token-prediction layers
+ * ({@code num_nextn_predict_layers}) are not counted, the convention of the published 671 B.
+ *
  * <p>Not read yet, each an {@code IllegalArgumentException} naming the field that says why:
- * latent attention (DeepSeek-V3/R1: {@code kv_lora_rank}), sliding-window layers (gpt-oss,
- * Gemma 2/3, Mistral with {@code sliding_window} shorter than the sequence), and any other
- * architecture (Llama 4).
+ * latent attention in other architectures ({@code kv_lora_rank}), sliding-window layers
+ * (gpt-oss, Gemma 2/3, Mistral with {@code sliding_window} shorter than the sequence), and any
+ * other architecture (Llama 4).
  */
 public final class ModelSpecs {
   private ModelSpecs() {}
@@ -36,7 +43,10 @@ public final class ModelSpecs {
   private static final List<String> DENSE = List.of("LlamaForCausalLM", "MistralForCausalLM",
       "Qwen2ForCausalLM", "Qwen3ForCausalLM");
 
-  private static final List<String> MOE = List.of("MixtralForCausalLM", "Qwen3MoeForCausalLM");
+  private static final String DEEPSEEK_V3 = "DeepseekV3ForCausalLM";
+
+  private static final List<String> MOE = List.of("MixtralForCausalLM", "Qwen3MoeForCausalLM",
+      DEEPSEEK_V3);
 
   /**
    * The model of a {@code config.json} text, trained or served at its
@@ -70,9 +80,9 @@ public final class ModelSpecs {
           + " model class, e.g. [\"LlamaForCausalLM\"])");
     }
     String arch = archs.get(0).asText();
-    if (config.hasNonNull("kv_lora_rank")) {
+    if (config.hasNonNull("kv_lora_rank") && !arch.equals(DEEPSEEK_V3)) {
       throw new IllegalArgumentException(field + ".kv_lora_rank: " + config.get("kv_lora_rank")
-          + " (" + arch + " uses latent attention, which is not modelled yet)");
+          + " (" + arch + " uses latent attention, which is read for " + DEEPSEEK_V3 + " only)");
     }
     if (!DENSE.contains(arch) && !MOE.contains(arch)) {
       if (config.hasNonNull("sliding_window")) {
@@ -94,6 +104,7 @@ public final class ModelSpecs {
     int kvHeads = config.hasNonNull("num_key_value_heads")
         ? intField(field, config, "num_key_value_heads") : heads;
     int headDim = config.hasNonNull("head_dim") ? intField(field, config, "head_dim") : 0;
+    MlaSpec mla = arch.equals(DEEPSEEK_V3) ? mla(field, config) : null;
     if (config.hasNonNull("sliding_window") && config.path("use_sliding_window").asBoolean(
         !arch.startsWith("Qwen")) && intField(field, config, "sliding_window") < seqLen) {
       throw new IllegalArgumentException(field + ".sliding_window: "
@@ -110,7 +121,19 @@ public final class ModelSpecs {
     return new TransformerSpec(id.isBlank() ? arch : id, layers, hidden, heads, kvHeads,
         intField(field, config, "intermediate_size"), true, intField(field, config,
             "vocab_size"), seqLen, tied != null && tied.asBoolean(), headDim,
-        moe(field, arch, config));
+        moe(field, arch, config), mla);
+  }
+
+  /**
+   * The latent attention of a DeepSeek-V3 configuration ({@code DeepseekV3Config}):
+   * {@code q_lora_rank} (null: an uncompressed query), {@code kv_lora_rank},
+   * {@code qk_nope_head_dim}, {@code qk_rope_head_dim}, {@code v_head_dim}.
+   */
+  private static MlaSpec mla(String field, JsonNode config) {
+    JsonNode q = config.get("q_lora_rank");
+    return new MlaSpec(q == null || q.isNull() ? 0 : intField(field, config, "q_lora_rank"),
+        intField(field, config, "kv_lora_rank"), intField(field, config, "qk_nope_head_dim"),
+        intField(field, config, "qk_rope_head_dim"), intField(field, config, "v_head_dim"));
   }
 
   /**
@@ -141,6 +164,26 @@ public final class ModelSpecs {
             intField(field, config, "num_experts_per_tok"),
             intField(field, config, "moe_intermediate_size"), 0, 0, 0, 1, 0);
       }
+      case DEEPSEEK_V3 -> {
+        // DeepseekV3MoE: n_routed_experts of moe_intermediate_size, num_experts_per_tok routed
+        // per token, one shared MLP of moe_intermediate_size · n_shared_experts (read as
+        // n_shared_experts experts of moe_intermediate_size: the same weights and FLOPs); layer
+        // i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0.
+        int freq = config.hasNonNull("moe_layer_freq")
+            ? intField(field, config, "moe_layer_freq") : 1;
+        int first = config.hasNonNull("first_k_dense_replace")
+            ? nonNegative(field, config, "first_k_dense_replace") : 0;
+        if (freq != 1 && first % freq != 0) {
+          throw new IllegalArgumentException(field + ".moe_layer_freq: " + freq + " (read when"
+              + " it divides first_k_dense_replace " + first + ")");
+        }
+        int shared = config.hasNonNull("n_shared_experts")
+            ? nonNegative(field, config, "n_shared_experts") : 0;
+        int expert = intField(field, config, "moe_intermediate_size");
+        yield new MoeSpec(intField(field, config, "n_routed_experts"),
+            intField(field, config, "num_experts_per_tok"), expert, shared,
+            shared > 0 ? expert : 0, first, freq, 0);
+      }
       default -> {
         for (String key : List.of("num_local_experts", "num_experts", "n_routed_experts")) {
           if (config.hasNonNull(key) && config.get(key).asInt(0) > 1) {
@@ -151,6 +194,15 @@ public final class ModelSpecs {
         yield null;
       }
     };
+  }
+
+  private static int nonNegative(String field, JsonNode config, String key) {
+    JsonNode v = config.get(key);
+    if (!v.canConvertToInt() || !v.isIntegralNumber() || v.asInt() < 0) {
+      throw new IllegalArgumentException(field + "." + key + ": must be an integer >= 0, got "
+          + v);
+    }
+    return v.asInt();
   }
 
   private static int intField(String field, JsonNode config, String key) {

@@ -29,6 +29,9 @@ import io.hyperframes.hardware.Checks;
  *     {@code headDim}
  * @param moe the mixture-of-experts part, or {@code null} for a dense model: its MoE layers
  *     replace the dense MLP by a router, routed and shared experts ({@link MoeSpec})
+ * @param mla multi-head latent attention ({@link MlaSpec}), or {@code null} for standard
+ *     attention. With it {@code headDim} is the query/key head size d_n + d_r (0 or that value
+ *     may be given), kvHeads equals heads, and the KV cache is the latent
  */
 public record TransformerSpec(
     String name,
@@ -42,7 +45,16 @@ public record TransformerSpec(
     int seqLen,
     boolean tiedEmbeddings,
     int headDim,
-    MoeSpec moe) implements ModelSpec {
+    MoeSpec moe,
+    MlaSpec mla) implements ModelSpec {
+
+  /** A transformer with standard (MHA / GQA) attention, dense or a mixture of experts. */
+  public TransformerSpec(String name, int layers, int hidden, int heads, int kvHeads,
+      int ffnHidden, boolean gatedMlp, int vocab, int seqLen, boolean tiedEmbeddings,
+      int headDim, MoeSpec moe) {
+    this(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+        tiedEmbeddings, headDim, moe, null);
+  }
 
   /** A dense transformer with a head size of its own (0: {@code hidden / heads}). */
   public TransformerSpec(String name, int layers, int hidden, int heads, int kvHeads,
@@ -73,6 +85,15 @@ public record TransformerSpec(
     Checks.positive("model.vocab", vocab);
     Checks.positive("model.seqLen", seqLen);
     checkArgument(headDim >= 0, "model.headDim: must be > 0, got %s", headDim);
+    if (mla != null) {
+      checkArgument(headDim == 0 || headDim == mla.qkHeadDim(), "model.headDim: %s differs from"
+          + " model.mla qkNopeHeadDim + qkRopeHeadDim = %s (latent attention's query/key head)",
+          headDim, mla.qkHeadDim());
+      checkArgument(kvHeads == heads, "model.kvHeads: %s must equal model.heads %s with"
+          + " model.mla (every head has its own key and value, decompressed from the latent)",
+          kvHeads, heads);
+      headDim = mla.qkHeadDim();
+    }
     checkArgument(headDim > 0 || hidden % heads == 0,
         "model.hidden: %s is not divisible by model.heads %s (give model.headDim)", hidden, heads);
     if (headDim == 0) {
@@ -105,13 +126,50 @@ public record TransformerSpec(
     return (long) heads * headDim;
   }
 
-  /** Width of the K (or V) projection: kvHeads · headDim. */
+  /**
+   * Width of the K (or V) projection: kvHeads · headDim. With latent attention, the mean of the
+   * key (heads · (d_n + d_r)) and value (heads · d_v) widths as training materialises them, so
+   * that 2 · kvDim is K and V together.
+   */
   public long kvDim() {
-    return (long) kvHeads * headDim;
+    return mla == null ? (long) kvHeads * headDim : (qDim() + valueDim()) / 2;
+  }
+
+  /** Width of attention's values and of the output projection's input: qDim, or heads · d_v. */
+  public long valueDim() {
+    return mla == null ? qDim() : (long) heads * mla.vHeadDim();
+  }
+
+  /**
+   * Output width of a single matmul from the hidden state carrying the attention's input
+   * projections' FLOPs: q + 2kv (the fused QKV projection); with latent attention, its down and
+   * up projections' weights over h (DeepSeek-V2 §2.1).
+   */
+  public double qkvWidth() {
+    if (mla == null) {
+      return qDim() + 2.0 * kvDim();
+    }
+    return (mla.parameters(hidden, heads) - mla.outputParameters(hidden, heads)) / hidden;
+  }
+
+  /**
+   * KV-cache elements per token and layer on a device of a {@code tp}-way tensor-parallel group:
+   * a key and a value for each of its KV heads (at least one, replicated when tp exceeds them);
+   * with latent attention the latent and the rotary key, which every rank keeps whole
+   * (DeepSeek-V2 §2.1.2: r_kv + d_r elements whatever the heads).
+   */
+  public double kvCacheElementsPerTokenPerLayer(int tp) {
+    if (mla != null) {
+      return mla.kvCacheElements();
+    }
+    return 2.0 * Math.max(1, kvHeads / tp) * headDim;
   }
 
   /** Parameters of one layer's attention weights: Q, K, V (h × (q + 2kv)) and the output (q × h). */
   public double attentionParametersPerLayer() {
+    if (mla != null) {
+      return mla.parameters(hidden, heads);
+    }
     double h = hidden;
     double q = qDim();
     return h * (q + 2.0 * kvDim()) + q * h;
@@ -217,7 +275,8 @@ public record TransformerSpec(
   public double smallParametersPerLayer() {
     double h = hidden;
     if (gatedMlp) {
-      return 2.0 * h; // two RMSNorm gains, no biases
+      // two RMSNorm gains, no biases; latent attention normalises its latents too
+      return mla == null ? 2.0 * h : 2.0 * h + mla.normParameters();
     }
     return (qDim() + 2.0 * kvDim()) + h + ffnHidden + h + 4.0 * h; // biases + two LayerNorms
   }
@@ -255,6 +314,11 @@ public record TransformerSpec(
    * et al. 2022 (PaLM, Appendix B).
    */
   public double forwardFlopsPerTokenPerLayer() {
+    if (mla != null) {
+      // Q·Kᵀ over the query/key head, A·V over the value head.
+      return 2.0 * activeMatmulParametersPerLayer()
+          + 2.0 * seqLen * (double) (qDim() + valueDim());
+    }
     return 2.0 * activeMatmulParametersPerLayer() + 4.0 * seqLen * (double) qDim();
   }
 

@@ -228,8 +228,16 @@ public final class Planner {
                     if (l == null) {
                       continue;
                     }
-                    TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
-                    acc.offer(candidate(r, e, w, usable), order);
+                    // Once this device count has a feasible best and the top list is full
+                    // of feasible plans, a layout that cannot fit ranks after all of them:
+                    // its step time is not needed (the result is the same).
+                    if (m instanceof TransformerSpec ts && acc.settled(l.devices())
+                        && estimator.deviceBytes(ts, cluster, w, l) > usable) {
+                      acc.skipped++;
+                    } else {
+                      TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
+                      acc.offer(candidate(r, e, w, usable), order);
+                    }
                     if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
                       throw new CancellationException("plan search cancelled");
                     }
@@ -376,10 +384,9 @@ public final class Planner {
       double usable) {
     TrainingEstimate checked = e;
     if (e.feasible() && e.memory().totalBytes() > usable) {
-      List<String> reasons = new ArrayList<>(e.reasons());
-      reasons.add(String.format(Locale.ROOT, "memory: %.1f GiB leaves less than the requested"
-          + " %.0f %% headroom", e.memory().totalBytes() / (1L << 30),
-          100 * r.memoryHeadroom()));
+      List<String> reasons = new Reasons(e.reasons(), () -> String.format(Locale.ROOT,
+          "memory: %.1f GiB leaves less than the requested %.0f %% headroom",
+          e.memory().totalBytes() / (1L << 30), 100 * r.memoryHeadroom()));
       checked = new TrainingEstimate(false, reasons, e.layout(), e.parameters(),
           e.activeParameters(), e.memory(),
           e.time(), e.modelFlopsPerStep(), e.hardwareFlopsPerStep(), e.devices(),
@@ -433,9 +440,20 @@ public final class Planner {
     final List<Candidate> top = new ArrayList<>();
     final Map<Long, Candidate> bestPerCount = new TreeMap<>();
     long evaluated;
+    long skipped;
 
     Accumulator(int capacity, Comparator<Candidate> order) {
       this.capacity = Math.max(1, capacity);
+    }
+
+    /**
+     * Whether an infeasible candidate for {@code devices} can change nothing: that count's best
+     * is feasible and so is the last of a full top list (feasible plans rank first).
+     */
+    boolean settled(long devices) {
+      Candidate best = bestPerCount.get(devices);
+      return best != null && best.estimate().feasible() && top.size() >= capacity
+          && top.get(top.size() - 1).estimate().feasible();
     }
 
     void offer(Candidate c, Comparator<Candidate> order) {
@@ -465,6 +483,7 @@ public final class Planner {
       other.bestPerCount.forEach((k, v) -> out.bestPerCount.merge(k, v,
           (a, b) -> order.compare(a, b) <= 0 ? a : b));
       out.evaluated = evaluated + other.evaluated;
+      out.skipped = skipped + other.skipped;
       return out;
     }
   }

@@ -44,7 +44,7 @@ public record TrainingEstimate(
     StepInterval interval) {
 
   public TrainingEstimate {
-    reasons = ImmutableList.copyOf(reasons);
+    reasons = reasons instanceof Reasons ? reasons : ImmutableList.copyOf(reasons);
     interval = interval == null ? StepInterval.NONE : interval;
   }
 

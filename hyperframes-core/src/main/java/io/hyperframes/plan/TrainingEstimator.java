@@ -125,6 +125,37 @@ public final class TrainingEstimator {
     return best != null ? best : smallest;
   }
 
+  /**
+   * Bytes per device of a transformer layout, as {@link #evaluate} reports them, without its
+   * step time: the planner skips the step time of layouts that cannot fit once better ones have
+   * been found. The layout must be valid ({@link #evaluate} checks it).
+   */
+  double deviceBytes(TransformerSpec model, Cluster cluster, TrainingWorkload workload,
+      Layout layout) {
+    return memory(model, cluster.accelerator(), workload, layout, modelStates(model, layout,
+        workload)).totalBytes();
+  }
+
+  private MemoryBreakdown memory(TransformerSpec m, Accelerator acc, TrainingWorkload workload,
+      Layout layout, ModelStates states) {
+    PrecisionRecipe recipe = workload.precision();
+    int microBatches = workload.globalBatchSize() / (layout.dp() * layout.microBatch());
+    // Fused attention never stores the scores: its activations are those of selective
+    // recomputation (Korthikanti et al. 2022 §4.2 drop exactly the attention core; FlashAttention
+    // keeps only the output and a per-row log-sum-exp, Dao 2023 §3.1, which we neglect).
+    Layout stored = workload.attentionOn(acc, layout.engine()) == Attention.FLASH
+        && layout.recompute() == Recompute.NONE ? layout.withRecompute(Recompute.SELECTIVE)
+            : layout;
+    double activations = parallelism.activationBytes(m, stored, recipe, microBatches);
+    double tokensPerMicroBatch = (double) m.seqLen() * layout.microBatch();
+    double logitBytes = tokensPerMicroBatch * m.vocab() / layout.tp()
+        * (recipe.activationBytes() + 4.0);
+    double bucketBytes = layout.dp() > 1 ? 2 * 25e6 * recipe.gradientBytes() : 0.0;
+    double other = RUNTIME_RESERVE_BYTES + logitBytes + bucketBytes;
+    return new MemoryBreakdown(states.weightsBytes(), states.gradientsBytes(),
+        states.optimizerBytes(), activations, other, states.layerStatesBytes());
+  }
+
   /** Model-state bytes of a layout (independent of micro-batch, SP and recomputation). */
   public io.hyperframes.parallel.ModelStates modelStates(ModelSpec model, Layout layout,
       TrainingWorkload workload) {
@@ -139,11 +170,11 @@ public final class TrainingEstimator {
     PrecisionRecipe recipe = workload.precision();
     ModelStates states =
         parallelism.modelStates(model, layout, recipe, workload.optimizer());
-    List<String> reasons = new ArrayList<>(2);
+    List<String> reasons = List.of();
     double peak = acc.supports(recipe.compute()) ? precisionModel.peakFlopsPerSecond(acc, recipe)
         : 0.0;
     if (peak == 0.0) {
-      reasons.add("precision: " + acc.id() + " has no " + recipe.compute().id()
+      reasons = List.of("precision: " + acc.id() + " has no " + recipe.compute().id()
           + " tensor throughput");
     }
     if (model instanceof DenseStackSpec d) {
@@ -152,7 +183,7 @@ public final class TrainingEstimator {
     if (!(model instanceof TransformerSpec m)) {
       MemoryBreakdown memory = new MemoryBreakdown(states.weightsBytes(), states.gradientsBytes(),
           states.optimizerBytes(), 0.0, 0.0, states.layerStatesBytes());
-      addMemoryReason(reasons, memory, acc);
+      reasons = new ArrayList<>(withMemoryReason(reasons, memory, acc));
       reasons.add("time: a parameters-only model has no architecture, so no step time is estimated");
       return new TrainingEstimate(reasons.size() == 1, reasons, layout, model.parameters(),
           model.parameters(), memory,
@@ -160,21 +191,8 @@ public final class TrainingEstimator {
           Math.max(peak, 1.0), 0, workload.trainingTokens(), StepInterval.NONE);
     }
     int microBatches = workload.globalBatchSize() / (layout.dp() * layout.microBatch());
-    // Fused attention never stores the scores: its activations are those of selective
-    // recomputation (Korthikanti et al. 2022 §4.2 drop exactly the attention core; FlashAttention
-    // keeps only the output and a per-row log-sum-exp, Dao 2023 §3.1, which we neglect).
-    Layout stored = workload.attentionOn(acc, layout.engine()) == Attention.FLASH
-        && layout.recompute() == Recompute.NONE ? layout.withRecompute(Recompute.SELECTIVE)
-            : layout;
-    double activations = parallelism.activationBytes(m, stored, recipe, microBatches);
-    double tokensPerMicroBatch = (double) m.seqLen() * layout.microBatch();
-    double logitBytes = tokensPerMicroBatch * m.vocab() / layout.tp()
-        * (recipe.activationBytes() + 4.0);
-    double bucketBytes = layout.dp() > 1 ? 2 * 25e6 * recipe.gradientBytes() : 0.0;
-    double other = RUNTIME_RESERVE_BYTES + logitBytes + bucketBytes;
-    MemoryBreakdown memory = new MemoryBreakdown(states.weightsBytes(), states.gradientsBytes(),
-        states.optimizerBytes(), activations, other, states.layerStatesBytes());
-    addMemoryReason(reasons, memory, acc);
+    MemoryBreakdown memory = memory(m, acc, workload, layout, states);
+    reasons = withMemoryReason(reasons, memory, acc);
 
     TimeBreakdown time = peak > 0 ? stepTime(m, cluster, workload, layout, states, peak,
         microBatches) : new TimeBreakdown(0, 0, 0, 0, 0, 0, 0);
@@ -214,7 +232,7 @@ public final class TrainingEstimator {
     double other = RUNTIME_RESERVE_BYTES + bucketBytes;
     MemoryBreakdown memory = new MemoryBreakdown(states.weightsBytes(), states.gradientsBytes(),
         states.optimizerBytes(), activations, other, states.layerStatesBytes());
-    addMemoryReason(reasons, memory, acc);
+    reasons = withMemoryReason(reasons, memory, acc);
     TimeBreakdown time = new TimeBreakdown(0, 0, 0, 0, 0, 0, 0);
     if (peak > 0) {
       NumberFormat c = recipe.compute();
@@ -254,16 +272,21 @@ public final class TrainingEstimator {
         w.trainingTokens(), acc.interval(StepInterval.regime(1, 1, l.zeroStage())));
   }
 
-  private static void addMemoryReason(List<String> reasons, MemoryBreakdown memory,
+  /**
+   * {@code reasons} and, when the memory exceeds the device's, a memory reason formatted only
+   * when it is read ({@link Reasons}).
+   */
+  private static List<String> withMemoryReason(List<String> reasons, MemoryBreakdown memory,
       Accelerator acc) {
-    if (memory.totalBytes() > acc.memoryBytes()) {
-      reasons.add(String.format(Locale.ROOT,
-          "memory: %.1f GiB per device exceeds the %.1f GiB of %s (model states %.1f GiB,"
-              + " activations %.1f GiB, other %.1f GiB)",
-          gib(memory.totalBytes()), gib(acc.memoryBytes()), acc.id(),
-          gib(memory.modelStatesBytes()), gib(memory.activationsBytes()),
-          gib(memory.otherBytes())));
+    if (memory.totalBytes() <= acc.memoryBytes()) {
+      return reasons;
     }
+    return new Reasons(reasons, () -> String.format(Locale.ROOT,
+        "memory: %.1f GiB per device exceeds the %.1f GiB of %s (model states %.1f GiB,"
+            + " activations %.1f GiB, other %.1f GiB)",
+        gib(memory.totalBytes()), gib(acc.memoryBytes()), acc.id(),
+        gib(memory.modelStatesBytes()), gib(memory.activationsBytes()),
+        gib(memory.otherBytes())));
   }
 
   static double gib(double bytes) {
@@ -279,7 +302,6 @@ public final class TrainingEstimator {
     double s = m.seqLen();
     double b = l.microBatch();
     double h = m.hidden();
-    double kv = m.kvDim();
     double tokens = s * b;
     double bandwidth = memoryModel.streamingBytesPerSecond(acc);
 
@@ -289,9 +311,8 @@ public final class TrainingEstimator {
     double headsPerRank = m.heads() / tp;
     NumberFormat c = recipe.compute();
     KernelEfficiency kernel = acc.kernel(c);
-    double q = m.qDim();
-    double tDense = memoryModel.matmulSeconds(acc, tokens, (q + 2 * kv) / tp, h, 1, e, c, peak)
-        + memoryModel.matmulSeconds(acc, tokens, h, q / tp, 1, e, c, peak);
+    double tDense = memoryModel.matmulSeconds(acc, tokens, m.qkvWidth() / tp, h, 1, e, c, peak)
+        + memoryModel.matmulSeconds(acc, tokens, h, m.valueDim() / tp, 1, e, c, peak);
     tDense = withMlp(tDense, m, acc, tokens, tp, l.ep(), e, c, peak);
     // FP8 recipes run FP8 in the linear layers only: Transformer Engine's DotProductAttention
     // computes in the activation format (BF16) unless FP8 attention is enabled explicitly.

@@ -61,7 +61,9 @@ class HuggingFaceConfigTest {
       "mistralai__Mixtral-8x7B-v0.1.json, mixtral-8x7b, 32768",
       "mistralai__Mixtral-8x22B-v0.1.json, mixtral-8x22b, 65536",
       "Qwen__Qwen3-30B-A3B.json, qwen3-30b-a3b, 4096",
-      "Qwen__Qwen3-235B-A22B.json, qwen3-235b-a22b, 4096"})
+      "Qwen__Qwen3-235B-A22B.json, qwen3-235b-a22b, 4096",
+      "deepseek-ai__DeepSeek-V3.json, deepseek-v3, 4096",
+      "deepseek-ai__DeepSeek-R1.json, deepseek-v3, 4096"})
   void aConfigEqualsTheCatalogEntryMadeFromIt(String file, String id, int seqLen)
       throws IOException {
     assertEquals(Catalog.builtIn().model("model.catalog", id),
@@ -89,10 +91,31 @@ class HuggingFaceConfigTest {
     assertEquals(active, m.activeParameters(), 0.03 * active, file + " active");
   }
 
+  /**
+   * DeepSeek-V3 (deepseek-ai/DeepSeek-V3 README.md @ 06dbd30b: "671B total parameters with 37B
+   * activated for each token", the main model without the 14 B multi-token-prediction module;
+   * README_WEIGHTS.md @ 0b39205a: 36.7 B active including the 0.9 B embedding and 0.9 B output
+   * head): total within 1 %, active within 3 %, and its latent KV cache of 61 · (512 + 64)
+   * elements per token, 2 bytes each in BF16, on every tensor-parallel rank.
+   */
+  @Test
+  void deepSeekV3HasItsPublishedCountsAndALatentKvCache() throws IOException {
+    TransformerSpec m = ModelSpecs.fromHuggingFace("model.huggingFace",
+        config("deepseek-ai__DeepSeek-V3.json"), null, 4096);
+    assertEquals(671e9, m.parameters(), 0.01 * 671e9);
+    assertEquals(37e9, m.activeParameters(), 0.03 * 37e9);
+    assertEquals(36.7e9, m.activeParameters(), 0.03 * 36.7e9);
+    assertEquals(58, m.moeLayers());
+    for (int tp : new int[] {1, 8, 16}) {
+      assertEquals(61.0 * (512 + 64) * 2, m.layers() * m.kvCacheElementsPerTokenPerLayer(tp) * 2,
+          "tp " + tp);
+    }
+    assertEquals(192, m.headDim());
+    assertEquals(128L * 128, m.valueDim());
+  }
+
   @ParameterizedTest
   @CsvSource({
-      "deepseek-ai__DeepSeek-V3.json, model.huggingFace.kv_lora_rank",
-      "deepseek-ai__DeepSeek-R1.json, model.huggingFace.kv_lora_rank",
       "openai__gpt-oss-20b.json, model.huggingFace.sliding_window",
       "openai__gpt-oss-120b.json, model.huggingFace.sliding_window"})
   void configsNotModelledYetAreRejectedNamingTheField(String file, String field)

@@ -61,6 +61,28 @@ class MoePlanTest {
         && f.remedy().contains("inside the NVLink domain")), findings.toString());
   }
 
+  /**
+   * DeepSeek-V3 in FP8 on 256-4096 H800 for its 14.8 T tokens: a feasible plan with expert
+   * parallelism, whose layout, days and GPU-hours docs/planning.md quotes beside the published
+   * 2.664 M H800 GPU-hours of its pre-training.
+   */
+  @Test
+  void deepSeekV3IsPlannedWithExpertParallelismOnH800() throws IOException {
+    Plan p = HyperFrames.plan().model("deepseek-v3").accelerator("h800-sxm-80gb")
+        .devices(256, 4096).training(t -> t.precision("fp8-mixed").tokens(14.8e12)).run();
+    assertTrue(p.feasible(), p.reasons().toString());
+    TrainingEstimate e = p.best().estimate();
+    assertTrue(e.layout().ep() > 1, e.layout().toString());
+    assertEquals(671e9, e.parameters(), 0.01 * 671e9);
+    String guide = Files.readString(Path.of("..", "docs", "planning.md"),
+        StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+    String quoted = String.format(Locale.ROOT, "**%d H800, %.1f days**, tp %d, pp %d, ep %d",
+        e.devices(), e.trainingDays(), e.layout().tp(), e.layout().pp(), e.layout().ep());
+    assertTrue(guide.contains(quoted), "docs/planning.md does not quote: " + quoted);
+    assertTrue(guide.contains(String.format(Locale.ROOT, "%.2f M GPU-hours",
+        e.gpuHours() / 1e6)), "GPU-hours " + e.gpuHours());
+  }
+
   @Test
   void qwen3MoeIsPlannedWithExpertParallelismInsideTheNode() throws IOException {
     Plan p = feasiblePlan("qwen3-235b-a22b", 64, 512, 1e12);

@@ -40,7 +40,7 @@ final class PlanCommand implements Callable<Integer> {
 
   @Option(names = "--model-config", paramLabel = "FILE",
       description = "A Hugging Face config.json instead of --model (Llama, Mistral, Qwen2,"
-          + " Qwen3 dense; with --seq-len).")
+          + " Qwen3, Mixtral, Qwen3-MoE, DeepSeek-V3; with --seq-len).")
   Path modelConfig;
 
   @Option(names = "--seq-len", paramLabel = "TOKENS",
