@@ -102,7 +102,16 @@ public final class InferenceEstimator {
     double kvPerToken = m.layers() * m.kvCacheElementsPerTokenPerLayer(1) * kb;
     long tokens = (long) w.promptTokens() + w.outputTokens();
     long paged = (tokens + w.blockTokens() - 1) / w.blockTokens() * w.blockTokens();
-    double kvPerSequenceDevice = kvPerTokenDevice * paged;
+    // Windowed layers keep the blocks their last W tokens can span (ceil(W/block) + 1).
+    double keptPerSequence = paged;
+    if (m.slidingWindow() != null) {
+      double windowed = (double) m.windowedLayers() / m.layers();
+      long windowBlocks = ((long) m.slidingWindow().tokens() + w.blockTokens() - 1)
+          / w.blockTokens() + 1;
+      keptPerSequence = (1 - windowed) * paged
+          + windowed * Math.min(paged, windowBlocks * w.blockTokens());
+    }
+    double kvPerSequenceDevice = kvPerTokenDevice * keptPerSequence;
     double kv = kvPerSequenceDevice * w.batchSize();
     double prefillTokens = (double) w.batchSize() * w.promptTokens();
     double activations = act * prefillTokens * (2.0 * m.hidden()
@@ -134,7 +143,7 @@ public final class InferenceEstimator {
         weights, kv, activations, other, prefill, decode,
         acc.kernel(compute).servingRequestSeconds()
             + m.layers() * acc.kernel(compute).servingFirstTokenLayerSeconds(),
-        kvPerToken, kvPerToken * paged,
+        kvPerToken, kvPerToken * keptPerSequence,
         maxBatch, (int) devices, w.outputTokens(), w.batchSize(),
         expertBytesPerDecodeStep(m, layersPerStage, tp, w.batchSize(), wb));
   }
@@ -175,9 +184,19 @@ public final class InferenceEstimator {
     double act = Math.max(2, e); // 16-bit activations between kernels (see estimate)
     double bandwidth = memory.streamingBytesPerSecond(acc);
     if (prefill) {
+      // A fused kernel computes only the band of a windowed layer (the layers' average share,
+      // TransformerSpec#attentionPairShare); an unfused one computes every score and masks.
+      double share = attention == Attention.STANDARD ? 1.0 : m.attentionPairShare(tokens);
       t += prefillAttention(m, acc, attention, batch, tokens, heads, act, bandwidth, compute,
-          peak);
+          peak) * share;
     } else {
+      // A windowed layer reads and scores at most its window; decode attention is linear in
+      // the positions it reads, so the layers' average is that of their spans.
+      if (m.slidingWindow() != null) {
+        double windowed = (double) m.windowedLayers() / m.layers();
+        context = (1 - windowed) * context
+            + windowed * Math.min(context, m.slidingWindow().tokens());
+      }
       // Each device reads the cache of its KV heads (at least one, replicated when tp > kvHeads)
       // once per step with a grouped kernel. A per-head kernel reads it once per query head; the
       // share of those repeated reads that misses in L2 reaches device memory.

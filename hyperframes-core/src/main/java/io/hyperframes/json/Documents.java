@@ -65,7 +65,17 @@ public final class Documents {
   public record Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
       Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
-      com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe, Mla mla) {
+      com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe, Mla mla,
+      SlidingWindow slidingWindow) {
+
+    /** A model document whose every layer attends to the whole context. */
+    public Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
+        Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
+        Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
+        com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe, Mla mla) {
+      this(catalog, name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+          tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla, null);
+    }
 
     /** A model document with standard attention. */
     public Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
@@ -101,7 +111,8 @@ public final class Documents {
           spec.kvHeads(), spec.ffnHidden(), spec.gatedMlp(), spec.vocab(), spec.seqLen(),
           spec.tiedEmbeddings(), null, null, ownHead ? spec.headDim() : null, null,
           spec.moe() == null ? null : Moe.of(spec.moe()),
-          spec.mla() == null ? null : Mla.of(spec.mla()));
+          spec.mla() == null ? null : Mla.of(spec.mla()),
+          spec.slidingWindow() == null ? null : SlidingWindow.of(spec.slidingWindow()));
     }
 
     /** The dense stack {@code spec} in this vocabulary. */
@@ -119,8 +130,8 @@ public final class Documents {
       String id = text("model.catalog", catalog);
       if (id != null) {
         boolean more = Stream.of(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla)
-            .anyMatch(v -> v != null);
+            seqLen, tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla,
+            slidingWindow).anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
               "model.catalog: give either a catalog id or an architecture, not both");
@@ -129,7 +140,8 @@ public final class Documents {
       }
       if (huggingFace != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            tiedEmbeddings, parameters, dense, headDim, moe, mla).anyMatch(v -> v != null);
+            tiedEmbeddings, parameters, dense, headDim, moe, mla, slidingWindow)
+            .anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException("model.huggingFace: give either a Hugging Face"
               + " config or an architecture, not both (model.name and model.seqLen may go"
@@ -145,7 +157,8 @@ public final class Documents {
       }
       if (dense != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters, headDim, moe, mla).anyMatch(v -> v != null);
+            seqLen, tiedEmbeddings, parameters, headDim, moe, mla, slidingWindow)
+            .anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
               "model.dense: give either a dense stack or a transformer or parameters, not both");
@@ -174,7 +187,26 @@ public final class Documents {
           tiedEmbeddings != null ? tiedEmbeddings : !g,
           headDim == null ? 0 : Checks.positive(path + ".headDim", headDim),
           moe == null ? null : moe.resolve(path + ".moe"),
-          mla == null ? null : mla.resolve(path + ".mla"));
+          mla == null ? null : mla.resolve(path + ".mla"),
+          slidingWindow == null ? null : slidingWindow.resolve(path + ".slidingWindow"));
+    }
+  }
+
+  /**
+   * {@code model.slidingWindow}: the window in tokens (required) and every how many layers one
+   * attends to the whole context (0, the default: every layer windowed).
+   */
+  public record SlidingWindow(Integer tokens, Integer fullAttentionEvery) {
+
+    /** The document of {@code spec}. */
+    public static SlidingWindow of(io.hyperframes.model.SlidingWindowSpec spec) {
+      return new SlidingWindow(spec.tokens(), spec.fullAttentionEvery());
+    }
+
+    /** The windows these fields describe, naming {@code path} in every message. */
+    public io.hyperframes.model.SlidingWindowSpec resolve(String path) {
+      return new io.hyperframes.model.SlidingWindowSpec(required(path + ".tokens", tokens),
+          fullAttentionEvery == null ? 0 : fullAttentionEvery);
     }
   }
 

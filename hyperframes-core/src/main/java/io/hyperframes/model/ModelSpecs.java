@@ -32,10 +32,16 @@ import java.util.Locale;
  * {@code first_k_dense_replace}, {@code moe_layer_freq}); the multi-token-prediction layers
  * ({@code num_nextn_predict_layers}) are not counted, the convention of the published 671 B.
  *
+ * <p>gpt-oss ({@code GptOssForCausalLM}) is read with its experts ({@code num_local_experts},
+ * {@code num_experts_per_tok}, experts of {@code intermediate_size}) and its windowed layers
+ * ({@link SlidingWindowSpec} from {@code layer_types} and {@code sliding_window}); Mistral and
+ * Mixtral window every layer when {@code sliding_window} is set. Neglected, each under 0.05 %
+ * of gpt-oss's parameters: its attention and expert biases and the per-head attention sinks.
+ *
  * <p>Not read yet, each an {@code IllegalArgumentException} naming the field that says why:
- * latent attention in other architectures ({@code kv_lora_rank}), sliding-window layers
- * (gpt-oss, Gemma 2/3, Mistral with {@code sliding_window} shorter than the sequence), and any
- * other architecture (Llama 4).
+ * latent attention in other architectures ({@code kv_lora_rank}), Qwen's
+ * {@code use_sliding_window}, a {@code sliding_window} shorter than the sequence on another
+ * architecture, and any other architecture (Llama 4, Gemma 2/3).
  */
 public final class ModelSpecs {
   private ModelSpecs() {}
@@ -45,8 +51,10 @@ public final class ModelSpecs {
 
   private static final String DEEPSEEK_V3 = "DeepseekV3ForCausalLM";
 
+  private static final String GPT_OSS = "GptOssForCausalLM";
+
   private static final List<String> MOE = List.of("MixtralForCausalLM", "Qwen3MoeForCausalLM",
-      DEEPSEEK_V3);
+      DEEPSEEK_V3, GPT_OSS);
 
   /**
    * The model of a {@code config.json} text, trained or served at its
@@ -85,11 +93,6 @@ public final class ModelSpecs {
           + " (" + arch + " uses latent attention, which is read for " + DEEPSEEK_V3 + " only)");
     }
     if (!DENSE.contains(arch) && !MOE.contains(arch)) {
-      if (config.hasNonNull("sliding_window")) {
-        throw new IllegalArgumentException(field + ".sliding_window: "
-            + config.get("sliding_window") + " (" + arch + " has sliding-window layers, which"
-            + " are not modelled yet)");
-      }
       throw new IllegalArgumentException(field + ".architectures: '" + arch + "' is not read"
           + " (read: " + String.join(", ", DENSE) + ", " + String.join(", ", MOE) + ")");
     }
@@ -105,12 +108,7 @@ public final class ModelSpecs {
         ? intField(field, config, "num_key_value_heads") : heads;
     int headDim = config.hasNonNull("head_dim") ? intField(field, config, "head_dim") : 0;
     MlaSpec mla = arch.equals(DEEPSEEK_V3) ? mla(field, config) : null;
-    if (config.hasNonNull("sliding_window") && config.path("use_sliding_window").asBoolean(
-        !arch.startsWith("Qwen")) && intField(field, config, "sliding_window") < seqLen) {
-      throw new IllegalArgumentException(field + ".sliding_window: "
-          + config.get("sliding_window").asInt() + " is shorter than model.seqLen " + seqLen
-          + " (sliding-window attention is not modelled yet)");
-    }
+    SlidingWindowSpec window = slidingWindow(field, arch, config, seqLen);
     JsonNode tied = config.get("tie_word_embeddings");
     if (tied != null && !tied.isBoolean()) {
       throw new IllegalArgumentException(field + ".tie_word_embeddings: must be true or false,"
@@ -121,7 +119,74 @@ public final class ModelSpecs {
     return new TransformerSpec(id.isBlank() ? arch : id, layers, hidden, heads, kvHeads,
         intField(field, config, "intermediate_size"), true, intField(field, config,
             "vocab_size"), seqLen, tied != null && tied.asBoolean(), headDim,
-        moe(field, arch, config), mla);
+        moe(field, arch, config), mla, window);
+  }
+
+  /**
+   * The windowed layers: gpt-oss by its {@code layer_types} ({@code sliding_attention} /
+   * {@code full_attention}, read when full layers recur every n-th layer) and
+   * {@code sliding_window}; Mistral and Mixtral ({@code MistralConfig}, {@code MixtralConfig})
+   * window every layer when {@code sliding_window} is set; null otherwise. Qwen2/3 with
+   * {@code use_sliding_window} true ({@code max_window_layers}) and a {@code sliding_window}
+   * shorter than the sequence on another architecture are errors naming the field.
+   */
+  private static SlidingWindowSpec slidingWindow(String field, String arch, JsonNode config,
+      int seqLen) {
+    if (arch.equals(GPT_OSS)) {
+      JsonNode types = config.get("layer_types");
+      if (types == null || !types.isArray() || types.isEmpty()) {
+        throw new IllegalArgumentException(field + ".layer_types: missing required field (the"
+            + " sliding_attention / full_attention of every layer)");
+      }
+      int layers = intField(field, config, "num_hidden_layers");
+      if (types.size() != layers) {
+        throw new IllegalArgumentException(field + ".layer_types: " + types.size()
+            + " entries for num_hidden_layers " + layers);
+      }
+      int firstFull = -1;
+      for (int i = 0; i < types.size(); i++) {
+        String t = types.get(i).asText();
+        if (!t.equals("sliding_attention") && !t.equals("full_attention")) {
+          throw new IllegalArgumentException(field + ".layer_types[" + i + "]: '" + t
+              + "' (read: sliding_attention, full_attention)");
+        }
+        if (firstFull < 0 && t.equals("full_attention")) {
+          firstFull = i;
+        }
+      }
+      int every = firstFull < 0 ? 0 : firstFull + 1;
+      SlidingWindowSpec w = every == 1 ? null
+          : new SlidingWindowSpec(intField(field, config, "sliding_window"), every);
+      for (int i = 0; i < types.size(); i++) {
+        boolean windowed = types.get(i).asText().equals("sliding_attention");
+        if (windowed != (w != null && w.windowed(i))) {
+          throw new IllegalArgumentException(field + ".layer_types[" + i + "]: '"
+              + types.get(i).asText() + "' breaks the pattern of a full layer every " + every
+              + " (read when full layers recur every n-th layer)");
+        }
+      }
+      return w;
+    }
+    if (!config.hasNonNull("sliding_window")) {
+      return null;
+    }
+    int tokens = intField(field, config, "sliding_window");
+    if (arch.startsWith("Qwen")) {
+      if (config.path("use_sliding_window").asBoolean(false) && tokens < seqLen) {
+        throw new IllegalArgumentException(field + ".use_sliding_window: true (Qwen's windows"
+            + " below max_window_layers are not read; sliding_window " + tokens
+            + " is shorter than model.seqLen " + seqLen + ")");
+      }
+      return null;
+    }
+    if (arch.equals("MistralForCausalLM") || arch.equals("MixtralForCausalLM")) {
+      return new SlidingWindowSpec(tokens, 0);
+    }
+    if (tokens < seqLen) {
+      throw new IllegalArgumentException(field + ".sliding_window: " + tokens + " is shorter"
+          + " than model.seqLen " + seqLen + " (" + arch + " is read without sliding windows)");
+    }
+    return null;
   }
 
   /**
@@ -164,6 +229,9 @@ public final class ModelSpecs {
             intField(field, config, "num_experts_per_tok"),
             intField(field, config, "moe_intermediate_size"), 0, 0, 0, 1, 0);
       }
+      case GPT_OSS -> new MoeSpec(intField(field, config, "num_local_experts"),
+          intField(field, config, "num_experts_per_tok"),
+          intField(field, config, "intermediate_size"), 0, 0, 0, 1, 0);
       case DEEPSEEK_V3 -> {
         // DeepseekV3MoE: n_routed_experts of moe_intermediate_size, num_experts_per_tok routed
         // per token, one shared MLP of moe_intermediate_size · n_shared_experts (read as

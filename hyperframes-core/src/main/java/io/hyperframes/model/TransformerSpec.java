@@ -32,6 +32,8 @@ import io.hyperframes.hardware.Checks;
  * @param mla multi-head latent attention ({@link MlaSpec}), or {@code null} for standard
  *     attention. With it {@code headDim} is the query/key head size d_n + d_r (0 or that value
  *     may be given), kvHeads equals heads, and the KV cache is the latent
+ * @param slidingWindow the windowed layers ({@link SlidingWindowSpec}), or {@code null} when
+ *     every layer attends to the whole context
  */
 public record TransformerSpec(
     String name,
@@ -46,14 +48,23 @@ public record TransformerSpec(
     boolean tiedEmbeddings,
     int headDim,
     MoeSpec moe,
-    MlaSpec mla) implements ModelSpec {
+    MlaSpec mla,
+    SlidingWindowSpec slidingWindow) implements ModelSpec {
+
+  /** A transformer whose every layer attends to the whole context. */
+  public TransformerSpec(String name, int layers, int hidden, int heads, int kvHeads,
+      int ffnHidden, boolean gatedMlp, int vocab, int seqLen, boolean tiedEmbeddings,
+      int headDim, MoeSpec moe, MlaSpec mla) {
+    this(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+        tiedEmbeddings, headDim, moe, mla, null);
+  }
 
   /** A transformer with standard (MHA / GQA) attention, dense or a mixture of experts. */
   public TransformerSpec(String name, int layers, int hidden, int heads, int kvHeads,
       int ffnHidden, boolean gatedMlp, int vocab, int seqLen, boolean tiedEmbeddings,
       int headDim, MoeSpec moe) {
     this(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
-        tiedEmbeddings, headDim, moe, null);
+        tiedEmbeddings, headDim, moe, null, null);
   }
 
   /** A dense transformer with a head size of its own (0: {@code hidden / heads}). */
@@ -314,12 +325,35 @@ public record TransformerSpec(
    * et al. 2022 (PaLM, Appendix B).
    */
   public double forwardFlopsPerTokenPerLayer() {
+    if (slidingWindow != null) {
+      double attention = mla != null ? 2.0 * seqLen * (double) (qDim() + valueDim())
+          : 4.0 * seqLen * (double) qDim();
+      return 2.0 * activeMatmulParametersPerLayer() + attention * attentionPairShare(seqLen);
+    }
     if (mla != null) {
       // Q·Kᵀ over the query/key head, A·V over the value head.
       return 2.0 * activeMatmulParametersPerLayer()
           + 2.0 * seqLen * (double) (qDim() + valueDim());
     }
     return 2.0 * activeMatmulParametersPerLayer() + 4.0 * seqLen * (double) qDim();
+  }
+
+  /** Layers whose attention is windowed (0 without {@code slidingWindow}). */
+  public int windowedLayers() {
+    return slidingWindow == null ? 0 : slidingWindow.windowedLayers(layers);
+  }
+
+  /**
+   * Query-key pairs the layers compute over a causal sequence of {@code s} tokens, averaged over
+   * the layers, as a share of full attention's: 1 without windows; windowed layers count
+   * {@link SlidingWindowSpec#pairShare}. Attention FLOPs and fused-attention time scale by it.
+   */
+  public double attentionPairShare(double s) {
+    if (slidingWindow == null) {
+      return 1.0;
+    }
+    int windowed = windowedLayers();
+    return ((layers - windowed) + windowed * slidingWindow.pairShare(s)) / layers;
   }
 
   /** Forward FLOPs per token of the output (logit) layer: 2·h·V. */

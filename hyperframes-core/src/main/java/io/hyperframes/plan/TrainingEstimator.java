@@ -349,7 +349,10 @@ public final class TrainingEstimator {
       // passes over them), causal tiles above the diagonal are skipped ((n+1)/2n of n×n tiles of
       // 128, Attention#causalTileShare), and the backward recomputes the scores: five matmuls
       // against the forward's two.
-      double causal = Attention.causalTileShare(s);
+      // Sliding windows: a windowed layer's kernel computes only the band of tiles inside its
+      // window (FlashAttention-2's window_size; TransformerSpec#attentionPairShare). An unfused
+      // kernel computes every score and masks, so the eager path below is not reduced.
+      double causal = Attention.causalTileShare(s) * m.attentionPairShare(s);
       double fused = (attnFormat == c ? kernel : acc.kernel(attnFormat)).attention();
       // With a fitted fused-attention efficiency the kernel runs its executed FLOPs (the two
       // score and value products, 4·b·s²·h/t, causal tiles only) at that fraction of the peak.

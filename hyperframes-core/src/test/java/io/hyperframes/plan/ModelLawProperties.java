@@ -160,6 +160,60 @@ class ModelLawProperties {
         new io.hyperframes.model.MoeSpec(1, 1, m.ffnHidden(), 0, 0, 0, 1, 0));
   }
 
+  static TransformerSpec windowed(TransformerSpec m, int tokens, int every) {
+    return new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(), m.kvHeads(),
+        m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(), m.headDim(),
+        m.moe(), m.mla(), new io.hyperframes.model.SlidingWindowSpec(tokens, every));
+  }
+
+  /**
+   * A sliding window at least as long as the sequence changes nothing (every figure equal to
+   * 1e-12); a shorter one never makes the compute or the FLOPs larger, nor the step slower
+   * (outside ZeRO-2, see below), and keeps every figure finite and positive.
+   */
+  @Property(tries = 1000)
+  void aWindowCoveringTheSequenceChangesNothingAndAShorterOneNeverCostsMore(
+      @ForAll("jobs") Job job, @ForAll("windowShares") double share,
+      @ForAll("fullEvery") int every) {
+    TransformerSpec m = job.model();
+    TrainingEstimate full = job.estimate();
+    TrainingEstimate covering = job.with(windowed(m, m.seqLen() + (int) (share * 1000), every))
+        .estimate();
+    double[][] pairs = {
+        {full.memory().totalBytes(), covering.memory().totalBytes()},
+        {full.stepSeconds(), covering.stepSeconds()},
+        {full.modelFlopsPerStep(), covering.modelFlopsPerStep()},
+        {full.hardwareFlopsPerStep(), covering.hardwareFlopsPerStep()}};
+    for (double[] p : pairs) {
+      assertEquals(p[0], p[1], 1e-12 * Math.abs(p[0]), () -> full + " vs " + covering);
+    }
+    int tokens = Math.max(1, (int) (share * m.seqLen()));
+    TrainingEstimate shorter = job.with(windowed(m, tokens, every)).estimate();
+    assertTrue(Double.isFinite(shorter.stepSeconds()) && shorter.stepSeconds() > 0);
+    double compute = full.time().computeSeconds() + full.time().recomputeSeconds();
+    assertTrue(shorter.time().computeSeconds() + shorter.time().recomputeSeconds()
+        <= compute * (1 + 1e-12));
+    // ZeRO-2 hides its parameter gather and its reduce-scatters each behind the backward, so
+    // less compute can expose more of both (TrainingEstimator#dataParallelExposed): the step
+    // law holds for the other stages.
+    if (job.layout().zeroStage() != 2) {
+      assertTrue(shorter.stepSeconds() <= full.stepSeconds() * (1 + 1e-12),
+          () -> shorter.stepSeconds() + " > " + full.stepSeconds());
+    }
+    assertTrue(shorter.modelFlopsPerStep() <= full.modelFlopsPerStep() * (1 + 1e-12));
+    assertTrue(shorter.modelFlopsPerStep() > 0 && shorter.mfu() > 0 && shorter.mfu() <= 1);
+  }
+
+  @Provide
+  Arbitrary<Double> windowShares() {
+    return Arbitraries.doubles().between(0.0, 1.0);
+  }
+
+  @Provide
+  Arbitrary<Integer> fullEvery() {
+    return Arbitraries.of(0, 2, 3, 4, 6);
+  }
+
   /**
    * A mixture of experts with experts = topK = 1 is the dense model: every figure the same, to
    * the rounding of the average over layers (1e-12).

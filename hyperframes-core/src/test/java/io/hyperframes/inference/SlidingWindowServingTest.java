@@ -1,0 +1,52 @@
+package io.hyperframes.inference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.json.Json;
+import org.junit.jupiter.api.Test;
+
+/**
+ * gpt-oss-120b's windowed layers keep only the blocks of their last 128 tokens: at a 32K-token
+ * prompt its KV cache per sequence is about half that of the same model attending fully
+ * everywhere, and prefill and decode are faster.
+ */
+class SlidingWindowServingTest {
+
+  private static final String ARCHITECTURE = "\"name\": \"gpt-oss-120b\", \"layers\": 36,"
+      + " \"hidden\": 2880, \"heads\": 64, \"kvHeads\": 8, \"headDim\": 64, \"ffnHidden\": 2880,"
+      + " \"gatedMlp\": true, \"vocab\": 201088, \"seqLen\": 4096, \"tiedEmbeddings\": false,"
+      + " \"moe\": {\"experts\": 128, \"topK\": 4, \"expertFfnHidden\": 2880}";
+
+  private static JsonNode serve(String model) {
+    String json = "{\"model\": {" + model + "}, \"cluster\": {\"accelerator\":"
+        + " \"h100-sxm-80gb\", \"devices\": 2}, \"workload\": {\"type\": \"inference\","
+        + " \"precision\": \"fp8\", \"batchSize\": 8, \"promptTokens\": 32768,"
+        + " \"outputTokens\": 1024}, \"layout\": {\"tp\": 2}}";
+    return Serving.toJson(Serving.evaluate(Serving.fromJson(Json.parseObject("request", json),
+        Catalog.builtIn()))).get("inference");
+  }
+
+  @Test
+  void windowedLayersKeepTheirWindowAndSpeedUpLongPrompts() {
+    JsonNode windowed = serve("\"catalog\": \"gpt-oss-120b\"");
+    JsonNode same = serve(ARCHITECTURE + ", \"slidingWindow\": {\"tokens\": 128,"
+        + " \"fullAttentionEvery\": 2}");
+    assertEquals(windowed.get("kvCacheBytesPerSequence").asDouble(),
+        same.get("kvCacheBytesPerSequence").asDouble(), 0.0, "the catalog entry is the JSON");
+    JsonNode full = serve(ARCHITECTURE);
+    // 33 792 tokens in 16-token blocks; a windowed layer keeps ceil(128 / 16) + 1 blocks.
+    double paged = 32768 + 1024;
+    double kept = 0.5 * paged + 0.5 * (128 / 16 + 1) * 16;
+    assertEquals(kept / paged, windowed.get("kvCacheBytesPerSequence").asDouble()
+        / full.get("kvCacheBytesPerSequence").asDouble(), 1e-12);
+    assertEquals(full.get("kvCacheBytesPerToken").asDouble(),
+        windowed.get("kvCacheBytesPerToken").asDouble(), 0.0, "a token adds the same KV");
+    assertTrue(windowed.get("prefillSeconds").asDouble()
+        < full.get("prefillSeconds").asDouble());
+    assertTrue(windowed.get("decodeSecondsPerToken").asDouble()
+        < full.get("decodeSecondsPerToken").asDouble());
+  }
+}
