@@ -63,6 +63,16 @@ public final class LayoutSpec {
     return new LayoutSpec(tree.with("zeroStage", stage));
   }
 
+  /** {@code cp}: context-parallel degree (each sequence split over cp ranks; Megatron-LM). */
+  public LayoutSpec cp(int degree) {
+    return new LayoutSpec(tree.with("cp", degree));
+  }
+
+  /** {@code cpCommType}: p2p (default), all_gather, a2a or a2a+p2p. */
+  public LayoutSpec cpCommType(String type) {
+    return new LayoutSpec(tree.with("cpCommType", type));
+  }
+
   /** {@code ep}: expert-parallel degree of a mixture of experts (divides dp). */
   public LayoutSpec ep(int degree) {
     return new LayoutSpec(tree.with("ep", degree));

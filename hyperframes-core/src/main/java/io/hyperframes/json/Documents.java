@@ -456,7 +456,16 @@ public final class Documents {
   public record Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
       Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
       String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
-      Integer etp) {
+      Integer etp, Integer cp, String cpCommType) {
+
+    /** A layout document without context parallelism. */
+    public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+        Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
+        String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
+        Integer etp) {
+      this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+          shardGroupSize, reshardAfterForward, ep, etp, null, null);
+    }
 
     /** The partial layout (ids resolved; ranges are checked against the model later). */
     public PartialLayout resolve() {
@@ -470,7 +479,8 @@ public final class Documents {
           microBatch, sequenceParallel,
           r == null ? null : Recompute.fromId("layout.recompute", r), zeroStage,
           e == null ? null : Engine.fromId("layout.engine", e), shardGroupSize,
-          reshardAfterForward, ep);
+          reshardAfterForward, ep, cp, text("layout.cpCommType", cpCommType) == null ? null
+              : io.hyperframes.parallel.CpCommType.fromId("layout.cpCommType", cpCommType));
     }
   }
 

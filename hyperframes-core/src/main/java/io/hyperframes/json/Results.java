@@ -43,15 +43,17 @@ public final class Results {
       return new Estimate(e.feasible(), e.reasons(),
           new EstimateLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
               l.sequenceParallel(), l.recompute().id(), l.zeroStage(), l.engine().id(),
-              l.shardGroupSize(), l.reshardAfterForward(), l.ep(), l.tp()),
+              l.shardGroupSize(), l.reshardAfterForward(), l.ep(), l.tp(), l.cp(),
+              l.cpCommType().id()),
           e.parameters(), e.activeParameters(),
           new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
               m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
-              m.layerStatesBytes()),
+              m.layerStatesBytes(), m.expertStatesBytes()),
           new Time(t.stepSeconds(), e.stepSecondsLow(), e.stepSecondsHigh(), t.computeSeconds(),
               t.recomputeSeconds(), t.exposedCommSeconds(), t.bubbleSeconds(),
               t.optimizerSeconds(), new CommByKind(t.tensorParallelCommSeconds(),
-                  t.pipelineCommSeconds(), t.dataParallelCommSeconds(), t.allToAllSeconds())),
+                  t.pipelineCommSeconds(), t.dataParallelCommSeconds(), t.allToAllSeconds(),
+                  t.contextParallelSeconds())),
           e.mfu(), e.hfu(), e.flopsPerSecondPerDevice() / 1e12,
           e.modelFlopsPerSecondPerDevice() / 1e12, e.tokensPerSecond(),
           e.tokensPerSecondPerDevice(), e.commShare(), e.scalingEfficiency(), e.trainingDays(),
@@ -74,12 +76,13 @@ public final class Results {
   /** {@code layout} of an estimate. */
   public record EstimateLayout(int tp, int pp, int dp, int virtualStages, int microBatch,
       boolean sequenceParallel, String recompute, int zeroStage, String engine,
-      int shardGroupSize, boolean reshardAfterForward, int ep, int etp) {}
+      int shardGroupSize, boolean reshardAfterForward, int ep, int etp, int cp,
+      String cpCommType) {}
 
   /** {@code memory} of an estimate, bytes per device. */
   public record Memory(double weightsBytes, double gradientsBytes, double optimizerBytes,
       double activationsBytes, double otherBytes, double totalBytes, double modelStatesBytes,
-      double layerStatesBytes) {}
+      double layerStatesBytes, double expertStatesBytes) {}
 
   /** {@code time} of an estimate, seconds per step. */
   public record Time(double stepSeconds, double stepSecondsLow, double stepSecondsHigh,
@@ -88,7 +91,7 @@ public final class Results {
 
   /** {@code time.exposedCommByKind}. */
   public record CommByKind(double tensorParallelSeconds, double pipelineSeconds,
-      double dataParallelSeconds, double allToAllSeconds) {}
+      double dataParallelSeconds, double allToAllSeconds, double contextParallelSeconds) {}
 
   /** {@code interval}: the empirical step-time band and where it comes from. */
   public record Interval(double low, double high, int cases, String source) {}

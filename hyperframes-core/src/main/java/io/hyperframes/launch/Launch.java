@@ -64,7 +64,8 @@ public final class Launch {
     }
     TrainingJob job = TrainingJob.of(plan, model, options);
     return switch (target) {
-      case MEGATRON -> LaunchConfigs.megatron(plan.best(), model, plan.goldenParameters());
+      case MEGATRON -> LaunchConfigs.megatron(plan.best(), model, plan.goldenParameters(),
+          job.gpusPerPod());
       case DEEPSPEED -> LaunchConfigs.deepspeed(plan.best(), plan.goldenParameters());
       case TORCHRUN -> {
         if (engine == Engine.FSDP) {
@@ -74,7 +75,7 @@ public final class Launch {
               job.notes().stream()).toList());
         }
         LaunchConfigs.Emitted args = LaunchConfigs.megatron(plan.best(), model,
-            plan.goldenParameters());
+            plan.goldenParameters(), job.gpusPerPod());
         LaunchConfigs.Emitted line = LaunchConfigs.torchrun(plan.best(), job.gpusPerPod(),
             "pretrain_gpt.py \\\n  " + args.text());
         yield new LaunchConfigs.Emitted(line.text(), Stream.concat(line.notes().stream(),

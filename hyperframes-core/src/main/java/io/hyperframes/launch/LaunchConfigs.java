@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.CpCommType;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.Recompute;
@@ -33,8 +34,18 @@ public final class LaunchConfigs {
     }
   }
 
-  /** Megatron-LM {@code pretrain_gpt.py} arguments, one per line. */
+  /** Megatron-LM {@code pretrain_gpt.py} arguments, one per line (a plan without a2a+p2p). */
   public static Emitted megatron(Candidate plan, TransformerSpec m, List<GoldenParameter> golden) {
+    return megatron(plan, m, golden, 0);
+  }
+
+  /**
+   * Megatron-LM {@code pretrain_gpt.py} arguments, one per line, for nodes of
+   * {@code devicesPerNode} devices (the all-to-all part of a2a+p2p context parallelism is the
+   * context-parallel ranks inside a node; 0 when unknown).
+   */
+  public static Emitted megatron(Candidate plan, TransformerSpec m, List<GoldenParameter> golden,
+      int devicesPerNode) {
     List<String> a = new ArrayList<>();
     List<String> notes = new ArrayList<>();
     Layout l = plan.estimate().layout();
@@ -42,9 +53,29 @@ public final class LaunchConfigs {
     a.add("--num-layers " + m.layers());
     a.add("--hidden-size " + m.hidden());
     a.add("--num-attention-heads " + m.heads());
-    if (m.qDim() != m.hidden()) {
+    if (m.mla() != null) {
+      // Latent attention, spelled as examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh at
+      // d98e8a64 (qk-head-dim is the non-rotary part, qk-pos-emb-head-dim the rotary one).
+      a.add("--multi-latent-attention");
+      if (m.mla().qLoraRank() > 0) {
+        a.add("--q-lora-rank " + m.mla().qLoraRank());
+      }
+      a.add("--kv-lora-rank " + m.mla().kvLoraRank());
+      a.add("--qk-head-dim " + m.mla().qkNopeHeadDim());
+      a.add("--qk-pos-emb-head-dim " + m.mla().qkRopeHeadDim());
+      a.add("--v-head-dim " + m.mla().vHeadDim());
+    } else if (m.qDim() != m.hidden()) {
       // A head size of the model's own (Qwen3): Megatron-LM's projection width per head.
       a.add("--kv-channels " + m.headDim());
+    }
+    if (m.slidingWindow() != null) {
+      // Windowed layers, spelled as examples/gptoss/02_train.sh at d98e8a64: a window of W
+      // tokens is W - 1 positions to the left and none to the right; every skip-freq-th layer
+      // attends fully.
+      a.add("--window-size " + (m.slidingWindow().tokens() - 1) + ",0");
+      if (m.slidingWindow().fullAttentionEvery() > 0) {
+        a.add("--window-attn-skip-freq " + m.slidingWindow().fullAttentionEvery());
+      }
     }
     if (m.kvHeads() != m.heads()) {
       a.add("--group-query-attention");
@@ -73,6 +104,21 @@ public final class LaunchConfigs {
     }
     if (l.sequenceParallel()) {
       a.add("--sequence-parallel");
+    }
+    if (l.cp() > 1) {
+      // --context-parallel-size as examples/llama/train_llama3_8b_h100_fp8.sh at d98e8a64;
+      // --cp-comm-type and --hierarchical-context-parallel-sizes (required for a2a+p2p) from
+      // megatron/training/arguments.py there.
+      a.add("--context-parallel-size " + l.cp());
+      a.add("--cp-comm-type " + l.cpCommType().megatronName());
+      if (l.cpCommType() == CpCommType.A2A_P2P) {
+        if (devicesPerNode <= 0) {
+          throw new IllegalArgumentException("layout.cpCommType: a2a+p2p needs the node size"
+              + " for --hierarchical-context-parallel-sizes");
+        }
+        int inner = Math.max(1, Math.min(l.cp(), devicesPerNode / l.tp()));
+        a.add("--hierarchical-context-parallel-sizes " + inner + " " + l.cp() / inner);
+      }
     }
     a.add("--micro-batch-size " + l.microBatch());
     a.add("--global-batch-size " + plan.workload().globalBatchSize());

@@ -57,7 +57,7 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
       notes.add(fsdpLayoutNote(l, plan.best().workload().globalBatchSize(), options.script()));
     } else {
       LaunchConfigs.Emitted m = LaunchConfigs.megatron(plan.best(), model,
-          plan.goldenParameters());
+          plan.goldenParameters(), perNode);
       notes.addAll(m.notes());
       args.add(engine == Engine.DEEPSPEED ? Dockerfiles.MEGATRON_DEEPSPEED_DIR + "/pretrain_gpt.py"
           : Dockerfiles.MEGATRON_DIR + "/pretrain_gpt.py");

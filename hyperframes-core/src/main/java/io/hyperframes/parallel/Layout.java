@@ -26,10 +26,23 @@ import io.hyperframes.hardware.Checks;
  *     exchange tokens by all-to-all; 1 for none. The expert tensor-parallel degree is
  *     {@code tp} (Megatron-LM's default) and {@code ep} divides {@code dp}: the expert
  *     data-parallel degree is {@code dp / ep}
+ * @param cp context-parallel degree (Megatron-Core {@code --context-parallel-size}): each
+ *     sequence is split over {@code cp} ranks, which exchange keys and values for attention
+ *     ({@code cpCommType}); 1 for none. Devices are tp · cp · pp · dp; weight gradients are
+ *     reduced, and ZeRO states sharded, over dp · cp ranks
+ * @param cpCommType how the context-parallel ranks exchange keys and values
  */
 public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
-    int shardGroupSize, boolean reshardAfterForward, int ep) {
+    int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType) {
+
+  /** A layout without context parallelism. */
+  public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
+      int shardGroupSize, boolean reshardAfterForward, int ep) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, 1, CpCommType.P2P);
+  }
 
   /** A layout without expert parallelism. */
   public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
@@ -63,6 +76,11 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     Checks.positive("layout.ep", ep);
     checkArgument(dp % ep == 0, "layout.ep: %s does not divide layout.dp %s (the expert"
         + " data-parallel degree is dp / ep)", ep, dp);
+    Checks.positive("layout.cp", cp);
+    checkArgument(cpCommType != null, "layout.cpCommType: must be given");
+    checkArgument(cp == 1 || engine == Engine.MEGATRON, "layout.cp: %s is run by megatron"
+        + " (Megatron-Core --context-parallel-size) in HyperFrames' model, not by %s", cp,
+        engine.id());
     checkArgument(ep == 1 || engine.runsExpertParallel(), "layout.ep: %s is run by megatron"
         + " (Megatron-Core --expert-model-parallel-size) in HyperFrames' model, not by %s", ep,
         engine.id());
@@ -77,25 +95,36 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
 
   /** Data-parallel ranks that ZeRO shards span: {@code shardGroupSize}, or all of {@code dp}. */
   public int shardRanks() {
-    return zeroStage == 0 ? 1 : shardGroupSize == 0 ? dp : shardGroupSize;
+    return zeroStage == 0 ? 1 : shardGroupSize == 0 ? dp * cp : shardGroupSize;
+  }
+
+  /** Ranks the weight gradients are reduced over: dp · cp (the context-parallel ranks too). */
+  public int gradientRanks() {
+    return dp * cp;
+  }
+
+  /** The same layout with another context-parallel degree and exchange. */
+  public Layout withCp(int degree, CpCommType type) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, degree, type);
   }
 
   /** The same layout with another micro-batch size. */
   public Layout withMicroBatch(int size) {
     return new Layout(tp, pp, dp, virtualStages, size, sequenceParallel, recompute, zeroStage,
-        engine, shardGroupSize, reshardAfterForward, ep);
+        engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType);
   }
 
   /** The same layout with another recomputation policy. */
   public Layout withRecompute(Recompute policy) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, policy, zeroStage,
-        engine, shardGroupSize, reshardAfterForward, ep);
+        engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType);
   }
 
   /** The same layout with another expert-parallel degree. */
   public Layout withEp(int degree) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, degree);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType);
   }
 
   /** Data-parallel ranks of the expert weights: {@code dp / ep}. */
@@ -103,8 +132,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     return dp / ep;
   }
 
-  /** Devices the layout occupies: tp · pp · dp. */
+  /** Devices the layout occupies: tp · cp · pp · dp. */
   public long devices() {
-    return (long) tp * pp * dp;
+    return (long) tp * cp * pp * dp;
   }
 }

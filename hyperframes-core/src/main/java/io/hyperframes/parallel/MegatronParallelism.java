@@ -38,7 +38,7 @@ enum MegatronParallelism implements ParallelismModel {
     if (model instanceof TransformerSpec t) {
       int perStage = ceilDiv(t.layers(), layout.pp());
       layerParams = perStage * t.parametersPerLayer() / layout.tp();
-      if (layout.ep() > 1) {
+      if (t.isMoe()) {
         // Routed experts split over the expert-parallel group (as tensor parallelism splits
         // each of them): this rank holds E / ep of each MoE layer's experts.
         double routed = perStage * t.moeLayerShare() * t.moe().experts()
@@ -76,11 +76,20 @@ enum MegatronParallelism implements ParallelismModel {
     double grads = dense * g / (z >= 2 ? n : 1.0) + expertParams * g / (z >= 2 ? ne : 1.0);
     double opt = dense * k / (z >= 1 ? n : 1.0) + expertParams * k / (z >= 1 ? ne : 1.0);
     double layerShare = params > 0 ? layerParams / params : 0.0;
-    return new ModelStates(weights, grads, opt, (weights + grads + opt) * layerShare, params);
+    double expertStates = expertParams * (w / (z >= 3 ? ne : 1.0) + g / (z >= 2 ? ne : 1.0)
+        + k / (z >= 1 ? ne : 1.0));
+    return new ModelStates(weights, grads, opt, (weights + grads + opt) * layerShare, params,
+        expertStates);
   }
 
   @Override
   public double activationBytesPerLayer(TransformerSpec m, Layout l, PrecisionRecipe precision) {
+    if (l.cp() > 1) {
+      // Context parallelism: each rank keeps the activations of its s/cp tokens, and its
+      // queries' scores over the whole sequence (Megatron-Core context parallelism; every term
+      // is linear in the rank's tokens).
+      return activationBytesPerLayer(m, l.withCp(1, l.cpCommType()), precision) / l.cp();
+    }
     double s = m.seqLen();
     double b = l.microBatch();
     double h = m.hidden();
@@ -127,7 +136,9 @@ enum MegatronParallelism implements ParallelismModel {
 
   @Override
   public double tensorParallelMessageBytes(TransformerSpec m, Layout l, PrecisionRecipe precision) {
-    return (double) m.seqLen() * l.microBatch() * m.hidden() * precision.activationBytes();
+    // A context-parallel rank's tokens: s/cp of each sequence.
+    return (double) m.seqLen() / l.cp() * l.microBatch() * m.hidden()
+        * precision.activationBytes();
   }
 
   @Override

@@ -9,9 +9,17 @@ package io.hyperframes.parallel;
  * @param layerStatesBytes all three for the transformer layers only (no embedding tables)
  * @param parametersOnDevice parameters held by the device's pipeline stage and tensor shard,
  *     before ZeRO sharding
+ * @param expertStatesBytes the part of the three held for a mixture of experts' routed experts
+ *     (0 for a dense model)
  */
 public record ModelStates(double weightsBytes, double gradientsBytes, double optimizerBytes,
-    double layerStatesBytes, double parametersOnDevice) {
+    double layerStatesBytes, double parametersOnDevice, double expertStatesBytes) {
+
+  /** Model states of a model without routed experts. */
+  public ModelStates(double weightsBytes, double gradientsBytes, double optimizerBytes,
+      double layerStatesBytes, double parametersOnDevice) {
+    this(weightsBytes, gradientsBytes, optimizerBytes, layerStatesBytes, parametersOnDevice, 0.0);
+  }
 
   public double totalBytes() {
     return weightsBytes + gradientsBytes + optimizerBytes;

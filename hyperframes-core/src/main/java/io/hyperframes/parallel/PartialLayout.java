@@ -8,7 +8,16 @@ import static com.google.common.base.Preconditions.checkArgument;
  */
 public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
     Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
-    Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep) {
+    Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
+    CpCommType cpCommType) {
+
+  /** Fixed fields without a context-parallel degree (searched for long sequences). */
+  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
+      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, null, null);
+  }
 
   /** Fixed fields without an expert-parallel degree (searched for a mixture of experts). */
   public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -32,13 +41,19 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   /** These fixed fields with another engine. */
   public PartialLayout withEngine(Engine e) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, e, shardGroupSize, reshardAfterForward, ep);
+        zeroStage, e, shardGroupSize, reshardAfterForward, ep, cp, cpCommType);
+  }
+
+  /** These fixed fields without context parallelism (cp and cpCommType open). */
+  public PartialLayout withoutCp() {
+    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, null, null);
   }
 
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        stage, engine, shardGroupSize, reshardAfterForward, ep);
+        stage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType);
   }
 
   /**
@@ -63,6 +78,10 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         "layout.ep: %s does not divide layout.dp %s", ep, dp);
     checkArgument(ep == null || ep == 1 || engine == null || engine.runsExpertParallel(),
         "layout.ep: %s is run by megatron in HyperFrames' model, not by %s", ep,
+        engine == null ? "" : engine.id());
+    positiveOrNull("layout.cp", cp);
+    checkArgument(cp == null || cp == 1 || engine == null || engine == Engine.MEGATRON,
+        "layout.cp: %s is run by megatron in HyperFrames' model, not by %s", cp,
         engine == null ? "" : engine.id());
     checkArgument(shardGroupSize == null || zeroStage == null || zeroStage == 3,
         "layout.shardGroupSize: %s needs zeroStage 3, got %s", shardGroupSize, zeroStage);
@@ -133,6 +152,10 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
       return String.format(java.util.Locale.ROOT, "layout.ep: %s is run by megatron in"
           + " HyperFrames' model, not by %s", ep, e.id());
     }
+    if ((cp != null && cp > 1 || cpCommType != null) && e != Engine.MEGATRON) {
+      return String.format(java.util.Locale.ROOT, "layout.cp: %s is run by megatron in"
+          + " HyperFrames' model, not by %s", cp, e.id());
+    }
     int z = zeroStage != null ? zeroStage
         : shardGroupSize != null || reshardAfterForward != null ? 3 : 0;
     return unsupported(e, pp, virtualStages, z, shardGroupSize, reshardAfterForward);
@@ -151,7 +174,7 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     return new PartialLayout(layout.tp(), layout.pp(), layout.dp(), layout.virtualStages(),
         layout.microBatch(), layout.sequenceParallel(), layout.recompute(), layout.zeroStage(),
         layout.engine(), layout.shardGroupSize() == 0 ? null : layout.shardGroupSize(),
-        layout.reshardAfterForward(), layout.ep());
+        layout.reshardAfterForward(), layout.ep(), layout.cp(), layout.cpCommType());
   }
 
   private static void positiveOrNull(String field, Integer v) {

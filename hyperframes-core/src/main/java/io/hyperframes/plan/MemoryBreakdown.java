@@ -11,9 +11,20 @@ package io.hyperframes.plan;
  * @param otherBytes logits and loss buffers, communication buckets and the runtime reserve
  * @param layerStatesBytes weights + gradients + optimizer of the stage's transformer layers only,
  *     without embedding tables (what Korthikanti et al. 2022 Figure 1 reports)
+ * @param expertStatesBytes the part of the model states held for a mixture of experts' routed
+ *     experts (their weights, gradients and optimizer states after expert parallelism and ZeRO
+ *     sharding over the expert data-parallel group; 0 for a dense model)
  */
 public record MemoryBreakdown(double weightsBytes, double gradientsBytes, double optimizerBytes,
-    double activationsBytes, double otherBytes, double layerStatesBytes) {
+    double activationsBytes, double otherBytes, double layerStatesBytes,
+    double expertStatesBytes) {
+
+  /** The memory of a model without routed experts. */
+  public MemoryBreakdown(double weightsBytes, double gradientsBytes, double optimizerBytes,
+      double activationsBytes, double otherBytes, double layerStatesBytes) {
+    this(weightsBytes, gradientsBytes, optimizerBytes, activationsBytes, otherBytes,
+        layerStatesBytes, 0.0);
+  }
 
   /** Weights + gradients + optimizer states. */
   public double modelStatesBytes() {

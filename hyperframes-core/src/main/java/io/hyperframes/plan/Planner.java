@@ -8,6 +8,7 @@ import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.CpCommType;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.PartialLayout;
@@ -110,7 +111,37 @@ public final class Planner {
 
   // ---------------------------------------------------------------------------------------------
 
-  private record Task(int devices, int tp, int pp, Engine engine) {}
+  private record Task(int devices, int tp, int pp, Engine engine, int cp) {}
+
+  /**
+   * Tokens a context-parallel rank keeps at least, as the search bounds cp: below it the KV
+   * exchange per step has less attention to hide behind than the tokens cost to send (a bound on
+   * the search, not a model constant; a request may fix a larger cp).
+   */
+  static final int CP_MIN_TOKENS_PER_RANK = 4096;
+
+  /**
+   * The context-parallel degrees to try: the fixed one, else 1 and, for a Megatron-LM
+   * transformer whose sequence is at least twice {@link #CP_MIN_TOKENS_PER_RANK}, each power of
+   * two that keeps that many tokens per rank, divides the devices left after tp and gives the
+   * sequence the 2·cp chunks of causal load balancing.
+   */
+  static List<Integer> contextParallel(PartialLayout p, ModelSpec m, int devicesAfterTp,
+      Engine engine) {
+    if (p.cp() != null) {
+      return devicesAfterTp % p.cp() == 0 ? List.of(p.cp()) : List.of();
+    }
+    List<Integer> out = new ArrayList<>(List.of(1));
+    if (m instanceof TransformerSpec t && engine == Engine.MEGATRON) {
+      for (int cp = 2; t.seqLen() / cp >= CP_MIN_TOKENS_PER_RANK && cp <= devicesAfterTp;
+          cp *= 2) {
+        if (devicesAfterTp % cp == 0 && t.seqLen() % (2 * cp) == 0) {
+          out.add(cp);
+        }
+      }
+    }
+    return out;
+  }
 
   /** Largest micro-batch tried for a dense stack (samples per replica and step). */
   static final int DENSE_MAX_MICRO_BATCH = 8192;
@@ -123,6 +154,17 @@ public final class Planner {
   /** Layers a pipeline can split, or 1 for a dense stack (no pipeline). */
   private static int layers(ModelSpec m) {
     return m instanceof TransformerSpec t ? t.layers() : 1;
+  }
+
+  /** Whether an all-to-all context-parallel exchange, if fixed, splits the heads per rank. */
+  private static boolean ulyssesSplitsHeads(PartialLayout p, ModelSpec m, int tp, int cp,
+      int perNode) {
+    if (cp == 1 || p.cpCommType() == null || p.cpCommType() == CpCommType.P2P
+        || p.cpCommType() == CpCommType.ALL_GATHER) {
+      return true;
+    }
+    int ranks = p.cpCommType() == CpCommType.A2A ? cp : Math.max(1, Math.min(cp, perNode / tp));
+    return (heads(m) / tp) % ranks == 0;
   }
 
   private List<Task> tasks(PlanRequest r) {
@@ -157,16 +199,22 @@ public final class Planner {
         if (n % tp != 0 || heads(m) % tp != 0 || (p.tp() != null && p.tp() != tp)) {
           continue;
         }
-        for (int pp = 1; pp <= Math.min(n / tp, layers(m)); pp++) {
-          if ((n / tp) % pp != 0 || (p.pp() != null && p.pp() != pp)) {
-            continue;
-          }
-          int dp = n / tp / pp;
-          if (p.dp() != null && p.dp() != dp) {
-            continue;
-          }
-          for (Engine e : r.engines()) {
-            out.add(new Task(n, tp, pp, e));
+        for (Engine e : r.engines()) {
+          for (int cp : contextParallel(p, m, n / tp, e)) {
+            if (!ulyssesSplitsHeads(p, m, tp, cp, perNode)) {
+              continue;
+            }
+            int rest = n / tp / cp;
+            for (int pp = 1; pp <= Math.min(rest, layers(m)); pp++) {
+              if (rest % pp != 0 || (p.pp() != null && p.pp() != pp)) {
+                continue;
+              }
+              int dp = rest / pp;
+              if (p.dp() != null && p.dp() != dp) {
+                continue;
+              }
+              out.add(new Task(n, tp, pp, e, cp));
+            }
           }
         }
       }
@@ -181,7 +229,7 @@ public final class Planner {
     Cluster cluster = r.clusterFor(t.engine()).withDevices(t.devices());
     ModelSpec m = r.model();
     PartialLayout p = r.layout();
-    int dp = t.devices() / t.tp() / t.pp();
+    int dp = t.devices() / t.tp() / t.cp() / t.pp();
     double usable = cluster.accelerator().memoryBytes() * (1 - r.memoryHeadroom());
     int perStage = (layers(m) + t.pp() - 1) / t.pp();
     List<Integer> zeros = TrainingEstimator.zeroStages(p, t.engine(), dp, t.pp(),
@@ -204,7 +252,7 @@ public final class Planner {
         }
         // Model states shrink with ep: the largest ep is the group's smallest footprint.
         Layout statesLayout = layout(p, t.engine(), t.tp(), t.pp(), dp, 1, 1, false,
-            Recompute.NONE, zero, eps.get(eps.size() - 1));
+            Recompute.NONE, zero, eps.get(eps.size() - 1), t.cp());
         if (statesLayout == null) {
           continue;
         }
@@ -224,7 +272,7 @@ public final class Planner {
                 for (Recompute rc : recomputes) {
                   for (int ep : eps) {
                     Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
-                        ep);
+                        ep, t.cp());
                     if (l == null) {
                       continue;
                     }
@@ -276,7 +324,7 @@ public final class Planner {
         return;
       }
       Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
-          eps.get(eps.size() - 1));
+          eps.get(eps.size() - 1), t.cp());
       if (l == null) {
         continue;
       }
@@ -353,14 +401,15 @@ public final class Planner {
    * the engine cannot run it ({@link Engine#unsupported}) or a shard group does not divide dp.
    */
   private static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
-      int mb, boolean sp, Recompute rc, int zero, int ep) {
+      int mb, boolean sp, Recompute rc, int zero, int ep, int cp) {
     int group = zero == 3 && p.shardGroupSize() != null ? p.shardGroupSize() : 0;
     boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
     if ((group > 0 && dp % group != 0)
         || engine.unsupported(pp, v, zero, group, reshard) != null) {
       return null;
     }
-    return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep);
+    return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep, cp,
+        p.cpCommType() == null ? CpCommType.P2P : p.cpCommType());
   }
 
   private static List<Integer> virtualStages(PartialLayout p, int pp, int perStage, int micro) {
@@ -415,6 +464,8 @@ public final class Planner {
             b.estimate().memory().totalBytes());
     return feasibleFirst.thenComparing(infeasibleBySize).thenComparing(objective)
         .thenComparingLong(c -> c.estimate().devices())
+        // At the same time on the same devices, no more context parallelism than needed.
+        .thenComparingInt(c -> c.estimate().layout().cp())
         .thenComparingDouble(c -> c.estimate().memory().totalBytes())
         .thenComparing(LAYOUT_ORDER);
   }
@@ -432,7 +483,8 @@ public final class Planner {
       .thenComparing(c -> c.workload().precision().name())
       .thenComparingInt(c -> c.workload().globalBatchSize())
       .thenComparingInt(c -> Engine.SEARCHED.indexOf(c.estimate().layout().engine()))
-      .thenComparingInt(c -> c.estimate().layout().ep());
+      .thenComparingInt(c -> c.estimate().layout().ep())
+      .thenComparing(c -> c.estimate().layout().cpCommType().id());
 
   /** Top-k candidates and the best per device count, mergeable across threads. */
   private static final class Accumulator {

@@ -12,11 +12,22 @@ package io.hyperframes.plan;
  * @param optimizerSeconds optimizer update (memory-bound)
  * @param allToAllSeconds expert-parallel token dispatch and combine (all-to-all, not
  *     overlapped); 0 without expert parallelism
+ * @param contextParallelSeconds context-parallel key/value exchange not hidden behind the
+ *     attention it feeds; 0 without context parallelism
  */
 public record TimeBreakdown(double computeSeconds, double recomputeSeconds,
     double tensorParallelCommSeconds, double pipelineCommSeconds,
     double dataParallelCommSeconds, double bubbleSeconds, double optimizerSeconds,
-    double allToAllSeconds) {
+    double allToAllSeconds, double contextParallelSeconds) {
+
+  /** A step without context-parallel communication. */
+  public TimeBreakdown(double computeSeconds, double recomputeSeconds,
+      double tensorParallelCommSeconds, double pipelineCommSeconds,
+      double dataParallelCommSeconds, double bubbleSeconds, double optimizerSeconds,
+      double allToAllSeconds) {
+    this(computeSeconds, recomputeSeconds, tensorParallelCommSeconds, pipelineCommSeconds,
+        dataParallelCommSeconds, bubbleSeconds, optimizerSeconds, allToAllSeconds, 0.0);
+  }
 
   /** A step without expert-parallel communication. */
   public TimeBreakdown(double computeSeconds, double recomputeSeconds,
@@ -29,7 +40,7 @@ public record TimeBreakdown(double computeSeconds, double recomputeSeconds,
   /** Exposed communication of all kinds. */
   public double exposedCommSeconds() {
     return tensorParallelCommSeconds + pipelineCommSeconds + dataParallelCommSeconds
-        + allToAllSeconds;
+        + allToAllSeconds + contextParallelSeconds;
   }
 
   /** The whole step. */

@@ -15,6 +15,7 @@ import io.hyperframes.memory.MemoryHierarchyModel;
 import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.parallel.CpCommType;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.ModelStates;
@@ -147,13 +148,14 @@ public final class TrainingEstimator {
         && layout.recompute() == Recompute.NONE ? layout.withRecompute(Recompute.SELECTIVE)
             : layout;
     double activations = parallelism.activationBytes(m, stored, recipe, microBatches);
-    double tokensPerMicroBatch = (double) m.seqLen() * layout.microBatch();
+    double tokensPerMicroBatch = (double) m.seqLen() / layout.cp() * layout.microBatch();
     double logitBytes = tokensPerMicroBatch * m.vocab() / layout.tp()
         * (recipe.activationBytes() + 4.0);
-    double bucketBytes = layout.dp() > 1 ? 2 * 25e6 * recipe.gradientBytes() : 0.0;
+    double bucketBytes = layout.gradientRanks() > 1 ? 2 * 25e6 * recipe.gradientBytes() : 0.0;
     double other = RUNTIME_RESERVE_BYTES + logitBytes + bucketBytes;
     return new MemoryBreakdown(states.weightsBytes(), states.gradientsBytes(),
-        states.optimizerBytes(), activations, other, states.layerStatesBytes());
+        states.optimizerBytes(), activations, other, states.layerStatesBytes(),
+        states.expertStatesBytes());
   }
 
   /** Model-state bytes of a layout (independent of micro-batch, SP and recomputation). */
@@ -300,9 +302,12 @@ public final class TrainingEstimator {
     double e = recipe.activationBytes();
     double tp = l.tp();
     double s = m.seqLen();
+    // Context parallelism: the rank's queries are s/cp of each sequence (two chunks of 2·cp,
+    // balanced for causal masking), attending to the keys of the whole sequence.
+    double sq = s / l.cp();
     double b = l.microBatch();
     double h = m.hidden();
-    double tokens = s * b;
+    double tokens = sq * b;
     double bandwidth = memoryModel.streamingBytesPerSecond(acc);
 
     // Matmuls of one layer, forward: QKV, attention scores and values (per head), output
@@ -319,9 +324,9 @@ public final class TrainingEstimator {
     NumberFormat attnFormat = recipe.attentionFormat(acc::supports);
     double attnPeak = attnFormat == c ? peak
         : Math.min(peak, precisionModel.peakFlopsPerSecond(acc, attnFormat));
-    double tAttn = memoryModel.matmulSeconds(acc, s, s, hd, b * headsPerRank, e, attnFormat,
+    double tAttn = memoryModel.matmulSeconds(acc, sq, s, hd, b * headsPerRank, e, attnFormat,
         attnPeak)
-        + memoryModel.matmulSeconds(acc, s, hd, s, b * headsPerRank, e, attnFormat, attnPeak);
+        + memoryModel.matmulSeconds(acc, sq, hd, s, b * headsPerRank, e, attnFormat, attnPeak);
 
     // Element-wise work of one layer, forward (bytes read + written).
     boolean dropout = !m.gatedMlp();
@@ -329,7 +334,7 @@ public final class TrainingEstimator {
     double norms = 2 * 2 * e * tokens * h;
     double residuals = 2 * (3 * e + (dropout ? 1 : 0)) * tokens * h;
     double activation = (m.gatedMlp() ? 3 : 2) * e * tokens * m.activeFfnHidden() / tp;
-    double core = (dropout ? 4 * e + 1 : 2 * e) * m.heads() * s * s * b / tp;
+    double core = (dropout ? 4 * e + 1 : 2 * e) * m.heads() * sq * s * b / tp;
     double tElementwise = ((norms + residuals) / sp + activation) / bandwidth;
     if (w.kernels() == Kernels.EAGER) {
       tElementwise += eagerExtraBytes(m, l, e, tokens, dropout) / bandwidth;
@@ -337,6 +342,10 @@ public final class TrainingEstimator {
     double tCore = core / bandwidth;
 
     double forward = tDense + tAttn + tElementwise + tCore;
+    // The attention a context-parallel exchange can hide behind: forward, and backward (the two
+    // products' gradients, twice the forward).
+    double attnForward = tAttn + tCore;
+    double attnBackward = 2 * attnForward;
     double recompute = switch (l.recompute()) {
       case FULL -> forward;
       case SELECTIVE -> tAttn + tCore;
@@ -357,9 +366,11 @@ public final class TrainingEstimator {
       // With a fitted fused-attention efficiency the kernel runs its executed FLOPs (the two
       // score and value products, 4·b·s²·h/t, causal tiles only) at that fraction of the peak.
       double tFlash = fused > 0
-          ? 4.0 * b * s * s * hd * headsPerRank * causal / (attnPeak * fused)
+          ? 4.0 * b * sq * s * hd * headsPerRank * causal / (attnPeak * fused)
           : tAttn * causal;
       forward = tDense + tElementwise + tFlash;
+      attnForward = tFlash;
+      attnBackward = 2.5 * tFlash;
       layerTraining = 3 * (tDense + tElementwise) + 3.5 * tFlash;
       recompute = l.recompute() == Recompute.FULL ? forward : 0.0;
     }
@@ -387,7 +398,7 @@ public final class TrainingEstimator {
 
     double mbP2p = 0.0;
     if (l.pp() > 1) {
-      int stride = l.tp() * l.dp();
+      int stride = l.tp() * l.cp() * l.dp();
       boolean crossesNodes = stride >= cluster.devicesPerNode();
       CollectiveGroup pair = new CollectiveGroup(2, crossesNodes ? 1 : 2);
       double p2p = interconnect.time(cluster, Collective.POINT_TO_POINT,
@@ -395,7 +406,9 @@ public final class TrainingEstimator {
       mbP2p = 2.0 * l.virtualStages() * p2p;
     }
     double mbA2a = allToAllSeconds(m, cluster, l, recipe, tokens);
-    double mb = mbCompute + mbRecompute + mbTp + mbP2p + mbA2a;
+    double mbCp = l.cp() > 1 ? layersPerStage * contextParallelLayerSeconds(m, cluster, l,
+        recipe, sq, attnForward, attnBackward, kernel.overlapCost()) : 0.0;
+    double mb = mbCompute + mbRecompute + mbTp + mbP2p + mbA2a + mbCp;
     double bubble = (l.pp() - 1.0) / l.virtualStages() * mb;
 
     // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward where
@@ -412,7 +425,83 @@ public final class TrainingEstimator {
 
     return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
         microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer,
-        microBatches * mbA2a);
+        microBatches * mbA2a, microBatches * mbCp);
+  }
+
+  /**
+   * Context-parallel key/value exchange of one layer and micro-batch on one rank, the part not
+   * hidden behind attention: forward, backward, and the forward again under full recomputation
+   * (Megatron-Core context parallelism through Transformer Engine; {@link CpCommType}). A rank
+   * holds {@code sq = s/cp} tokens; its K and V for its heads are {@code 2·sq·b·kv·e/tp} bytes.
+   * The ranks are {@code tp} apart (rank order tp-cp-ep-dp-pp), so inside a node while
+   * tp·cp fits one.
+   * <ul>
+   *   <li>p2p (ring attention, Liu et al. 2023 §3): cp − 1 steps, each passing a KV chunk to the
+   *       next rank while attending to the held one: per step {@code max(0, p2p − attention/cp)}
+   *       exposed (plus the overlap cost); backward passes KV and its gradient, twice the bytes,
+   *       behind the backward attention.
+   *   <li>all_gather: the sequence's KV gathered before forward attention, gathered again and its
+   *       gradient reduce-scattered in backward, none overlapped.
+   *   <li>a2a (DeepSpeed-Ulysses, Jacobs et al. 2023 §3.1): an all-to-all of Q, K and V
+   *       ({@code sq·b·(q + 2kv)·e/tp} bytes per rank) and one of the output ({@code sq·b·q·e/tp})
+   *       forward, the same backward, not overlapped.
+   *   <li>a2a+p2p: the all-to-all over the ranks inside the node, the ring over the nodes.
+   * </ul>
+   */
+  private double contextParallelLayerSeconds(TransformerSpec m, Cluster cluster, Layout l,
+      PrecisionRecipe recipe, double sq, double attnForward, double attnBackward,
+      double kappa) {
+    int cp = l.cp();
+    double e = recipe.activationBytes();
+    double tp = l.tp();
+    double b = l.microBatch();
+    double kvChunk = 2 * sq * b * m.kvDim() * e / tp;
+    int inNode = Math.max(1, Math.min(cp, cluster.devicesPerNode() / l.tp()));
+    double passes = l.recompute() == Recompute.FULL ? 2 : 1;
+    return switch (l.cpCommType()) {
+      case P2P -> ring(cluster, cp, inNode >= cp, kvChunk, attnForward, attnBackward, passes,
+          kappa);
+      case ALL_GATHER -> {
+        CollectiveGroup group = new CollectiveGroup(cp, inNode);
+        double gather = interconnect.time(cluster, Collective.ALL_GATHER, kvChunk * cp, group)
+            .seconds();
+        double scatter = interconnect.time(cluster, Collective.REDUCE_SCATTER, kvChunk * cp,
+            group).seconds();
+        yield passes * gather + gather + scatter;
+      }
+      case A2A -> passes * ulysses(cluster, m, l, recipe, sq, cp, inNode)
+          + ulysses(cluster, m, l, recipe, sq, cp, inNode);
+      case A2A_P2P -> {
+        int inner = inNode;
+        int outer = cp / inner;
+        double a2a = (passes + 1) * ulysses(cluster, m, l, recipe, sq, inner, inner);
+        yield a2a + (outer > 1 ? ring(cluster, outer, false, kvChunk, attnForward,
+            attnBackward, passes, kappa) : 0.0);
+      }
+    };
+  }
+
+  /** Exposed time of a KV ring over {@code n} ranks, forward ({@code passes} times) and backward. */
+  private double ring(Cluster cluster, int n, boolean inNode, double kvChunk,
+      double attnForward, double attnBackward, double passes, double kappa) {
+    CollectiveGroup pair = new CollectiveGroup(2, inNode ? 2 : 1);
+    double step = interconnect.time(cluster, Collective.POINT_TO_POINT, kvChunk, pair)
+        .seconds();
+    double stepBackward = interconnect.time(cluster, Collective.POINT_TO_POINT, 2 * kvChunk,
+        pair).seconds();
+    return (n - 1) * (passes * exposed(step, attnForward / n, kappa)
+        + exposed(stepBackward, attnBackward / n, kappa));
+  }
+
+  /** One direction of DeepSpeed-Ulysses over {@code n} ranks: Q, K, V in and the output out. */
+  private double ulysses(Cluster cluster, TransformerSpec m, Layout l, PrecisionRecipe recipe,
+      double sq, int n, int perNode) {
+    double perToken = sq * l.microBatch() * recipe.activationBytes() / l.tp();
+    CollectiveGroup group = new CollectiveGroup(n, Math.min(n, perNode));
+    return interconnect.time(cluster, Collective.ALL_TO_ALL,
+        perToken * (m.qDim() + 2.0 * m.kvDim()), group).seconds()
+        + interconnect.time(cluster, Collective.ALL_TO_ALL, perToken * m.valueDim(), group)
+            .seconds();
   }
 
   /**
@@ -547,12 +636,14 @@ public final class TrainingEstimator {
   private double dataParallelExposed(Cluster cluster, Layout l, ModelStates states,
       TrainingWorkload workload, KernelEfficiency kernel, int units, double forwardUnit,
       double backwardUnit, double backwardWindow, double microBatchCompute, int microBatches) {
-    if (l.dp() <= 1) {
+    // Weight gradients are reduced over the data- and context-parallel ranks (dp · cp).
+    int ranks = l.gradientRanks();
+    if (ranks <= 1) {
       return 0.0;
     }
     int perNode = l.tp() >= cluster.devicesPerNode() ? 1
-        : Math.min(l.dp(), cluster.devicesPerNode() / l.tp());
-    CollectiveGroup group = new CollectiveGroup(l.dp(), perNode);
+        : Math.min(ranks, cluster.devicesPerNode() / l.tp());
+    CollectiveGroup group = new CollectiveGroup(ranks, perNode);
     PrecisionRecipe recipe = workload.precision();
     double params = states.parametersOnDevice();
     double gradBytes = params * recipe.gradientBytes();
@@ -567,12 +658,12 @@ public final class TrainingEstimator {
       double reduce = codec.allReduce()
           ? interconnect.time(cluster, l.zeroStage() == 0 ? Collective.ALL_REDUCE
               : Collective.REDUCE_SCATTER, message, group).seconds()
-          : interconnect.time(cluster, Collective.ALL_GATHER, message * l.dp(), group)
+          : interconnect.time(cluster, Collective.ALL_GATHER, message * ranks, group)
               .seconds();
       double weights = l.zeroStage() == 1 ? interconnect.time(cluster, Collective.ALL_GATHER,
           weightBytes, group).seconds() : 0.0;
       return exposed(reduce + weights, backwardWindow, kappa)
-          + codec.codecSeconds(params, l.dp());
+          + codec.codecSeconds(params, ranks);
     }
     return switch (l.zeroStage()) {
       case 0 -> exposed(interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group)
@@ -655,8 +746,8 @@ public final class TrainingEstimator {
     double perMicroBatch = gather + (units - 1) * exposed(gather, forwardUnit, kappa)
         + units * exposed(gatherBackward + reduce, backwardUnit, kappa) + reduce;
     double replicaReduce = 0.0;
-    if (shard < l.dp()) {
-      int replicas = l.dp() / shard;
+    if (shard < l.gradientRanks()) {
+      int replicas = l.gradientRanks() / shard;
       CollectiveGroup across = new CollectiveGroup(replicas,
           Math.max(1, Math.min(replicas, dpPerNode / shard)));
       replicaReduce = exposed(interconnect.time(cluster, Collective.ALL_REDUCE,
@@ -683,9 +774,26 @@ public final class TrainingEstimator {
     checkArgument(w.gradientCompression() == null || l.zeroStage() <= MAX_COMPRESSED_ZERO_STAGE
         || l.dp() == 1, "workload.gradientCompression: modelled for ZeRO stages 0 and 1 (one"
         + " gradient reduction a step), got layout.zeroStage %s", l.zeroStage());
-    checkArgument(l.devices() == cluster.devices(),
-        "layout: tp·pp·dp = %s·%s·%s = %s does not equal cluster.devices %s", l.tp(), l.pp(),
-        l.dp(), l.devices(), cluster.devices());
+    checkArgument(l.devices() == cluster.devices(), l.cp() == 1
+        ? "layout: tp·pp·dp = %s·%s·%s = %s does not equal cluster.devices %s"
+        : "layout: tp·pp·dp·cp = %s·%s·%s·" + l.cp() + " = %s does not equal cluster.devices %s",
+        l.tp(), l.pp(), l.dp(), l.devices(), cluster.devices());
+    if (l.cp() > 1) {
+      checkArgument(model instanceof TransformerSpec, "layout.cp: %s needs a transformer model",
+          l.cp());
+      TransformerSpec t = (TransformerSpec) model;
+      // Megatron-LM: "seq-length should be a multiple of 2 * context-parallel-size"
+      // (megatron/training/arguments.py at d98e8a64), the two chunks per rank of causal
+      // load balancing.
+      checkArgument(t.seqLen() % (2 * l.cp()) == 0, "layout.cp: model.seqLen %s is not a"
+          + " multiple of 2·cp = %s", t.seqLen(), 2 * l.cp());
+      boolean ulysses = l.cpCommType() == CpCommType.A2A || l.cpCommType() == CpCommType.A2A_P2P;
+      int a2aRanks = l.cpCommType() == CpCommType.A2A ? l.cp()
+          : Math.max(1, Math.min(l.cp(), cluster.devicesPerNode() / l.tp()));
+      checkArgument(!ulysses || (t.heads() / l.tp()) % a2aRanks == 0, "layout.cpCommType: %s"
+          + " splits the %s heads per tensor-parallel rank over %s ranks, which does not"
+          + " divide them", l.cpCommType().id(), t.heads() / l.tp(), a2aRanks);
+    }
     if (model instanceof DenseStackSpec) {
       checkArgument(l.tp() == 1 && l.pp() == 1, "layout: a dense stack runs data-parallel"
           + " (tp 1, pp 1), got tp %s, pp %s", l.tp(), l.pp());
@@ -752,6 +860,20 @@ public final class TrainingEstimator {
         checkArgument(p.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s",
             p.pp(), m.layers());
       }
+    }
+    // Context parallelism (never searched by an estimate): the other fields split what is left.
+    int cp = p.cp() == null ? 1 : p.cp();
+    CpCommType cpType = p.cpCommType() == null ? CpCommType.P2P : p.cpCommType();
+    checkArgument(cp == 1 || m != null, "layout.cp: %s needs a transformer model", cp);
+    checkArgument(devices % cp == 0, "layout.cp: %s does not divide cluster.devices %s", cp,
+        devices);
+    if (cp > 1 || p.cpCommType() != null) {
+      List<Layout> all = new ArrayList<>();
+      for (Layout l : candidates(new EstimateRequest(model, cluster.withDevices(devices / cp),
+          request.workload(), p.withoutCp()))) {
+        all.add(l.withCp(cp, cpType));
+      }
+      return all;
     }
     if (p.tp() != null && p.pp() != null && p.dp() != null) {
       long product = (long) p.tp() * p.pp() * p.dp();

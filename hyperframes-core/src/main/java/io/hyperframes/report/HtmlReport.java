@@ -39,7 +39,8 @@ public final class HtmlReport {
         best.workload().globalBatchSize(), esc(best.workload().precision().name()),
         l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
         (l.shardGroupSize() > 0 ? fmt(", shard group %d", l.shardGroupSize()) : "")
-            + (l.ep() > 1 ? fmt(", expert parallel %d", l.ep()) : ""),
+            + (l.ep() > 1 ? fmt(", expert parallel %d", l.ep()) : "")
+            + (l.cp() > 1 ? fmt(", context parallel %d (%s)", l.cp(), l.cpCommType().id()) : ""),
         plan.candidatesEvaluated(), plan.seconds()));
     if (!plan.reasons().isEmpty()) {
       b.append("<ul>");
@@ -70,10 +71,11 @@ public final class HtmlReport {
     b.append("</div>\n<div class=\"card\"><h2>Step time</h2>");
     TimeBreakdown t = e.time();
     b.append(stackedBar(new String[] {"compute", "recompute", "tensor comm", "pipeline comm",
-        "data-parallel comm", "all-to-all", "bubble", "optimizer"}, new double[] {
+        "data-parallel comm", "all-to-all", "context-parallel KV", "bubble", "optimizer"},
+        new double[] {
             t.computeSeconds(), t.recomputeSeconds(), t.tensorParallelCommSeconds(),
             t.pipelineCommSeconds(), t.dataParallelCommSeconds(), t.allToAllSeconds(),
-            t.bubbleSeconds(), t.optimizerSeconds()},
+            t.contextParallelSeconds(), t.bubbleSeconds(), t.optimizerSeconds()},
         0, "s", 1, null));
     b.append("</div>\n<div class=\"card\"><h2>Scaling over device counts</h2>");
     b.append(scaling(plan.scaling()));

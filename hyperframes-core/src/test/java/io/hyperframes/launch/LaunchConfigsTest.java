@@ -53,7 +53,20 @@ class LaunchConfigsTest {
             + " \"h100-sxm-80gb\", \"devices\": 64}, \"workload\": {\"type\": \"training\","
             + " \"precision\": \"fp8-mixed\", \"globalBatchSize\": 512,"
             + " \"trainingTokens\": 1e12}, \"layout\": {\"zeroStage\": 3, \"recompute\":"
-            + " \"selective\"}}");
+            + " \"selective\"}}",
+        // sliding windows (gpt-oss)
+        "{\"model\": {\"catalog\": \"gpt-oss-20b\"}, \"cluster\": {\"accelerator\":"
+            + " \"h100-sxm-80gb\", \"devices\": 8}, \"workload\": {\"type\": \"training\","
+            + " \"precision\": \"bf16-mixed\", \"globalBatchSize\": 64,"
+            + " \"trainingTokens\": 1e10}, \"layout\": {\"engine\": \"megatron\"}}",
+        // a 128K-token sequence with context parallelism, its KV gathered
+        "{\"model\": {\"name\": \"llama3.1-8b-128k\", \"layers\": 32, \"hidden\": 4096,"
+            + " \"heads\": 32, \"kvHeads\": 8, \"ffnHidden\": 14336, \"gatedMlp\": true,"
+            + " \"vocab\": 128256, \"seqLen\": 131072, \"tiedEmbeddings\": false},"
+            + " \"cluster\": {\"accelerator\": \"h100-sxm-80gb\", \"devices\": 32},"
+            + " \"workload\": {\"type\": \"training\", \"precision\": \"bf16-mixed\","
+            + " \"globalBatchSize\": 8, \"trainingTokens\": 1e10}, \"layout\": {\"tp\": 4,"
+            + " \"cp\": 8, \"cpCommType\": \"all_gather\"}}");
   }
 
   @Test
@@ -95,6 +108,13 @@ class LaunchConfigsTest {
     assertEquals(l.sequenceParallel(), used.contains("--sequence-parallel"));
     assertEquals(model.kvHeads() != model.heads(), used.contains("--num-query-groups"));
     assertEquals(model.isMoe(), used.contains("--num-experts"));
+    assertEquals(l.cp() > 1, used.contains("--context-parallel-size"));
+    if (l.cp() > 1) {
+      assertTrue(e.text().contains("--context-parallel-size " + l.cp()));
+      assertTrue(e.text().contains("--cp-comm-type " + l.cpCommType().megatronName()));
+    }
+    assertEquals(model.mla() != null, used.contains("--multi-latent-attention"));
+    assertEquals(model.slidingWindow() != null, used.contains("--window-size"));
     if (model.isMoe()) {
       assertTrue(e.text().contains("--moe-router-topk " + model.moe().topK()));
       assertTrue(e.text().contains("--moe-ffn-hidden-size " + model.moe().expertFfnHidden()));

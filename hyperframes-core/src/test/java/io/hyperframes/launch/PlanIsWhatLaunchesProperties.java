@@ -144,7 +144,12 @@ class PlanIsWhatLaunchesProperties {
     int devices = intOf(text, "--nnodes=(\\d+)") * intOf(text, "--nproc-per-node=(\\d+)");
     int tp = intOf(text, "--tensor-model-parallel-size (\\d+)");
     int pp = intOf(text, "--pipeline-model-parallel-size (\\d+)");
-    int dp = devices / (tp * pp);
+    int cp = text.contains("--context-parallel-size")
+        ? intOf(text, "--context-parallel-size (\\d+)") : 1;
+    io.hyperframes.parallel.CpCommType cpType = text.contains("--cp-comm-type")
+        ? io.hyperframes.parallel.CpCommType.fromId("--cp-comm-type",
+            stringOf(text, "--cp-comm-type (\\S+)")) : io.hyperframes.parallel.CpCommType.P2P;
+    int dp = devices / (tp * pp * cp);
     int v = text.contains("--num-layers-per-virtual-pipeline-stage")
         ? model.layers() / (pp * intOf(text, "--num-layers-per-virtual-pipeline-stage (\\d+)"))
         : 1;
@@ -157,7 +162,7 @@ class PlanIsWhatLaunchesProperties {
         ? intOf(text, "--expert-model-parallel-size (\\d+)") : 1;
     return new Parsed(new Layout(tp, pp, dp, v, intOf(text, "--micro-batch-size (\\d+)"),
         text.contains("--sequence-parallel"), recompute(text), zero, Engine.MEGATRON, group,
-        true, ep), intOf(text, "--global-batch-size (\\d+)"));
+        true, ep, cp, cpType), intOf(text, "--global-batch-size (\\d+)"));
   }
 
   /** DeepSpeed's configuration, and the Megatron-DeepSpeed arguments every manifest runs. */
@@ -200,6 +205,12 @@ class PlanIsWhatLaunchesProperties {
   private static Recompute recompute(String args) {
     return args.contains("--recompute-activations") ? Recompute.SELECTIVE
         : args.contains("--recompute-granularity full") ? Recompute.FULL : Recompute.NONE;
+  }
+
+  private static String stringOf(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    assertTrue(m.find(), () -> regex + " not in " + text);
+    return m.group(1);
   }
 
   private static int intOf(String text, String regex) {

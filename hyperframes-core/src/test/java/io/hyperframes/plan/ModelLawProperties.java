@@ -160,6 +160,52 @@ class ModelLawProperties {
         new io.hyperframes.model.MoeSpec(1, 1, m.ffnHidden(), 0, 0, 0, 1, 0));
   }
 
+  /** The job with each sequence split over {@code cp} more devices (same nodes' fabric). */
+  static Job contextParallel(Job job, int cp, io.hyperframes.parallel.CpCommType type) {
+    Cluster c = job.cluster();
+    int devices = c.devices() * cp;
+    Cluster wider = new Cluster(c.accelerator(), devices, Math.min(8, devices), c.intraNode(),
+        c.interNode());
+    return new Job(job.model(), wider, job.workload(), job.layout().withCp(cp, type));
+  }
+
+  /**
+   * Context parallelism divides each rank's activations by cp (strictly less memory per device
+   * for activations as cp grows), keeps every figure finite and positive, and its KV exchange is
+   * there exactly when cp > 1.
+   */
+  @Property(tries = 1000)
+  void activationMemoryPerDeviceFallsWithCp(@ForAll("jobs") Job job,
+      @ForAll("cpTypes") io.hyperframes.parallel.CpCommType type) {
+    TransformerSpec m = job.model();
+    double previous = Double.MAX_VALUE;
+    for (int cp = 1; cp <= 8; cp *= 2) {
+      if (m.seqLen() % (2 * cp) != 0 || ((type == io.hyperframes.parallel.CpCommType.A2A
+          || type == io.hyperframes.parallel.CpCommType.A2A_P2P)
+          && (m.heads() / job.layout().tp()) % cp != 0)) {
+        continue;
+      }
+      TrainingEstimate e = contextParallel(job, cp, type).estimate();
+      double activations = e.memory().activationsBytes();
+      assertTrue(activations < previous || cp == 1, () -> "cp grew activations: " + e);
+      previous = activations;
+      assertTrue(Double.isFinite(e.stepSeconds()) && e.stepSeconds() > 0, () -> e.toString());
+      assertTrue(e.mfu() > 0 && e.mfu() <= 1);
+      // Nothing without context parallelism; the unoverlapped exchanges always cost time (a
+      // ring may hide entirely behind the attention it feeds, and a2a+p2p is a ring when no
+      // two context-parallel ranks share a node).
+      double kv = e.time().contextParallelSeconds();
+      assertTrue(cp > 1 ? kv >= 0 : kv == 0, () -> e.toString());
+      assertTrue(cp == 1 || type == io.hyperframes.parallel.CpCommType.P2P
+          || type == io.hyperframes.parallel.CpCommType.A2A_P2P || kv > 0, () -> e.toString());
+    }
+  }
+
+  @Provide
+  Arbitrary<io.hyperframes.parallel.CpCommType> cpTypes() {
+    return Arbitraries.of(io.hyperframes.parallel.CpCommType.class);
+  }
+
   static TransformerSpec windowed(TransformerSpec m, int tokens, int every) {
     return new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(), m.kvHeads(),
         m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(), m.headDim(),

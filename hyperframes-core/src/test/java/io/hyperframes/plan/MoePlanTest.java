@@ -90,6 +90,12 @@ class MoePlanTest {
     assertTrue(e.layout().ep() > 1, e.layout().toString());
     assertTrue(e.layout().ep() * e.layout().tp() <= 8, "inside the node: " + e.layout());
     assertTrue(e.time().allToAllSeconds() > 0);
+    // memory.expertStatesBytes: the routed experts' share of the model states, 16 of 128
+    // experts per GPU, their states sharded over the 64 expert data-parallel ranks.
+    assertTrue(e.memory().expertStatesBytes() > 0
+        && e.memory().expertStatesBytes() < e.memory().modelStatesBytes(), e.memory().toString());
+    assertTrue(io.hyperframes.json.Json.mapper().valueToTree(io.hyperframes.json.Results
+        .Estimate.of(e)).at("/memory/expertStatesBytes").isNumber());
     String guide = Files.readString(Path.of("..", "docs", "planning.md"),
         StandardCharsets.UTF_8).replaceAll("\\s+", " ");
     assertTrue(guide.contains(String.format(Locale.ROOT, "**%d H100**", e.devices())));

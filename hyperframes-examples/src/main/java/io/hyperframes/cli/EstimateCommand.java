@@ -102,7 +102,8 @@ final class EstimateCommand implements Callable<Integer> {
         l.engine().id(), l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
         l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
         (l.shardGroupSize() > 0 ? " shardGroupSize=" + l.shardGroupSize() : "")
-            + (l.ep() > 1 ? " ep=" + l.ep() : "")));
+            + (l.ep() > 1 ? " ep=" + l.ep() : "")
+            + (l.cp() > 1 ? " cp=" + l.cp() + " cpCommType=" + l.cpCommType().id() : "")));
     b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
     for (String reason : e.reasons()) {
       b.append("  - ").append(reason).append('\n');
@@ -127,6 +128,9 @@ final class EstimateCommand implements Callable<Integer> {
     row(b, "comm tensor-par", t.tensorParallelCommSeconds(), "s");
     if (t.allToAllSeconds() > 0) {
       row(b, "comm all-to-all", t.allToAllSeconds(), "s");
+    }
+    if (l.cp() > 1) {
+      row(b, "comm context-par", t.contextParallelSeconds(), "s (exposed)");
     }
     row(b, "comm pipeline", t.pipelineCommSeconds(), "s");
     row(b, "comm data-par", t.dataParallelCommSeconds(), "s (exposed)");
