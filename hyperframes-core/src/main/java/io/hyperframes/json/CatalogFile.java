@@ -111,12 +111,13 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
   public record ModelEntry(String id, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
       Boolean tiedEmbeddings, String source, Integer headDim, Documents.Moe moe,
-      Documents.Mla mla, Documents.SlidingWindow slidingWindow) {
+      Documents.Mla mla, Documents.SlidingWindow slidingWindow, Integer mtpLayers) {
 
     /** The architecture fields in the request vocabulary. */
     public Documents.Model architecture() {
       return new Documents.Model(null, id, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp,
-          vocab, seqLen, tiedEmbeddings, null, null, headDim, null, moe, mla, slidingWindow);
+          vocab, seqLen, tiedEmbeddings, null, null, headDim, null, moe, mla, slidingWindow,
+          mtpLayers);
     }
   }
 

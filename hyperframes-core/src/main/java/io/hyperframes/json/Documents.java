@@ -66,7 +66,17 @@ public final class Documents {
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
       Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
       com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe, Mla mla,
-      SlidingWindow slidingWindow) {
+      SlidingWindow slidingWindow, Integer mtpLayers) {
+
+    /** A model document without multi-token-prediction modules. */
+    public Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
+        Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
+        Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
+        com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe, Mla mla,
+        SlidingWindow slidingWindow) {
+      this(catalog, name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+          tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla, slidingWindow, null);
+    }
 
     /** A model document whose every layer attends to the whole context. */
     public Model(String catalog, String name, Integer layers, Integer hidden, Integer heads,
@@ -74,7 +84,7 @@ public final class Documents {
         Boolean tiedEmbeddings, Double parameters, List<Integer> dense, Integer headDim,
         com.fasterxml.jackson.databind.JsonNode huggingFace, Moe moe, Mla mla) {
       this(catalog, name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
-          tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla, null);
+          tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla, null, null);
     }
 
     /** A model document with standard attention. */
@@ -112,7 +122,8 @@ public final class Documents {
           spec.tiedEmbeddings(), null, null, ownHead ? spec.headDim() : null, null,
           spec.moe() == null ? null : Moe.of(spec.moe()),
           spec.mla() == null ? null : Mla.of(spec.mla()),
-          spec.slidingWindow() == null ? null : SlidingWindow.of(spec.slidingWindow()));
+          spec.slidingWindow() == null ? null : SlidingWindow.of(spec.slidingWindow()),
+          spec.mtpLayers() == 0 ? null : spec.mtpLayers());
     }
 
     /** The dense stack {@code spec} in this vocabulary. */
@@ -131,7 +142,7 @@ public final class Documents {
       if (id != null) {
         boolean more = Stream.of(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
             seqLen, tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla,
-            slidingWindow).anyMatch(v -> v != null);
+            slidingWindow, mtpLayers).anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
               "model.catalog: give either a catalog id or an architecture, not both");
@@ -140,7 +151,7 @@ public final class Documents {
       }
       if (huggingFace != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            tiedEmbeddings, parameters, dense, headDim, moe, mla, slidingWindow)
+            tiedEmbeddings, parameters, dense, headDim, moe, mla, slidingWindow, mtpLayers)
             .anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException("model.huggingFace: give either a Hugging Face"
@@ -157,7 +168,7 @@ public final class Documents {
       }
       if (dense != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters, headDim, moe, mla, slidingWindow)
+            seqLen, tiedEmbeddings, parameters, headDim, moe, mla, slidingWindow, mtpLayers)
             .anyMatch(v -> v != null);
         if (more) {
           throw new IllegalArgumentException(
@@ -188,7 +199,8 @@ public final class Documents {
           headDim == null ? 0 : Checks.positive(path + ".headDim", headDim),
           moe == null ? null : moe.resolve(path + ".moe"),
           mla == null ? null : mla.resolve(path + ".mla"),
-          slidingWindow == null ? null : slidingWindow.resolve(path + ".slidingWindow"));
+          slidingWindow == null ? null : slidingWindow.resolve(path + ".slidingWindow"),
+          mtpLayers == null ? 0 : mtpLayers);
     }
   }
 

@@ -68,6 +68,10 @@ public final class LaunchConfigs {
       // A head size of the model's own (Qwen3): Megatron-LM's projection width per head.
       a.add("--kv-channels " + m.headDim());
     }
+    if (m.mtpLayers() > 0) {
+      // As examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh at d98e8a64.
+      a.add("--mtp-num-layers " + m.mtpLayers());
+    }
     if (m.slidingWindow() != null) {
       // Windowed layers, spelled as examples/gptoss/02_train.sh at d98e8a64: a window of W
       // tokens is W - 1 positions to the left and none to the right; every skip-freq-th layer

@@ -29,8 +29,9 @@ import java.util.Locale;
  * ({@link MlaSpec}: {@code q_lora_rank}, {@code kv_lora_rank}, {@code qk_nope_head_dim},
  * {@code qk_rope_head_dim}, {@code v_head_dim}) and their experts ({@code n_routed_experts},
  * {@code num_experts_per_tok}, {@code moe_intermediate_size}, {@code n_shared_experts},
- * {@code first_k_dense_replace}, {@code moe_layer_freq}); the multi-token-prediction layers
- * ({@code num_nextn_predict_layers}) are not counted, the convention of the published 671 B.
+ * {@code first_k_dense_replace}, {@code moe_layer_freq}) and their multi-token-prediction
+ * modules ({@code num_nextn_predict_layers}: {@code mtpLayers}, trained and held but not in
+ * the parameter count, the convention of the published 671 B).
  *
  * <p>gpt-oss ({@code GptOssForCausalLM}) is read with its experts ({@code num_local_experts},
  * {@code num_experts_per_tok}, experts of {@code intermediate_size}) and its windowed layers
@@ -119,7 +120,9 @@ public final class ModelSpecs {
     return new TransformerSpec(id.isBlank() ? arch : id, layers, hidden, heads, kvHeads,
         intField(field, config, "intermediate_size"), true, intField(field, config,
             "vocab_size"), seqLen, tied != null && tied.asBoolean(), headDim,
-        moe(field, arch, config), mla, window);
+        moe(field, arch, config), mla, window,
+        arch.equals(DEEPSEEK_V3) && config.hasNonNull("num_nextn_predict_layers")
+            ? nonNegative(field, config, "num_nextn_predict_layers") : 0);
   }
 
   /**

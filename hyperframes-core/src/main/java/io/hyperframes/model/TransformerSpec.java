@@ -34,6 +34,11 @@ import io.hyperframes.hardware.Checks;
  *     may be given), kvHeads equals heads, and the KV cache is the latent
  * @param slidingWindow the windowed layers ({@link SlidingWindowSpec}), or {@code null} when
  *     every layer attends to the whole context
+ * @param mtpLayers multi-token-prediction modules trained beside the model (DeepSeek-V3,
+ *     arXiv 2412.19437, §2.2: each a projection of 2h to h, a transformer block like the
+ *     model's last and two RMSNorms, sharing the embedding and the output head); their weights
+ *     are not in {@link #parameters()} (the convention of the published counts) but are held
+ *     and trained: {@link #mtpParameters()}, their FLOPs in {@link #trainingFlopsPerToken()}
  */
 public record TransformerSpec(
     String name,
@@ -49,14 +54,23 @@ public record TransformerSpec(
     int headDim,
     MoeSpec moe,
     MlaSpec mla,
-    SlidingWindowSpec slidingWindow) implements ModelSpec {
+    SlidingWindowSpec slidingWindow,
+    int mtpLayers) implements ModelSpec {
+
+  /** A transformer without multi-token-prediction modules. */
+  public TransformerSpec(String name, int layers, int hidden, int heads, int kvHeads,
+      int ffnHidden, boolean gatedMlp, int vocab, int seqLen, boolean tiedEmbeddings,
+      int headDim, MoeSpec moe, MlaSpec mla, SlidingWindowSpec slidingWindow) {
+    this(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
+        tiedEmbeddings, headDim, moe, mla, slidingWindow, 0);
+  }
 
   /** A transformer whose every layer attends to the whole context. */
   public TransformerSpec(String name, int layers, int hidden, int heads, int kvHeads,
       int ffnHidden, boolean gatedMlp, int vocab, int seqLen, boolean tiedEmbeddings,
       int headDim, MoeSpec moe, MlaSpec mla) {
     this(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab, seqLen,
-        tiedEmbeddings, headDim, moe, mla, null);
+        tiedEmbeddings, headDim, moe, mla, null, 0);
   }
 
   /** A transformer with standard (MHA / GQA) attention, dense or a mixture of experts. */
@@ -96,6 +110,8 @@ public record TransformerSpec(
     Checks.positive("model.vocab", vocab);
     Checks.positive("model.seqLen", seqLen);
     checkArgument(headDim >= 0, "model.headDim: must be > 0, got %s", headDim);
+    checkArgument(mtpLayers >= 0 && mtpLayers <= 16, "model.mtpLayers: must be in [0, 16], got"
+        + " %s", mtpLayers);
     if (mla != null) {
       checkArgument(headDim == 0 || headDim == mla.qkHeadDim(), "model.headDim: %s differs from"
           + " model.mla qkNopeHeadDim + qkRopeHeadDim = %s (latent attention's query/key head)",
@@ -367,6 +383,45 @@ public record TransformerSpec(
    * Korthikanti et al. 2022 (arXiv 2205.05198), §6.
    */
   public double trainingFlopsPerToken() {
+    if (mtpLayers > 0) {
+      return 3.0 * (layers * forwardFlopsPerTokenPerLayer() + logitFlopsPerToken()
+          + mtpLayers * mtpForwardFlopsPerToken());
+    }
     return 3.0 * (layers * forwardFlopsPerTokenPerLayer() + logitFlopsPerToken());
+  }
+
+  /**
+   * Weights of the multi-token-prediction modules, the shared embedding and output head not
+   * counted again: per module the projection (2h × h), a transformer block like the model's last
+   * layer and two RMSNorm gains (DeepSeek-V3 §2.2, Figure 3).
+   */
+  public double mtpParameters() {
+    if (mtpLayers == 0) {
+      return 0.0;
+    }
+    double h = hidden;
+    return mtpLayers * (2 * h * h + lastLayerParameters() + 2 * h);
+  }
+
+  /** Forward FLOPs per token of one multi-token-prediction module: projection, block, logits. */
+  public double mtpForwardFlopsPerToken() {
+    double h = hidden;
+    double block = 2.0 * (lastLayerActiveMatmulParameters())
+        + (forwardFlopsPerTokenPerLayer() - 2.0 * activeMatmulParametersPerLayer());
+    return 2 * 2 * h * h + block + logitFlopsPerToken();
+  }
+
+  /** Weights of the model's last layer (an MoE layer when it is one). */
+  private double lastLayerParameters() {
+    boolean moeLast = moe != null && moe.isMoeLayer(layers - 1);
+    double mlp = moeLast ? moeMlpParametersPerLayer() : mlpParameters(ffnHidden);
+    return attentionParametersPerLayer() + mlp + smallParametersPerLayer();
+  }
+
+  /** Weights a token multiplies in the model's last layer. */
+  private double lastLayerActiveMatmulParameters() {
+    boolean moeLast = moe != null && moe.isMoeLayer(layers - 1);
+    double mlp = moeLast ? activeMoeMlpParametersPerLayer() : mlpParameters(ffnHidden);
+    return attentionParametersPerLayer() + mlp;
   }
 }

@@ -52,8 +52,11 @@ enum MegatronParallelism implements ParallelismModel {
       // The last stage holds the output layer: a copy of the tied embedding when pp > 1, the
       // untied output matrix otherwise (Megatron-LM, word-embedding sharing across stages).
       double output = (!t.tiedEmbeddings() || layout.pp() > 1) ? embedding : 0.0;
-      double last = layerParams + output + t.hidden();
-      params = layout.pp() == 1 ? first + (t.tiedEmbeddings() ? 0.0 : embedding) + t.hidden()
+      // The last stage also holds the multi-token-prediction modules (0 without them).
+      double mtp = t.mtpParameters() / layout.tp();
+      double last = layerParams + output + t.hidden() + mtp;
+      params = layout.pp() == 1
+          ? first + (t.tiedEmbeddings() ? 0.0 : embedding) + t.hidden() + mtp
           : Math.max(first, last);
     } else {
       // A dense stack or a bare count: no tensor or pipeline split of its own (the estimator
@@ -125,7 +128,8 @@ enum MegatronParallelism implements ParallelismModel {
       int microBatches) {
     double perLayer = activationBytesPerLayer(m, l, precision);
     int p = l.pp();
-    double layersPerStage = ceilDiv(m.layers(), p);
+    // The last stage also runs the multi-token-prediction blocks (counted on the largest).
+    double layersPerStage = ceilDiv(m.layers(), p) + m.mtpLayers();
     double inFlight = Math.min(p, Math.max(1, microBatches));
     double factor = l.virtualStages() > 1 && microBatches >= p
         ? 1.0 + (p - 1.0) / (p * (double) l.virtualStages()) : 1.0;

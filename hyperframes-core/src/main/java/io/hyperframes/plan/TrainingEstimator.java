@@ -395,6 +395,16 @@ public final class TrainingEstimator {
         + tLogits;
     double mbRecompute = layersPerStage * recompute;
     double mbTp = layersPerStage * tTp;
+    if (m.mtpLayers() > 0) {
+      // Multi-token prediction on the last stage: per module the 2h-to-h projection (three
+      // matmul passes), a block like an average layer and its own pass through the output
+      // head (DeepSeek-V3 §2.2).
+      int mtp = m.mtpLayers();
+      mbCompute += mtp * (layerTraining + kernel.layerOverheadSeconds() + tLogits
+          + 3 * memoryModel.matmulSeconds(acc, tokens, h, 2 * h / tp, 1, e, c, peak));
+      mbRecompute += mtp * recompute;
+      mbTp += mtp * tTp;
+    }
 
     double mbP2p = 0.0;
     if (l.pp() > 1) {

@@ -114,6 +114,15 @@ class HuggingFaceConfigTest {
     }
     assertEquals(192, m.headDim());
     assertEquals(128L * 128, m.valueDim());
+    // README_WEIGHTS.md @ 0b39205a: the MTP module has "11.5B unique parameters, excluding the
+    // shared 0.9B Embedding and 0.9B output Head"; it is trained but not in the 671 B.
+    assertEquals(1, m.mtpLayers());
+    assertEquals(11.5e9, m.mtpParameters(), 0.03 * 11.5e9);
+    TransformerSpec without = new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(),
+        m.kvHeads(), m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(),
+        m.headDim(), m.moe(), m.mla(), m.slidingWindow(), 0);
+    assertEquals(without.parameters(), m.parameters(), 0.0);
+    assertTrue(m.trainingFlopsPerToken() > without.trainingFlopsPerToken() * 1.01);
   }
 
   /**
