@@ -481,7 +481,7 @@ public final class Catalog {
           for (String key : List.of(acc.generation() + "/" + r, "*/" + r,
               acc.generation() + "/*", "*/*")) {
             if (iv.containsKey(key)) {
-              byRegime.put(r, iv.get(key));
+              byRegime.put(r, iv.get(key).withRegime(acc.generation() + " " + r));
               break;
             }
           }

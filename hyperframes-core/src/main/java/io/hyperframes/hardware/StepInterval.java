@@ -12,8 +12,20 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param high upper factor (95th percentile), ≥ 1
  * @param cases held-out cases the factors come from
  * @param source how they were derived
+ * @param regime the accelerator generation and regime it was looked up for ("hopper
+ *     fully-sharded"; empty before the catalog resolves it for an accelerator)
  */
-public record StepInterval(double low, double high, int cases, String source) {
+public record StepInterval(double low, double high, int cases, String source, String regime) {
+
+  /** An interval not yet resolved for an accelerator's regime. */
+  public StepInterval(double low, double high, int cases, String source) {
+    this(low, high, cases, source, "");
+  }
+
+  /** This interval as looked up for {@code generationAndRegime}. */
+  public StepInterval withRegime(String generationAndRegime) {
+    return new StepInterval(low, high, cases, source, generationAndRegime);
+  }
 
   /** The regimes an interval is kept for. */
   public static final java.util.List<String> REGIMES =
@@ -26,6 +38,7 @@ public record StepInterval(double low, double high, int cases, String source) {
         "interval.high: must be in [1, 100), got %s", high);
     checkArgument(cases >= 0, "interval.cases: must be >= 0, got %s", cases);
     source = source == null ? "" : source;
+    regime = regime == null ? "" : regime;
   }
 
   /** No uncertainty known: the point prediction as both ends. */

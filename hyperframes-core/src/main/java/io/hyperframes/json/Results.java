@@ -59,7 +59,7 @@ public final class Results {
           e.tokensPerSecondPerDevice(), e.commShare(), e.scalingEfficiency(), e.trainingDays(),
           e.trainingDaysLow(), e.trainingDaysHigh(),
           new Interval(e.interval().low(), e.interval().high(), e.interval().cases(),
-              e.interval().source()),
+              e.interval().source(), e.interval().regime()),
           e.gpuHours(), e.devices());
     }
 
@@ -93,8 +93,12 @@ public final class Results {
   public record CommByKind(double tensorParallelSeconds, double pipelineSeconds,
       double dataParallelSeconds, double allToAllSeconds, double contextParallelSeconds) {}
 
-  /** {@code interval}: the empirical step-time band and where it comes from. */
-  public record Interval(double low, double high, int cases, String source) {}
+  /**
+   * {@code interval}: the empirical step-time band, the generation and regime it was looked up
+   * for, the published cases of that regime it rests on (0: none, the source says so) and how it
+   * was derived.
+   */
+  public record Interval(double low, double high, int cases, String source, String regime) {}
 
   /** A plan candidate: the estimate's fields plus its workload choices and cost. */
   public record PlanCandidate(@JsonUnwrapped Estimate estimate, int globalBatchSize,

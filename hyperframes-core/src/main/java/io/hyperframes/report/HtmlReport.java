@@ -59,8 +59,9 @@ public final class HtmlReport {
         e.gpuHours(), best.cost().totalUsd(), lo * best.cost().totalUsd(),
         hi * best.cost().totalUsd()));
     b.append(fmt("<p><small>Ranges: the 90 %% interval of the step time from the out-of-sample"
-        + " validation (%.3g-%.3g x the prediction, %d held-out cases; docs/validation.md).</small>"
-        + "</p>\n", lo, hi, e.interval().cases()));
+        + " validation (%.3g-%.3g x the prediction, %d published runs of %s; docs/validation.md)."
+        + "</small></p>\n", lo, hi, e.interval().cases(),
+        e.interval().regime().isEmpty() ? "its regime" : esc(e.interval().regime())));
 
     b.append("<div class=\"grid\">\n<div class=\"card\"><h2>Memory per device</h2>");
     MemoryBreakdown m = e.memory();

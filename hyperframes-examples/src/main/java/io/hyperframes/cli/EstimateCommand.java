@@ -138,6 +138,11 @@ final class EstimateCommand implements Callable<Integer> {
     row(b, "optimizer", t.optimizerSeconds(), "s");
     row(b, "step", t.stepSeconds(), String.format(Locale.ROOT, "s (90 %% interval %.3g-%.3g s)",
         e.stepSecondsLow(), e.stepSecondsHigh()));
+    if (!e.interval().regime().isEmpty()) {
+      b.append(String.format(Locale.ROOT, "  interval rests on %d published run(s) of %s%s%n",
+          e.interval().cases(), e.interval().regime(), e.interval().cases() == 0
+              ? " (none: the whole pooled range)" : ""));
+    }
     b.append("efficiency\n");
     row(b, "MFU", 100 * e.mfu(), "%");
     row(b, "HFU", 100 * e.hfu(), "%");

@@ -38,6 +38,14 @@ final class ValidateCommand implements Callable<Integer> {
           + " in-sample and out-of-sample error per source and the residual range per regime.")
   boolean leaveOneSourceOut;
 
+  @Option(names = "--write-intervals", paramLabel = "FILE",
+      description = "With --leave-one-source-out: write the step-time intervals those residuals"
+          + " give, per accelerator generation and regime, as a catalog file (the shipped"
+          + " catalog's intervals are this output): a regime's own 5th-95th percentile band"
+          + " with at least 5 cases from 4 sources; with fewer, the pooled band widened to the"
+          + " regime's own extremes; with none, the whole pooled range, said so.")
+  Path writeIntervals;
+
   @Override
   public Integer call() throws JsonProcessingException {
     if (leaveOneSourceOut) {
@@ -169,32 +177,100 @@ final class ValidateCommand implements Callable<Integer> {
       double[] v = e.getValue().stream().mapToDouble(f -> (double) f[2]).sorted().toArray();
       int covered = 0;
       for (Object[] f : e.getValue()) {
-        double[] band = band(factors, (String) f[0], (String) f[1]);
+        Band band = band(factors, (String) f[0], (String) f[1]);
         double x = (double) f[2];
-        covered += x >= band[0] && x <= band[1] ? 1 : 0;
+        covered += x >= band.low() && x <= band.high() ? 1 : 0;
       }
       out.printf(Locale.ROOT, "| %s | %d | %.3f, %.3f, %.3f | %d of %d (%.0f %%) |%n", e.getKey(),
           v.length, percentile(v, 5), percentile(v, 50), percentile(v, 95), covered,
           e.getValue().size(), 100.0 * covered / e.getValue().size());
     }
     out.flush();
+    if (writeIntervals != null) {
+      writeIntervals(factors, shipped, text);
+    }
     return 0;
   }
 
+  /** A step-time band, the cases of its own regime it rests on, and on what evidence. */
+  record Band(double low, double high, int cases, String evidence) {}
+
   /**
-   * The 5th-95th percentile band of the factors of a regime from every source but one: the
-   * regime's own factors when at least five cases from at least four sources remain (fewer
-   * sources hide the between-source spread that a new source shows), else all regimes pooled;
-   * the catalog's intervals are made the same way from every source.
+   * The band of a regime from the factors of every source but {@code without} (null: every
+   * source): the regime's own 5th-95th percentiles when at least five cases from at least four
+   * sources remain (fewer sources hide the between-source spread a new source shows); with
+   * fewer, the pooled 5th-95th percentiles widened to the regime's own extremes (thin evidence);
+   * with none, the pooled minimum and maximum (no evidence: the widest band seen, not a narrow
+   * borrowed one). The coverage above and the intervals written are both this band.
    */
-  private static double[] band(java.util.List<Object[]> factors, String regime, String without) {
+  static Band band(java.util.List<Object[]> factors, String regime, String without) {
     double[] own = factors.stream().filter(f -> f[0].equals(regime) && !f[1].equals(without))
         .mapToDouble(f -> (double) f[2]).sorted().toArray();
     long sources = factors.stream().filter(f -> f[0].equals(regime) && !f[1].equals(without))
         .map(f -> f[1]).distinct().count();
-    double[] v = own.length >= 5 && sources >= 4 ? own : factors.stream()
-        .filter(f -> !f[1].equals(without)).mapToDouble(f -> (double) f[2]).sorted().toArray();
-    return new double[] {Math.min(1.0, percentile(v, 5)), Math.max(1.0, percentile(v, 95))};
+    double[] pooled = factors.stream().filter(f -> !f[1].equals(without))
+        .mapToDouble(f -> (double) f[2]).sorted().toArray();
+    double low;
+    double high;
+    String evidence;
+    if (own.length >= 5 && sources >= 4) {
+      low = percentile(own, 5);
+      high = percentile(own, 95);
+      evidence = "own";
+    } else if (own.length > 0) {
+      low = Math.min(percentile(pooled, 5), own[0]);
+      high = Math.max(percentile(pooled, 95), own[own.length - 1]);
+      evidence = "thin";
+    } else {
+      low = pooled[0];
+      high = pooled[pooled.length - 1];
+      evidence = "none";
+    }
+    return new Band(Math.min(1.0, low), Math.max(1.0, high), own.length, evidence);
+  }
+
+  /**
+   * Writes the intervals of every accelerator generation of the catalog and every regime, from
+   * all sources' residuals, as a catalog file ({@code --write-intervals}).
+   */
+  private void writeIntervals(java.util.List<Object[]> factors,
+      io.hyperframes.hardware.Catalog shipped, String text) {
+    java.util.Set<String> generations = new java.util.TreeSet<>();
+    shipped.accelerators().values().forEach(a -> generations.add(a.generation()));
+    long sources = factors.stream().map(f -> f[1]).distinct().count();
+    var root = Json.mapper().createObjectNode();
+    root.put("version", 1);
+    var list = root.putArray("intervals");
+    for (String g : generations) {
+      for (String r : io.hyperframes.hardware.StepInterval.REGIMES) {
+        Band b = band(factors, g + " " + r, null);
+        var e = list.addObject();
+        e.put("generation", g);
+        e.put("regime", r);
+        e.put("low", Math.round(b.low() * 1000) / 1000.0);
+        e.put("high", Math.round(b.high() * 1000) / 1000.0);
+        e.put("cases", b.cases());
+        e.put("source", switch (b.evidence()) {
+          case "own" -> String.format(Locale.ROOT, "5th and 95th percentile of measured /"
+              + " predicted step time over the %d leave-one-source-out cases of %s %s", b.cases(),
+              g, r);
+          case "thin" -> String.format(Locale.ROOT, "thin evidence: %d leave-one-source-out"
+              + " case(s) of %s %s, fewer than 5 from 4 sources; the pooled 5th-95th percentile"
+              + " band of %d cases from %d sources widened to include them", b.cases(), g, r,
+              factors.size(), sources);
+          default -> String.format(Locale.ROOT, "no evidence: no published run of %s %s; the"
+              + " whole range of the %d pooled leave-one-source-out cases from %d sources", g,
+              r, factors.size(), sources);
+        } + " (hyperframes validate --leave-one-source-out --write-intervals; docs/validation.md)");
+      }
+    }
+    try {
+      java.nio.file.Files.writeString(writeIntervals, Json.mapper()
+          .writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("--write-intervals: cannot write " + writeIntervals
+          + " (" + e.getMessage() + ")", e);
+    }
   }
 
   private static double percentile(double[] sorted, double p) {

@@ -40,9 +40,18 @@ class LeaveOneSourceOutTest {
           StandardCharsets.UTF_8)).get("cases"));
     }
     Path file = Files.writeString(dir.resolve("all.json"), all.toString());
+    Path written = dir.resolve("intervals.json");
     CliTest.Result r = CliTest.run("validate", "--leave-one-source-out", "--cases",
-        file.toString());
+        file.toString(), "--write-intervals", written.toString());
     assertEquals(0, r.status(), r.err());
+    // The shipped catalog's intervals are what the command writes from these residuals.
+    try (var in = getClass().getResourceAsStream("/io/hyperframes/catalog/hardware.json")) {
+      var shipped = Json.parseObject("hardware.json", new String(in.readAllBytes(),
+          StandardCharsets.UTF_8)).get("intervals");
+      assertEquals(Json.parseObject("intervals", Files.readString(written,
+          StandardCharsets.UTF_8)).get("intervals"), shipped,
+          "hardware.json intervals differ from validate --write-intervals");
+    }
     String report = Files.readString(Path.of("..", "docs", "validation.md"),
         StandardCharsets.UTF_8);
     List<String> missing = new ArrayList<>();
