@@ -27,7 +27,6 @@ class FullyShardedProperties {
 
   private static final TrainingEstimator ESTIMATOR = TrainingEstimator.analytical();
   private static final double ROUNDING = 1e-9;
-  private static final double FLAT = 0.01;
 
   record Job(TransformerSpec model, String accelerator, String nic, int nics, int perNode,
       int dp, Engine engine, Recompute recompute, boolean reshard) {
@@ -94,10 +93,11 @@ class FullyShardedProperties {
 
   /**
    * At a fixed global batch (one micro-batch per step), once exposed communication dominates the
-   * step, doubling the data-parallel ranks never makes the step more than 1 % faster: the step
-   * stays flat or gets worse, as Narayanan et al. 2021 Table 2's ZeRO-3 rows do. (It may fall a
-   * little: the overlapped communication still costs {@code overlapCost} of the compute it
-   * overlaps, and that compute halves.)
+   * step, doubling the data-parallel ranks gains nothing on the communication: the exposed
+   * data-parallel time never falls (each rank still moves the whole model, over more ranks, behind
+   * less compute), so whatever the step gains is compute it sheds, never communication. The step
+   * stays flat as Narayanan et al. 2021 Table 2's ZeRO-3 rows do, but for the part of the compute
+   * that nothing overlaps (CommBoundCasesCliTest checks those rows).
    */
   @Property(tries = 1000)
   void stepTimeNeverFallsWithDpOnceCommunicationDominates(@ForAll("jobs") Job job) {
@@ -105,9 +105,15 @@ class FullyShardedProperties {
     int dp = Math.min(job.dp(), batch / 2);
     TrainingEstimate small = job.estimate(dp, batch);
     TrainingEstimate large = job.estimate(2 * dp, batch);
-    if (small.time().dataParallelCommSeconds() > small.time().computeSeconds()
-        + small.time().recomputeSeconds()) {
-      assertTrue(large.stepSeconds() >= small.stepSeconds() * (1 - FLAT),
+    double smallCompute = small.time().computeSeconds() + small.time().recomputeSeconds();
+    double largeCompute = large.time().computeSeconds() + large.time().recomputeSeconds();
+    if (small.time().dataParallelCommSeconds() > smallCompute) {
+      assertTrue(large.time().dataParallelCommSeconds()
+          >= small.time().dataParallelCommSeconds() * (1 - ROUNDING),
+          () -> "exposed comm fell: dp " + dp + ": " + small.time() + ", dp " + 2 * dp + ": "
+              + large.time() + " for " + job);
+      assertTrue(large.stepSeconds() >= small.stepSeconds() - (smallCompute - largeCompute)
+          - ROUNDING * small.stepSeconds(),
           () -> "dp " + dp + ": " + small.stepSeconds() + " s, dp " + 2 * dp + ": "
               + large.stepSeconds() + " s for " + job);
     }
