@@ -30,6 +30,19 @@ class CliTest {
     return new Result(status, out.toString(), err.toString());
   }
 
+  /** Asserts that the document prints every non-blank line of a command's output. */
+  static void assertPrints(Path document, String output) throws IOException {
+    String text = Files.readString(document, java.nio.charset.StandardCharsets.UTF_8);
+    java.util.List<String> missing = new java.util.ArrayList<>();
+    for (String line : output.split("\n")) {
+      if (!line.isBlank() && !text.contains(line.strip())) {
+        missing.add(line);
+      }
+    }
+    org.junit.jupiter.api.Assertions.assertTrue(missing.isEmpty(),
+        document + " does not print: " + missing);
+  }
+
   Path write(String name, String text) throws IOException {
     return Files.writeString(dir.resolve(name), text);
   }

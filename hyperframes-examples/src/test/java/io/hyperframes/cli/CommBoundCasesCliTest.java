@@ -4,12 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,15 +29,7 @@ class CommBoundCasesCliTest {
         Path.of("..", "docs", "validation", "comm-bound-cases.json").toString(), "--format",
         "markdown");
     assertEquals(0, r.status(), r.err());
-    String report = Files.readString(Path.of("..", "docs", "validation.md"),
-        StandardCharsets.UTF_8);
-    List<String> missing = new ArrayList<>();
-    for (String line : r.out().split("\n")) {
-      if (!line.isBlank() && !report.contains(line.strip())) {
-        missing.add(line);
-      }
-    }
-    assertTrue(missing.isEmpty(), "docs/validation.md does not print: " + missing);
+    CliTest.assertPrints(Path.of("..", "docs", "validation.md"), r.out());
 
     Map<String, Double> step = new HashMap<>();
     Matcher m = STEP.matcher(r.out());
