@@ -24,8 +24,9 @@ import io.hyperframes.hardware.Checks;
  * @param ep expert-parallel degree (Megatron-Core {@code --expert-model-parallel-size}): a
  *     mixture of experts' routed experts are split over {@code ep} data-parallel ranks, which
  *     exchange tokens by all-to-all; 1 for none. The expert tensor-parallel degree is
- *     {@code tp} (Megatron-LM's default) and {@code ep} divides {@code dp}: the expert
- *     data-parallel degree is {@code dp / ep}
+ *     {@code tp} (Megatron-LM's default) and {@code ep} divides {@code dp · cp}
+ *     (Megatron-Core: ep · etp divides tp · cp · dp): the expert data-parallel degree is
+ *     {@code dp · cp / ep}
  * @param cp context-parallel degree (Megatron-Core {@code --context-parallel-size}): each
  *     sequence is split over {@code cp} ranks, which exchange keys and values for attention
  *     ({@code cpCommType}); 1 for none. Devices are tp · cp · pp · dp; weight gradients are
@@ -74,9 +75,11 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     checkArgument(shardGroupSize >= 0, "layout.shardGroupSize: must be >= 0, got %s",
         shardGroupSize);
     Checks.positive("layout.ep", ep);
-    checkArgument(dp % ep == 0, "layout.ep: %s does not divide layout.dp %s (the expert"
-        + " data-parallel degree is dp / ep)", ep, dp);
     Checks.positive("layout.cp", cp);
+    // Megatron-Core: ep·etp divides tp·cp·dp; with etp = tp, ep divides cp·dp.
+    checkArgument((dp * cp) % ep == 0, cp == 1 ? "layout.ep: %s does not divide layout.dp %s (the"
+        + " expert data-parallel degree is dp / ep)" : "layout.ep: %s does not divide layout.dp·cp"
+        + " %s (the expert data-parallel degree is dp·cp / ep)", ep, dp * cp);
     checkArgument(cpCommType != null, "layout.cpCommType: must be given");
     checkArgument(cp == 1 || engine == Engine.MEGATRON, "layout.cp: %s is run by megatron"
         + " (Megatron-Core --context-parallel-size) in HyperFrames' model, not by %s", cp,
@@ -127,9 +130,9 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType);
   }
 
-  /** Data-parallel ranks of the expert weights: {@code dp / ep}. */
+  /** Data-parallel ranks of the expert weights: {@code dp · cp / ep}. */
   public int expertDataParallel() {
-    return dp / ep;
+    return dp * cp / ep;
   }
 
   /** Devices the layout occupies: tp · cp · pp · dp. */

@@ -91,7 +91,9 @@ enum MegatronParallelism implements ParallelismModel {
       // Context parallelism: each rank keeps the activations of its s/cp tokens, and its
       // queries' scores over the whole sequence (Megatron-Core context parallelism; every term
       // is linear in the rank's tokens).
-      return activationBytesPerLayer(m, l.withCp(1, l.cpCommType()), precision) / l.cp();
+      // (ep does not change the activations; at ep 1 the layout without cp stays valid.)
+      return activationBytesPerLayer(m, l.withEp(1).withCp(1, l.cpCommType()), precision)
+          / l.cp();
     }
     double s = m.seqLen();
     double b = l.microBatch();

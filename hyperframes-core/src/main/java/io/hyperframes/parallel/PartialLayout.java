@@ -50,6 +50,12 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, null, null);
   }
 
+  /** These fixed fields with another expert-parallel degree (null: open). */
+  public PartialLayout withEp(Integer degree) {
+    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType);
+  }
+
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
@@ -74,8 +80,9 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         "layout.zeroStage: must be 0-3, got %s", zeroStage);
     positiveOrNull("layout.shardGroupSize", shardGroupSize);
     positiveOrNull("layout.ep", ep);
-    checkArgument(ep == null || dp == null || dp % ep == 0,
-        "layout.ep: %s does not divide layout.dp %s", ep, dp);
+    checkArgument(ep == null || dp == null || (dp * (cp == null ? 1 : cp)) % ep == 0,
+        "layout.ep: %s does not divide layout.dp·cp %s", ep, dp == null ? 0
+            : dp * (cp == null ? 1 : cp));
     checkArgument(ep == null || ep == 1 || engine == null || engine.runsExpertParallel(),
         "layout.ep: %s is run by megatron in HyperFrames' model, not by %s", ep,
         engine == null ? "" : engine.id());

@@ -245,8 +245,9 @@ public final class Planner {
       }
       for (int zero : zeros) {
         TrainingWorkload probe = workload(r, precision, Math.max(1, dp), t.engine());
+        // Expert parallelism spans the data- and context-parallel ranks (ep divides dp·cp).
         List<Integer> eps = TrainingEstimator.expertParallel(p,
-            m instanceof TransformerSpec ts ? ts : null, dp, t.engine());
+            m instanceof TransformerSpec ts ? ts : null, dp * t.cp(), t.engine());
         if (eps.isEmpty()) {
           continue;
         }
@@ -319,7 +320,7 @@ public final class Planner {
       }
       TrainingWorkload w = workload(r, precision, batch, t.engine());
       List<Integer> eps = TrainingEstimator.expertParallel(p,
-          r.model() instanceof TransformerSpec ts ? ts : null, dp, t.engine());
+          r.model() instanceof TransformerSpec ts ? ts : null, dp * t.cp(), t.engine());
       if (eps.isEmpty()) {
         return;
       }

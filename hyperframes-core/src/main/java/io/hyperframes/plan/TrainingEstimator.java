@@ -878,10 +878,14 @@ public final class TrainingEstimator {
     checkArgument(devices % cp == 0, "layout.cp: %s does not divide cluster.devices %s", cp,
         devices);
     if (cp > 1 || p.cpCommType() != null) {
+      // A fixed ep divides dp·cp (it may exceed dp): the layouts without cp are made at ep 1
+      // and given the ep afterwards; an open ep is searched over the divisors of dp.
+      Integer ep = p.ep();
       List<Layout> all = new ArrayList<>();
       for (Layout l : candidates(new EstimateRequest(model, cluster.withDevices(devices / cp),
-          request.workload(), p.withoutCp()))) {
-        all.add(l.withCp(cp, cpType));
+          request.workload(), ep == null ? p.withoutCp() : p.withoutCp().withEp(1)))) {
+        Layout withCp = l.withCp(cp, cpType);
+        all.add(ep == null ? withCp : withCp.withEp(ep));
       }
       return all;
     }
