@@ -105,7 +105,7 @@ public final class InferenceEstimator {
     // Windowed layers keep the blocks their last W tokens can span (ceil(W/block) + 1).
     double keptPerSequence = paged;
     if (m.slidingWindow() != null) {
-      double windowed = (double) m.windowedLayers() / m.layers();
+      double windowed = m.windowedLayerShare();
       long windowBlocks = ((long) m.slidingWindow().tokens() + w.blockTokens() - 1)
           / w.blockTokens() + 1;
       keptPerSequence = (1 - windowed) * paged
@@ -193,7 +193,7 @@ public final class InferenceEstimator {
       // A windowed layer reads and scores at most its window; decode attention is linear in
       // the positions it reads, so the layers' average is that of their spans.
       if (m.slidingWindow() != null) {
-        double windowed = (double) m.windowedLayers() / m.layers();
+        double windowed = m.windowedLayerShare();
         context = (1 - windowed) * context
             + windowed * Math.min(context, m.slidingWindow().tokens());
       }

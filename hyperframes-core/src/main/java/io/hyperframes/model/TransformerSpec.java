@@ -341,22 +341,21 @@ public record TransformerSpec(
    * et al. 2022 (PaLM, Appendix B).
    */
   public double forwardFlopsPerTokenPerLayer() {
-    if (slidingWindow != null) {
-      double attention = mla != null ? 2.0 * seqLen * (double) (qDim() + valueDim())
-          : 4.0 * seqLen * (double) qDim();
-      return 2.0 * activeMatmulParametersPerLayer() + attention * attentionPairShare(seqLen);
-    }
-    if (mla != null) {
-      // Q·Kᵀ over the query/key head, A·V over the value head.
-      return 2.0 * activeMatmulParametersPerLayer()
-          + 2.0 * seqLen * (double) (qDim() + valueDim());
-    }
-    return 2.0 * activeMatmulParametersPerLayer() + 4.0 * seqLen * (double) qDim();
+    // Q·Kᵀ over the query/key head, A·V over the value head (the same width without latent
+    // attention), over the pairs the layers' windows leave (1 without windows).
+    double attention = mla != null ? 2.0 * seqLen * (double) (qDim() + valueDim())
+        : 4.0 * seqLen * (double) qDim();
+    return 2.0 * activeMatmulParametersPerLayer() + attention * attentionPairShare(seqLen);
   }
 
   /** Layers whose attention is windowed (0 without {@code slidingWindow}). */
   public int windowedLayers() {
     return slidingWindow == null ? 0 : slidingWindow.windowedLayers(layers);
+  }
+
+  /** Share of the layers whose attention is windowed (0 without {@code slidingWindow}). */
+  public double windowedLayerShare() {
+    return (double) windowedLayers() / layers;
   }
 
   /**
@@ -413,15 +412,17 @@ public record TransformerSpec(
 
   /** Weights of the model's last layer (an MoE layer when it is one). */
   private double lastLayerParameters() {
-    boolean moeLast = moe != null && moe.isMoeLayer(layers - 1);
-    double mlp = moeLast ? moeMlpParametersPerLayer() : mlpParameters(ffnHidden);
+    double mlp = lastLayerIsMoe() ? moeMlpParametersPerLayer() : mlpParameters(ffnHidden);
     return attentionParametersPerLayer() + mlp + smallParametersPerLayer();
   }
 
   /** Weights a token multiplies in the model's last layer. */
   private double lastLayerActiveMatmulParameters() {
-    boolean moeLast = moe != null && moe.isMoeLayer(layers - 1);
-    double mlp = moeLast ? activeMoeMlpParametersPerLayer() : mlpParameters(ffnHidden);
+    double mlp = lastLayerIsMoe() ? activeMoeMlpParametersPerLayer() : mlpParameters(ffnHidden);
     return attentionParametersPerLayer() + mlp;
+  }
+
+  private boolean lastLayerIsMoe() {
+    return moe != null && moe.isMoeLayer(layers - 1);
   }
 }

@@ -87,15 +87,10 @@ enum MegatronParallelism implements ParallelismModel {
 
   @Override
   public double activationBytesPerLayer(TransformerSpec m, Layout l, PrecisionRecipe precision) {
-    if (l.cp() > 1) {
-      // Context parallelism: each rank keeps the activations of its s/cp tokens, and its
-      // queries' scores over the whole sequence (Megatron-Core context parallelism; every term
-      // is linear in the rank's tokens).
-      // (ep does not change the activations; at ep 1 the layout without cp stays valid.)
-      return activationBytesPerLayer(m, l.withEp(1).withCp(1, l.cpCommType()), precision)
-          / l.cp();
-    }
     double s = m.seqLen();
+    // Context parallelism: each rank keeps the activations of its s/cp tokens, and its queries'
+    // scores over the whole sequence (Megatron-Core context parallelism).
+    double sq = s / l.cp();
     double b = l.microBatch();
     double h = m.hidden();
     double f = m.activeFfnHidden();
@@ -103,7 +98,7 @@ enum MegatronParallelism implements ParallelismModel {
     double kv = m.kvDim();
     double e = precision.activationBytes();
     double sp = l.sequenceParallel() ? t : 1.0;
-    double sb = s * b;
+    double sb = sq * b;
     if (l.recompute() == Recompute.FULL) {
       return e * sb * h / sp;
     }
@@ -120,7 +115,7 @@ enum MegatronParallelism implements ParallelismModel {
     if (l.recompute() == Recompute.NONE) {
       // softmax output (e), dropout mask (1) and dropout output (e) per score; no dropout: e.
       double perScore = dropout ? 2 * e + 1 : e;
-      core = perScore * m.heads() * s * s * b;
+      core = perScore * m.heads() * sq * s * b;
     }
     return replicated / sp + (sharded + core) / t;
   }

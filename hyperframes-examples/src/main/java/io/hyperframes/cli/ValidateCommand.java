@@ -192,8 +192,11 @@ final class ValidateCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** What a regime's band rests on. */
+  enum Evidence { OWN, THIN, NONE }
+
   /** A step-time band, the cases of its own regime it rests on, and on what evidence. */
-  record Band(double low, double high, int cases, String evidence) {}
+  record Band(double low, double high, int cases, Evidence evidence) {}
 
   /**
    * The band of a regime from the factors of every source but {@code without} (null: every
@@ -212,19 +215,19 @@ final class ValidateCommand implements Callable<Integer> {
         .mapToDouble(f -> (double) f[2]).sorted().toArray();
     double low;
     double high;
-    String evidence;
+    Evidence evidence;
     if (own.length >= 5 && sources >= 4) {
       low = percentile(own, 5);
       high = percentile(own, 95);
-      evidence = "own";
+      evidence = Evidence.OWN;
     } else if (own.length > 0) {
       low = Math.min(percentile(pooled, 5), own[0]);
       high = Math.max(percentile(pooled, 95), own[own.length - 1]);
-      evidence = "thin";
+      evidence = Evidence.THIN;
     } else {
       low = pooled[0];
       high = pooled[pooled.length - 1];
-      evidence = "none";
+      evidence = Evidence.NONE;
     }
     return new Band(Math.min(1.0, low), Math.max(1.0, high), own.length, evidence);
   }
@@ -251,14 +254,14 @@ final class ValidateCommand implements Callable<Integer> {
         e.put("high", Math.round(b.high() * 1000) / 1000.0);
         e.put("cases", b.cases());
         e.put("source", switch (b.evidence()) {
-          case "own" -> String.format(Locale.ROOT, "5th and 95th percentile of measured /"
+          case OWN -> String.format(Locale.ROOT, "5th and 95th percentile of measured /"
               + " predicted step time over the %d leave-one-source-out cases of %s %s", b.cases(),
               g, r);
-          case "thin" -> String.format(Locale.ROOT, "thin evidence: %d leave-one-source-out"
+          case THIN -> String.format(Locale.ROOT, "thin evidence: %d leave-one-source-out"
               + " case(s) of %s %s, fewer than 5 from 4 sources; the pooled 5th-95th percentile"
               + " band of %d cases from %d sources widened to include them", b.cases(), g, r,
               factors.size(), sources);
-          default -> String.format(Locale.ROOT, "no evidence: no published run of %s %s; the"
+          case NONE -> String.format(Locale.ROOT, "no evidence: no published run of %s %s; the"
               + " whole range of the %d pooled leave-one-source-out cases from %d sources", g,
               r, factors.size(), sources);
         } + " (hyperframes validate --leave-one-source-out --write-intervals; docs/validation.md)");

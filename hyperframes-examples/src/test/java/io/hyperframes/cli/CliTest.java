@@ -30,6 +30,18 @@ class CliTest {
     return new Result(status, out.toString(), err.toString());
   }
 
+  /**
+   * {@code validate --cases docs/validation/FILE --format markdown}, asserted to succeed and to
+   * be printed line by line in docs/validation.md; its output.
+   */
+  static String validatedInDocs(String casesFile) throws IOException {
+    Result r = run("validate", "--cases", Path.of("..", "docs", "validation", casesFile)
+        .toString(), "--format", "markdown");
+    org.junit.jupiter.api.Assertions.assertEquals(0, r.status(), r.err());
+    assertPrints(Path.of("..", "docs", "validation.md"), r.out());
+    return r.out();
+  }
+
   /** Asserts that the document prints every non-blank line of a command's output. */
   static void assertPrints(Path document, String output) throws IOException {
     String text = Files.readString(document, java.nio.charset.StandardCharsets.UTF_8);

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -25,14 +24,10 @@ class CommBoundCasesCliTest {
 
   @Test
   void theReportPrintsTheRowsAndTheStepStaysFlatOverDp() throws IOException {
-    CliTest.Result r = CliTest.run("validate", "--cases",
-        Path.of("..", "docs", "validation", "comm-bound-cases.json").toString(), "--format",
-        "markdown");
-    assertEquals(0, r.status(), r.err());
-    CliTest.assertPrints(Path.of("..", "docs", "validation.md"), r.out());
+    String out = CliTest.validatedInDocs("comm-bound-cases.json");
 
     Map<String, Double> step = new HashMap<>();
-    Matcher m = STEP.matcher(r.out());
+    Matcher m = STEP.matcher(out);
     int rows = 0;
     while (m.find()) {
       rows++;
@@ -46,7 +41,7 @@ class CommBoundCasesCliTest {
         assertTrue(Math.abs(error) <= 25.0, m.group(1) + ": " + error + " %");
       }
     }
-    assertEquals(6, rows, r.out());
+    assertEquals(6, rows, out);
     assertTrue(step.get("175b@1536") >= step.get("175b@768"), step.toString());
     assertTrue(step.get("530b@2240") >= step.get("530b@1120"), step.toString());
   }
