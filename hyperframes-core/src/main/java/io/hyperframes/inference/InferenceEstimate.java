@@ -9,6 +9,8 @@ import java.util.List;
  * @param feasible the weights and the batch's KV cache fit
  * @param reasons why not
  * @param tp tensor-parallel size of a replica
+ * @param ep expert-parallel size of a replica: the routed experts of a layer split over ep of
+ *     its tp ranks (1: every expert tensor-parallel over all tp)
  * @param pp pipeline stages of a replica
  * @param replicas data-parallel replicas
  * @param parameters model parameters
@@ -28,10 +30,10 @@ import java.util.List;
  * @param outputTokens tokens generated per request
  * @param batchSize sequences per batch
  * @param expertWeightBytesPerDecodeStep routed-expert weights one decode step of the batch reads
- *     per device: the experts its tokens touch in every MoE layer of the stage (0 for a dense
- *     model)
+ *     on the busiest device: the experts its tokens touch in every MoE layer of the stage (0 for
+ *     a dense model)
  */
-public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, int pp,
+public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, int ep, int pp,
     int replicas, double parameters, double weightsBytes, double kvCacheBytes,
     double activationsBytes, double otherBytes, double prefillSeconds,
     double decodeSecondsPerToken, double requestSeconds, double kvCacheBytesPerToken, double kvCacheBytesPerSequence,
@@ -46,7 +48,7 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
   public InferenceEstimate infeasible(String why) {
     List<String> all = new java.util.ArrayList<>(reasons);
     all.add(why);
-    return new InferenceEstimate(false, all, tp, pp, replicas, parameters, weightsBytes,
+    return new InferenceEstimate(false, all, tp, ep, pp, replicas, parameters, weightsBytes,
         kvCacheBytes, activationsBytes, otherBytes, prefillSeconds, decodeSecondsPerToken,
         requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices,
         outputTokens, batchSize, expertWeightBytesPerDecodeStep);

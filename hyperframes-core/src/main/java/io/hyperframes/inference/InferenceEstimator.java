@@ -69,12 +69,45 @@ public final class InferenceEstimator {
    */
   public InferenceEstimate estimate(TransformerSpec m, Cluster cluster, InferenceWorkload w,
       int tp, int pp, int replicas) {
+    return estimate(m, cluster, w, tp, 1, pp, replicas);
+  }
+
+  /**
+   * Estimates serving {@code w} with {@code tp × pp} devices per replica, the routed experts of
+   * each MoE layer split over {@code ep} of a stage's {@code tp} ranks (each expert
+   * tensor-parallel over the other {@code tp/ep}: TensorRT-LLM's
+   * {@code moe_expert_parallel_size × moe_tensor_parallel_size = tp}; vLLM's
+   * {@code --enable-expert-parallel} is {@code ep = tp}), and {@code replicas} replicas.
+   *
+   * <p>Weights per device are the same for every {@code ep} (E/ep whole experts or E slices of
+   * 1/tp), and the collectives too: with the hidden states replicated over the tensor-parallel
+   * group, each rank runs its experts on the tokens routed to them and the layer ends in the
+   * tensor-parallel all-reduce, with no all-to-all (vLLM
+   * {@code FusedMoEParallelConfig.make}: ep_size = tp_size, and {@code use_all2all_kernels}
+   * only with data or context parallel attention;
+   * vllm/model_executor/layers/fused_moe/config.py @ 002d6073). What changes is who waits: the
+   * busiest rank ({@link ExpertBalance}) sets the MoE time, each of its experts at full
+   * width {@code expertFfnHidden/(tp/ep)}.
+   *
+   * @throws IllegalArgumentException when the layout does not fit the model or the cluster
+   */
+  public InferenceEstimate estimate(TransformerSpec m, Cluster cluster, InferenceWorkload w,
+      int tp, int ep, int pp, int replicas) {
     checkArgument(m != null && cluster != null && w != null, "request: model, cluster and"
         + " workload must be given");
     checkArgument(tp > 0 && pp > 0 && replicas > 0, "layout: tp, pp and dp must be > 0, got"
         + " %s, %s, %s", tp, pp, replicas);
     checkArgument(m.heads() % tp == 0, "layout.tp: %s does not divide model.heads %s", tp,
         m.heads());
+    checkArgument(ep > 0, "layout.ep: must be > 0, got %s", ep);
+    if (ep > 1) {
+      checkArgument(m.isMoe() && m.moe().routed(), "layout.ep: %s needs a mixture-of-experts"
+          + " model with routed experts (model.moe)", ep);
+      checkArgument(tp % ep == 0, "layout.ep: %s does not divide layout.tp %s (a replica's"
+          + " experts are split over its tensor-parallel ranks, ep·etp = tp)", ep, tp);
+      checkArgument(m.moe().experts() % ep == 0, "layout.ep: %s does not divide"
+          + " model.moe.experts %s", ep, m.moe().experts());
+    }
     checkArgument(pp <= m.layers(), "layout.pp: %s is larger than model.layers %s", pp,
         m.layers());
     long devices = (long) tp * pp * replicas;
@@ -128,46 +161,67 @@ public final class InferenceEstimator {
           kv / (1L << 30), w.batchSize(), tokens));
     }
 
-    double prefill = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(),
+    double prefill = layersPerStage * pp * layer(m, cluster, tp, ep, w.batchSize(),
         w.promptTokens(), w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention(),
         w.attention())
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas, prefillTokens * m.hidden() * act / tp);
     double context = w.promptTokens() + w.outputTokens() / 2.0;
-    double decode = layersPerStage * pp * layer(m, cluster, tp, w.batchSize(), 1, context, e, wb,
+    double decode = layersPerStage * pp * layer(m, cluster, tp, ep, w.batchSize(), 1, context, e, wb,
         kb, compute, peak, false, w.decodeAttention(), w.attention())
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas,
             (double) w.batchSize() * m.hidden() * act / tp);
-    return new InferenceEstimate(reasons.isEmpty(), reasons, tp, pp, replicas, m.parameters(),
+    return new InferenceEstimate(reasons.isEmpty(), reasons, tp, ep, pp, replicas,
+        m.parameters(),
         weights, kv, activations, other, prefill, decode,
         acc.kernel(compute).servingRequestSeconds()
             + m.layers() * acc.kernel(compute).servingFirstTokenLayerSeconds(),
         kvPerToken, kvPerToken * keptPerSequence,
         maxBatch, (int) devices, w.outputTokens(), w.batchSize(),
-        expertBytesPerDecodeStep(m, layersPerStage, tp, w.batchSize(), wb));
+        expertBytesPerDecodeStep(m, layersPerStage, tp, ep, w.batchSize(), wb));
   }
 
   /**
-   * Routed-expert weights one decode step reads per device: in each MoE layer of the stage the
-   * experts the batch's tokens touch ({@link #expertsTouched}), each {@code 1/tp} of an expert.
+   * Routed-expert weights one decode step reads on the busiest device: in each MoE layer of the
+   * stage the experts the batch's tokens touch ({@link #expertsTouched}), each {@code 1/tp} of
+   * an expert; with expert parallelism the touched experts of the busiest rank
+   * ({@link #busiestRankExperts}), each {@code ep/tp} of one.
    */
-  static double expertBytesPerDecodeStep(TransformerSpec m, int layersPerStage, int tp,
+  static double expertBytesPerDecodeStep(TransformerSpec m, int layersPerStage, int tp, int ep,
       int batch, double weightBytes) {
     if (!m.isMoe()) {
       return 0.0;
     }
     io.hyperframes.model.MoeSpec moe = m.moe();
+    if (ep == 1) {
+      return layersPerStage * m.moeLayerShare()
+          * expertsTouched(moe.experts(), moe.topK(), batch)
+          * m.mlpParameters(moe.expertFfnHidden()) / tp * weightBytes;
+    }
     return layersPerStage * m.moeLayerShare()
-        * expertsTouched(moe.experts(), moe.topK(), batch)
-        * m.mlpParameters(moe.expertFfnHidden()) / tp * weightBytes;
+        * busiestRankExperts(moe.experts(), moe.topK(), batch, ep)
+        * m.mlpParameters(moe.expertFfnHidden()) * ep / tp * weightBytes;
+  }
+
+  /**
+   * Touched experts on the busiest of {@code ep} ranks holding E/ep experts each, when
+   * {@code tokens} tokens route to k experts: each expert is touched with probability
+   * 1 − (1 − k/E)^tokens ({@link #expertsTouched}), and the rank with the most touched sets the
+   * step ({@link ExpertBalance#expectedMax}), never fewer than is certain: the mean share of the
+   * touched experts, and one expert once a token routes.
+   */
+  static double busiestRankExperts(int experts, int topK, double tokens, int ep) {
+    double touched = 1.0 - Math.pow(1.0 - (double) topK / experts, tokens);
+    double certain = Math.max(tokens >= 1 ? 1.0 : 0.0, experts * touched / ep);
+    return Math.max(certain, ExpertBalance.expectedMax(experts / ep, touched, ep));
   }
 
   /**
    * One layer for {@code batch} sequences of {@code tokens} new tokens each attending to
    * {@code context} positions.
    */
-  private double layer(TransformerSpec m, Cluster cluster, int tp, int batch, int tokens,
+  private double layer(TransformerSpec m, Cluster cluster, int tp, int ep, int batch, int tokens,
       double context, double e, double wb, double kb, NumberFormat compute, double peak,
       boolean prefill, DecodeAttention decodeAttention, Attention attention) {
     Accelerator acc = cluster.accelerator();
@@ -179,7 +233,7 @@ public final class InferenceEstimator {
     double we = prefill ? e : wb;
     double t = memory.matmulSeconds(acc, rows, m.qkvWidth() / tp, h, 1, we, compute, peak)
         + memory.matmulSeconds(acc, rows, h, m.valueDim() / tp, 1, we, compute, peak);
-    t = withMlp(t, m, acc, rows, tp, we, compute, peak);
+    t = withMlp(t, m, acc, rows, tp, ep, we, compute, peak);
     double heads = (double) m.heads() / tp;
     double act = Math.max(2, e); // 16-bit activations between kernels (see estimate)
     double bandwidth = memory.streamingBytesPerSecond(acc);
@@ -252,7 +306,7 @@ public final class InferenceEstimator {
    * routed to (E = k = 1) this is the dense MLP exactly.
    */
   private double withMlp(double before, TransformerSpec m, Accelerator acc, double rows,
-      int tp, double we, NumberFormat compute, double peak) {
+      int tp, int ep, double we, NumberFormat compute, double peak) {
     double f = m.ffnHidden();
     double h = m.hidden();
     if (!m.isMoe()) {
@@ -263,9 +317,22 @@ public final class InferenceEstimator {
     double dense = mlpMatmuls(m, acc, rows, f / tp, we, compute, peak);
     io.hyperframes.model.MoeSpec moe = m.moe();
     double routed = rows * moe.routedPerToken();
-    double touched = expertsTouched(moe.experts(), moe.topK(), rows);
-    double experts = touched * mlpMatmuls(m, acc, routed / touched,
-        (double) moe.expertFfnHidden() / tp, we, compute, peak);
+    double experts;
+    if (ep == 1) {
+      double touched = expertsTouched(moe.experts(), moe.topK(), rows);
+      experts = touched * mlpMatmuls(m, acc, routed / touched,
+          (double) moe.expertFfnHidden() / tp, we, compute, peak);
+    } else {
+      // The busiest rank: its touched experts, and the token copies routed to it (each of the
+      // rows·k copies lands on one of ep ranks), each expert at the width ep/tp of one.
+      double touched = busiestRankExperts(moe.experts(), moe.topK(), rows, ep);
+      long assignments = Math.round(rows * moe.topK());
+      double copies = Math.max((double) assignments / ep,
+          ExpertBalance.expectedMax(assignments, 1.0 / ep, ep))
+          * moe.routedPerToken() / moe.topK();
+      experts = touched * mlpMatmuls(m, acc, copies / touched,
+          (double) moe.expertFfnHidden() * ep / tp, we, compute, peak);
+    }
     double shared = moe.sharedExperts() > 0 ? mlpMatmuls(m, acc, rows,
         moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp, we, compute, peak)
         : 0.0;

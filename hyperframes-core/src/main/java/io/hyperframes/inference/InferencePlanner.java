@@ -14,9 +14,11 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Searches serving configurations — tensor parallelism, weight format, KV-cache format and batch
- * limit — for the fewest devices (replicas × tp) that meet a latency SLO at a request rate, then
- * the lowest cost per million generated tokens.
+ * Searches serving configurations — tensor parallelism, expert parallelism (for a mixture of
+ * experts: none, or the experts split over all tp ranks as vLLM's {@code --enable-expert-parallel}
+ * does), weight format, KV-cache format and batch limit — for the fewest devices (replicas × tp)
+ * that meet a latency SLO at a request rate, then the lowest cost per million generated tokens,
+ * then the lowest simulated p99 latency.
  */
 public final class InferencePlanner {
   private InferencePlanner() {}
@@ -29,6 +31,7 @@ public final class InferencePlanner {
    * One serving configuration that meets the SLO.
    *
    * @param tp tensor parallelism of a replica
+   * @param ep expert parallelism of a replica (1, or tp: every rank holds whole experts)
    * @param replicas replicas
    * @param weights weight format
    * @param kvCache KV-cache format
@@ -37,7 +40,7 @@ public final class InferencePlanner {
    * @param usdPerMillionTokens device-hour price × devices per million generated tokens
    * @param load simulated percentiles at the per-replica rate
    */
-  public record Config(int tp, int replicas, NumberFormat weights, NumberFormat kvCache,
+  public record Config(int tp, int ep, int replicas, NumberFormat weights, NumberFormat kvCache,
       int batchLimit, int devices, double usdPerMillionTokens, ServingLoad.Percentiles load) {}
 
   /**
@@ -90,8 +93,9 @@ public final class InferencePlanner {
           continue;
         }
         for (NumberFormat kf : kvs) {
+         for (int ep : expertParallelSizes(model, tp)) {
           InferenceWorkload base = w.withFormats(wf, kf).withBatchSize(1);
-          InferenceEstimate one = estimator.estimate(model, replica, base, tp, 1, 1);
+          InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, 1, 1);
           if (!one.feasible()) {
             continue;
           }
@@ -100,7 +104,7 @@ public final class InferencePlanner {
             if (cap < 1 || (limit != BATCH_LIMITS[0] && cap < limit)) {
               continue;
             }
-            ServingLoad load = Serving.load(estimator, model, replica, base, tp, 1, cap);
+            ServingLoad load = Serving.load(estimator, model, replica, base, tp, ep, 1, cap);
             int replicas = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
                 / load.capacityPerSecond()));
             for (int tries = 0; tries < 64 && replicas * tp <= 4096; tries++, replicas++) {
@@ -115,12 +119,13 @@ public final class InferencePlanner {
               if (Serving.meets(q, w)) {
                 int devices = replicas * tp;
                 double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
-                found.add(new Config(tp, replicas, wf, kf, cap, devices,
+                found.add(new Config(tp, ep, replicas, wf, kf, cap, devices,
                     usdPerDeviceHour * devices / tokensPerHour * 1e6, q));
                 break;
               }
             }
           }
+         }
         }
       }
     }
@@ -145,6 +150,19 @@ public final class InferencePlanner {
     }
     return new ServingPlan(best, found.subList(1, Math.min(found.size(), 1 + alternatives)),
         findings, evaluated);
+  }
+
+  /**
+   * Expert-parallel sizes searched at {@code tp}: 1, and tp itself for a mixture of experts
+   * whose routed experts tp divides (the split vLLM's {@code --enable-expert-parallel} makes;
+   * partial splits, TensorRT-LLM's {@code moe_tensor_parallel_size > 1}, can be estimated but
+   * are not searched).
+   */
+  static List<Integer> expertParallelSizes(TransformerSpec model, int tp) {
+    if (tp > 1 && model.isMoe() && model.moe().routed() && model.moe().experts() % tp == 0) {
+      return List.of(1, tp);
+    }
+    return List.of(1);
   }
 
 }

@@ -92,10 +92,12 @@ public final class Serving {
         w.attention() == null ? Attention.FLASH
             : Attention.fromId("workload.attention", w.attention()));
     int tp;
+    int ep = 1;
     int pp = 1;
     int dp;
     if (l != null) {
       tp = l.tp() == null ? 1 : Checks.positive("layout.tp", l.tp());
+      ep = l.ep() == null ? 1 : Checks.positive("layout.ep", l.ep());
       pp = l.pp() == null ? 1 : Checks.positive("layout.pp", l.pp());
       int rest = cluster.devices() / Math.max(1, tp * pp);
       dp = l.dp() == null ? Math.max(1, rest) : Checks.positive("layout.dp", l.dp());
@@ -103,7 +105,7 @@ public final class Serving {
       tp = largestTp(m, cluster);
       dp = Math.max(1, cluster.devices() / tp);
     }
-    return new InferenceRequest(m, cluster, workload, tp, pp, dp);
+    return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp);
   }
 
   private static int largestTp(TransformerSpec m, Cluster c) {
@@ -154,8 +156,8 @@ public final class Serving {
     if (r == null || estimator == null) {
       throw new IllegalArgumentException("request: request and estimator must be given");
     }
-    InferenceEstimate e = estimator.estimate(r.model(), r.cluster(), r.workload(), r.tp(), r.pp(),
-        r.replicas());
+    InferenceEstimate e = estimator.estimate(r.model(), r.cluster(), r.workload(), r.tp(), r.ep(),
+        r.pp(), r.replicas());
     InferenceWorkload w = r.workload();
     double p50 = e.totalSeconds();
     double p99 = p50;
@@ -164,8 +166,8 @@ public final class Serving {
     double capacity = 0;
     String latencyModel = "unloaded";
     if (w.arrivalRatePerSecond() > 0) {
-      ServingLoad load = load(estimator, r.model(), r.cluster().withDevices(r.tp() * r.pp()), w,
-          r.tp(), r.pp());
+      ServingLoad load = loadToFit(estimator, r.model(),
+          r.cluster().withDevices(r.tp() * r.pp()), w, r.tp(), r.ep(), r.pp());
       capacity = load.capacityPerSecond() * r.replicas();
       double perReplica = w.arrivalRatePerSecond() / r.replicas();
       // The analytical cluster model inside its validated domain, the simulation outside it.
@@ -206,20 +208,27 @@ public final class Serving {
    */
   static ServingLoad load(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
       InferenceWorkload w, int tp, int pp) {
+    return loadToFit(estimator, m, replica, w, tp, 1, pp);
+  }
+
+  /** As {@link #load(InferenceEstimator, TransformerSpec, Cluster, InferenceWorkload, int, int)}
+   * with the routed experts split over {@code ep} of the {@code tp} ranks. */
+  static ServingLoad loadToFit(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
+      InferenceWorkload w, int tp, int ep, int pp) {
     InferenceWorkload one = w.withBatchSize(1);
-    long fit = estimator.estimate(m, replica, one, tp, pp, 1).maxBatchSize();
-    return load(estimator, m, replica, w, tp, pp,
+    long fit = estimator.estimate(m, replica, one, tp, ep, pp, 1).maxBatchSize();
+    return load(estimator, m, replica, w, tp, ep, pp,
         (int) Math.max(1, Math.min(MAX_SIMULATED_BATCH, fit)));
   }
 
   /** The load model of one replica with an explicit batch limit. */
   static ServingLoad load(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
-      InferenceWorkload w, int tp, int pp, int limit) {
+      InferenceWorkload w, int tp, int ep, int pp, int limit) {
     double[] prefill = new double[limit + 1];
     double[] decode = new double[limit + 1];
     double request = 0;
     for (int b = 1; b <= limit; b++) {
-      InferenceEstimate e = estimator.estimate(m, replica, w.withBatchSize(b), tp, pp, 1);
+      InferenceEstimate e = estimator.estimate(m, replica, w.withBatchSize(b), tp, ep, pp, 1);
       prefill[b] = e.prefillSeconds();
       decode[b] = e.decodeSecondsPerToken();
       request = e.requestSeconds();

@@ -98,7 +98,7 @@ public final class ServingPlans {
       InferenceWorkload chosen = w.withFormats(b.weights(), b.kvCache())
           .withBatchSize(Math.min(w.batchSize(), b.batchLimit()));
       best = Serving.evaluate(new InferenceRequest(r.model(),
-          r.cluster().withDevices(b.devices()), chosen, b.tp(), 1, b.replicas()),
+          r.cluster().withDevices(b.devices()), chosen, b.tp(), b.ep(), 1, b.replicas()),
           result.estimator());
     }
     return Json.tree(Results.ServingPlanDocument.of(plan, best));
@@ -106,9 +106,9 @@ public final class ServingPlans {
 
   /** One line describing a configuration. */
   public static String describe(InferencePlanner.Config c) {
-    return String.format(Locale.ROOT, "%d devices (tp %d × %d replicas), %s weights, %s KV,"
+    return String.format(Locale.ROOT, "%d devices (tp %d%s × %d replicas), %s weights, %s KV,"
         + " batch ≤ %d: p99 %.3g s, p99 TTFT %.3g s, %.3g USD per million tokens", c.devices(),
-        c.tp(), c.replicas(), c.weights().id(), c.kvCache().id(), c.batchLimit(), c.load().p99(),
+        c.tp(), c.ep() > 1 ? " ep " + c.ep() : "", c.replicas(), c.weights().id(), c.kvCache().id(), c.batchLimit(), c.load().p99(),
         c.load().ttftP99(), c.usdPerMillionTokens());
   }
 }

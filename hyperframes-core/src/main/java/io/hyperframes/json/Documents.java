@@ -524,7 +524,7 @@ public final class Documents {
       String attention) {}
 
   /** {@code layout} of a serving request. */
-  public record ServingLayout(Integer tp, Integer pp, Integer dp) {}
+  public record ServingLayout(Integer tp, Integer ep, Integer pp, Integer dp) {}
 
   /** A serving estimate request. */
   public record Serve(Model model, Cluster cluster, Inference workload, ServingLayout layout) {}

@@ -185,7 +185,7 @@ public final class Results {
     public static Serving of(InferenceResult result) {
       InferenceEstimate e = result.estimate();
       return new Serving(e.feasible(), e.reasons(),
-          new ServingLayout(e.tp(), e.pp(), e.replicas()), e.parameters(),
+          new ServingLayout(e.tp(), e.ep(), e.pp(), e.replicas()), e.parameters(),
           new ServingMemory(e.weightsBytes(), e.kvCacheBytes(), e.activationsBytes(),
               e.otherBytes(), e.totalBytes()),
           new Inference(e.prefillSeconds(), e.decodeSecondsPerToken(), e.ttftSeconds(),
@@ -204,8 +204,11 @@ public final class Results {
     }
   }
 
-  /** {@code layout} of a serving estimate ({@code dp}: replicas). */
-  public record ServingLayout(int tp, int pp, int dp) {}
+  /**
+   * {@code layout} of a serving estimate ({@code ep}: the routed experts split over ep of the tp
+   * ranks; {@code dp}: replicas).
+   */
+  public record ServingLayout(int tp, int ep, int pp, int dp) {}
 
   /** {@code memory} of a serving estimate, bytes per device. */
   public record ServingMemory(double weightsBytes, double kvCacheBytes, double activationsBytes,
@@ -220,13 +223,13 @@ public final class Results {
       int devicesNeeded, double expertWeightBytesPerDecodeStep) {}
 
   /** One serving configuration of a serving plan. */
-  public record ServingConfig(int tp, int replicas, int devices, String weights, String kvCache,
-      int batchLimit, double usdPerMillionTokens, double p50LatencySeconds,
+  public record ServingConfig(int tp, int ep, int replicas, int devices, String weights,
+      String kvCache, int batchLimit, double usdPerMillionTokens, double p50LatencySeconds,
       double p99LatencySeconds, double ttftP99Seconds) {
 
     /** The document of {@code c}. */
     public static ServingConfig of(InferencePlanner.Config c) {
-      return new ServingConfig(c.tp(), c.replicas(), c.devices(), c.weights().id(),
+      return new ServingConfig(c.tp(), c.ep(), c.replicas(), c.devices(), c.weights().id(),
           c.kvCache().id(), c.batchLimit(), c.usdPerMillionTokens(), c.load().p50(),
           c.load().p99(), c.load().ttftP99());
     }

@@ -158,6 +158,11 @@ final class Manifests {
     ArrayNode args = container.putArray("args");
     args.add(model.name());
     args.add("--tensor-parallel-size=" + c.tp());
+    if (c.ep() > 1) {
+      // vLLM splits the experts over the tp ranks (FusedMoEParallelConfig.make: ep_size =
+      // tp_size), the split the serving planner searches.
+      args.add("--enable-expert-parallel");
+    }
     args.add("--max-num-seqs=" + c.batchLimit());
     args.add("--max-model-len=" + model.seqLen());
     if (c.kvCache().isFp8()) {

@@ -36,7 +36,7 @@ class ExpertReadsTest {
         .asDouble();
     assertEquals(8 * oneExpert, many, 1e-6 * many, "a large batch reads nearly all 8");
     assertEquals(8 * (1 - Math.pow(0.75, 4)) * oneExpert, InferenceEstimator
-        .expertBytesPerDecodeStep(m, m.layers(), 2, 4, 2.0), 1e-9 * oneExpert);
+        .expertBytesPerDecodeStep(m, m.layers(), 2, 1, 4, 2.0), 1e-9 * oneExpert);
     assertTrue(serve("mixtral-8x7b", 64).at("/inference/tpotSeconds").asDouble()
         > serve("mixtral-8x7b", 1).at("/inference/tpotSeconds").asDouble());
     assertEquals(0.0, serve("mistral-7b", 8).at("/inference/expertWeightBytesPerDecodeStep")

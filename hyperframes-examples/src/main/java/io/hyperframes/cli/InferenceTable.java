@@ -12,8 +12,9 @@ final class InferenceTable {
   static String render(InferenceResult r) {
     InferenceEstimate e = r.estimate();
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "HyperFrames inference estimate: tp=%d pp=%d replicas=%d"
-        + " (%d devices)%n", e.tp(), e.pp(), e.replicas(), e.devices()));
+    b.append(String.format(Locale.ROOT, "HyperFrames inference estimate: tp=%d%s pp=%d"
+        + " replicas=%d (%d devices)%n", e.tp(), e.ep() > 1 ? " ep=" + e.ep() : "", e.pp(),
+        e.replicas(), e.devices()));
     b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
     e.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
     b.append("memory per device\n");
