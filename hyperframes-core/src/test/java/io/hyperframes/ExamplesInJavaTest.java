@@ -38,7 +38,8 @@ class ExamplesInJavaTest {
   void everyExampleHasItsJavaTwinHere() throws IOException {
     List<String> covered = List.of("10b-on-2t.json", "13b-cost.json", "70b-8xh100-20rps.json",
         "70b-finetune.json", "7b-fp16-4096.json", "gpt3-175b-a100.json", "llama2-70b-h100.json",
-        "llama65b-2048.json", "serve-70b-slo.json", "serve-llama2-70b-h100-tp4-fp8.json");
+        "llama65b-2048.json", "serve-70b-slo.json", "serve-llama2-70b-h100-tp4-fp8.json",
+        "serve-mixtral-8xh100-slo.json");
     try (Stream<Path> files = Files.list(Path.of("..", "examples"))) {
       assertEquals(covered, files.map(p -> p.getFileName().toString())
           .filter(n -> n.endsWith(".json")).sorted().toList());
@@ -126,5 +127,18 @@ class ExamplesInJavaTest {
     assertEquals(file.plan().best().weights(), best.weights());
     assertEquals(file.plan().best().kvCache(), best.kvCache());
     assertEquals(file.plan().best().batchLimit(), best.batchLimit());
+
+    ServeBuilder mixtral = HyperFrames.serve().model("mixtral-8x7b").accelerator("h100-sxm-80gb")
+        .devices(8).precision("fp16").batch(64).prompt(1024).output(256).arrivalRate(50)
+        .latencySlo(Duration.ofMillis(500), 99).timePerOutputToken(Duration.ofMillis(50))
+        .alternatives(8);
+    ServingPlans.Result mixtralFile = ServingPlans.plan(
+        Json.parseObject("request", example("serve-mixtral-8xh100-slo.json")), catalog);
+    ServingPlans.Result mixtralJava = mixtral.plan();
+    assertEquals(mixtralFile.request(), mixtralJava.request());
+    assertEquals(mixtralFile.plan().best().tp(), mixtralJava.plan().best().tp());
+    assertEquals(mixtralFile.plan().best().ep(), mixtralJava.plan().best().ep());
+    assertEquals(mixtralFile.plan().best().devices(), mixtralJava.plan().best().devices());
+    assertEquals(mixtralFile.plan().best().load().p99(), mixtralJava.plan().best().load().p99());
   }
 }
