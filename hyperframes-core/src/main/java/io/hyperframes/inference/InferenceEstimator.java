@@ -249,7 +249,7 @@ public final class InferenceEstimator {
       if (m.slidingWindow() != null) {
         double windowed = m.windowedLayerShare();
         context = (1 - windowed) * context
-            + windowed * Math.min(context, m.slidingWindow().tokens());
+            + windowed * m.slidingWindow().decodeSpan(context);
       }
       // Each device reads the cache of its KV heads (at least one, replicated when tp > kvHeads)
       // once per step with a grouped kernel. A per-head kernel reads it once per query head; the

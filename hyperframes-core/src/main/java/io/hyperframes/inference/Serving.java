@@ -337,13 +337,22 @@ public final class Serving {
           "grouped-query attention, an FP8 KV cache or more tensor parallelism raise it"));
     }
     Cluster c = r.cluster();
-    double weightRead = e.weightsBytes() / (c.accelerator().memoryBandwidthBytesPerSecond()
+    // A mixture of experts reads the experts its batch touches, not all it holds.
+    double read = e.weightsBytes();
+    TransformerSpec m = r.model();
+    if (m.isMoe()) {
+      int layersPerStage = (m.layers() + r.pp() - 1) / r.pp();
+      double held = layersPerStage * m.moeLayerShare() * m.moe().experts()
+          * m.mlpParameters(m.moe().expertFfnHidden()) / r.tp() * r.workload().weights().bytes();
+      read = read - held + e.expertWeightBytesPerDecodeStep();
+    }
+    double weightRead = read / (c.accelerator().memoryBandwidthBytesPerSecond()
         * c.accelerator().memoryEfficiency());
     if (weightRead > 0.5 * e.decodeSecondsPerToken()) {
       out.add(new Finding("bandwidth-bound", Severity.INFO, String.format(Locale.ROOT,
           "decode is bound by memory bandwidth: %.0f %% of a step reads the weights",
           100 * weightRead / e.decodeSecondsPerToken()), String.format(Locale.ROOT,
-          "%.1f GiB of weights per device at %.0f GB/s", e.weightsBytes() / (1L << 30),
+          "%.1f GiB of weights read per step and device at %.0f GB/s", read / (1L << 30),
           c.accelerator().memoryBandwidthBytesPerSecond() / 1e9),
           "batch more requests per step (continuous batching) or quantise the weights"));
     }

@@ -205,20 +205,22 @@ public final class Documents {
   }
 
   /**
-   * {@code model.slidingWindow}: the window in tokens (required) and every how many layers one
-   * attends to the whole context (0, the default: every layer windowed).
+   * {@code model.slidingWindow}: the window in tokens (required), every how many layers one
+   * attends to the whole context (0, the default: every layer windowed), and {@code chunked}
+   * (default false) for chunked local attention, Llama 4's, in place of a sliding window.
    */
-  public record SlidingWindow(Integer tokens, Integer fullAttentionEvery) {
+  public record SlidingWindow(Integer tokens, Integer fullAttentionEvery, Boolean chunked) {
 
-    /** The document of {@code spec}. */
+    /** The document of {@code spec} ({@code chunked} only when true). */
     public static SlidingWindow of(io.hyperframes.model.SlidingWindowSpec spec) {
-      return new SlidingWindow(spec.tokens(), spec.fullAttentionEvery());
+      return new SlidingWindow(spec.tokens(), spec.fullAttentionEvery(),
+          spec.chunked() ? Boolean.TRUE : null);
     }
 
     /** The windows these fields describe, naming {@code path} in every message. */
     public io.hyperframes.model.SlidingWindowSpec resolve(String path) {
       return new io.hyperframes.model.SlidingWindowSpec(required(path + ".tokens", tokens),
-          fullAttentionEvery == null ? 0 : fullAttentionEvery);
+          fullAttentionEvery == null ? 0 : fullAttentionEvery, chunked != null && chunked);
     }
   }
 

@@ -72,7 +72,11 @@ public final class LaunchConfigs {
       // As examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh at d98e8a64.
       a.add("--mtp-num-layers " + m.mtpLayers());
     }
-    if (m.slidingWindow() != null) {
+    if (m.slidingWindow() != null && m.slidingWindow().chunked()) {
+      notes.add(String.format(Locale.ROOT, "chunked attention (chunks of %d tokens) has no"
+          + " Megatron-LM option at d98e8a64: these arguments train full attention in every"
+          + " layer, which computes more than the plan assumes", m.slidingWindow().tokens()));
+    } else if (m.slidingWindow() != null) {
       // Windowed layers, spelled as examples/gptoss/02_train.sh at d98e8a64: a window of W
       // tokens is W - 1 positions to the left and none to the right; every skip-freq-th layer
       // attends fully.

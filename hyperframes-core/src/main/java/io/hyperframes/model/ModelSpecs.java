@@ -39,10 +39,14 @@ import java.util.Locale;
  * Mixtral window every layer when {@code sliding_window} is set. Neglected, each under 0.05 %
  * of gpt-oss's parameters: its attention and expert biases and the per-head attention sinks.
  *
+ * <p>Llama 4 ({@code Llama4ForConditionalGeneration}: its {@code text_config};
+ * {@code Llama4ForCausalLM}) is read with its routed and shared experts, its dense layers and
+ * its chunked attention ({@link #llama4}).
+ *
  * <p>Not read yet, each an {@code IllegalArgumentException} naming the field that says why:
  * latent attention in other architectures ({@code kv_lora_rank}), Qwen's
  * {@code use_sliding_window}, a {@code sliding_window} shorter than the sequence on another
- * architecture, and any other architecture (Llama 4, Gemma 2/3).
+ * architecture, and any other architecture (Gemma 2/3).
  */
 public final class ModelSpecs {
   private ModelSpecs() {}
@@ -57,6 +61,10 @@ public final class ModelSpecs {
   private static final List<String> MOE = List.of("MixtralForCausalLM", "Qwen3MoeForCausalLM",
       DEEPSEEK_V3, GPT_OSS);
 
+  private static final String LLAMA4 = "Llama4ForConditionalGeneration";
+
+  private static final String LLAMA4_TEXT = "Llama4ForCausalLM";
+
   /**
    * The model of a {@code config.json} text, trained or served at its
    * {@code max_position_embeddings} (give the sequence you plan for with
@@ -66,8 +74,12 @@ public final class ModelSpecs {
    */
   public static TransformerSpec fromHuggingFace(String json) {
     JsonNode root = parse(json);
-    return fromHuggingFace("model.huggingFace", root, null,
-        intField("model.huggingFace", root, "max_position_embeddings"));
+    // A multimodal Llama 4 keeps its language model's fields in text_config.
+    boolean nested = !root.has("max_position_embeddings") && root.path("text_config").isObject();
+    return fromHuggingFace("model.huggingFace", root, null, nested
+        ? intField("model.huggingFace.text_config", root.get("text_config"),
+            "max_position_embeddings")
+        : intField("model.huggingFace", root, "max_position_embeddings"));
   }
 
   /**
@@ -89,13 +101,17 @@ public final class ModelSpecs {
           + " model class, e.g. [\"LlamaForCausalLM\"])");
     }
     String arch = archs.get(0).asText();
+    if (arch.equals(LLAMA4) || arch.equals(LLAMA4_TEXT)) {
+      return llama4(field, config, arch, name, seqLen);
+    }
     if (config.hasNonNull("kv_lora_rank") && !arch.equals(DEEPSEEK_V3)) {
       throw new IllegalArgumentException(field + ".kv_lora_rank: " + config.get("kv_lora_rank")
           + " (" + arch + " uses latent attention, which is read for " + DEEPSEEK_V3 + " only)");
     }
     if (!DENSE.contains(arch) && !MOE.contains(arch)) {
       throw new IllegalArgumentException(field + ".architectures: '" + arch + "' is not read"
-          + " (read: " + String.join(", ", DENSE) + ", " + String.join(", ", MOE) + ")");
+          + " (read: " + String.join(", ", DENSE) + ", " + String.join(", ", MOE) + ", "
+          + LLAMA4 + ", " + LLAMA4_TEXT + ")");
     }
     String act = config.path("hidden_act").asText("silu");
     if (!act.equals("silu")) {
@@ -190,6 +206,160 @@ public final class ModelSpecs {
           + " than model.seqLen " + seqLen + " (" + arch + " is read without sliding windows)");
     }
     return null;
+  }
+
+  /**
+   * Llama 4's language model ({@code Llama4TextConfig} and {@code Llama4TextMoe} in transformers,
+   * {@code configuration_llama4.py} @ 008e5743 and {@code modeling_llama4.py} @ 63210d0e): the
+   * fields of {@code text_config} for {@code Llama4ForConditionalGeneration} (the vision tower is
+   * not read: the published 109 B and 400 B include it), of the config itself for
+   * {@code Llama4ForCausalLM}.
+   * <ul>
+   *   <li>MoE layers: {@code moe_layers}, or by the class's default every
+   *       {@code interleave_moe_layer_step}-th layer from layer step − 1; each has
+   *       {@code num_local_experts} routed experts of {@code intermediate_size}, top
+   *       {@code num_experts_per_tok} (never defaulted), and one shared expert of
+   *       {@code intermediate_size} ({@code Llama4TextMoe.shared_expert}); the other layers a
+   *       dense MLP of {@code intermediate_size_mlp}.
+   *   <li>Attention: chunked local attention of {@code attention_chunk_size} tokens
+   *       ({@link SlidingWindowSpec} {@code chunked}) in every layer {@code layer_types} calls
+   *       {@code chunked_attention}, full attention in the others; without {@code layer_types},
+   *       the class derives them from {@code no_rope_layers} (1: rotary and chunked, 0: NoPE and
+   *       full), and without that from {@code no_rope_layer_interval} (default 4: every fourth
+   *       layer full). {@code attention_chunk_size} null is full attention everywhere.
+   *   <li>{@code tie_word_embeddings}: the config's or its text_config's, false by the classes'
+   *       default. Neglected: the weightless query/key L2 norm ({@code use_qk_norm}).
+   * </ul>
+   */
+  private static TransformerSpec llama4(String outerField, JsonNode outer, String arch,
+      String name, int seqLen) {
+    String field = outerField;
+    JsonNode config = outer;
+    if (arch.equals(LLAMA4)) {
+      field = outerField + ".text_config";
+      config = outer.get("text_config");
+      if (config == null || !config.isObject()) {
+        throw new IllegalArgumentException(field + ": missing required field (the language"
+            + " model of " + LLAMA4 + ")");
+      }
+    }
+    String act = config.path("hidden_act").asText("silu");
+    if (!act.equals("silu")) {
+      throw new IllegalArgumentException(field + ".hidden_act: '" + act + "' (Llama 4 is read"
+          + " with a SwiGLU MLP, hidden_act silu)");
+    }
+    int layers = intField(field, config, "num_hidden_layers");
+    int hidden = intField(field, config, "hidden_size");
+    int heads = intField(field, config, "num_attention_heads");
+    int kvHeads = config.hasNonNull("num_key_value_heads")
+        ? intField(field, config, "num_key_value_heads") : heads;
+    int headDim = config.hasNonNull("head_dim") ? intField(field, config, "head_dim") : 0;
+    int expert = intField(field, config, "intermediate_size");
+    int step = config.hasNonNull("interleave_moe_layer_step")
+        ? intField(field, config, "interleave_moe_layer_step") : 1;
+    MoeSpec moe = new MoeSpec(intField(field, config, "num_local_experts"),
+        intField(field, config, "num_experts_per_tok"), expert, 1, expert, step - 1, step, 0);
+    JsonNode listed = config.get("moe_layers");
+    if (listed != null && !listed.isNull()) {
+      if (!listed.isArray()) {
+        throw new IllegalArgumentException(field + ".moe_layers: must be a list of layer"
+            + " indices, got " + listed);
+      }
+      java.util.Set<Integer> given = new java.util.TreeSet<>();
+      listed.forEach(v -> given.add(v.asInt(-1)));
+      java.util.Set<Integer> pattern = new java.util.TreeSet<>();
+      for (int i = 0; i < layers; i++) {
+        if (moe.isMoeLayer(i)) {
+          pattern.add(i);
+        }
+      }
+      if (!given.equals(pattern)) {
+        throw new IllegalArgumentException(field + ".moe_layers: " + listed + " (read when they"
+            + " are every " + step + "-th layer from " + (step - 1)
+            + ", interleave_moe_layer_step " + step + ")");
+      }
+    }
+    // Absent, the dense MLP is unused (every layer MoE, checked next): the class default.
+    int dense = config.hasNonNull("intermediate_size_mlp")
+        ? intField(field, config, "intermediate_size_mlp") : 16384;
+    if (!config.hasNonNull("intermediate_size_mlp") && moe.moeLayers(layers) < layers) {
+      throw new IllegalArgumentException(field + ".intermediate_size_mlp: missing required"
+          + " field (the dense layers' MLP)");
+    }
+    JsonNode tied = outer.has("tie_word_embeddings") ? outer.get("tie_word_embeddings")
+        : config.get("tie_word_embeddings");
+    if (tied != null && !tied.isNull() && !tied.isBoolean()) {
+      throw new IllegalArgumentException(outerField + ".tie_word_embeddings: must be true or"
+          + " false, got " + tied);
+    }
+    String id = name != null ? name : outer.path("_name_or_path").asText("llama4");
+    return new TransformerSpec(id.isBlank() ? "llama4" : id, layers, hidden, heads, kvHeads,
+        dense, true, intField(field, config, "vocab_size"), seqLen,
+        tied != null && tied.asBoolean(), headDim, moe, null,
+        chunkedAttention(field, config, layers), 0);
+  }
+
+  /** Llama 4's chunked layers ({@link #llama4}); null when every layer attends fully. */
+  private static SlidingWindowSpec chunkedAttention(String field, JsonNode config, int layers) {
+    JsonNode chunk = config.get("attention_chunk_size");
+    if (chunk == null || chunk.isNull()) {
+      return null;
+    }
+    int tokens = intField(field, config, "attention_chunk_size");
+    boolean[] chunked = new boolean[layers];
+    JsonNode types = config.get("layer_types");
+    JsonNode rope = config.get("no_rope_layers");
+    String source;
+    if (types != null && !types.isNull()) {
+      source = "layer_types";
+      if (!types.isArray() || types.size() != layers) {
+        throw new IllegalArgumentException(field + ".layer_types: must list num_hidden_layers "
+            + layers + " entries, got " + types);
+      }
+      for (int i = 0; i < layers; i++) {
+        String t = types.get(i).asText();
+        if (!t.equals("chunked_attention") && !t.equals("full_attention")) {
+          throw new IllegalArgumentException(field + ".layer_types[" + i + "]: '" + t
+              + "' (read: chunked_attention, full_attention)");
+        }
+        chunked[i] = t.equals("chunked_attention");
+      }
+    } else if (rope != null && !rope.isNull() && !(rope.isArray() && rope.isEmpty())) {
+      source = "no_rope_layers";
+      if (!rope.isArray() || rope.size() < layers) {
+        throw new IllegalArgumentException(field + ".no_rope_layers: must list at least"
+            + " num_hidden_layers " + layers + " entries, got " + rope);
+      }
+      for (int i = 0; i < layers; i++) {
+        chunked[i] = rope.get(i).asInt() != 0;
+      }
+    } else {
+      source = "no_rope_layer_interval";
+      int interval = config.hasNonNull("no_rope_layer_interval")
+          ? intField(field, config, "no_rope_layer_interval") : 4;
+      for (int i = 0; i < layers; i++) {
+        chunked[i] = (i + 1) % interval != 0;
+      }
+    }
+    int firstFull = -1;
+    for (int i = 0; i < layers && firstFull < 0; i++) {
+      if (!chunked[i]) {
+        firstFull = i;
+      }
+    }
+    if (firstFull == 0) {
+      throw new IllegalArgumentException(field + "." + source + ": layer 0 attends fully (read"
+          + " when full layers recur every n-th layer, n > 1)");
+    }
+    SlidingWindowSpec w = new SlidingWindowSpec(tokens, firstFull < 0 ? 0 : firstFull + 1, true);
+    for (int i = 0; i < layers; i++) {
+      if (chunked[i] != w.windowed(i)) {
+        throw new IllegalArgumentException(field + "." + source + ": layer " + i + " breaks"
+            + " the pattern of a full layer every " + (firstFull + 1) + " (read when full layers"
+            + " recur every n-th layer)");
+      }
+    }
+    return w;
   }
 
   /**

@@ -10,11 +10,24 @@ import static com.google.common.base.Preconditions.checkArgument;
  * layers: gpt-oss alternates them starting with a windowed layer (Hugging Face config
  * {@code layer_types}), Gemma 3 has one full layer in six.
  *
- * @param tokens window length W in tokens
+ * <p>{@code chunked}: chunked local attention instead (Llama 4, Hugging Face
+ * {@code attention_chunk_size} and {@code layer_types} "chunked_attention"): the sequence is cut
+ * into chunks of {@code tokens} and each query attends to the positions of its own chunk up to
+ * itself, so a query at position t sees t mod W + 1 positions, W/2 on average, and the KV cache
+ * keeps at most one chunk (transformers {@code modeling_llama4.py} @ 63210d0e, the chunked
+ * attention mask).
+ *
+ * @param tokens window (or chunk) length W in tokens
  * @param fullAttentionEvery every {@code fullAttentionEvery}-th layer (layers n−1, 2n−1, …,
  *     counting from 0) attends to the whole context; 0 for every layer windowed
+ * @param chunked chunks of W tokens instead of a window sliding with the query
  */
-public record SlidingWindowSpec(int tokens, int fullAttentionEvery) {
+public record SlidingWindowSpec(int tokens, int fullAttentionEvery, boolean chunked) {
+
+  /** Sliding windows ({@code chunked} false). */
+  public SlidingWindowSpec(int tokens, int fullAttentionEvery) {
+    this(tokens, fullAttentionEvery, false);
+  }
 
   /** @throws IllegalArgumentException naming the field and the value */
   public SlidingWindowSpec {
@@ -40,10 +53,32 @@ public record SlidingWindowSpec(int tokens, int fullAttentionEvery) {
   /**
    * Query-key pairs a windowed layer computes over a causal sequence of {@code s} tokens, as a
    * share of the full causal layer's: (2·s·W − W²) / s² for W < s (the band of width W under the
-   * diagonal, s·W − W²/2 pairs, over s²/2), 1 when the window covers the sequence.
+   * diagonal, s·W − W²/2 pairs, over s²/2), 1 when the window covers the sequence. Chunked:
+   * n = ⌊s/W⌋ full chunks of W²/2 pairs and a last one of r = s − n·W tokens, (n·W² + r²) / s².
    */
   public double pairShare(double s) {
     double w = tokens;
-    return w >= s ? 1.0 : (2 * s * w - w * w) / (s * s);
+    if (w >= s) {
+      return 1.0;
+    }
+    if (chunked) {
+      double n = Math.floor(s / w);
+      double r = s - n * w;
+      return (n * w * w + r * r) / (s * s);
+    }
+    return (2 * s * w - w * w) / (s * s);
+  }
+
+  /**
+   * Positions a decode step's query reads in a windowed layer at a mean context of
+   * {@code context} tokens: min(context, W) for a sliding window; for chunks, the context
+   * itself within the first chunk and W/2 past it (a query at position t reads t mod W + 1,
+   * uniform over a chunk as generation crosses it).
+   */
+  public double decodeSpan(double context) {
+    if (context <= tokens) {
+      return context;
+    }
+    return chunked ? tokens / 2.0 : tokens;
   }
 }
