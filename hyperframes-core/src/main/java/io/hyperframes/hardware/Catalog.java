@@ -168,7 +168,7 @@ public final class Catalog {
     nodes.forEach((id, n) -> ns.put(id, n.interNode().id().startsWith(fabricId + "-x")
         ? new NodeTemplate(n.id(), n.accelerator(), n.devicesPerNode(),
             n.interNode().withEfficiency(efficiency), n.hostCores(), n.hostMemoryBytes(),
-            n.source())
+            n.source(), n.devicesPerHost())
         : n));
     return new Catalog(version, fs, as, ns, models, modelSources, prices, kernels, fittedOn,
         decisions);
@@ -409,7 +409,8 @@ public final class Catalog {
       n.put(id, new NodeTemplate(id, text(p + ".accelerator", e.accelerator()), perNode,
           perDevice, Documents.required(p + ".hostCores", e.hostCores()),
           num(p + ".hostMemoryGiB", e.hostMemoryGiB()) * (1L << 30),
-          text(p + ".source", e.source())));
+          text(p + ".source", e.source()), e.devicesPerHost() == null ? perNode
+              : Checks.positive(p + ".devicesPerHost", e.devicesPerHost())));
     }
     for (CatalogFile.ModelEntry e : list(file.models())) {
       String id = id("models", e.id());

@@ -315,7 +315,7 @@ public final class MachineProfile {
         "host memory copy bandwidth (a single-device host has no device link): " + source);
     CatalogFile.NodeEntry n = new CatalogFile.NodeEntry(node, id, 1, 1, fabric,
         cores, memoryBytes / (1L << 30),
-        "this host as one device: " + source, "this host");
+        "this host as one device: " + source, "this host", null);
     List<CatalogFile.KernelEntry> ks = new ArrayList<>();
     kernels.forEach((format, k) -> ks.add(new CatalogFile.KernelEntry(generation, null,
         List.of(format.id()), k.matmul(), k.halfDim(), k.halfRows(), 0.0,

@@ -105,7 +105,8 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
 
   /** A node template: devices per node, NICs, host. */
   public record NodeEntry(String id, String accelerator, Integer devicesPerNode, Integer nics,
-      String nic, Integer hostCores, Double hostMemoryGiB, String source, String hostSource) {}
+      String nic, Integer hostCores, Double hostMemoryGiB, String source, String hostSource,
+      Integer devicesPerHost) {}
 
   /** A model architecture with its source. */
   public record ModelEntry(String id, Integer layers, Integer hidden, Integer heads,

@@ -378,8 +378,11 @@ public final class Documents {
             out.bandwidthGBpsPerDevice(), "cluster.interconnect.interNode.latencyUs",
             out.latencyUs());
       }
+      // The template's hosts where they divide the node; a node of the request's own size
+      // that they do not divide is one host.
       return new io.hyperframes.hardware.Cluster(acc, count, dpn, intra, inter,
-          node.hostCores(), node.hostMemoryBytes());
+          node.hostCores(), node.hostMemoryBytes(),
+          dpn % node.devicesPerHost() == 0 ? node.devicesPerHost() : dpn);
     }
 
     /** The cluster of the document's device count (a range is refused). */

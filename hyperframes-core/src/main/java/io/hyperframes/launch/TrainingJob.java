@@ -29,7 +29,8 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
     Layout l = plan.best().estimate().layout();
     Cluster cluster = plan.request().cluster();
     int devices = (int) plan.best().estimate().devices();
-    int perNode = Math.min(devices, cluster.devicesPerNode());
+    // One pod per host: a GB200 NVL72 rack is 18 hosts of 4 GPUs in one NVLink domain.
+    int perNode = Math.min(devices, cluster.devicesPerHost());
     int pods = (devices + perNode - 1) / perNode;
     int workers = intGolden(plan, "dataLoaderWorkers", 2);
     int prefetch = intGolden(plan, "prefetchDepth", Math.max(2, 2 * workers));
@@ -37,7 +38,7 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
     double shm = doubleGolden(plan, "sharedMemoryBytesPerNode",
         GoldenParameters.sharedMemoryBytes(GoldenParameters.loaderSharedMemoryBytes(perNode,
             workers, prefetch, l.microBatch(), GoldenParameters.loaderSampleBytes(model))));
-    int hostCores = cluster.hostCoresPerNode() > 0 ? cluster.hostCoresPerNode() : 8 * perNode;
+    int hostCores = cluster.hostCoresPerHost() > 0 ? cluster.hostCoresPerHost() : 8 * perNode;
     // One core per rank for the training process and one per loader worker, at most the node's.
     int cpus = Math.min(hostCores, perNode * (workers + 1));
     String fabric = cluster.interNode().id();
@@ -57,7 +58,7 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
       notes.add(fsdpLayoutNote(l, plan.best().workload().globalBatchSize(), options.script()));
     } else {
       LaunchConfigs.Emitted m = LaunchConfigs.megatron(plan.best(), model,
-          plan.goldenParameters(), perNode);
+          plan.goldenParameters(), Math.min(devices, cluster.devicesPerNode()));
       notes.addAll(m.notes());
       args.add(engine == Engine.DEEPSPEED ? Dockerfiles.MEGATRON_DEEPSPEED_DIR + "/pretrain_gpt.py"
           : Dockerfiles.MEGATRON_DIR + "/pretrain_gpt.py");

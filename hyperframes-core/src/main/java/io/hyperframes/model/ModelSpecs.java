@@ -46,7 +46,11 @@ import java.util.Locale;
  * <p>Not read yet, each an {@code IllegalArgumentException} naming the field that says why:
  * latent attention in other architectures ({@code kv_lora_rank}), Qwen's
  * {@code use_sliding_window}, a {@code sliding_window} shorter than the sequence on another
- * architecture, and any other architecture (Gemma 2/3).
+ * architecture, and any other architecture.
+ *
+ * <p>Gemma 2 and 3 ({@code Gemma2ForCausalLM}, {@code Gemma3ForConditionalGeneration}: its
+ * {@code text_config}; {@code Gemma3ForCausalLM}) are read with their gated GELU MLP and their
+ * sliding windows ({@link #gemma}).
  */
 public final class ModelSpecs {
   private ModelSpecs() {}
@@ -63,6 +67,12 @@ public final class ModelSpecs {
 
   private static final String LLAMA4 = "Llama4ForConditionalGeneration";
 
+  private static final String GEMMA2 = "Gemma2ForCausalLM";
+
+  private static final String GEMMA3 = "Gemma3ForConditionalGeneration";
+
+  private static final String GEMMA3_TEXT = "Gemma3ForCausalLM";
+
   private static final String LLAMA4_TEXT = "Llama4ForCausalLM";
 
   /**
@@ -74,12 +84,20 @@ public final class ModelSpecs {
    */
   public static TransformerSpec fromHuggingFace(String json) {
     JsonNode root = parse(json);
-    // A multimodal Llama 4 keeps its language model's fields in text_config.
+    // A multimodal Llama 4 or Gemma 3 keeps its language model's fields in text_config; a
+    // Gemma 3 text_config without the length has Gemma3TextConfig's 131072.
     boolean nested = !root.has("max_position_embeddings") && root.path("text_config").isObject();
-    return fromHuggingFace("model.huggingFace", root, null, nested
-        ? intField("model.huggingFace.text_config", root.get("text_config"),
-            "max_position_embeddings")
-        : intField("model.huggingFace", root, "max_position_embeddings"));
+    JsonNode text = root.path("text_config");
+    int length;
+    if (!nested) {
+      length = intField("model.huggingFace", root, "max_position_embeddings");
+    } else if (!text.has("max_position_embeddings")
+        && root.path("architectures").path(0).asText().equals(GEMMA3)) {
+      length = 131_072;
+    } else {
+      length = intField("model.huggingFace.text_config", text, "max_position_embeddings");
+    }
+    return fromHuggingFace("model.huggingFace", root, null, length);
   }
 
   /**
@@ -104,6 +122,9 @@ public final class ModelSpecs {
     if (arch.equals(LLAMA4) || arch.equals(LLAMA4_TEXT)) {
       return llama4(field, config, arch, name, seqLen);
     }
+    if (arch.equals(GEMMA2) || arch.equals(GEMMA3) || arch.equals(GEMMA3_TEXT)) {
+      return gemma(field, config, arch, name, seqLen);
+    }
     if (config.hasNonNull("kv_lora_rank") && !arch.equals(DEEPSEEK_V3)) {
       throw new IllegalArgumentException(field + ".kv_lora_rank: " + config.get("kv_lora_rank")
           + " (" + arch + " uses latent attention, which is read for " + DEEPSEEK_V3 + " only)");
@@ -111,7 +132,8 @@ public final class ModelSpecs {
     if (!DENSE.contains(arch) && !MOE.contains(arch)) {
       throw new IllegalArgumentException(field + ".architectures: '" + arch + "' is not read"
           + " (read: " + String.join(", ", DENSE) + ", " + String.join(", ", MOE) + ", "
-          + LLAMA4 + ", " + LLAMA4_TEXT + ")");
+          + LLAMA4 + ", " + LLAMA4_TEXT + ", " + GEMMA2 + ", " + GEMMA3 + ", " + GEMMA3_TEXT
+          + ")");
     }
     String act = config.path("hidden_act").asText("silu");
     if (!act.equals("silu")) {
@@ -162,29 +184,8 @@ public final class ModelSpecs {
         throw new IllegalArgumentException(field + ".layer_types: " + types.size()
             + " entries for num_hidden_layers " + layers);
       }
-      int firstFull = -1;
-      for (int i = 0; i < types.size(); i++) {
-        String t = types.get(i).asText();
-        if (!t.equals("sliding_attention") && !t.equals("full_attention")) {
-          throw new IllegalArgumentException(field + ".layer_types[" + i + "]: '" + t
-              + "' (read: sliding_attention, full_attention)");
-        }
-        if (firstFull < 0 && t.equals("full_attention")) {
-          firstFull = i;
-        }
-      }
-      int every = firstFull < 0 ? 0 : firstFull + 1;
-      SlidingWindowSpec w = every == 1 ? null
-          : new SlidingWindowSpec(intField(field, config, "sliding_window"), every);
-      for (int i = 0; i < types.size(); i++) {
-        boolean windowed = types.get(i).asText().equals("sliding_attention");
-        if (windowed != (w != null && w.windowed(i))) {
-          throw new IllegalArgumentException(field + ".layer_types[" + i + "]: '"
-              + types.get(i).asText() + "' breaks the pattern of a full layer every " + every
-              + " (read when full layers recur every n-th layer)");
-        }
-      }
-      return w;
+      return windowsOfLayerTypes(field, config, types, layers,
+          intField(field, config, "sliding_window"));
     }
     if (!config.hasNonNull("sliding_window")) {
       return null;
@@ -297,6 +298,113 @@ public final class ModelSpecs {
         dense, true, intField(field, config, "vocab_size"), seqLen,
         tied != null && tied.asBoolean(), headDim, moe, null,
         chunkedAttention(field, config, layers), 0);
+  }
+
+  /**
+   * Gemma 2 and 3 ({@code Gemma2Config}, transformers {@code configuration_gemma2.py} @ 008e5743;
+   * {@code Gemma3TextConfig}, {@code configuration_gemma3.py} @ 008f5c8c): the fields of
+   * {@code text_config} for {@code Gemma3ForConditionalGeneration} (the SigLIP vision tower not
+   * read), of the config for {@code Gemma2ForCausalLM} and {@code Gemma3ForCausalLM}.
+   * <ul>
+   *   <li>A gated MLP with a GELU ({@code hidden_activation} gelu_pytorch_tanh: gate, up and down
+   *       projections, the shape of SwiGLU's).
+   *   <li>Sliding windows of {@code sliding_window} tokens: by {@code layer_types} where given,
+   *       else Gemma 2 alternates from a windowed first layer and Gemma 3 has one full layer in
+   *       {@code sliding_window_pattern} (the classes' {@code layer_types} and
+   *       {@code is_sliding} rules).
+   *   <li>Defaults, the classes' own and only where they have one: {@code vocab_size} (Gemma 3
+   *       262208), {@code head_dim} 256, {@code num_key_value_heads}, {@code sliding_window}
+   *       4096, {@code sliding_window_pattern} 6, {@code tie_word_embeddings} true. Layers,
+   *       hidden size, heads and the MLP size are required.
+   *   <li>Neglected: the logit soft-capping and query scaling (no parameters, element-wise),
+   *       the extra RMSNorm gains (four per layer, under 0.01 % of the parameters).
+   * </ul>
+   */
+  private static TransformerSpec gemma(String outerField, JsonNode outer, String arch,
+      String name, int seqLen) {
+    String field = outerField;
+    JsonNode config = outer;
+    if (arch.equals(GEMMA3)) {
+      field = outerField + ".text_config";
+      config = outer.get("text_config");
+      if (config == null || !config.isObject()) {
+        throw new IllegalArgumentException(field + ": missing required field (the language"
+            + " model of " + GEMMA3 + ")");
+      }
+    }
+    boolean three = !arch.equals(GEMMA2);
+    String act = config.hasNonNull("hidden_activation")
+        ? config.get("hidden_activation").asText() : config.path("hidden_act")
+            .asText("gelu_pytorch_tanh");
+    if (!act.equals("gelu_pytorch_tanh") && !act.equals("gelu")) {
+      throw new IllegalArgumentException(field + ".hidden_activation: '" + act + "' (Gemma is"
+          + " read with a gated GELU MLP, gelu_pytorch_tanh)");
+    }
+    int layers = intField(field, config, "num_hidden_layers");
+    int heads = intField(field, config, "num_attention_heads");
+    int kvHeads = config.hasNonNull("num_key_value_heads")
+        ? intField(field, config, "num_key_value_heads") : three ? 4 : heads;
+    int headDim = config.hasNonNull("head_dim") ? intField(field, config, "head_dim") : 256;
+    int vocab = config.hasNonNull("vocab_size") ? intField(field, config, "vocab_size")
+        : three ? 262_208 : 256_000;
+    int window = config.hasNonNull("sliding_window") ? intField(field, config, "sliding_window")
+        : 4096;
+    int every = 2;
+    if (three) {
+      every = config.hasNonNull("sliding_window_pattern")
+          ? intField(field, config, "sliding_window_pattern") : 6;
+    }
+    SlidingWindowSpec w = every == 1 ? null : new SlidingWindowSpec(window, every);
+    JsonNode types = config.get("layer_types");
+    if (types != null && !types.isNull()) {
+      w = windowsOfLayerTypes(field, config, types, layers, window);
+    }
+    JsonNode tied = outer.has("tie_word_embeddings") ? outer.get("tie_word_embeddings")
+        : config.get("tie_word_embeddings");
+    if (tied != null && !tied.isNull() && !tied.isBoolean()) {
+      throw new IllegalArgumentException(outerField + ".tie_word_embeddings: must be true or"
+          + " false, got " + tied);
+    }
+    String id = name != null ? name : outer.path("_name_or_path").asText(three ? "gemma3"
+        : "gemma2");
+    return new TransformerSpec(id.isBlank() ? arch : id, layers,
+        intField(field, config, "hidden_size"), heads, kvHeads,
+        intField(field, config, "intermediate_size"), true, vocab, seqLen,
+        tied == null || tied.isNull() || tied.asBoolean(), headDim, null, null, w, 0);
+  }
+
+  /**
+   * Windows from {@code layer_types} ({@code sliding_attention} / {@code full_attention}),
+   * read when full layers recur every n-th layer (null when every layer is full).
+   */
+  private static SlidingWindowSpec windowsOfLayerTypes(String field, JsonNode config,
+      JsonNode types, int layers, int window) {
+    if (!types.isArray() || types.size() != layers) {
+      throw new IllegalArgumentException(field + ".layer_types: must list num_hidden_layers "
+          + layers + " entries, got " + types);
+    }
+    int firstFull = -1;
+    for (int i = 0; i < types.size(); i++) {
+      String t = types.get(i).asText();
+      if (!t.equals("sliding_attention") && !t.equals("full_attention")) {
+        throw new IllegalArgumentException(field + ".layer_types[" + i + "]: '" + t
+            + "' (read: sliding_attention, full_attention)");
+      }
+      if (firstFull < 0 && t.equals("full_attention")) {
+        firstFull = i;
+      }
+    }
+    int every = firstFull < 0 ? 0 : firstFull + 1;
+    SlidingWindowSpec w = every == 1 ? null : new SlidingWindowSpec(window, every);
+    for (int i = 0; i < types.size(); i++) {
+      boolean windowed = types.get(i).asText().equals("sliding_attention");
+      if (windowed != (w != null && w.windowed(i))) {
+        throw new IllegalArgumentException(field + ".layer_types[" + i + "]: '"
+            + types.get(i).asText() + "' breaks the pattern of a full layer every " + every
+            + " (read when full layers recur every n-th layer)");
+      }
+    }
+    return w;
   }
 
   /** Llama 4's chunked layers ({@link #llama4}); null when every layer attends fully. */

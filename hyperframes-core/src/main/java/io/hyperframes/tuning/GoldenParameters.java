@@ -56,8 +56,9 @@ public final class GoldenParameters {
     }
     List<GoldenParameter> out = new ArrayList<>();
     Layout l = e.layout();
-    int hostCores = cluster.hostCoresPerNode() > 0 ? cluster.hostCoresPerNode() : 8;
-    int perNode = Math.min(cluster.devices(), cluster.devicesPerNode());
+    // Loader workers, /dev/shm and host memory are a host's (one of a GB200 NVL72 node's 18).
+    int hostCores = cluster.hostCoresPerHost() > 0 ? cluster.hostCoresPerHost() : 8;
+    int perNode = Math.min(cluster.devices(), cluster.devicesPerHost());
     double step = e.stepSeconds();
     double samplesPerSecondPerRank = step > 0
         ? (double) w.globalBatchSize() / l.dp() / step : 0.0;
@@ -103,7 +104,8 @@ public final class GoldenParameters {
         "1.5-2× the %.0f GiB of device memory per node (pinned loader buffers, checkpoint"
             + " snapshots, optimizer offload)%s", gib(deviceMemoryPerNode),
         cluster.hostMemoryBytesPerNode() > 0 ? fmt("; the node template has %.0f GiB",
-            gib(cluster.hostMemoryBytesPerNode())) : "")));
+            gib(cluster.hostMemoryBytesPerNode() * cluster.devicesPerHost()
+                / cluster.devicesPerNode())) : "")));
     // A token id is 2 or 4 bytes; a dense stack's sample is its FP32 input row.
     double bytesPerToken = model instanceof DenseStackSpec d ? 4.0 * d.widths().get(0)
         : model instanceof TransformerSpec t && t.vocab() > 65535 ? 4 : 2;

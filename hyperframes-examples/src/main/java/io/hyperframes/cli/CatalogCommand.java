@@ -49,11 +49,12 @@ final class CatalogCommand implements Callable<Integer> {
         }
       }
       case clusters -> {
-        out.printf("%-16s %-16s %5s %14s  %s%n", "id", "accelerator", "/node",
+        out.printf("%-16s %-16s %5s %5s %14s  %s%n", "id", "accelerator", "/node", "/host",
             "net GB/s/dev", "source");
         for (NodeTemplate n : c.nodes().values()) {
-          out.printf(Locale.ROOT, "%-16s %-16s %5d %14.2f  %s%n", n.id(), n.accelerator(),
-              n.devicesPerNode(), n.interNode().bandwidthBytesPerSecond() / 1e9, n.source());
+          out.printf(Locale.ROOT, "%-16s %-16s %5d %5d %14.2f  %s%n", n.id(), n.accelerator(),
+              n.devicesPerNode(), n.devicesPerHost(),
+              n.interNode().bandwidthBytesPerSecond() / 1e9, n.source());
         }
       }
       default -> throw new AssertionError(part);

@@ -40,7 +40,8 @@ final class PlanCommand implements Callable<Integer> {
 
   @Option(names = "--model-config", paramLabel = "FILE",
       description = "A Hugging Face config.json instead of --model (Llama, Mistral, Qwen2,"
-          + " Qwen3, Mixtral, Qwen3-MoE, DeepSeek-V3; with --seq-len).")
+          + " Qwen3, Mixtral, Qwen3-MoE, DeepSeek-V3, gpt-oss, Llama 4, Gemma 2/3; with"
+          + " --seq-len).")
   Path modelConfig;
 
   @Option(names = "--seq-len", paramLabel = "TOKENS",
