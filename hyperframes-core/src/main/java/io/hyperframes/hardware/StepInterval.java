@@ -28,8 +28,15 @@ public record StepInterval(double low, double high, int cases, String source, St
   }
 
   /** The regimes an interval is kept for. */
-  public static final java.util.List<String> REGIMES =
-      java.util.List.of("data-parallel", "model-parallel", "fully-sharded");
+  public static final java.util.List<String> REGIMES = java.util.List.of("data-parallel",
+      "model-parallel", "fully-sharded", "communication-bound");
+
+  /**
+   * Exposed communication, as a share of the step, from which a step is communication-bound:
+   * half, where the network rather than the devices sets the step time (a definition, not a
+   * fitted constant).
+   */
+  public static final double COMMUNICATION_BOUND_SHARE = 0.5;
 
   public StepInterval {
     checkArgument(Double.isFinite(low) && low > 0 && low <= 1,
@@ -51,5 +58,15 @@ public record StepInterval(double low, double high, int cases, String source, St
   public static String regime(int tp, int pp, int zeroStage) {
     return zeroStage == 3 ? "fully-sharded" : tp > 1 || pp > 1 ? "model-parallel"
         : "data-parallel";
+  }
+
+  /**
+   * The regime of an estimated step: "communication-bound" when its exposed communication is at
+   * least {@link #COMMUNICATION_BOUND_SHARE} of the step, else the layout's
+   * ({@link #regime(int, int, int)}).
+   */
+  public static String regime(int tp, int pp, int zeroStage, double exposedCommShare) {
+    return exposedCommShare >= COMMUNICATION_BOUND_SHARE ? "communication-bound"
+        : regime(tp, pp, zeroStage);
   }
 }

@@ -209,7 +209,8 @@ public final class TrainingEstimator {
         m.activeParameters(), memory, time,
         modelFlops, modelFlops + recomputeFlops, layout.devices(), Math.max(peak, 1.0),
         tokensPerStep, workload.trainingTokens(), acc.interval(StepInterval.regime(layout.tp(),
-            layout.pp(), layout.zeroStage())));
+            layout.pp(), layout.zeroStage(), time.stepSeconds() > 0
+                ? time.exposedCommSeconds() / time.stepSeconds() : 0.0)));
   }
 
   /**
@@ -271,7 +272,8 @@ public final class TrainingEstimator {
     return new TrainingEstimate(reasons.isEmpty(), reasons, l, d.parameters(), d.parameters(),
         memory, time,
         modelFlops, modelFlops, l.devices(), Math.max(peak, 1.0), samplesPerStep,
-        w.trainingTokens(), acc.interval(StepInterval.regime(1, 1, l.zeroStage())));
+        w.trainingTokens(), acc.interval(StepInterval.regime(1, 1, l.zeroStage(),
+            time.stepSeconds() > 0 ? time.exposedCommSeconds() / time.stepSeconds() : 0.0)));
   }
 
   /**

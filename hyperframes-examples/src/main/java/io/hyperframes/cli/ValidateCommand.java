@@ -98,11 +98,14 @@ final class ValidateCommand implements Callable<Integer> {
       if (!"training".equals(req.path("workload").path("type").asText())) {
         continue; // intervals are for training step times
       }
+      // The regime of the case's estimate under the shipped catalog: its layout, or
+      // communication-bound when exposed communication is half its step or more.
       var r = io.hyperframes.Requests.fromJson(req, shipped);
-      var l = r.layout();
+      var e = io.hyperframes.plan.TrainingEstimator.analytical().estimate(r);
       regimes.put(c.path("id").asText(), r.cluster().accelerator().generation() + " "
-          + io.hyperframes.hardware.StepInterval.regime(l.tp() == null ? 1 : l.tp(),
-              l.pp() == null ? 1 : l.pp(), l.zeroStage() == null ? 0 : l.zeroStage()));
+          + io.hyperframes.hardware.StepInterval.regime(e.layout().tp(), e.layout().pp(),
+              e.layout().zeroStage(), e.time().stepSeconds() > 0
+                  ? e.time().exposedCommSeconds() / e.time().stepSeconds() : 0.0));
     }
     java.util.Map<String, java.util.List<double[]>> bySource = new java.util.TreeMap<>();
     // measured / predicted step time (a throughput figure counts inverted), with its source
