@@ -115,12 +115,18 @@ public enum Engine {
   }
 
   /**
-   * Whether, under the distributed optimizer (ZeRO-1), the engine gathers the updated
-   * parameters during the next step's forward pass instead of after the optimizer step:
-   * Megatron-LM's {@code --overlap-param-gather}.
+   * Whether, under ZeRO-1 and ZeRO-2, the engine gathers the updated parameters during the next
+   * step's forward pass, hidden behind it: Megatron-LM's {@code --overlap-param-gather} (the
+   * distributed optimizer's buckets waited on by each module's forward pre-hook,
+   * megatron/core/distributed/distributed_data_parallel.py at d98e8a64), and FSDP's
+   * {@code SHARD_GRAD_OP}, which all-gathers each unit's parameters in its forward pre-hook with
+   * forward prefetch (Zhao et al. 2023, PyTorch FSDP, §3.3). DeepSpeed gathers them after the
+   * optimizer step, before the step returns, with nothing to hide behind
+   * ({@code DeepSpeedZeroOptimizer.step}: "Gather the updated weights from everyone", then
+   * {@code all_gather_dp_groups}; deepspeed/runtime/zero/stage_1_and_2.py at 38327e07).
    */
   public boolean overlapsParameterGather() {
-    return this == MEGATRON;
+    return this == MEGATRON || this == FSDP;
   }
 
   /** Whether the engine's default attention kernel is fused on every tensor-core generation. */

@@ -689,18 +689,29 @@ public final class TrainingEstimator {
         // launch emits) gathers the updated parameters bucket by bucket while the next step's
         // first forward pass runs, each bucket waited on by its module's forward pre-hook
         // (megatron/core/distributed/distributed_data_parallel.py, forward pre-hooks and
-        // start_param_sync); other engines gather after the step.
-        yield l.engine().overlapsParameterGather()
-            ? exposed(reduce, backwardWindow, kappa)
-                + exposed(gather, units * forwardUnit, kappa)
-            : exposed(reduce + gather, backwardWindow, kappa);
+        // start_param_sync); DeepSpeed gathers them after the step (Engine#overlapsParameterGather).
+        yield exposed(reduce, backwardWindow, kappa) + parameterGather(l, gather,
+            units * forwardUnit, kappa);
       }
-      case 2 -> exposed(interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
-          .seconds(), backwardWindow, kappa) + microBatches * exposed(interconnect.time(cluster,
-          Collective.REDUCE_SCATTER, gradBytes, group).seconds(), microBatchCompute, kappa);
+      // ZeRO-2: each micro-batch's gradients reduce-scattered behind its backward pass (the
+      // gradients exist only there), the updated parameters gathered once a step where the
+      // engine gathers them (as ZeRO-1): no window hides two collectives.
+      case 2 -> parameterGather(l, interconnect.time(cluster, Collective.ALL_GATHER,
+          weightBytes, group).seconds(), units * forwardUnit, kappa)
+          + microBatches * exposed(interconnect.time(cluster, Collective.REDUCE_SCATTER,
+              gradBytes, group).seconds(), units * backwardUnit, kappa);
       default -> fullyShardedExposed(cluster, l, perNode, weightBytes, gradBytes, units,
           forwardUnit, backwardUnit, microBatches, backwardWindow, kappa);
     };
+  }
+
+  /**
+   * Exposed time of the step's gather of updated parameters under ZeRO-1/2: behind the next
+   * forward pass where the engine overlaps it ({@link Engine#overlapsParameterGather}), else
+   * all of it, after the optimizer step.
+   */
+  private static double parameterGather(Layout l, double gather, double forward, double kappa) {
+    return l.engine().overlapsParameterGather() ? exposed(gather, forward, kappa) : gather;
   }
 
   /**
