@@ -135,17 +135,12 @@ public final class ModelSpecs {
           + LLAMA4 + ", " + LLAMA4_TEXT + ", " + GEMMA2 + ", " + GEMMA3 + ", " + GEMMA3_TEXT
           + ")");
     }
-    String act = config.path("hidden_act").asText("silu");
-    if (!act.equals("silu")) {
-      throw new IllegalArgumentException(field + ".hidden_act: '" + act + "' (" + arch
-          + " is read with a SwiGLU MLP, hidden_act silu)");
-    }
-    int layers = intField(field, config, "num_hidden_layers");
-    int hidden = intField(field, config, "hidden_size");
-    int heads = intField(field, config, "num_attention_heads");
-    int kvHeads = config.hasNonNull("num_key_value_heads")
-        ? intField(field, config, "num_key_value_heads") : heads;
-    int headDim = config.hasNonNull("head_dim") ? intField(field, config, "head_dim") : 0;
+    Shape shape = swigluShape(field, config, arch);
+    int layers = shape.layers();
+    int hidden = shape.hidden();
+    int heads = shape.heads();
+    int kvHeads = shape.kvHeads();
+    int headDim = shape.headDim();
     MlaSpec mla = arch.equals(DEEPSEEK_V3) ? mla(field, config) : null;
     SlidingWindowSpec window = slidingWindow(field, arch, config, seqLen);
     JsonNode tied = config.get("tie_word_embeddings");
@@ -234,27 +229,15 @@ public final class ModelSpecs {
    */
   private static TransformerSpec llama4(String outerField, JsonNode outer, String arch,
       String name, int seqLen) {
-    String field = outerField;
-    JsonNode config = outer;
-    if (arch.equals(LLAMA4)) {
-      field = outerField + ".text_config";
-      config = outer.get("text_config");
-      if (config == null || !config.isObject()) {
-        throw new IllegalArgumentException(field + ": missing required field (the language"
-            + " model of " + LLAMA4 + ")");
-      }
-    }
-    String act = config.path("hidden_act").asText("silu");
-    if (!act.equals("silu")) {
-      throw new IllegalArgumentException(field + ".hidden_act: '" + act + "' (Llama 4 is read"
-          + " with a SwiGLU MLP, hidden_act silu)");
-    }
-    int layers = intField(field, config, "num_hidden_layers");
-    int hidden = intField(field, config, "hidden_size");
-    int heads = intField(field, config, "num_attention_heads");
-    int kvHeads = config.hasNonNull("num_key_value_heads")
-        ? intField(field, config, "num_key_value_heads") : heads;
-    int headDim = config.hasNonNull("head_dim") ? intField(field, config, "head_dim") : 0;
+    boolean nested = arch.equals(LLAMA4);
+    String field = nested ? outerField + ".text_config" : outerField;
+    JsonNode config = nested ? textConfig(outerField, outer, arch) : outer;
+    Shape shape = swigluShape(field, config, "Llama 4");
+    int layers = shape.layers();
+    int hidden = shape.hidden();
+    int heads = shape.heads();
+    int kvHeads = shape.kvHeads();
+    int headDim = shape.headDim();
     int expert = intField(field, config, "intermediate_size");
     int step = config.hasNonNull("interleave_moe_layer_step")
         ? intField(field, config, "interleave_moe_layer_step") : 1;
@@ -322,16 +305,9 @@ public final class ModelSpecs {
    */
   private static TransformerSpec gemma(String outerField, JsonNode outer, String arch,
       String name, int seqLen) {
-    String field = outerField;
-    JsonNode config = outer;
-    if (arch.equals(GEMMA3)) {
-      field = outerField + ".text_config";
-      config = outer.get("text_config");
-      if (config == null || !config.isObject()) {
-        throw new IllegalArgumentException(field + ": missing required field (the language"
-            + " model of " + GEMMA3 + ")");
-      }
-    }
+    boolean nested = arch.equals(GEMMA3);
+    String field = nested ? outerField + ".text_config" : outerField;
+    JsonNode config = nested ? textConfig(outerField, outer, arch) : outer;
     boolean three = !arch.equals(GEMMA2);
     String act = config.hasNonNull("hidden_activation")
         ? config.get("hidden_activation").asText() : config.path("hidden_act")
@@ -405,6 +381,38 @@ public final class ModelSpecs {
       }
     }
     return w;
+  }
+
+  /** A decoder's sizes: layers, hidden size, heads, KV heads and head size (0: hidden/heads). */
+  private record Shape(int layers, int hidden, int heads, int kvHeads, int headDim) {}
+
+  /**
+   * The sizes of a SwiGLU decoder config ({@code hidden_act} silu, else an error naming what
+   * reads it): {@code num_key_value_heads} absent is multi-head attention and {@code head_dim}
+   * absent is hidden/heads, the configuration classes' defaults.
+   */
+  private static Shape swigluShape(String field, JsonNode config, String what) {
+    String act = config.path("hidden_act").asText("silu");
+    if (!act.equals("silu")) {
+      throw new IllegalArgumentException(field + ".hidden_act: '" + act + "' (" + what
+          + " is read with a SwiGLU MLP, hidden_act silu)");
+    }
+    int layers = intField(field, config, "num_hidden_layers");
+    int hidden = intField(field, config, "hidden_size");
+    int heads = intField(field, config, "num_attention_heads");
+    return new Shape(layers, hidden, heads, config.hasNonNull("num_key_value_heads")
+        ? intField(field, config, "num_key_value_heads") : heads,
+        config.hasNonNull("head_dim") ? intField(field, config, "head_dim") : 0);
+  }
+
+  /** The language model of a multimodal config: its {@code text_config}, named in messages. */
+  private static JsonNode textConfig(String field, JsonNode outer, String arch) {
+    JsonNode config = outer.get("text_config");
+    if (config == null || !config.isObject()) {
+      throw new IllegalArgumentException(field + ".text_config: missing required field (the"
+          + " language model of " + arch + ")");
+    }
+    return config;
   }
 
   /** Llama 4's chunked layers ({@link #llama4}); null when every layer attends fully. */

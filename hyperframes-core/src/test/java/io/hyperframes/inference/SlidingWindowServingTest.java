@@ -21,10 +21,16 @@ class SlidingWindowServingTest {
       + " \"moe\": {\"experts\": 128, \"topK\": 4, \"expertFfnHidden\": 2880}";
 
   private static JsonNode serve(String model) {
+    return serve(model, 2, 8);
+  }
+
+  /** An FP8 serving estimate of 32K-token prompts and 1024-token answers on tp H100. */
+  private static JsonNode serve(String model, int tp, int batch) {
     String json = "{\"model\": {" + model + "}, \"cluster\": {\"accelerator\":"
-        + " \"h100-sxm-80gb\", \"devices\": 2}, \"workload\": {\"type\": \"inference\","
-        + " \"precision\": \"fp8\", \"batchSize\": 8, \"promptTokens\": 32768,"
-        + " \"outputTokens\": 1024}, \"layout\": {\"tp\": 2}}";
+        + " \"h100-sxm-80gb\", \"devices\": " + tp + "}, \"workload\": {\"type\":"
+        + " \"inference\", \"precision\": \"fp8\", \"batchSize\": " + batch + ","
+        + " \"promptTokens\": 32768, \"outputTokens\": 1024}, \"layout\": {\"tp\": " + tp
+        + "}}";
     return Serving.toJson(Serving.evaluate(Serving.fromJson(Json.parseObject("request", json),
         Catalog.builtIn()))).get("inference");
   }
@@ -63,14 +69,14 @@ class SlidingWindowServingTest {
         + " \"vocab\": 202048, \"seqLen\": 8192, \"tiedEmbeddings\": false, \"moe\":"
         + " {\"experts\": 16, \"topK\": 1, \"expertFfnHidden\": 8192, \"sharedExperts\": 1,"
         + " \"sharedExpertFfnHidden\": 8192}";
-    JsonNode chunked = serve4(scout + ", \"slidingWindow\": {\"tokens\": 8192,"
-        + " \"fullAttentionEvery\": 4, \"chunked\": true}");
-    assertEquals(serve4("\"catalog\": \"llama4-scout\"").get("decodeSecondsPerToken")
+    JsonNode chunked = serve(scout + ", \"slidingWindow\": {\"tokens\": 8192,"
+        + " \"fullAttentionEvery\": 4, \"chunked\": true}", 4, 2);
+    assertEquals(serve("\"catalog\": \"llama4-scout\"", 4, 2).get("decodeSecondsPerToken")
         .asDouble(), chunked.get("decodeSecondsPerToken").asDouble(), 0.0,
         "the catalog entry is the JSON");
-    JsonNode sliding = serve4(scout + ", \"slidingWindow\": {\"tokens\": 8192,"
-        + " \"fullAttentionEvery\": 4}");
-    JsonNode full = serve4(scout);
+    JsonNode sliding = serve(scout + ", \"slidingWindow\": {\"tokens\": 8192,"
+        + " \"fullAttentionEvery\": 4}", 4, 2);
+    JsonNode full = serve(scout, 4, 2);
     double paged = 32768 + 1024;
     double kept = 0.25 * paged + 0.75 * (8192 / 16 + 1) * 16;
     assertEquals(kept / paged, chunked.get("kvCacheBytesPerSequence").asDouble()
@@ -84,12 +90,4 @@ class SlidingWindowServingTest {
     assertTrue(sliding.get("prefillSeconds").asDouble() < full.get("prefillSeconds").asDouble());
   }
 
-  private static JsonNode serve4(String model) {
-    String json = "{\"model\": {" + model + "}, \"cluster\": {\"accelerator\":"
-        + " \"h100-sxm-80gb\", \"devices\": 4}, \"workload\": {\"type\": \"inference\","
-        + " \"precision\": \"fp8\", \"batchSize\": 2, \"promptTokens\": 32768,"
-        + " \"outputTokens\": 1024}, \"layout\": {\"tp\": 4}}";
-    return Serving.toJson(Serving.evaluate(Serving.fromJson(Json.parseObject("request", json),
-        Catalog.builtIn()))).get("inference");
-  }
 }
