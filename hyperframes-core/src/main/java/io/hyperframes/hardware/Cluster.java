@@ -47,6 +47,11 @@ public record Cluster(Accelerator accelerator, int devices, int devicesPerNode, 
     return (int) ((long) hostCoresPerNode * devicesPerHost / devicesPerNode);
   }
 
+  /** Host memory of one host (0 when unknown). */
+  public double hostMemoryBytesPerHost() {
+    return hostMemoryBytesPerNode * devicesPerHost / devicesPerNode;
+  }
+
 
   /** Largest accepted device count; larger requests are rejected as implausible input. */
   public static final int MAX_DEVICES = 1 << 22;

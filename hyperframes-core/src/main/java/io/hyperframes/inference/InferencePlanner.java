@@ -93,39 +93,39 @@ public final class InferencePlanner {
           continue;
         }
         for (NumberFormat kf : kvs) {
-         for (int ep : expertParallelSizes(model, tp)) {
           InferenceWorkload base = w.withFormats(wf, kf).withBatchSize(1);
-          InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, 1, 1);
-          if (!one.feasible()) {
-            continue;
-          }
-          for (int limit : BATCH_LIMITS) {
-            int cap = (int) Math.min(limit, one.maxBatchSize());
-            if (cap < 1 || (limit != BATCH_LIMITS[0] && cap < limit)) {
+          for (int ep : expertParallelSizes(model, tp)) {
+            InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, 1, 1);
+            if (!one.feasible()) {
               continue;
             }
-            ServingLoad load = Serving.load(estimator, model, replica, base, tp, ep, 1, cap);
-            int replicas = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
-                / load.capacityPerSecond()));
-            for (int tries = 0; tries < 64 && replicas * tp <= 4096; tries++, replicas++) {
-              evaluated++;
-              double rate = w.arrivalRatePerSecond() / replicas;
-              if (rate >= load.capacityPerSecond()) {
+            for (int limit : BATCH_LIMITS) {
+              int cap = (int) Math.min(limit, one.maxBatchSize());
+              if (cap < 1 || (limit != BATCH_LIMITS[0] && cap < limit)) {
                 continue;
               }
-              // The simulation, not the analytical model: a search evaluates hundreds of
-              // configurations and the analytical model costs 0.1-0.9 s each (docs/inference.md).
-              ServingLoad.Percentiles q = load.simulate(rate, SEARCH_REQUESTS, Serving.SEED);
-              if (Serving.meets(q, w)) {
-                int devices = replicas * tp;
-                double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
-                found.add(new Config(tp, ep, replicas, wf, kf, cap, devices,
-                    usdPerDeviceHour * devices / tokensPerHour * 1e6, q));
-                break;
+              ServingLoad load = Serving.load(estimator, model, replica, base, tp, ep, 1, cap);
+              int replicas = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
+                  / load.capacityPerSecond()));
+              for (int tries = 0; tries < 64 && replicas * tp <= 4096; tries++, replicas++) {
+                evaluated++;
+                double rate = w.arrivalRatePerSecond() / replicas;
+                if (rate >= load.capacityPerSecond()) {
+                  continue;
+                }
+                // The simulation, not the analytical model: a search evaluates hundreds of
+                // configurations and the analytical model costs 0.1-0.9 s each (docs/inference.md).
+                ServingLoad.Percentiles q = load.simulate(rate, SEARCH_REQUESTS, Serving.SEED);
+                if (Serving.meets(q, w)) {
+                  int devices = replicas * tp;
+                  double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
+                  found.add(new Config(tp, ep, replicas, wf, kf, cap, devices,
+                      usdPerDeviceHour * devices / tokensPerHour * 1e6, q));
+                  break;
+                }
               }
             }
           }
-         }
         }
       }
     }

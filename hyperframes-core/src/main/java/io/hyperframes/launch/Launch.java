@@ -65,7 +65,7 @@ public final class Launch {
     TrainingJob job = TrainingJob.of(plan, model, options);
     return switch (target) {
       case MEGATRON -> LaunchConfigs.megatron(plan.best(), model, plan.goldenParameters(),
-          nvlinkDomain(plan, job));
+          job.nvlinkDomain());
       case DEEPSPEED -> LaunchConfigs.deepspeed(plan.best(), plan.goldenParameters());
       case TORCHRUN -> {
         if (engine == Engine.FSDP) {
@@ -75,7 +75,7 @@ public final class Launch {
               job.notes().stream()).toList());
         }
         LaunchConfigs.Emitted args = LaunchConfigs.megatron(plan.best(), model,
-            plan.goldenParameters(), nvlinkDomain(plan, job));
+            plan.goldenParameters(), job.nvlinkDomain());
         LaunchConfigs.Emitted line = LaunchConfigs.torchrun(plan.best(), job.gpusPerPod(),
             "pretrain_gpt.py \\\n  " + args.text());
         yield new LaunchConfigs.Emitted(line.text(), Stream.concat(line.notes().stream(),
@@ -119,10 +119,5 @@ public final class Launch {
   public static String dockerignore() {
     return String.join("\n", ".git", ".gitignore", "**/__pycache__", "**/*.pyc", ".venv",
         "checkpoints/", "data/", "*.pt", "*.safetensors", "wandb/", "logs/", "") ;
-  }
-
-  /** Devices of the job that share the intra-node fabric (a node, not a host). */
-  private static int nvlinkDomain(Plan plan, TrainingJob job) {
-    return Math.min(job.devices(), plan.request().cluster().devicesPerNode());
   }
 }

@@ -22,6 +22,16 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
     Map<String, String> env,
     List<String> engineArgs, String deepspeedConfig, List<String> notes) {
 
+  /** Devices of a job of {@code devices} that share the intra-node fabric (a node, not a host). */
+  static int nvlinkDomain(Cluster cluster, int devices) {
+    return Math.min(devices, cluster.devicesPerNode());
+  }
+
+  /** Devices of this job that share the intra-node fabric. */
+  int nvlinkDomain() {
+    return nvlinkDomain(plan.request().cluster(), devices);
+  }
+
   /** Port of the torch.distributed rendezvous (torchrun's default master port). */
   static final int MASTER_PORT = 29500;
 
@@ -58,7 +68,7 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
       notes.add(fsdpLayoutNote(l, plan.best().workload().globalBatchSize(), options.script()));
     } else {
       LaunchConfigs.Emitted m = LaunchConfigs.megatron(plan.best(), model,
-          plan.goldenParameters(), Math.min(devices, cluster.devicesPerNode()));
+          plan.goldenParameters(), nvlinkDomain(cluster, devices));
       notes.addAll(m.notes());
       args.add(engine == Engine.DEEPSPEED ? Dockerfiles.MEGATRON_DEEPSPEED_DIR + "/pretrain_gpt.py"
           : Dockerfiles.MEGATRON_DIR + "/pretrain_gpt.py");

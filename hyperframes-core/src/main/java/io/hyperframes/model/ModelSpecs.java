@@ -179,7 +179,7 @@ public final class ModelSpecs {
         throw new IllegalArgumentException(field + ".layer_types: " + types.size()
             + " entries for num_hidden_layers " + layers);
       }
-      return windowsOfLayerTypes(field, config, types, layers,
+      return windowsOfLayerTypes(field, types, layers,
           intField(field, config, "sliding_window"));
     }
     if (!config.hasNonNull("sliding_window")) {
@@ -333,7 +333,7 @@ public final class ModelSpecs {
     SlidingWindowSpec w = every == 1 ? null : new SlidingWindowSpec(window, every);
     JsonNode types = config.get("layer_types");
     if (types != null && !types.isNull()) {
-      w = windowsOfLayerTypes(field, config, types, layers, window);
+      w = windowsOfLayerTypes(field, types, layers, window);
     }
     JsonNode tied = outer.has("tie_word_embeddings") ? outer.get("tie_word_embeddings")
         : config.get("tie_word_embeddings");
@@ -353,34 +353,50 @@ public final class ModelSpecs {
    * Windows from {@code layer_types} ({@code sliding_attention} / {@code full_attention}),
    * read when full layers recur every n-th layer (null when every layer is full).
    */
-  private static SlidingWindowSpec windowsOfLayerTypes(String field, JsonNode config,
-      JsonNode types, int layers, int window) {
+  private static SlidingWindowSpec windowsOfLayerTypes(String field, JsonNode types, int layers,
+      int window) {
     if (!types.isArray() || types.size() != layers) {
       throw new IllegalArgumentException(field + ".layer_types: must list num_hidden_layers "
           + layers + " entries, got " + types);
     }
-    int firstFull = -1;
-    for (int i = 0; i < types.size(); i++) {
+    boolean[] windowed = new boolean[layers];
+    for (int i = 0; i < layers; i++) {
       String t = types.get(i).asText();
       if (!t.equals("sliding_attention") && !t.equals("full_attention")) {
         throw new IllegalArgumentException(field + ".layer_types[" + i + "]: '" + t
             + "' (read: sliding_attention, full_attention)");
       }
-      if (firstFull < 0 && t.equals("full_attention")) {
-        firstFull = i;
-      }
+      windowed[i] = t.equals("sliding_attention");
     }
-    int every = firstFull < 0 ? 0 : firstFull + 1;
+    int every = fullAttentionEvery(windowed);
     SlidingWindowSpec w = every == 1 ? null : new SlidingWindowSpec(window, every);
-    for (int i = 0; i < types.size(); i++) {
-      boolean windowed = types.get(i).asText().equals("sliding_attention");
-      if (windowed != (w != null && w.windowed(i))) {
-        throw new IllegalArgumentException(field + ".layer_types[" + i + "]: '"
-            + types.get(i).asText() + "' breaks the pattern of a full layer every " + every
-            + " (read when full layers recur every n-th layer)");
-      }
+    int broken = firstBreak(w, windowed);
+    if (broken >= 0) {
+      throw new IllegalArgumentException(field + ".layer_types[" + broken + "]: '"
+          + types.get(broken).asText() + "' breaks the pattern of a full layer every " + every
+          + " (read when full layers recur every n-th layer)");
     }
     return w;
+  }
+
+  /** Every how many layers one attends fully, counted from the first full one (0: none). */
+  private static int fullAttentionEvery(boolean[] windowed) {
+    for (int i = 0; i < windowed.length; i++) {
+      if (!windowed[i]) {
+        return i + 1;
+      }
+    }
+    return 0;
+  }
+
+  /** The first layer whose kind {@code w} does not give (null: every layer full), or −1. */
+  private static int firstBreak(SlidingWindowSpec w, boolean[] windowed) {
+    for (int i = 0; i < windowed.length; i++) {
+      if (windowed[i] != (w != null && w.windowed(i))) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** A decoder's sizes: layers, hidden size, heads, KV heads and head size (0: hidden/heads). */
@@ -457,23 +473,17 @@ public final class ModelSpecs {
         chunked[i] = (i + 1) % interval != 0;
       }
     }
-    int firstFull = -1;
-    for (int i = 0; i < layers && firstFull < 0; i++) {
-      if (!chunked[i]) {
-        firstFull = i;
-      }
-    }
-    if (firstFull == 0) {
+    int every = fullAttentionEvery(chunked);
+    if (every == 1) {
       throw new IllegalArgumentException(field + "." + source + ": layer 0 attends fully (read"
           + " when full layers recur every n-th layer, n > 1)");
     }
-    SlidingWindowSpec w = new SlidingWindowSpec(tokens, firstFull < 0 ? 0 : firstFull + 1, true);
-    for (int i = 0; i < layers; i++) {
-      if (chunked[i] != w.windowed(i)) {
-        throw new IllegalArgumentException(field + "." + source + ": layer " + i + " breaks"
-            + " the pattern of a full layer every " + (firstFull + 1) + " (read when full layers"
-            + " recur every n-th layer)");
-      }
+    SlidingWindowSpec w = new SlidingWindowSpec(tokens, every, true);
+    int broken = firstBreak(w, chunked);
+    if (broken >= 0) {
+      throw new IllegalArgumentException(field + "." + source + ": layer " + broken + " breaks"
+          + " the pattern of a full layer every " + every + " (read when full layers recur"
+          + " every n-th layer)");
     }
     return w;
   }

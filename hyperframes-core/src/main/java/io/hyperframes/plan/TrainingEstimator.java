@@ -263,7 +263,7 @@ public final class TrainingEstimator {
       int units = d.layers();
       double backwardWindow = l.engine().overlapsGradientReduction(1) ? backward : 0.0;
       double dp = dataParallelExposed(cluster, l, states, w, kernel, units,
-          forward / units, backward / units, backwardWindow, mbCompute, microBatches);
+          forward / units, backward / units, backwardWindow, microBatches);
       time = new TimeBreakdown(microBatches * mbCompute, 0, 0, 0, dp, 0,
           optimizerSeconds(states, l, w, bandwidth * kernel.optimizerBandwidthFraction()));
     }
@@ -431,7 +431,7 @@ public final class TrainingEstimator {
     // The per-layer overhead splits like the compute: a third forward, two thirds backward.
     double dpExposed = dataParallelExposed(cluster, l, states, w, kernel, layersPerStage,
         forward + overhead / 3, layerTraining - forward + 2 * overhead / 3 + recompute,
-        backwardWindow, mbCompute + mbRecompute, microBatches);
+        backwardWindow, microBatches);
     double optimizer = optimizerSeconds(states, l, w,
         bandwidth * kernel.optimizerBandwidthFraction());
 
@@ -647,7 +647,7 @@ public final class TrainingEstimator {
    */
   private double dataParallelExposed(Cluster cluster, Layout l, ModelStates states,
       TrainingWorkload workload, KernelEfficiency kernel, int units, double forwardUnit,
-      double backwardUnit, double backwardWindow, double microBatchCompute, int microBatches) {
+      double backwardUnit, double backwardWindow, int microBatches) {
     // Weight gradients are reduced over the data- and context-parallel ranks (dp · cp).
     int ranks = l.gradientRanks();
     if (ranks <= 1) {

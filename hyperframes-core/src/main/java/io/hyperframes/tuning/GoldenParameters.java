@@ -104,8 +104,7 @@ public final class GoldenParameters {
         "1.5-2× the %.0f GiB of device memory per node (pinned loader buffers, checkpoint"
             + " snapshots, optimizer offload)%s", gib(deviceMemoryPerNode),
         cluster.hostMemoryBytesPerNode() > 0 ? fmt("; the node template has %.0f GiB",
-            gib(cluster.hostMemoryBytesPerNode() * cluster.devicesPerHost()
-                / cluster.devicesPerNode())) : "")));
+            gib(cluster.hostMemoryBytesPerHost())) : "")));
     // A token id is 2 or 4 bytes; a dense stack's sample is its FP32 input row.
     double bytesPerToken = model instanceof DenseStackSpec d ? 4.0 * d.widths().get(0)
         : model instanceof TransformerSpec t && t.vocab() > 65535 ? 4 : 2;
