@@ -66,7 +66,7 @@ public final class Calibration {
     MATMUL_HALF_DIM("matmulHalfDim", 0.0, 2000.0),
     /** Fixed seconds per layer and micro-batch; bounds [0, 3 ms]. */
     LAYER_OVERHEAD("layerOverheadUs", 0.0, 3000.0),
-    /** Fraction of overlapped communication still paid, per generation and format; [0, 1]. */
+    /** Compute throughput lost beside a collective, per generation and format; [0, 1]. */
     OVERLAP_COST("overlapCost", 0.0, 1.0),
     /** Serving: fixed seconds per layer and forward pass; bounds [0, 1 ms]. */
     SERVING_OVERHEAD("servingLayerOverheadUs", 0.0, 1000.0),

@@ -13,8 +13,10 @@ import static com.google.common.base.Preconditions.checkArgument;
  * layer of every micro-batch also pays {@code layerOverheadSeconds} for its forward and backward
  * passes together: kernel launches, synchronisation and the small kernels the roofline does not
  * see. While communication overlaps compute, the compute runs slower (the collective's kernels
- * take SMs and memory bandwidth); {@code overlapCost} is the fraction of the overlapped
- * communication time that the step still pays. Serving adds two: every layer of every decode step pays
+ * take SMs and memory bandwidth); {@code overlapCost} is the share of its throughput the
+ * compute loses while a collective runs beside it, so a collective of c seconds over a compute
+ * window of w exposes {@code max(c − w, overlapCost·c)}: the slowed compute's loss where the
+ * collective is the shorter, nothing more where it outlasts the slowed compute. Serving adds two: every layer of every decode step pays
  * {@code servingLayerOverheadSeconds} (kernel launches and synchronisation, which a decode step's
  * small kernels do not hide; a prefill's large kernels do), and the decode attention reads
  * the KV cache at {@code kvBandwidthFraction} of the sustained memory bandwidth (paged attention
@@ -33,7 +35,8 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param halfRows token dimension (m) of half efficiency, ≥ 0
  * @param attention fused-attention fraction of peak, in [0, 1]; 0 when not fitted
  * @param layerOverheadSeconds fixed seconds per layer per micro-batch (forward + backward), ≥ 0
- * @param overlapCost fraction of overlapped communication time still paid, in [0, 1]
+ * @param overlapCost share of compute throughput lost while a collective runs beside it, in
+ *     [0, 1]
  * @param servingLayerOverheadSeconds fixed seconds per layer per decode step, ≥ 0
  * @param kvBandwidthFraction fraction of sustained bandwidth of decode KV-cache reads, in (0, 1]
  * @param servingRequestSeconds fixed seconds per request before its first token, ≥ 0

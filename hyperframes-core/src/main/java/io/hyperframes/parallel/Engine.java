@@ -168,6 +168,26 @@ public enum Engine {
   }
 
   /**
+   * Whether the engine's ZeRO-3 fetches parameters sub-module by sub-module (each module that
+   * holds parameters directly: a transformer layer's QKV, output projection and two MLP
+   * matmuls), one prefetch ahead, rather than one layer (FSDP unit) at a time. DeepSpeed's
+   * forward and backward pre-hooks fetch the current sub-module and start the gather of the
+   * next one in its recorded trace, and start no further prefetch while one is in flight
+   * ({@code fetch_sub_module} and {@code prefetch_next_sub_modules} in
+   * {@code deepspeed/runtime/zero/stage3.py} at v0.3.16, commit a12aaedc; the same order from
+   * {@code partitioned_param_coordinator.py} at v0.6.7), and v0.3.16 synchronises the device at
+   * each fetch ({@code _synchronize_communication}). So each sub-module's compute hides only the
+   * next sub-module's gather: a small matmul (the output projection) cannot hide the gather of a
+   * large one (the MLP's first). Gradients are reduce-scattered from the reduce bucket once the
+   * next gradient overflows it ({@code reduce_independent_p_g_buckets_and_remove_grads}), on the
+   * data-parallel group's NCCL stream, behind the next sub-module's backward. FSDP gathers one
+   * wrapped unit (a layer) at a time (Zhao et al. 2023, §3.3).
+   */
+  public boolean fetchesPerSubModule() {
+    return this == DEEPSPEED;
+  }
+
+  /**
    * Whether the engine's ZeRO-3 parameter gathers and gradient reduce-scatters that cross nodes
    * move at one NIC per rank instead of the node's NICs together (NCCL's ring over rails, which
    * {@code interconnect} assumes for every other collective). This is an empirical rule, not a

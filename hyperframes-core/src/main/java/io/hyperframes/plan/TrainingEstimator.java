@@ -263,7 +263,7 @@ public final class TrainingEstimator {
       int units = d.layers();
       double backwardWindow = l.engine().overlapsGradientReduction(1) ? backward : 0.0;
       double dp = dataParallelExposed(cluster, l, states, w, kernel, units,
-          forward / units, backward / units, backwardWindow, microBatches);
+          forward / units, backward / units, backwardWindow, microBatches, null, 0.0);
       time = new TimeBreakdown(microBatches * mbCompute, 0, 0, 0, dp, 0,
           optimizerSeconds(states, l, w, bandwidth * kernel.optimizerBandwidthFraction()));
     }
@@ -431,7 +431,7 @@ public final class TrainingEstimator {
     // The per-layer overhead splits like the compute: a third forward, two thirds backward.
     double dpExposed = dataParallelExposed(cluster, l, states, w, kernel, layersPerStage,
         forward + overhead / 3, layerTraining - forward + 2 * overhead / 3 + recompute,
-        backwardWindow, microBatches);
+        backwardWindow, microBatches, SubModules.of(m, tDense / forward), recompute);
     double optimizer = optimizerSeconds(states, l, w,
         bandwidth * kernel.optimizerBandwidthFraction());
 
@@ -647,7 +647,8 @@ public final class TrainingEstimator {
    */
   private double dataParallelExposed(Cluster cluster, Layout l, ModelStates states,
       TrainingWorkload workload, KernelEfficiency kernel, int units, double forwardUnit,
-      double backwardUnit, double backwardWindow, int microBatches) {
+      double backwardUnit, double backwardWindow, int microBatches, SubModules subModules,
+      double recomputeUnit) {
     // Weight gradients are reduced over the data- and context-parallel ranks (dp · cp).
     int ranks = l.gradientRanks();
     if (ranks <= 1) {
@@ -701,7 +702,8 @@ public final class TrainingEstimator {
           + microBatches * exposed(interconnect.time(cluster, Collective.REDUCE_SCATTER,
               gradBytes, group).seconds(), units * backwardUnit, kappa);
       default -> fullyShardedExposed(cluster, l, perNode, weightBytes, gradBytes, units,
-          forwardUnit, backwardUnit, microBatches, backwardWindow, kappa);
+          forwardUnit, backwardUnit, microBatches, backwardWindow, kappa, subModules,
+          recomputeUnit);
     };
   }
 
@@ -752,7 +754,8 @@ public final class TrainingEstimator {
    */
   private double fullyShardedExposed(Cluster cluster, Layout l, int dpPerNode,
       double weightBytes, double gradBytes, int units, double forwardUnit, double backwardUnit,
-      int microBatches, double backwardWindow, double kappa) {
+      int microBatches, double backwardWindow, double kappa, SubModules subModules,
+      double recomputeUnit) {
     int shard = l.shardRanks();
     // Engine#shardsAtRankNic: a shard group that spans nodes is costed as one rank per node,
     // so its ring crosses the node boundary at each rank's own NIC.
@@ -764,10 +767,18 @@ public final class TrainingEstimator {
         shardGroup).seconds();
     double reduce = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes / units,
         shardGroup).seconds();
-    double gatherBackward = (l.reshardAfterForward() ? gather : 0.0)
-        + (l.recompute() == Recompute.FULL && l.engine().regathersForRecompute() ? gather : 0.0);
-    double perMicroBatch = gather + (units - 1) * exposed(gather, forwardUnit, kappa)
-        + units * exposed(gatherBackward + reduce, backwardUnit, kappa) + reduce;
+    boolean regather = l.recompute() == Recompute.FULL && l.engine().regathersForRecompute();
+    double perMicroBatch;
+    if (subModules != null && l.engine().fetchesPerSubModule()) {
+      perMicroBatch = subModules.first() * (gather + reduce) + units * subModules.unitExposed(
+          gather, l.reshardAfterForward() ? gather : 0.0, reduce, forwardUnit, regather,
+          regather ? recomputeUnit : 0.0, backwardUnit - (regather ? recomputeUnit : 0.0),
+          kappa);
+    } else {
+      double gatherBackward = (l.reshardAfterForward() ? gather : 0.0) + (regather ? gather : 0.0);
+      perMicroBatch = gather + (units - 1) * exposed(gather, forwardUnit, kappa)
+          + units * exposed(gatherBackward + reduce, backwardUnit, kappa) + reduce;
+    }
     double replicaReduce = 0.0;
     if (shard < l.gradientRanks()) {
       int replicas = l.gradientRanks() / shard;
@@ -781,12 +792,16 @@ public final class TrainingEstimator {
 
   /**
    * Step time a collective of {@code comm} seconds adds when it overlaps a compute window of
-   * {@code window} seconds: what does not fit is exposed, and the overlapped part still costs
-   * {@code kappa} of its time (the collective's kernels slow the concurrent compute;
-   * {@link io.hyperframes.hardware.KernelEfficiency#overlapCost}).
+   * {@code window} seconds, where the compute loses {@code kappa} of its throughput while the
+   * collective runs beside it (the collective's kernels hold SMs and memory bandwidth;
+   * {@link io.hyperframes.hardware.KernelEfficiency#overlapCost}). While both run the compute
+   * advances at {@code 1 − kappa}: a collective that outlasts the slowed compute ends the window
+   * ({@code comm − window} exposed, the slowdown hidden under it); a shorter one leaves
+   * {@code window − comm·(1 − kappa)} of compute to run alone after it ({@code kappa·comm}
+   * exposed). Hence {@code max(comm − window, kappa·comm)}; {@code kappa = 0} is perfect overlap.
    */
   static double exposed(double comm, double window, double kappa) {
-    return Math.max(0.0, comm - window) + kappa * Math.min(comm, window);
+    return Math.max(comm - window, kappa * comm);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The communication-bound ZeRO-3 rows of Narayanan et al. 2021 Table 2: docs/validation.md prints
- * what {@code validate} says of them, the rows at micro-batch 1 and 2 are within ±15 %, and the
- * estimated step does not fall when the data-parallel size doubles at the fixed global batch, as
- * the published step does not.
+ * what {@code validate} says of them, every row is within ±15 %, and the
+ * estimated step does not fall, beyond the table's rounding, when the data-parallel size doubles
+ * at the fixed global batch, as the published step does not.
  */
 class CommBoundCasesCliTest {
 
@@ -34,15 +34,17 @@ class CommBoundCasesCliTest {
       double error = Double.parseDouble(m.group(6));
       int microBatch = Integer.parseInt(m.group(4));
       step.put(m.group(2) + "@" + m.group(3), Double.parseDouble(m.group(5)));
-      if (microBatch <= 2) {
-        assertTrue(Math.abs(error) <= 15.0, m.group(1) + ": " + error + " %");
-      } else {
-        // Not met at micro-batch 4 (docs/validation.md); this only guards against regressions.
-        assertTrue(Math.abs(error) <= 25.0, m.group(1) + ": " + error + " %");
-      }
+      // Issue 33's acceptance: every row, at 1, 2 and 4 sequences per GPU, within ±15 %.
+      assertTrue(Math.abs(error) <= 15.0, m.group(1) + " (micro-batch " + microBatch + "): "
+          + error + " %");
     }
     assertEquals(6, rows, out);
-    assertTrue(step.get("175b@1536") >= step.get("175b@768"), step.toString());
-    assertTrue(step.get("530b@2240") >= step.get("530b@1120"), step.toString());
+    // Flat as DP doubles, to the published precision: the table's whole teraFLOP/s (44 and 48
+    // at the larger size) fix each step to ±0.5/44 = 1.1 % and ±0.5/48 = 1.0 %. DeepSpeed's
+    // sub-module schedule leaves a few intervals compute-bound (the QKV interval carries the
+    // attention core and hides only the small output projection's gather), and that compute
+    // halves with DP; the step must not follow it down.
+    assertTrue(step.get("175b@1536") >= (1 - 0.5 / 44) * step.get("175b@768"), step.toString());
+    assertTrue(step.get("530b@2240") >= (1 - 0.5 / 48) * step.get("530b@1120"), step.toString());
   }
 }
