@@ -3,6 +3,7 @@ package io.hyperframes.hardware;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.Maps;
 import io.hyperframes.precision.NumberFormat;
 import java.util.Map;
 
@@ -57,7 +58,8 @@ public record Accelerator(
 
   public Accelerator {
     checkArgument(id != null && !id.isBlank(), "accelerator: id must be given");
-    peakFlopsPerSecond = ImmutableMap.copyOf(peakFlopsPerSecond);
+    // Enum-keyed maps: the estimator looks the format up for every matmul of every layout.
+    peakFlopsPerSecond = Maps.immutableEnumMap(peakFlopsPerSecond);
     for (Map.Entry<NumberFormat, Double> e : peakFlopsPerSecond.entrySet()) {
       Checks.positive(id + ".peak." + e.getKey().id(), e.getValue());
     }
@@ -73,14 +75,14 @@ public record Accelerator(
     Checks.nonNegative(id + ".powerWatts", powerWatts);
     checkArgument(intraNode != null, "%s.intraNode: must be given", id);
     generation = generation == null ? "" : generation;
-    ImmutableMap.Builder<NumberFormat, KernelEfficiency> k = ImmutableMap.builder();
+    Map<NumberFormat, KernelEfficiency> k = new java.util.EnumMap<>(NumberFormat.class);
     KernelEfficiency baseline = new KernelEfficiency(matmulEfficiency, matmulHalfDim,
         matmulHalfRows, 0.0, 0.0, 0.0, source);
     for (NumberFormat f : peakFlopsPerSecond.keySet()) {
       KernelEfficiency given = kernels == null ? null : kernels.get(f);
       k.put(f, given != null ? given : baseline);
     }
-    kernels = k.buildOrThrow();
+    kernels = Maps.immutableEnumMap(k);
     intervals = intervals == null ? ImmutableMap.of() : ImmutableMap.copyOf(intervals);
   }
 

@@ -431,7 +431,8 @@ public final class TrainingEstimator {
     // The per-layer overhead splits like the compute: a third forward, two thirds backward.
     double dpExposed = dataParallelExposed(cluster, l, states, w, kernel, layersPerStage,
         forward + overhead / 3, layerTraining - forward + 2 * overhead / 3 + recompute,
-        backwardWindow, microBatches, SubModules.of(m, tDense / forward), recompute);
+        backwardWindow, microBatches, l.zeroStage() == 3 && l.engine().fetchesPerSubModule()
+            ? SubModules.of(m, tDense / forward) : null, recompute);
     double optimizer = optimizerSeconds(states, l, w,
         bandwidth * kernel.optimizerBandwidthFraction());
 
