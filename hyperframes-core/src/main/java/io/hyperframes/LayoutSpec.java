@@ -78,6 +78,14 @@ public final class LayoutSpec {
     return new LayoutSpec(tree.with("ep", degree));
   }
 
+  /**
+   * {@code etp}: expert tensor-parallel degree of a mixture of experts (Megatron-Core's
+   * {@code --expert-tensor-parallel-size}; tp when not given); ep·etp divides tp·cp·dp.
+   */
+  public LayoutSpec etp(int degree) {
+    return new LayoutSpec(tree.with("etp", degree));
+  }
+
   /** {@code engine}: Megatron-LM, DeepSpeed, FSDP or MaxText. */
   public LayoutSpec engine(Engine engine) {
     return new LayoutSpec(tree.with("engine", engine == null ? null : engine.id()));

@@ -73,17 +73,19 @@ public final class TrainingFindings {
     }
     double allToAll = t.allToAllSeconds() / step;
     if (allToAll > COMM_SHARE_LIMIT) {
-      boolean inside = l.ep() * l.tp() <= cluster.devicesPerNode();
+      // The expert-parallel group's ranks are etp apart (Megatron-Core's expert rank grid).
+      boolean inside = l.ep() * l.etp() <= cluster.devicesPerNode();
       out.add(new Finding("all-to-all-bound", Severity.WARNING,
           pct("the expert-parallel all-to-all is %s of the step", allToAll),
           fmt("dispatch and combine %.3g s of a %.3g s step at ep %d over %s", t.allToAllSeconds(),
               step, l.ep(), inside ? "the node's " + cluster.intraNode().id()
-                  : "the nodes' " + cluster.interNode().id() + " (ep·tp = " + l.ep() * l.tp()
+                  : "the nodes' " + cluster.interNode().id() + " (ep·etp = " + l.ep() * l.etp()
                       + " > " + cluster.devicesPerNode() + " devices per node)"),
           inside ? "lower ep (more experts per rank), raise the micro-batch to amortise the"
               + " exchange, or drop tensor parallelism of the experts"
-              : "keep expert parallelism inside the NVLink domain (ep·tp ≤ "
-                  + cluster.devicesPerNode() + "), or lower ep"));
+              : "keep expert parallelism inside the NVLink domain (ep·etp ≤ "
+                  + cluster.devicesPerNode() + ": layout.etp 1 puts the expert-parallel ranks"
+                  + " next to each other), or lower ep"));
     }
     double dataParallel = t.dataParallelCommSeconds() / step;
     GradientCompression codec = workload.gradientCompression();

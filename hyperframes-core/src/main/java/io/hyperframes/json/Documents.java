@@ -488,16 +488,13 @@ public final class Documents {
     public PartialLayout resolve() {
       String r = text("layout.recompute", recompute);
       String e = text("layout.engine", engine);
-      if (etp != null && tp != null && !etp.equals(tp)) {
-        throw new IllegalArgumentException("layout.etp: " + etp + " (the expert tensor-parallel"
-            + " degree is modelled as layout.tp, Megatron-LM's default, here " + tp + ")");
-      }
-      return new PartialLayout(etp != null && tp == null ? etp : tp, pp, dp, virtualStages,
+      return new PartialLayout(tp, pp, dp, virtualStages,
           microBatch, sequenceParallel,
           r == null ? null : Recompute.fromId("layout.recompute", r), zeroStage,
           e == null ? null : Engine.fromId("layout.engine", e), shardGroupSize,
           reshardAfterForward, ep, cp, text("layout.cpCommType", cpCommType) == null ? null
-              : io.hyperframes.parallel.CpCommType.fromId("layout.cpCommType", cpCommType));
+              : io.hyperframes.parallel.CpCommType.fromId("layout.cpCommType", cpCommType),
+          etp);
     }
   }
 

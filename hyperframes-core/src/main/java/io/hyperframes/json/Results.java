@@ -43,7 +43,7 @@ public final class Results {
       return new Estimate(e.feasible(), e.reasons(),
           new EstimateLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
               l.sequenceParallel(), l.recompute().id(), l.zeroStage(), l.engine().id(),
-              l.shardGroupSize(), l.reshardAfterForward(), l.ep(), l.tp(), l.cp(),
+              l.shardGroupSize(), l.reshardAfterForward(), l.ep(), l.etp(), l.cp(),
               l.cpCommType().id()),
           e.parameters(), e.activeParameters(),
           new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),

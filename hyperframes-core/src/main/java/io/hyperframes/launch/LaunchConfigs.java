@@ -91,7 +91,7 @@ public final class LaunchConfigs {
     }
     a.add("--ffn-hidden-size " + m.ffnHidden());
     if (m.isMoe()) {
-      moe(a, m, l.ep());
+      moe(a, m, l.ep(), l.etp());
     }
     if (m.gatedMlp()) {
       a.add("--swiglu");
@@ -205,7 +205,7 @@ public final class LaunchConfigs {
    * ({@code --moe-layer-freq} as a Python list expression when not every layer is), a capacity
    * factor when routing drops tokens, and the plan's expert-parallel size.
    */
-  private static void moe(List<String> a, TransformerSpec m, int ep) {
+  private static void moe(List<String> a, TransformerSpec m, int ep, int etp) {
     io.hyperframes.model.MoeSpec e = m.moe();
     a.add("--num-experts " + e.experts());
     a.add("--moe-router-topk " + e.topK());
@@ -227,8 +227,9 @@ public final class LaunchConfigs {
       a.add("--moe-expert-capacity-factor " + e.capacityFactor());
       a.add("--moe-pad-expert-input-to-capacity");
     }
-    // Expert tensor parallelism is left at Megatron-LM's default, the tensor-parallel size.
     a.add("--expert-model-parallel-size " + ep);
+    // Written even at Megatron-LM's default (the tensor-parallel size): the plan's own value.
+    a.add("--expert-tensor-parallel-size " + etp);
   }
 
   /** A DeepSpeed configuration JSON for the plan's data-parallel part. */

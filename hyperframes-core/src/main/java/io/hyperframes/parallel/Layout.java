@@ -22,20 +22,33 @@ import io.hyperframes.hardware.Checks;
  *     gathered again for backward (FSDP {@code FULL_SHARD}, DeepSpeed ZeRO-3) or kept until
  *     backward ({@code SHARD_GRAD_OP}, FSDP2 {@code reshard_after_forward=False})
  * @param ep expert-parallel degree (Megatron-Core {@code --expert-model-parallel-size}): a
- *     mixture of experts' routed experts are split over {@code ep} data-parallel ranks, which
- *     exchange tokens by all-to-all; 1 for none. The expert tensor-parallel degree is
- *     {@code tp} (Megatron-LM's default) and {@code ep} divides {@code dp · cp}
- *     (Megatron-Core: ep · etp divides tp · cp · dp): the expert data-parallel degree is
- *     {@code dp · cp / ep}
+ *     mixture of experts' routed experts are split over {@code ep} ranks, which exchange tokens
+ *     by all-to-all; 1 for none. {@code ep · etp} divides {@code tp · cp · dp} (Megatron-Core's
+ *     expert rank grid, {@code megatron/core/parallel_state.py} at d98e8a64): the expert
+ *     data-parallel degree is {@code tp · cp · dp / (ep · etp)}
  * @param cp context-parallel degree (Megatron-Core {@code --context-parallel-size}): each
  *     sequence is split over {@code cp} ranks, which exchange keys and values for attention
  *     ({@code cpCommType}); 1 for none. Devices are tp · cp · pp · dp; weight gradients are
  *     reduced, and ZeRO states sharded, over dp · cp ranks
  * @param cpCommType how the context-parallel ranks exchange keys and values
+ * @param etp expert tensor-parallel degree (Megatron-Core {@code --expert-tensor-parallel-size},
+ *     which defaults to {@code tp}: {@code megatron/training/arguments.py} at d98e8a64, lines
+ *     587-588): each routed expert's matmuls are split over {@code etp} ranks; 0 means
+ *     {@code tp}. The expert grid orders its ranks etp-ep-dp-pp, so an expert-parallel group's
+ *     ranks are {@code etp} apart
  */
 public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
-    int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType) {
+    int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
+    int etp) {
+
+  /** A layout whose experts are split by the tensor-parallel degree (Megatron-LM's default). */
+  public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
+      int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, 0);
+  }
 
   /** A layout without context parallelism. */
   public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
@@ -76,10 +89,18 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         shardGroupSize);
     Checks.positive("layout.ep", ep);
     Checks.positive("layout.cp", cp);
+    checkArgument(etp >= 0, "layout.etp: must be > 0, got %s", etp);
+    etp = etp == 0 ? tp : etp;
     // Megatron-Core: ep·etp divides tp·cp·dp; with etp = tp, ep divides cp·dp.
-    checkArgument((dp * cp) % ep == 0, cp == 1 ? "layout.ep: %s does not divide layout.dp %s (the"
-        + " expert data-parallel degree is dp / ep)" : "layout.ep: %s does not divide layout.dp·cp"
-        + " %s (the expert data-parallel degree is dp·cp / ep)", ep, dp * cp);
+    if (etp == tp) {
+      checkArgument((dp * cp) % ep == 0, cp == 1 ? "layout.ep: %s does not divide layout.dp %s"
+          + " (the expert data-parallel degree is dp / ep)" : "layout.ep: %s does not divide"
+          + " layout.dp·cp %s (the expert data-parallel degree is dp·cp / ep)", ep, dp * cp);
+    } else {
+      checkArgument(((long) tp * cp * dp) % ((long) ep * etp) == 0, "layout.etp: ep·etp = %s·%s"
+          + " does not divide tp·cp·dp = %s (the expert data-parallel degree is"
+          + " tp·cp·dp / (ep·etp))", ep, etp, (long) tp * cp * dp);
+    }
     checkArgument(cpCommType != null, "layout.cpCommType: must be given");
     checkArgument(cp == 1 || engine == Engine.MEGATRON, "layout.cp: %s is run by megatron"
         + " (Megatron-Core --context-parallel-size) in HyperFrames' model, not by %s", cp,
@@ -109,30 +130,43 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   /** The same layout with another context-parallel degree and exchange. */
   public Layout withCp(int degree, CpCommType type) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, degree, type);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, degree, type, etp);
   }
 
   /** The same layout with another micro-batch size. */
   public Layout withMicroBatch(int size) {
     return new Layout(tp, pp, dp, virtualStages, size, sequenceParallel, recompute, zeroStage,
-        engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType);
+        engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp);
   }
 
   /** The same layout with another recomputation policy. */
   public Layout withRecompute(Recompute policy) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, policy, zeroStage,
-        engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType);
+        engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp);
   }
 
   /** The same layout with another expert-parallel degree. */
   public Layout withEp(int degree) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType, etp);
   }
 
-  /** Data-parallel ranks of the expert weights: {@code dp · cp / ep}. */
+  /** The same layout with another expert tensor-parallel degree (0: {@code tp}). */
+  public Layout withEtp(int degree) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, degree);
+  }
+
+  /** The same layout with other expert-parallel and expert tensor-parallel degrees. */
+  public Layout withExperts(int expertParallel, int expertTensorParallel) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, expertParallel, cp, cpCommType,
+        expertTensorParallel);
+  }
+
+  /** Data-parallel ranks of the expert weights: {@code tp · cp · dp / (ep · etp)}. */
   public int expertDataParallel() {
-    return dp * cp / ep;
+    return (int) ((long) tp * cp * dp / ((long) ep * etp));
   }
 
   /** Devices the layout occupies: tp · cp · pp · dp. */

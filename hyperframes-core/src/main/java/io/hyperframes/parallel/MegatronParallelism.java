@@ -39,11 +39,12 @@ enum MegatronParallelism implements ParallelismModel {
       int perStage = ceilDiv(t.layers(), layout.pp());
       layerParams = perStage * t.parametersPerLayer() / layout.tp();
       if (t.isMoe()) {
-        // Routed experts split over the expert-parallel group (as tensor parallelism splits
-        // each of them): this rank holds E / ep of each MoE layer's experts.
-        double routed = perStage * t.moeLayerShare() * t.moe().experts()
-            * t.mlpParameters(t.moe().expertFfnHidden()) / layout.tp();
-        expertParams = routed / layout.ep();
+        // Routed experts split over the expert-parallel group, each of them over the expert
+        // tensor-parallel group: this rank holds 1/etp of E / ep of each MoE layer's experts.
+        double experts = perStage * t.moeLayerShare() * t.moe().experts()
+            * t.mlpParameters(t.moe().expertFfnHidden());
+        double routed = experts / layout.tp();
+        expertParams = experts / layout.etp() / layout.ep();
         layerParams -= routed - expertParams;
       }
       double embedding = (double) t.vocab() * t.hidden() / layout.tp();
@@ -70,10 +71,10 @@ enum MegatronParallelism implements ParallelismModel {
     // ZeRO shards over the shard group (all data-parallel ranks unless hybrid sharding).
     double n = layout.zeroStage() == 0 ? layout.dp() : layout.shardRanks();
     int z = layout.zeroStage();
-    // Expert weights shard over the expert data-parallel ranks (dp / ep; Megatron-Core's
+    // Expert weights shard over the expert data-parallel ranks (tp·dp / (ep·etp); Megatron-Core's
     // distributed optimizer and Megatron-FSDP shard expert states over that group), the rest
     // over the shard group.
-    double ne = Math.max(1.0, n / layout.ep());
+    double ne = Math.max(1.0, n * layout.tp() / ((double) layout.ep() * layout.etp()));
     double dense = params - expertParams;
     double weights = dense * w / (z >= 3 ? n : 1.0) + expertParams * w / (z >= 3 ? ne : 1.0);
     double grads = dense * g / (z >= 2 ? n : 1.0) + expertParams * g / (z >= 2 ? ne : 1.0);

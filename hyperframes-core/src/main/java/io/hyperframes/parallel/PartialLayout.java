@@ -9,7 +9,16 @@ import static com.google.common.base.Preconditions.checkArgument;
 public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
     Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
     Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
-    CpCommType cpCommType) {
+    CpCommType cpCommType, Integer etp) {
+
+  /** Fixed fields with the expert tensor-parallel degree open ({@code tp}, Megatron's default). */
+  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
+      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
+      CpCommType cpCommType) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, null);
+  }
 
   /** Fixed fields without a context-parallel degree (searched for long sequences). */
   public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -41,25 +50,31 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   /** These fixed fields with another engine. */
   public PartialLayout withEngine(Engine e) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, e, shardGroupSize, reshardAfterForward, ep, cp, cpCommType);
+        zeroStage, e, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp);
   }
 
   /** These fixed fields without context parallelism (cp and cpCommType open). */
   public PartialLayout withoutCp() {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, null, null);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, null, null, etp);
   }
 
   /** These fixed fields with another expert-parallel degree (null: open). */
   public PartialLayout withEp(Integer degree) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType, etp);
+  }
+
+  /** These fixed fields with another expert tensor-parallel degree (null: {@code tp}). */
+  public PartialLayout withEtp(Integer degree) {
+    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, degree);
   }
 
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        stage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType);
+        stage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp);
   }
 
   /**
@@ -80,9 +95,16 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         "layout.zeroStage: must be 0-3, got %s", zeroStage);
     positiveOrNull("layout.shardGroupSize", shardGroupSize);
     positiveOrNull("layout.ep", ep);
-    checkArgument(ep == null || dp == null || (dp * (cp == null ? 1 : cp)) % ep == 0,
+    positiveOrNull("layout.etp", etp);
+    boolean expertsByTp = etp == null || etp.equals(tp);
+    checkArgument(!expertsByTp || ep == null || dp == null
+        || (dp * (cp == null ? 1 : cp)) % ep == 0,
         "layout.ep: %s does not divide layout.dp·cp %s", ep, dp == null ? 0
             : dp * (cp == null ? 1 : cp));
+    checkArgument(expertsByTp || ep == null || dp == null || tp == null
+        || ((long) tp * dp * (cp == null ? 1 : cp)) % ((long) ep * etp) == 0,
+        "layout.etp: ep·etp = %s·%s does not divide tp·cp·dp = %s", ep, etp,
+        tp == null || dp == null ? 0 : (long) tp * dp * (cp == null ? 1 : cp));
     checkArgument(ep == null || ep == 1 || engine == null || engine.runsExpertParallel(),
         "layout.ep: %s is run by megatron in HyperFrames' model, not by %s", ep,
         engine == null ? "" : engine.id());

@@ -193,6 +193,11 @@ public final class Planner {
       checkArgument(p.pp() <= layers(m), "layout.pp: %s is larger than model.layers %s", p.pp(),
           layers(m));
     }
+    if (p.etp() != null) {
+      checkArgument(m instanceof io.hyperframes.model.TransformerSpec t && t.isMoe()
+          && t.moe().expertFfnHidden() % p.etp() == 0, "layout.etp: %s needs a mixture of"
+          + " experts (model.moe) whose expertFfnHidden it divides", p.etp());
+    }
     List<Task> out = new ArrayList<>();
     for (int n : counts) {
       for (int tp = 1; tp <= Math.min(n, perNode); tp++) {
@@ -409,8 +414,14 @@ public final class Planner {
         || engine.unsupported(pp, v, zero, group, reshard) != null) {
       return null;
     }
+    // A fixed expert tensor-parallel degree (else tp, Megatron-LM's default): ep·etp must
+    // divide tp·cp·dp.
+    int etp = p.etp() == null ? tp : p.etp();
+    if (((long) tp * cp * dp) % ((long) ep * etp) != 0) {
+      return null;
+    }
     return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep, cp,
-        p.cpCommType() == null ? CpCommType.P2P : p.cpCommType());
+        p.cpCommType() == null ? CpCommType.P2P : p.cpCommType(), etp);
   }
 
   private static List<Integer> virtualStages(PartialLayout p, int pp, int perStage, int micro) {

@@ -320,7 +320,7 @@ public final class TrainingEstimator {
     KernelEfficiency kernel = acc.kernel(c);
     double tDense = memoryModel.matmulSeconds(acc, tokens, m.qkvWidth() / tp, h, 1, e, c, peak)
         + memoryModel.matmulSeconds(acc, tokens, h, m.valueDim() / tp, 1, e, c, peak);
-    tDense = withMlp(tDense, m, acc, tokens, tp, l.ep(), e, c, peak);
+    tDense = withMlp(tDense, m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak);
     // FP8 recipes run FP8 in the linear layers only: Transformer Engine's DotProductAttention
     // computes in the activation format (BF16) unless FP8 attention is enabled explicitly.
     NumberFormat attnFormat = recipe.attentionFormat(acc::supports);
@@ -536,7 +536,9 @@ public final class TrainingEstimator {
     io.hyperframes.model.MoeSpec moe = m.moe();
     double sp = l.sequenceParallel() ? l.tp() : 1.0;
     double bytes = tokens * moe.routedPerToken() * m.hidden() * recipe.activationBytes() / sp;
-    int perNode = Math.max(1, Math.min(l.ep(), cluster.devicesPerNode() / l.tp()));
+    // The expert grid orders its ranks etp-ep-dp-pp (megatron/core/parallel_state.py at
+    // d98e8a64): an expert-parallel group's ranks are etp apart.
+    int perNode = Math.max(1, Math.min(l.ep(), cluster.devicesPerNode() / l.etp()));
     double a2a = interconnect.time(cluster, Collective.ALL_TO_ALL, bytes,
         new CollectiveGroup(l.ep(), perNode)).seconds();
     int perLayer = l.recompute() == Recompute.FULL ? 6 : 4;
@@ -559,7 +561,7 @@ public final class TrainingEstimator {
    * expert routed to (E = k = 1) this is the dense MLP exactly.
    */
   private double withMlp(double before, TransformerSpec m, Accelerator acc, double tokens,
-      double tp, int ep, double e, NumberFormat c, double peak) {
+      double tp, int ep, int etp, double e, NumberFormat c, double peak) {
     double h = m.hidden();
     double f = m.ffnHidden() / tp;
     if (!m.isMoe()) {
@@ -571,11 +573,14 @@ public final class TrainingEstimator {
     double dense = mlpMatmuls(m, acc, tokens, f, e, c, peak);
     io.hyperframes.model.MoeSpec moe = m.moe();
     // With expert parallelism this rank computes E / ep experts over the tokens the ep ranks
-    // route to them: the same routed rows in all, tokens·k·ep/E per expert.
-    double routed = tokens * moe.routedPerToken();
+    // route to them: the same routed rows in all, tokens·k·ep/E per expert. The expert
+    // tensor-parallel group gathers the tokens its etp ranks hold (etp/tp of the tensor-parallel
+    // group's, which sequence parallelism splits over tp) and splits each expert's columns
+    // etp ways: FLOPs as with etp = tp, wider and shorter matmuls with etp < tp.
+    double routed = tokens * (etp / tp) * moe.routedPerToken();
     double local = (double) moe.experts() / ep;
-    double experts = local * mlpMatmuls(m, acc, routed / local, moe.expertFfnHidden() / tp, e,
-        c, peak);
+    double experts = local * mlpMatmuls(m, acc, routed / local,
+        moe.expertFfnHidden() / (double) etp, e, c, peak);
     double shared = moe.sharedExperts() > 0 ? mlpMatmuls(m, acc, tokens,
         moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp, e, c, peak) : 0.0;
     double router = moe.routed() ? memoryModel.matmulSeconds(acc, tokens, moe.experts(),
@@ -847,6 +852,8 @@ public final class TrainingEstimator {
     if (model instanceof TransformerSpec m) {
       checkArgument(l.ep() == 1 || m.isMoe(),
           "layout.ep: %s needs a mixture of experts (model.moe)", l.ep());
+      checkArgument(l.etp() == l.tp() || m.isMoe(),
+          "layout.etp: %s needs a mixture of experts (model.moe)", l.etp());
       checkArgument(l.ep() == 1 || m.moe().experts() % l.ep() == 0,
           "layout.ep: %s does not divide model.moe.experts %s", l.ep(),
           m.isMoe() ? m.moe().experts() : 0);
@@ -899,6 +906,26 @@ public final class TrainingEstimator {
         checkArgument(p.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s",
             p.pp(), m.layers());
       }
+    }
+    if (p.etp() != null) {
+      // A fixed expert tensor-parallel degree: the layouts are made with experts split by tp
+      // (a fixed ep at 1) and given ep and etp afterwards, where ep·etp divides tp·cp·dp.
+      checkArgument(m != null && m.isMoe(), "layout.etp: %s needs a mixture of experts"
+          + " (model.moe)", p.etp());
+      checkArgument(m.moe().expertFfnHidden() % p.etp() == 0, "layout.etp: %s does not divide"
+          + " model.moe.expertFfnHidden %s", p.etp(), m.moe().expertFfnHidden());
+      Integer ep = p.ep();
+      List<Layout> all = new ArrayList<>();
+      for (Layout l : candidates(new EstimateRequest(model, cluster, request.workload(),
+          p.withEtp(null).withEp(ep == null ? null : 1)))) {
+        int e = ep == null ? l.ep() : ep;
+        if (((long) l.tp() * l.cp() * l.dp()) % ((long) e * p.etp()) == 0) {
+          all.add(l.withExperts(e, p.etp()));
+        }
+      }
+      checkArgument(!all.isEmpty(), "layout.etp: no layout has ep·etp (etp %s) dividing"
+          + " tp·cp·dp", p.etp());
+      return all;
     }
     // Context parallelism (never searched by an estimate): the other fields split what is left.
     int cp = p.cp() == null ? 1 : p.cp();

@@ -102,7 +102,7 @@ final class EstimateCommand implements Callable<Integer> {
         l.engine().id(), l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
         l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
         (l.shardGroupSize() > 0 ? " shardGroupSize=" + l.shardGroupSize() : "")
-            + (l.ep() > 1 ? " ep=" + l.ep() : "")
+            + (l.ep() > 1 ? " ep=" + l.ep() : "") + (l.etp() != l.tp() ? " etp=" + l.etp() : "")
             + (l.cp() > 1 ? " cp=" + l.cp() + " cpCommType=" + l.cpCommType().id() : "")));
     b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
     for (String reason : e.reasons()) {

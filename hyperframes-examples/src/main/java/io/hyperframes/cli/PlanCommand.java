@@ -409,7 +409,8 @@ final class PlanCommand implements Callable<Integer> {
         + " rc=%s zero=%d%s: %.3g s/step, MFU %.1f %%, %.1f days (%.1f-%.1f), %.3g USD%s",
         e.devices(), l.engine().id(), l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
         c.workload().globalBatchSize(), l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
-        (l.ep() > 1 ? " ep=" + l.ep() : "") + (l.cp() > 1 ? " cp=" + l.cp() : ""),
+        (l.ep() > 1 ? " ep=" + l.ep() : "") + (l.etp() != l.tp() ? " etp=" + l.etp() : "")
+            + (l.cp() > 1 ? " cp=" + l.cp() : ""),
         e.stepSeconds(), 100 * e.mfu(), e.trainingDays(), e.trainingDaysLow(),
         e.trainingDaysHigh(), c.cost().totalUsd(), e.feasible() ? "" : " (infeasible)");
   }

@@ -10,13 +10,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Megatron-Core mixture-of-experts runs with context parallelism: docs/validation.md prints
- * what {@code validate} says of them, and the rows without context parallelism or at cp 2 stay
- * within ±10 % (the others are reported as not met).
+ * what {@code validate} says of their step times. The row without context parallelism is within
+ * ±15 % (issue 32's bound); the rows with it are not met, and the estimate is too slow on each
+ * (the sign is asserted, so that a change that turns it is seen).
  */
 class MoeCasesCliTest {
 
   private static final Pattern ROW = Pattern.compile(
-      "(?m)^\\| (mcoremoe-qwen3-235b-256h100-\\d+k-cp(\\d)) \\| tflopsPerDevice \\| [0-9.]+ \\|"
+      "(?m)^\\| (mcoremoe-qwen3-235b-256h100-\\d+k-cp(\\d)) \\| stepSeconds \\| [0-9.]+ \\|"
           + " [0-9.]+ \\| ([-+][0-9.]+) % \\|");
 
   @Test
@@ -26,8 +27,11 @@ class MoeCasesCliTest {
     int rows = 0;
     while (m.find()) {
       rows++;
-      if (Integer.parseInt(m.group(2)) <= 2) {
-        assertTrue(Math.abs(Double.parseDouble(m.group(3))) <= 10.0, m.group(1));
+      double error = Double.parseDouble(m.group(3));
+      if (Integer.parseInt(m.group(2)) == 1) {
+        assertTrue(Math.abs(error) <= 15.0, m.group(1) + ": " + error + " %");
+      } else {
+        assertTrue(error > 0 && error < 80.0, m.group(1) + ": " + error + " %");
       }
     }
     assertEquals(4, rows, out);

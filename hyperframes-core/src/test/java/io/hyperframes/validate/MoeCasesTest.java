@@ -1,0 +1,72 @@
+package io.hyperframes.validate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hyperframes.json.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The MoE long-context cases' step times are what their source prints. The model zoo's readme
+ * (yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md @ c1ad0b5c) gives TFLOPS per GPU
+ * only for its long-context table, but prints step time and TFLOPS side by side for its
+ * 4096-token Qwen3-235B-A22B runs on 256 H100 (global batch 2048): there Megatron-LM's
+ * {@code num_floating_point_operations} (model FLOPs without recomputation, causal attention
+ * counted half, the router not counted) reproduces each step time from its TFLOPS, so it is the
+ * table's convention, and each case's step time follows from its table's TFLOPS by it.
+ */
+class MoeCasesTest {
+
+  /** The readme's 4096-token rows: per-GPU TFLOPS and step time in seconds. */
+  private static final double[][] SHORT_ROWS = {{245, 19.7}, {276, 17.6}, {200, 24.2},
+      {167, 29.0}};
+
+  /** The long-context table's dropless TFLOPS per GPU, by case id. */
+  private static final Map<String, Double> TFLOPS = Map.of(
+      "mcoremoe-qwen3-235b-256h100-16k-cp1", 237.0,
+      "mcoremoe-qwen3-235b-256h100-32k-cp2", 277.0,
+      "mcoremoe-qwen3-235b-256h100-64k-cp4", 320.0,
+      "mcoremoe-qwen3-235b-256h100-128k-cp8", 357.0);
+
+  /** Megatron-LM's FLOPs per token of Qwen3-235B-A22B at sequence length {@code s}. */
+  private static double flopsPerToken(double s) {
+    double h = 4096;
+    double layers = 94;
+    double q = 64 * 128;
+    double kv = 4 * 128;
+    double vocab = 151_936;
+    return 6 * h * (3 * 1536 * 8) * layers + 6 * (h * (q + 2 * kv) + q * h) * layers
+        + 6 * h * vocab + 6 * q * s * layers;
+  }
+
+  @Test
+  void theConventionReproducesThePrintedStepTimes() {
+    for (double[] row : SHORT_ROWS) {
+      double step = flopsPerToken(4096) * 4096 * 2048 / (row[0] * 1e12 * 256);
+      assertEquals(row[1], step, 0.01 * row[1], "TFLOPS " + row[0]);
+    }
+  }
+
+  @Test
+  void eachStepTimeFollowsFromItsTflops() throws IOException {
+    JsonNode cases = Json.parseObject("cases", Files.readString(
+        Path.of("..", "docs", "validation", "moe-cases.json"), StandardCharsets.UTF_8))
+        .get("cases");
+    assertEquals(TFLOPS.size(), cases.size());
+    for (JsonNode c : cases) {
+      String id = c.get("id").asText();
+      double s = c.at("/request/model/seqLen").asDouble();
+      double batch = c.at("/request/workload/globalBatchSize").asDouble();
+      double gpus = c.at("/request/cluster/devices").asDouble();
+      double step = flopsPerToken(s) * s * batch / (TFLOPS.get(id) * 1e12 * gpus);
+      assertEquals(step, c.at("/expected/stepSeconds").asDouble(), 1e-3 * step, id);
+      // The zoo's configuration: experts not split by tensor parallelism.
+      assertEquals(1, c.at("/request/layout/etp").asInt(), id);
+    }
+  }
+}
