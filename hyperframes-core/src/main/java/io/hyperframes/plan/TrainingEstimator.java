@@ -917,7 +917,7 @@ public final class TrainingEstimator {
       Integer ep = p.ep();
       List<Layout> all = new ArrayList<>();
       for (Layout l : candidates(new EstimateRequest(model, cluster, request.workload(),
-          p.withEtp(null).withEp(ep == null ? null : 1)))) {
+          p.withEp(ep == null ? null : 1).withEtp(null)))) {
         int e = ep == null ? l.ep() : ep;
         if (((long) l.tp() * l.cp() * l.dp()) % ((long) e * p.etp()) == 0) {
           all.add(l.withExperts(e, p.etp()));

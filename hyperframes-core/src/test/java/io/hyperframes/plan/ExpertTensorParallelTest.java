@@ -56,6 +56,25 @@ class ExpertTensorParallelTest {
     assertEquals(8 * 4 * 1 / 8, whole.layout().expertDataParallel());
   }
 
+  /**
+   * The model zoo's cross-node layout (tp 2, pp 8, dp 16, ep 32 with whole experts): ep exceeds
+   * dp·cp, which only etp < tp allows (ep·etp = 32 divides tp·cp·dp = 32).
+   */
+  @Test
+  void expertParallelismBeyondDataParallelismNeedsWholeExperts() {
+    EstimateBuilder zoo = HyperFrames.estimate().model("qwen3-235b-a22b")
+        .accelerator("h100-sxm-80gb").devices(256)
+        .training(t -> t.precision("bf16-mixed").globalBatchSize(2048).tokens(1e11));
+    TrainingEstimate e = zoo.layout(l -> l.tp(2).pp(8).dp(16).virtualStages(4).ep(32).etp(1)
+        .microBatch(1).sequenceParallel(true).zeroStage(1)).run();
+    assertEquals(32, e.layout().ep());
+    assertEquals(1, e.layout().expertDataParallel());
+    IllegalArgumentException split = assertThrows(IllegalArgumentException.class,
+        () -> zoo.layout(l -> l.tp(2).pp(8).dp(16).virtualStages(4).ep(32).microBatch(1)
+            .sequenceParallel(true).zeroStage(1)).run());
+    assertTrue(split.getMessage().contains("layout.ep"), split.getMessage());
+  }
+
   @Test
   void badDegreesAreNamed() {
     IllegalArgumentException grid = assertThrows(IllegalArgumentException.class,
