@@ -277,8 +277,9 @@ public final class Planner {
               for (boolean sp : sps) {
                 for (Recompute rc : recomputes) {
                   for (int ep : eps) {
+                   for (int etp : expertTensorParallel(p, m, t.tp(), ep)) {
                     Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
-                        ep, t.cp());
+                        ep, t.cp(), etp);
                     if (l == null) {
                       continue;
                     }
@@ -295,6 +296,7 @@ public final class Planner {
                     if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
                       throw new CancellationException("plan search cancelled");
                     }
+                   }
                   }
                 }
               }
@@ -408,15 +410,33 @@ public final class Planner {
    */
   private static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
       int mb, boolean sp, Recompute rc, int zero, int ep, int cp) {
+    return layout(p, engine, tp, pp, dp, v, mb, sp, rc, zero, ep, cp,
+        p.etp() == null ? tp : p.etp());
+  }
+
+  /**
+   * The expert tensor-parallel degrees to try: the fixed one; else, for an expert-parallel
+   * layout with tensor parallelism, tp (Megatron-LM's default) and 1 (whole experts, the
+   * expert-parallel ranks adjacent); else tp.
+   */
+  private static List<Integer> expertTensorParallel(PartialLayout p, ModelSpec m, int tp,
+      int ep) {
+    if (p.etp() != null) {
+      return List.of(p.etp());
+    }
+    return ep > 1 && tp > 1 && m instanceof TransformerSpec t && t.isMoe() ? List.of(tp, 1)
+        : List.of(tp);
+  }
+
+  private static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
+      int mb, boolean sp, Recompute rc, int zero, int ep, int cp, int etp) {
     int group = zero == 3 && p.shardGroupSize() != null ? p.shardGroupSize() : 0;
     boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
     if ((group > 0 && dp % group != 0)
         || engine.unsupported(pp, v, zero, group, reshard) != null) {
       return null;
     }
-    // A fixed expert tensor-parallel degree (else tp, Megatron-LM's default): ep·etp must
-    // divide tp·cp·dp.
-    int etp = p.etp() == null ? tp : p.etp();
+    // ep·etp must divide tp·cp·dp.
     if (((long) tp * cp * dp) % ((long) ep * etp) != 0) {
       return null;
     }

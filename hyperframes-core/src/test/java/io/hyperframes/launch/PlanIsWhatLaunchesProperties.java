@@ -160,9 +160,12 @@ class PlanIsWhatLaunchesProperties {
         ? dp / intOf(text, "--num-distributed-optimizer-instances (\\d+)") : 0;
     int ep = text.contains("--expert-model-parallel-size")
         ? intOf(text, "--expert-model-parallel-size (\\d+)") : 1;
+    // Megatron-LM's default expert tensor-parallel size is the tensor-parallel size.
+    int etp = text.contains("--expert-tensor-parallel-size")
+        ? intOf(text, "--expert-tensor-parallel-size (\\d+)") : tp;
     return new Parsed(new Layout(tp, pp, dp, v, intOf(text, "--micro-batch-size (\\d+)"),
         text.contains("--sequence-parallel"), recompute(text), zero, Engine.MEGATRON, group,
-        true, ep, cp, cpType), intOf(text, "--global-batch-size (\\d+)"));
+        true, ep, cp, cpType, etp), intOf(text, "--global-batch-size (\\d+)"));
   }
 
   /** DeepSpeed's configuration, and the Megatron-DeepSpeed arguments every manifest runs. */

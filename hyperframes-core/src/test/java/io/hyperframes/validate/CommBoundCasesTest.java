@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.json.Json;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -29,23 +25,17 @@ class CommBoundCasesTest {
 
   @Test
   void stepTimesFollowFromThePublishedThroughputAndGiveThePublishedDays() throws IOException {
-    JsonNode cases = Json.parseObject("cases", Files.readString(
-        Path.of("..", "docs", "validation", "comm-bound-cases.json"), StandardCharsets.UTF_8))
-        .get("cases");
+    JsonNode cases = PublishedCases.read("comm-bound-cases.json");
     assertEquals(DAYS.size(), cases.size());
     for (JsonNode c : cases) {
       String id = c.get("id").asText();
       // Fitting cases: Engine#shardsAtRankNic was chosen on them (hardware.json decisions).
       assertEquals("fit", c.get("role").asText(), id);
-      JsonNode m = c.at("/request/model");
-      double l = m.get("layers").asDouble();
-      double h = m.get("hidden").asDouble();
-      double v = m.get("vocab").asDouble();
-      double s = m.get("seqLen").asDouble();
+      double s = c.at("/request/model/seqLen").asDouble();
       double batch = c.at("/request/workload/globalBatchSize").asDouble();
       double gpus = c.at("/request/cluster/devices").asDouble();
-      double flops = 96 * batch * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
-      double step = flops / (gpus * c.at("/expected/tflopsPerDevice").asDouble() * 1e12);
+      double step = PublishedCases.eq3FlopsPerStep(c)
+          / (gpus * c.at("/expected/tflopsPerDevice").asDouble() * 1e12);
       assertEquals(step, c.at("/expected/stepSeconds").asDouble(), 1e-3 * step, id);
       double days = 300e9 / (batch * s) * step / 86_400;
       // The table rounds to whole days; the 530B rows differ from Eq. (3) by up to 1 %.

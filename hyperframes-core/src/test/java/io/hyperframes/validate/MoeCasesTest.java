@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.json.Json;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -55,9 +51,7 @@ class MoeCasesTest {
 
   @Test
   void eachStepTimeFollowsFromItsTflops() throws IOException {
-    JsonNode cases = Json.parseObject("cases", Files.readString(
-        Path.of("..", "docs", "validation", "moe-cases.json"), StandardCharsets.UTF_8))
-        .get("cases");
+    JsonNode cases = PublishedCases.read("moe-cases.json");
     int longContext = 0;
     int shortRows = 0;
     for (JsonNode c : cases) {
