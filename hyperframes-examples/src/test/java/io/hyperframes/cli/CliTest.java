@@ -42,6 +42,21 @@ class CliTest {
     return r.out();
   }
 
+  /**
+   * The step-time error in percent of every case of a {@code validate --format markdown} report,
+   * by case id, in the report's order.
+   */
+  static java.util.Map<String, Double> stepErrors(String report) {
+    java.util.Map<String, Double> out = new java.util.LinkedHashMap<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+        "(?m)^\\| (\\S+) \\| stepSeconds \\| [0-9.]+ \\| [0-9.]+ \\| ([-+][0-9.]+) % \\|")
+        .matcher(report);
+    while (m.find()) {
+      out.put(m.group(1), Double.parseDouble(m.group(2)));
+    }
+    return out;
+  }
+
   /** Asserts that the document prints every non-blank line of a command's output. */
   static void assertPrints(Path document, String output) throws IOException {
     String text = Files.readString(document, java.nio.charset.StandardCharsets.UTF_8);
