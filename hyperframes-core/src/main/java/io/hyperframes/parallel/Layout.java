@@ -91,15 +91,15 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     Checks.positive("layout.cp", cp);
     checkArgument(etp >= 0, "layout.etp: must be > 0, got %s", etp);
     etp = etp == 0 ? tp : etp;
-    // Megatron-Core: ep·etp divides tp·cp·dp; with etp = tp, ep divides cp·dp.
-    if (etp == tp) {
-      checkArgument((dp * cp) % ep == 0, cp == 1 ? "layout.ep: %s does not divide layout.dp %s"
-          + " (the expert data-parallel degree is dp / ep)" : "layout.ep: %s does not divide"
-          + " layout.dp·cp %s (the expert data-parallel degree is dp·cp / ep)", ep, dp * cp);
-    } else {
-      checkArgument(((long) tp * cp * dp) % ((long) ep * etp) == 0, "layout.etp: ep·etp = %s·%s"
-          + " does not divide tp·cp·dp = %s (the expert data-parallel degree is"
-          + " tp·cp·dp / (ep·etp))", ep, etp, (long) tp * cp * dp);
+    // Megatron-Core: ep·etp divides tp·cp·dp; with etp = tp, ep divides cp·dp (named so).
+    if (!expertGridFits(tp, cp, dp, ep, etp)) {
+      throw new IllegalArgumentException(etp != tp
+          ? String.format("layout.etp: ep·etp = %s·%s does not divide tp·cp·dp = %s (the expert"
+              + " data-parallel degree is tp·cp·dp / (ep·etp))", ep, etp, (long) tp * cp * dp)
+          : cp == 1 ? String.format("layout.ep: %s does not divide layout.dp %s (the expert"
+              + " data-parallel degree is dp / ep)", ep, dp)
+          : String.format("layout.ep: %s does not divide layout.dp·cp %s (the expert"
+              + " data-parallel degree is dp·cp / ep)", ep, dp * cp));
     }
     checkArgument(cpCommType != null, "layout.cpCommType: must be given");
     checkArgument(cp == 1 || engine == Engine.MEGATRON, "layout.cp: %s is run by megatron"
@@ -151,17 +151,20 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType, etp);
   }
 
-  /** The same layout with another expert tensor-parallel degree (0: {@code tp}). */
-  public Layout withEtp(int degree) {
-    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, degree);
-  }
-
   /** The same layout with other expert-parallel and expert tensor-parallel degrees. */
   public Layout withExperts(int expertParallel, int expertTensorParallel) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, expertParallel, cp, cpCommType,
         expertTensorParallel);
+  }
+
+  /**
+   * Whether an expert grid of {@code ep · etp} ranks tiles the {@code tp · cp · dp} ranks of a
+   * pipeline stage (Megatron-Core's expert rank generator, {@code parallel_state.py} at
+   * d98e8a64).
+   */
+  public static boolean expertGridFits(int tp, int cp, int dp, int ep, int etp) {
+    return ((long) tp * cp * dp) % ((long) ep * etp) == 0;
   }
 
   /** Data-parallel ranks of the expert weights: {@code tp · cp · dp / (ep · etp)}. */

@@ -96,15 +96,17 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     positiveOrNull("layout.shardGroupSize", shardGroupSize);
     positiveOrNull("layout.ep", ep);
     positiveOrNull("layout.etp", etp);
+    // The expert grid (Layout#expertGridFits), checked where its fields are fixed: with etp
+    // open or equal to tp it reduces to ep dividing dp·cp, whatever tp.
     boolean expertsByTp = etp == null || etp.equals(tp);
+    int c = cp == null ? 1 : cp;
     checkArgument(!expertsByTp || ep == null || dp == null
-        || (dp * (cp == null ? 1 : cp)) % ep == 0,
-        "layout.ep: %s does not divide layout.dp·cp %s", ep, dp == null ? 0
-            : dp * (cp == null ? 1 : cp));
+        || Layout.expertGridFits(1, c, dp, ep, 1),
+        "layout.ep: %s does not divide layout.dp·cp %s", ep, dp == null ? 0 : dp * c);
     checkArgument(expertsByTp || ep == null || dp == null || tp == null
-        || ((long) tp * dp * (cp == null ? 1 : cp)) % ((long) ep * etp) == 0,
+        || Layout.expertGridFits(tp, c, dp, ep, etp),
         "layout.etp: ep·etp = %s·%s does not divide tp·cp·dp = %s", ep, etp,
-        tp == null || dp == null ? 0 : (long) tp * dp * (cp == null ? 1 : cp));
+        tp == null || dp == null ? 0 : (long) tp * dp * c);
     checkArgument(ep == null || ep == 1 || engine == null || engine.runsExpertParallel(),
         "layout.ep: %s is run by megatron in HyperFrames' model, not by %s", ep,
         engine == null ? "" : engine.id());

@@ -193,11 +193,7 @@ public final class Planner {
       checkArgument(p.pp() <= layers(m), "layout.pp: %s is larger than model.layers %s", p.pp(),
           layers(m));
     }
-    if (p.etp() != null) {
-      checkArgument(m instanceof io.hyperframes.model.TransformerSpec t && t.isMoe()
-          && t.moe().expertFfnHidden() % p.etp() == 0, "layout.etp: %s needs a mixture of"
-          + " experts (model.moe) whose expertFfnHidden it divides", p.etp());
-    }
+    TrainingEstimator.checkExpertTensorParallel(p, m);
     List<Task> out = new ArrayList<>();
     for (int n : counts) {
       for (int tp = 1; tp <= Math.min(n, perNode); tp++) {
@@ -436,8 +432,7 @@ public final class Planner {
         || engine.unsupported(pp, v, zero, group, reshard) != null) {
       return null;
     }
-    // ep·etp must divide tp·cp·dp.
-    if (((long) tp * cp * dp) % ((long) ep * etp) != 0) {
+    if (!Layout.expertGridFits(tp, cp, dp, ep, etp)) {
       return null;
     }
     return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep, cp,

@@ -48,4 +48,10 @@ public record TimeBreakdown(double computeSeconds, double recomputeSeconds,
     return computeSeconds + recomputeSeconds + exposedCommSeconds() + bubbleSeconds
         + optimizerSeconds;
   }
+
+  /** Exposed communication as a share of the step (0 for a step of no time). */
+  public double exposedCommShare() {
+    double step = stepSeconds();
+    return step > 0 ? exposedCommSeconds() / step : 0.0;
+  }
 }

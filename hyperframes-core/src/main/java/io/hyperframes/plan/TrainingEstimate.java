@@ -107,7 +107,7 @@ public record TrainingEstimate(
 
   /** Exposed communication as a share of the step. */
   public double commShare() {
-    return perStep(time.exposedCommSeconds());
+    return time.exposedCommShare();
   }
 
   /**

@@ -209,8 +209,7 @@ public final class TrainingEstimator {
         m.activeParameters(), memory, time,
         modelFlops, modelFlops + recomputeFlops, layout.devices(), Math.max(peak, 1.0),
         tokensPerStep, workload.trainingTokens(), acc.interval(StepInterval.regime(layout.tp(),
-            layout.pp(), layout.zeroStage(), time.stepSeconds() > 0
-                ? time.exposedCommSeconds() / time.stepSeconds() : 0.0)));
+            layout.pp(), layout.zeroStage(), time.exposedCommShare())));
   }
 
   /**
@@ -273,7 +272,7 @@ public final class TrainingEstimator {
         memory, time,
         modelFlops, modelFlops, l.devices(), Math.max(peak, 1.0), samplesPerStep,
         w.trainingTokens(), acc.interval(StepInterval.regime(1, 1, l.zeroStage(),
-            time.stepSeconds() > 0 ? time.exposedCommSeconds() / time.stepSeconds() : 0.0)));
+            time.exposedCommShare())));
   }
 
   /**
@@ -775,11 +774,12 @@ public final class TrainingEstimator {
         shardGroup).seconds();
     boolean regather = l.recompute() == Recompute.FULL && l.engine().regathersForRecompute();
     double perMicroBatch;
-    if (subModules != null && l.engine().fetchesPerSubModule()) {
+    if (subModules != null) {
+      // DeepSpeed's sub-module schedule (Engine#fetchesPerSubModule; the caller builds the
+      // sub-modules only for it): a regathering recomputation is a pass of its own.
       perMicroBatch = subModules.first() * (gather + reduce) + units * subModules.unitExposed(
           gather, l.reshardAfterForward() ? gather : 0.0, reduce, forwardUnit, regather,
-          regather ? recomputeUnit : 0.0, backwardUnit - (regather ? recomputeUnit : 0.0),
-          kappa);
+          recomputeUnit, backwardUnit - (regather ? recomputeUnit : 0.0), kappa);
     } else {
       double gatherBackward = (l.reshardAfterForward() ? gather : 0.0) + (regather ? gather : 0.0);
       perMicroBatch = gather + (units - 1) * exposed(gather, forwardUnit, kappa)
@@ -873,6 +873,22 @@ public final class TrainingEstimator {
     }
   }
 
+  /**
+   * A fixed {@code layout.etp} needs a mixture of experts whose expert size it divides.
+   *
+   * @throws IllegalArgumentException naming layout.etp
+   */
+  static void checkExpertTensorParallel(PartialLayout p, ModelSpec model) {
+    if (p.etp() == null) {
+      return;
+    }
+    checkArgument(model instanceof TransformerSpec m && m.isMoe(), "layout.etp: %s needs a"
+        + " mixture of experts (model.moe)", p.etp());
+    int expertFfn = ((TransformerSpec) model).moe().expertFfnHidden();
+    checkArgument(expertFfn % p.etp() == 0, "layout.etp: %s does not divide"
+        + " model.moe.expertFfnHidden %s", p.etp(), expertFfn);
+  }
+
   /** Every layout consistent with the request's fixed fields. */
   List<Layout> candidates(EstimateRequest request) {
     ModelSpec model = request.model();
@@ -910,16 +926,13 @@ public final class TrainingEstimator {
     if (p.etp() != null) {
       // A fixed expert tensor-parallel degree: the layouts are made with experts split by tp
       // (a fixed ep at 1) and given ep and etp afterwards, where ep·etp divides tp·cp·dp.
-      checkArgument(m != null && m.isMoe(), "layout.etp: %s needs a mixture of experts"
-          + " (model.moe)", p.etp());
-      checkArgument(m.moe().expertFfnHidden() % p.etp() == 0, "layout.etp: %s does not divide"
-          + " model.moe.expertFfnHidden %s", p.etp(), m.moe().expertFfnHidden());
+      checkExpertTensorParallel(p, model);
       Integer ep = p.ep();
       List<Layout> all = new ArrayList<>();
       for (Layout l : candidates(new EstimateRequest(model, cluster, request.workload(),
           p.withEp(ep == null ? null : 1).withEtp(null)))) {
         int e = ep == null ? l.ep() : ep;
-        if (((long) l.tp() * l.cp() * l.dp()) % ((long) e * p.etp()) == 0) {
+        if (Layout.expertGridFits(l.tp(), l.cp(), l.dp(), e, p.etp())) {
           all.add(l.withExperts(e, p.etp()));
         }
       }

@@ -104,8 +104,7 @@ final class ValidateCommand implements Callable<Integer> {
       var e = io.hyperframes.plan.TrainingEstimator.analytical().estimate(r);
       regimes.put(c.path("id").asText(), r.cluster().accelerator().generation() + " "
           + io.hyperframes.hardware.StepInterval.regime(e.layout().tp(), e.layout().pp(),
-              e.layout().zeroStage(), e.time().stepSeconds() > 0
-                  ? e.time().exposedCommSeconds() / e.time().stepSeconds() : 0.0));
+              e.layout().zeroStage(), e.commShare()));
     }
     java.util.Map<String, java.util.List<double[]>> bySource = new java.util.TreeMap<>();
     // measured / predicted step time (a throughput figure counts inverted), with its source
