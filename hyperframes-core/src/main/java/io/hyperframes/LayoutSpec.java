@@ -58,6 +58,21 @@ public final class LayoutSpec {
     return new LayoutSpec(tree.with("recompute", policy == null ? null : policy.id()));
   }
 
+  /**
+   * {@code recomputeModules}: under selective recomputation, the sub-modules whose forward the
+   * backward reruns, by Megatron-Core's names ({@code core_attn}, {@code layernorm}, {@code mlp},
+   * {@code moe_act}, {@code moe}, {@code shared_experts}, {@code mla_up_proj}); naming them fixes
+   * {@code recompute} to selective.
+   */
+  public LayoutSpec recomputeModules(String... modules) {
+    com.fasterxml.jackson.databind.node.ArrayNode array =
+        io.hyperframes.json.Json.mapper().createArrayNode();
+    for (String m : modules) {
+      array.add(m);
+    }
+    return new LayoutSpec(tree.with("recomputeModules", array));
+  }
+
   /** {@code zeroStage}: 0-3. */
   public LayoutSpec zeroStage(int stage) {
     return new LayoutSpec(tree.with("zeroStage", stage));

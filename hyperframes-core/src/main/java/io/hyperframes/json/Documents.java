@@ -473,7 +473,16 @@ public final class Documents {
   public record Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
       Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
       String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
-      Integer etp, Integer cp, String cpCommType) {
+      Integer etp, Integer cp, String cpCommType, List<String> recomputeModules) {
+
+    /** A layout document with the default recomputation modules. */
+    public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+        Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
+        String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
+        Integer etp, Integer cp, String cpCommType) {
+      this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+          shardGroupSize, reshardAfterForward, ep, etp, cp, cpCommType, null);
+    }
 
     /** A layout document without context parallelism. */
     public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -494,7 +503,8 @@ public final class Documents {
           e == null ? null : Engine.fromId("layout.engine", e), shardGroupSize,
           reshardAfterForward, ep, cp, text("layout.cpCommType", cpCommType) == null ? null
               : io.hyperframes.parallel.CpCommType.fromId("layout.cpCommType", cpCommType),
-          etp);
+          etp, io.hyperframes.parallel.RecomputeModule.setOf("layout.recomputeModules",
+              recomputeModules));
     }
   }
 

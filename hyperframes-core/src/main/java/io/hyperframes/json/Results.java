@@ -44,7 +44,8 @@ public final class Results {
           new EstimateLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
               l.sequenceParallel(), l.recompute().id(), l.zeroStage(), l.engine().id(),
               l.shardGroupSize(), l.reshardAfterForward(), l.ep(), l.etp(), l.cp(),
-              l.cpCommType().id()),
+              l.cpCommType().id(),
+              io.hyperframes.parallel.RecomputeModule.ids(l.recomputeModules())),
           e.parameters(), e.activeParameters(),
           new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
               m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
@@ -77,7 +78,7 @@ public final class Results {
   public record EstimateLayout(int tp, int pp, int dp, int virtualStages, int microBatch,
       boolean sequenceParallel, String recompute, int zeroStage, String engine,
       int shardGroupSize, boolean reshardAfterForward, int ep, int etp, int cp,
-      String cpCommType) {}
+      String cpCommType, List<String> recomputeModules) {}
 
   /** {@code memory} of an estimate, bytes per device. */
   public record Memory(double weightsBytes, double gradientsBytes, double optimizerBytes,

@@ -8,6 +8,7 @@ import io.hyperframes.parallel.CpCommType;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.Recompute;
+import io.hyperframes.parallel.RecomputeModule;
 import io.hyperframes.plan.Candidate;
 import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.PrecisionRecipe;
@@ -139,8 +140,14 @@ public final class LaunchConfigs {
     if (plan.workload().attention() == Attention.FLASH) {
       a.add("--use-flash-attn");
     }
-    if (l.recompute() == Recompute.SELECTIVE) {
+    if (l.recompute() == Recompute.SELECTIVE
+        && l.recomputeModules().equals(RecomputeModule.DEFAULT)) {
       a.add("--recompute-activations");
+    } else if (l.recompute() == Recompute.SELECTIVE) {
+      // Megatron-Core: --recompute-modules applies under selective granularity
+      // (megatron/training/arguments.py at d98e8a64).
+      a.add("--recompute-granularity selective");
+      a.add("--recompute-modules " + String.join(" ", RecomputeModule.ids(l.recomputeModules())));
     } else if (l.recompute() == Recompute.FULL) {
       a.add("--recompute-granularity full");
       a.add("--recompute-method uniform");
@@ -286,7 +293,8 @@ public final class LaunchConfigs {
       ac.put("contiguous_memory_optimization", false);
       ac.put("cpu_checkpointing", false);
       notes.add("activation checkpointing must also be enabled in the model code"
-          + (l.recompute() == Recompute.SELECTIVE ? " (selective: attention core only)" : ""));
+          + (l.recompute() == Recompute.SELECTIVE ? " (selective: "
+              + String.join(", ", RecomputeModule.ids(l.recomputeModules())) + ")" : ""));
     }
     if (l.tp() > 1 || l.pp() > 1) {
       notes.add(String.format(Locale.ROOT, "tensor (%d) and pipeline (%d) parallelism are set in"

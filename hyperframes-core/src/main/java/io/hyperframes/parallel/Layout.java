@@ -2,7 +2,9 @@ package io.hyperframes.parallel;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import com.google.common.collect.Sets;
 import io.hyperframes.hardware.Checks;
+import java.util.Set;
 
 /**
  * A fully resolved parallel layout of a training job.
@@ -36,11 +38,23 @@ import io.hyperframes.hardware.Checks;
  *     587-588): each routed expert's matmuls are split over {@code etp} ranks; 0 means
  *     {@code tp}. The expert grid orders its ranks etp-ep-dp-pp, so an expert-parallel group's
  *     ranks are {@code etp} apart
+ * @param recomputeModules under selective recomputation, the sub-modules whose forward pass the
+ *     backward reruns ({@link RecomputeModule}; Megatron-Core's {@code --recompute-modules});
+ *     null means its default, {@code core_attn}. Empty unless {@code recompute} is selective
  */
 public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
     int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
-    int etp) {
+    int etp, Set<RecomputeModule> recomputeModules) {
+
+  /** A layout with Megatron-Core's default recomputation modules ({@code core_attn}). */
+  public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
+      int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
+      int etp) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, null);
+  }
 
   /** A layout whose experts are split by the tensor-parallel degree (Megatron-LM's default). */
   public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
@@ -102,6 +116,13 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
               + " data-parallel degree is dp·cp / ep)", ep, dp * cp));
     }
     checkArgument(cpCommType != null, "layout.cpCommType: must be given");
+    checkArgument(recompute == Recompute.SELECTIVE || recomputeModules == null
+        || recomputeModules.isEmpty(), "layout.recomputeModules: %s needs layout.recompute"
+        + " selective (Megatron-Core --recompute-granularity selective), got %s",
+        recomputeModules == null ? "" : RecomputeModule.ids(recomputeModules), recompute.id());
+    recomputeModules = recompute != Recompute.SELECTIVE ? Set.of()
+        : recomputeModules == null || recomputeModules.isEmpty() ? RecomputeModule.DEFAULT
+            : Sets.immutableEnumSet(recomputeModules);
     checkArgument(cp == 1 || engine == Engine.MEGATRON, "layout.cp: %s is run by megatron"
         + " (Megatron-Core --context-parallel-size) in HyperFrames' model, not by %s", cp,
         engine.id());
@@ -130,32 +151,51 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   /** The same layout with another context-parallel degree and exchange. */
   public Layout withCp(int degree, CpCommType type) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, degree, type, etp);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, degree,
+        type, etp, recomputeModules);
   }
 
   /** The same layout with another micro-batch size. */
   public Layout withMicroBatch(int size) {
     return new Layout(tp, pp, dp, virtualStages, size, sequenceParallel, recompute, zeroStage,
-        engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp);
+        engine, shardGroupSize, reshardAfterForward, ep, cp,
+        cpCommType, etp, recomputeModules);
   }
 
-  /** The same layout with another recomputation policy. */
+  /**
+   * The same layout with another recomputation policy (selective keeps this layout's modules
+   * when it is selective, else takes the default).
+   */
   public Layout withRecompute(Recompute policy) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, policy, zeroStage,
-        engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp);
+        engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
+        policy == Recompute.SELECTIVE ? recomputeModules : null);
+  }
+
+  /** The same layout, selectively recomputing {@code modules} (null: the default). */
+  public Layout withRecomputeModules(Set<RecomputeModule> modules) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel,
+        Recompute.SELECTIVE, zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
+        cpCommType, etp, modules);
+  }
+
+  /** Whether the backward reruns {@code module}'s forward (selective recomputation only). */
+  public boolean recomputes(RecomputeModule module) {
+    return recomputeModules.contains(module);
   }
 
   /** The same layout with another expert-parallel degree. */
   public Layout withEp(int degree) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType, etp);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
+        cpCommType, etp, recomputeModules);
   }
 
   /** The same layout with other expert-parallel and expert tensor-parallel degrees. */
   public Layout withExperts(int expertParallel, int expertTensorParallel) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, expertParallel, cp, cpCommType,
-        expertTensorParallel);
+        expertTensorParallel, recomputeModules);
   }
 
   /**

@@ -112,13 +112,73 @@ enum MegatronParallelism implements ParallelismModel {
     double attention = sb * (e * q /* Q */ + e * kv /* K */ + e * kv /* V */ + e * q /* proj in */);
     double mlp = m.gatedMlp() ? sb * f * e * 3 : sb * f * e * 2;
     double sharded = attention + mlp;
+    if (!l.recomputeModules().isEmpty()
+        && !l.recomputeModules().equals(RecomputeModule.DEFAULT)) {
+      replicated -= droppedReplicated(m, l, sb, e);
+      sharded -= droppedSharded(m, l, sb, e);
+    }
     double core = 0.0;
-    if (l.recompute() == Recompute.NONE) {
+    if (!l.recomputes(RecomputeModule.CORE_ATTN)) {
       // softmax output (e), dropout mask (1) and dropout output (e) per score; no dropout: e.
       double perScore = dropout ? 2 * e + 1 : e;
       core = perScore * m.heads() * sq * s * b;
     }
     return replicated / sp + (sharded + core) / t;
+  }
+
+  /**
+   * Replicated bytes per layer (averaged over the layers) that the selectively recomputed
+   * modules do not store: with {@code layernorm} the two normalisations' outputs (Korthikanti's
+   * "QKV input" and "MLP input", 2sbh each in 16 bits), rebuilt from the stored residual; with
+   * {@code mla_up_proj} nothing replicated (the latents it keeps are counted below).
+   */
+  private static double droppedReplicated(TransformerSpec m, Layout l, double sb, double e) {
+    double dropped = 0.0;
+    if (l.recomputes(RecomputeModule.LAYERNORM)) {
+      dropped += sb * m.hidden() * 2 * e;
+    }
+    if (l.recomputes(RecomputeModule.MLA_UP_PROJ) && m.mla() != null) {
+      // The query and key-value latents (and the shared rotary key) stay stored as the
+      // up-projections' inputs: negative drop, kept on every tensor-parallel rank.
+      dropped -= sb * e * (m.mla().qLoraRank() + m.mla().kvLoraRank() + m.mla().qkRopeHeadDim());
+    }
+    return dropped;
+  }
+
+  /**
+   * Tensor-parallel-sharded bytes per layer (averaged over the layers) that the selectively
+   * recomputed modules do not store, from the MLP's 3sbf (gated: gate, up and their product; 2sbf
+   * plain) split into the dense layers', the routed experts' (k·f_e per token) and the shared
+   * experts' parts: {@code mlp} drops the dense layers' part, {@code moe} the routed and shared
+   * parts, {@code moe_act} the routed experts' activation output (sbf_e·k, the second matmul's
+   * input), {@code shared_experts} the shared part; {@code mla_up_proj} drops Q, K and V.
+   */
+  private static double droppedSharded(TransformerSpec m, Layout l, double sb, double e) {
+    double passes = m.gatedMlp() ? 3 : 2;
+    double layers = m.layers();
+    double dropped = 0.0;
+    if (l.recomputes(RecomputeModule.MLP)) {
+      dropped += passes * e * sb * m.ffnHidden() * m.denseLayers() / layers;
+    }
+    if (m.isMoe()) {
+      double share = m.moeLayers() / layers;
+      double routed = m.moe().routedPerToken() * m.moe().expertFfnHidden();
+      double shared = m.moe().sharedExperts() * (double) m.moe().sharedExpertFfnHidden();
+      if (l.recomputes(RecomputeModule.MOE)) {
+        dropped += passes * e * sb * (routed + shared) * share;
+      } else {
+        if (l.recomputes(RecomputeModule.MOE_ACT)) {
+          dropped += e * sb * routed * share;
+        }
+        if (l.recomputes(RecomputeModule.SHARED_EXPERTS)) {
+          dropped += passes * e * sb * shared * share;
+        }
+      }
+    }
+    if (l.recomputes(RecomputeModule.MLA_UP_PROJ) && m.mla() != null) {
+      dropped += sb * e * (m.qDim() + 2.0 * m.kvDim());
+    }
+    return dropped;
   }
 
   @Override

@@ -2,6 +2,9 @@ package io.hyperframes.parallel;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import com.google.common.collect.Sets;
+import java.util.Set;
+
 /**
  * A layout in which any field may be left open ({@code null}); the estimator chooses open fields by
  * a small search for the shortest feasible step.
@@ -9,7 +12,16 @@ import static com.google.common.base.Preconditions.checkArgument;
 public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
     Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
     Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
-    CpCommType cpCommType, Integer etp) {
+    CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules) {
+
+  /** Fixed fields with Megatron-Core's default recomputation modules. */
+  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
+      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
+      CpCommType cpCommType, Integer etp) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, null);
+  }
 
   /** Fixed fields with the expert tensor-parallel degree open ({@code tp}, Megatron's default). */
   public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -50,31 +62,36 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   /** These fixed fields with another engine. */
   public PartialLayout withEngine(Engine e) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, e, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp);
+        zeroStage, e, shardGroupSize, reshardAfterForward, ep, cp,
+        cpCommType, etp, recomputeModules);
   }
 
   /** These fixed fields without context parallelism (cp and cpCommType open). */
   public PartialLayout withoutCp() {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, null, null, etp);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep,
+        null, null, etp, recomputeModules);
   }
 
   /** These fixed fields with another expert-parallel degree (null: open). */
   public PartialLayout withEp(Integer degree) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp, cpCommType, etp);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
+        cpCommType, etp, recomputeModules);
   }
 
   /** These fixed fields with another expert tensor-parallel degree (null: {@code tp}). */
   public PartialLayout withEtp(Integer degree) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, degree);
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
+        cpCommType, degree, recomputeModules);
   }
 
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        stage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp);
+        stage, engine, shardGroupSize, reshardAfterForward, ep, cp,
+        cpCommType, etp, recomputeModules);
   }
 
   /**
@@ -86,6 +103,17 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   }
 
   public PartialLayout {
+    // Naming modules fixes selective recomputation (Megatron-Core applies --recompute-modules
+    // only with --recompute-granularity selective).
+    checkArgument(recomputeModules == null || recompute == null
+        || recompute == Recompute.SELECTIVE, "layout.recomputeModules: %s needs"
+        + " layout.recompute selective (Megatron-Core --recompute-granularity selective), got %s",
+        recomputeModules == null ? "" : RecomputeModule.ids(recomputeModules),
+        recompute == null ? "" : recompute.id());
+    checkArgument(recomputeModules == null || !recomputeModules.isEmpty(),
+        "layout.recomputeModules: must name at least one module, got []");
+    recomputeModules = recomputeModules == null ? null : Sets.immutableEnumSet(recomputeModules);
+    recompute = recomputeModules != null ? Recompute.SELECTIVE : recompute;
     positiveOrNull("layout.tp", tp);
     positiveOrNull("layout.pp", pp);
     positiveOrNull("layout.dp", dp);
@@ -205,7 +233,9 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     return new PartialLayout(layout.tp(), layout.pp(), layout.dp(), layout.virtualStages(),
         layout.microBatch(), layout.sequenceParallel(), layout.recompute(), layout.zeroStage(),
         layout.engine(), layout.shardGroupSize() == 0 ? null : layout.shardGroupSize(),
-        layout.reshardAfterForward(), layout.ep(), layout.cp(), layout.cpCommType());
+        layout.reshardAfterForward(), layout.ep(), layout.cp(), layout.cpCommType(),
+        layout.etp() == layout.tp() ? null : layout.etp(), layout.recompute() == Recompute.SELECTIVE ? layout.recomputeModules()
+            : null);
   }
 
   private static void positiveOrNull(String field, Integer v) {

@@ -436,7 +436,8 @@ public final class Planner {
       return null;
     }
     return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep, cp,
-        p.cpCommType() == null ? CpCommType.P2P : p.cpCommType(), etp);
+        p.cpCommType() == null ? CpCommType.P2P : p.cpCommType(), etp,
+        rc == Recompute.SELECTIVE ? p.recomputeModules() : null);
   }
 
   private static List<Integer> virtualStages(PartialLayout p, int pp, int perStage, int micro) {

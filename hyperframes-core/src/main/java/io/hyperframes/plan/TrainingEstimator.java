@@ -22,6 +22,7 @@ import io.hyperframes.parallel.ModelStates;
 import io.hyperframes.parallel.ParallelismModel;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.parallel.Recompute;
+import io.hyperframes.parallel.RecomputeModule;
 import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.PrecisionModel;
 import io.hyperframes.precision.PrecisionRecipe;
@@ -32,6 +33,7 @@ import io.hyperframes.workload.TrainingWorkload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Estimates memory and step time of a training layout by composing the four models.
@@ -144,9 +146,18 @@ public final class TrainingEstimator {
     // Fused attention never stores the scores: its activations are those of selective
     // recomputation (Korthikanti et al. 2022 §4.2 drop exactly the attention core; FlashAttention
     // keeps only the output and a per-row log-sum-exp, Dao 2023 §3.1, which we neglect).
-    Layout stored = workload.attentionOn(acc, layout.engine()) == Attention.FLASH
-        && layout.recompute() == Recompute.NONE ? layout.withRecompute(Recompute.SELECTIVE)
-            : layout;
+    Layout stored = layout;
+    if (workload.attentionOn(acc, layout.engine()) == Attention.FLASH) {
+      if (layout.recompute() == Recompute.NONE) {
+        stored = layout.withRecompute(Recompute.SELECTIVE);
+      } else if (layout.recompute() == Recompute.SELECTIVE
+          && !layout.recomputes(RecomputeModule.CORE_ATTN)) {
+        java.util.EnumSet<RecomputeModule> withCore =
+            java.util.EnumSet.copyOf(layout.recomputeModules());
+        withCore.add(RecomputeModule.CORE_ATTN);
+        stored = layout.withRecomputeModules(withCore);
+      }
+    }
     double activations = parallelism.activationBytes(m, stored, recipe, microBatches);
     double tokensPerMicroBatch = (double) m.seqLen() / layout.cp() * layout.microBatch();
     double logitBytes = tokensPerMicroBatch * m.vocab() / layout.tp()
@@ -202,7 +213,9 @@ public final class TrainingEstimator {
     double modelFlops = m.trainingFlopsPerToken() * tokensPerStep;
     double recomputeFlops = switch (layout.recompute()) {
       case FULL -> m.layers() * m.forwardFlopsPerTokenPerLayer() * tokensPerStep;
-      case SELECTIVE -> m.layers() * 4.0 * m.seqLen() * (double) m.qDim() * tokensPerStep;
+      case SELECTIVE -> (layout.recomputes(RecomputeModule.CORE_ATTN)
+          ? m.layers() * 4.0 * m.seqLen() * (double) m.qDim() * tokensPerStep : 0.0)
+          + moduleRecomputeFlopsPerToken(m, layout) * tokensPerStep;
       case NONE -> 0.0;
     };
     return new TrainingEstimate(reasons.isEmpty(), reasons, layout, m.parameters(),
@@ -347,9 +360,14 @@ public final class TrainingEstimator {
     // products' gradients, twice the forward).
     double attnForward = tAttn + tCore;
     double attnBackward = 2 * attnForward;
+    // Selective recomputation reruns the forward of the modules it names (Megatron-Core
+    // --recompute-modules; core_attn, its default, is the attention core).
+    double modules = moduleRecomputeSeconds(m, acc, l, tokens, e, c, peak, bandwidth,
+        norms / sp);
     double recompute = switch (l.recompute()) {
       case FULL -> forward;
-      case SELECTIVE -> tAttn + tCore;
+      case SELECTIVE -> (l.recomputes(RecomputeModule.CORE_ATTN) ? tAttn + tCore : 0.0)
+          + modules;
       case NONE -> 0.0;
     };
     // One layer's forward, backward (twice the forward) and recomputation.
@@ -373,7 +391,7 @@ public final class TrainingEstimator {
       attnForward = tFlash;
       attnBackward = 2.5 * tFlash;
       layerTraining = 3 * (tDense + tElementwise) + 3.5 * tFlash;
-      recompute = l.recompute() == Recompute.FULL ? forward : 0.0;
+      recompute = l.recompute() == Recompute.FULL ? forward : modules;
     }
 
     // Tensor-parallel collectives, on the critical path.
@@ -540,7 +558,8 @@ public final class TrainingEstimator {
     int perNode = Math.max(1, Math.min(l.ep(), cluster.devicesPerNode() / l.etp()));
     double a2a = interconnect.time(cluster, Collective.ALL_TO_ALL, bytes,
         new CollectiveGroup(l.ep(), perNode)).seconds();
-    int perLayer = l.recompute() == Recompute.FULL ? 6 : 4;
+    // Recomputing the whole MoE layer (--recompute-modules moe) dispatches and combines again.
+    int perLayer = l.recompute() == Recompute.FULL || l.recomputes(RecomputeModule.MOE) ? 6 : 4;
     int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
     return layersPerStage * m.moeLayerShare() * perLayer * a2a;
   }
@@ -576,16 +595,123 @@ public final class TrainingEstimator {
     // tensor-parallel group gathers the tokens its etp ranks hold (etp/tp of the tensor-parallel
     // group's, which sequence parallelism splits over tp) and splits each expert's columns
     // etp ways: FLOPs as with etp = tp, wider and shorter matmuls with etp < tp.
-    double routed = tokens * (etp / tp) * moe.routedPerToken();
-    double local = (double) moe.experts() / ep;
-    double experts = local * mlpMatmuls(m, acc, routed / local,
-        moe.expertFfnHidden() / (double) etp, e, c, peak);
-    double shared = moe.sharedExperts() > 0 ? mlpMatmuls(m, acc, tokens,
-        moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp, e, c, peak) : 0.0;
-    double router = moe.routed() ? memoryModel.matmulSeconds(acc, tokens, moe.experts(),
-        m.hidden(), 1, e, c, peak) : 0.0;
+    double router = moeRouterSeconds(m, acc, tokens, e, c, peak);
+    double experts = moeExpertSeconds(m, acc, tokens, tp, ep, etp, e, c, peak);
+    double shared = moeSharedSeconds(m, acc, tokens, tp, e, c, peak);
     return before
         + (m.denseLayers() * dense + m.moeLayers() * (router + experts + shared)) / m.layers();
+  }
+
+  /** The router's matmul of one MoE layer, forward (tokens × E × h, replicated over tp). */
+  private double moeRouterSeconds(TransformerSpec m, Accelerator acc, double tokens, double e,
+      NumberFormat c, double peak) {
+    return m.moe().routed() ? memoryModel.matmulSeconds(acc, tokens, m.moe().experts(),
+        m.hidden(), 1, e, c, peak) : 0.0;
+  }
+
+  /** The routed experts' matmuls of one MoE layer on one rank, forward ({@link #withMlp}). */
+  private double moeExpertSeconds(TransformerSpec m, Accelerator acc, double tokens, double tp,
+      int ep, int etp, double e, NumberFormat c, double peak) {
+    io.hyperframes.model.MoeSpec moe = m.moe();
+    double routed = tokens * (etp / tp) * moe.routedPerToken();
+    double local = (double) moe.experts() / ep;
+    return local * mlpMatmuls(m, acc, routed / local, moe.expertFfnHidden() / (double) etp, e,
+        c, peak);
+  }
+
+  /** The shared experts' matmuls of one MoE layer on one rank, forward (0 without them). */
+  private double moeSharedSeconds(TransformerSpec m, Accelerator acc, double tokens, double tp,
+      double e, NumberFormat c, double peak) {
+    io.hyperframes.model.MoeSpec moe = m.moe();
+    return moe.sharedExperts() > 0 ? mlpMatmuls(m, acc, tokens,
+        moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp, e, c, peak) : 0.0;
+  }
+
+  /**
+   * Forward FLOPs per token of the modules {@link #moduleRecomputeSeconds} reruns, over all
+   * layers: 2 per weight of the matmuls they run (the normalisations and activations none).
+   */
+  private static double moduleRecomputeFlopsPerToken(TransformerSpec m, Layout l) {
+    double flops = 0.0;
+    if (l.recomputes(RecomputeModule.MLP)) {
+      flops += 2 * m.denseLayers() * m.mlpParameters(m.ffnHidden());
+    }
+    if (m.isMoe()) {
+      io.hyperframes.model.MoeSpec moe = m.moe();
+      double shared = moe.sharedExperts() * m.mlpParameters(moe.sharedExpertFfnHidden());
+      if (l.recomputes(RecomputeModule.MOE)) {
+        flops += 2 * m.moeLayers() * (moe.routedPerToken() * m.mlpParameters(
+            moe.expertFfnHidden()) + shared + (moe.routed() ? moe.experts() * m.hidden() : 0.0));
+      } else if (l.recomputes(RecomputeModule.SHARED_EXPERTS)) {
+        flops += 2 * m.moeLayers() * shared;
+      }
+    }
+    if (l.recomputes(RecomputeModule.MLA_UP_PROJ) && m.mla() != null) {
+      io.hyperframes.model.MlaSpec mla = m.mla();
+      flops += 2 * m.layers() * m.heads() * ((double) mla.qLoraRank() * mla.qkHeadDim()
+          + (double) mla.kvLoraRank() * (mla.qkNopeHeadDim() + mla.vHeadDim()));
+    }
+    return flops;
+  }
+
+  /**
+   * Forward seconds, per layer averaged over the layers, of the modules selective recomputation
+   * reruns beyond the attention core ({@link RecomputeModule}; Megatron-Core
+   * {@code --recompute-modules}): the two normalisations (their element-wise passes,
+   * {@code normSeconds·bandwidth} bytes), a dense layer's MLP (matmuls and activation), the whole
+   * MoE layer (router, experts, shared experts and their activations; its all-to-all is counted in
+   * {@link #allToAllSeconds}), the experts' activation alone, the shared experts, or latent
+   * attention's two up-projections. 0 for none of them.
+   */
+  private double moduleRecomputeSeconds(TransformerSpec m, Accelerator acc, Layout l,
+      double tokens, double e, NumberFormat c, double peak, double bandwidth,
+      double normBytes) {
+    if (l.recomputeModules().isEmpty()
+        || l.recomputeModules().equals(RecomputeModule.DEFAULT)) {
+      return 0.0;
+    }
+    double tp = l.tp();
+    double layers = m.layers();
+    double gatedPasses = m.gatedMlp() ? 3 : 2;
+    double seconds = 0.0;
+    if (l.recomputes(RecomputeModule.LAYERNORM)) {
+      seconds += normBytes / bandwidth;
+    }
+    if (l.recomputes(RecomputeModule.MLP) && m.denseLayers() > 0) {
+      double f = m.ffnHidden() / tp;
+      seconds += m.denseLayers() / layers * (mlpMatmuls(m, acc, tokens, f, e, c, peak)
+          + gatedPasses * e * tokens * f / bandwidth);
+    }
+    if (m.isMoe()) {
+      io.hyperframes.model.MoeSpec moe = m.moe();
+      double share = m.moeLayers() / layers;
+      double routedF = tokens * moe.routedPerToken() * moe.expertFfnHidden() / tp;
+      double sharedF = tokens * moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp;
+      if (l.recomputes(RecomputeModule.MOE)) {
+        seconds += share * (moeRouterSeconds(m, acc, tokens, e, c, peak)
+            + moeExpertSeconds(m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak)
+            + moeSharedSeconds(m, acc, tokens, tp, e, c, peak)
+            + gatedPasses * e * (routedF + sharedF) / bandwidth);
+      } else {
+        if (l.recomputes(RecomputeModule.MOE_ACT)) {
+          seconds += share * gatedPasses * e * routedF / bandwidth;
+        }
+        if (l.recomputes(RecomputeModule.SHARED_EXPERTS)) {
+          seconds += share * (moeSharedSeconds(m, acc, tokens, tp, e, c, peak)
+              + gatedPasses * e * sharedF / bandwidth);
+        }
+      }
+    }
+    if (l.recomputes(RecomputeModule.MLA_UP_PROJ) && m.mla() != null) {
+      io.hyperframes.model.MlaSpec mla = m.mla();
+      // Without query compression (qLoraRank 0) the query projection is no up-projection.
+      seconds += (mla.qLoraRank() > 0 ? memoryModel.matmulSeconds(acc, tokens,
+          m.heads() * (double) mla.qkHeadDim() / tp, mla.qLoraRank(), 1, e, c, peak) : 0.0)
+          + memoryModel.matmulSeconds(acc, tokens,
+              m.heads() * (double) (mla.qkNopeHeadDim() + mla.vHeadDim()) / tp,
+              mla.kvLoraRank(), 1, e, c, peak);
+    }
+    return seconds;
   }
 
   /** Up (or gate and up) and down matmuls of an MLP of {@code f} inner columns per rank. */
@@ -850,6 +976,7 @@ public final class TrainingEstimator {
           w.globalBatchSize(), l.dp(), l.microBatch());
     }
     if (model instanceof TransformerSpec m) {
+      checkRecomputeModules(m, l.recomputeModules());
       checkArgument(l.ep() == 1 || m.isMoe(),
           "layout.ep: %s needs a mixture of experts (model.moe)", l.ep());
       checkArgument(l.etp() == l.tp() || m.isMoe(),
@@ -891,6 +1018,40 @@ public final class TrainingEstimator {
 
   /** Every layout consistent with the request's fixed fields. */
   List<Layout> candidates(EstimateRequest request) {
+    Set<RecomputeModule> modules = request.layout().recomputeModules();
+    if (modules == null) {
+      return layoutsOf(request);
+    }
+    checkArgument(request.model() instanceof TransformerSpec, "layout.recomputeModules: %s"
+        + " needs a transformer model", RecomputeModule.ids(modules));
+    checkRecomputeModules((TransformerSpec) request.model(), modules);
+    List<Layout> out = new ArrayList<>();
+    for (Layout l : layoutsOf(request)) {
+      out.add(l.withRecomputeModules(modules));
+    }
+    return out;
+  }
+
+  /**
+   * Whether {@code model} has every module named: the MoE modules need a mixture of experts
+   * (shared_experts shared experts), mla_up_proj latent attention, mlp a layer with a dense MLP.
+   */
+  static void checkRecomputeModules(TransformerSpec model, Set<RecomputeModule> modules) {
+    for (RecomputeModule r : modules) {
+      String missing = switch (r) {
+        case MOE, MOE_ACT -> model.isMoe() ? null : "a mixture of experts (model.moe)";
+        case SHARED_EXPERTS -> model.isMoe() && model.moe().sharedExperts() > 0 ? null
+            : "shared experts (model.moe.sharedExperts)";
+        case MLA_UP_PROJ -> model.mla() != null ? null : "latent attention (model.mla)";
+        case MLP -> model.denseLayers() > 0 ? null : "a layer with a dense MLP (every layer of"
+            + " this model is an MoE layer)";
+        case CORE_ATTN, LAYERNORM -> null;
+      };
+      checkArgument(missing == null, "layout.recomputeModules: %s needs %s", r.id(), missing);
+    }
+  }
+
+  private List<Layout> layoutsOf(EstimateRequest request) {
     ModelSpec model = request.model();
     Cluster cluster = request.cluster();
     PartialLayout p = request.layout();

@@ -37,7 +37,11 @@ public final class HtmlReport {
         + " Searched %d candidates in %.2f s.</p>\n", e.devices(), esc(plan.engineChoice()),
         l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
         best.workload().globalBatchSize(), esc(best.workload().precision().name()),
-        l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
+        l.sequenceParallel(), l.recompute().id()
+            + (l.recomputeModules().equals(io.hyperframes.parallel.RecomputeModule.DEFAULT)
+                || l.recomputeModules().isEmpty() ? "" : " ("
+                + String.join(", ", io.hyperframes.parallel.RecomputeModule.ids(
+                    l.recomputeModules())) + ")"), l.zeroStage(),
         (l.shardGroupSize() > 0 ? fmt(", shard group %d", l.shardGroupSize()) : "")
             + (l.ep() > 1 ? fmt(", expert parallel %d", l.ep()) : "")
             + (l.cp() > 1 ? fmt(", context parallel %d (%s)", l.cp(), l.cpCommType().id()) : ""),

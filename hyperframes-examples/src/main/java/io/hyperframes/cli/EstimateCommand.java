@@ -103,7 +103,11 @@ final class EstimateCommand implements Callable<Integer> {
         l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
         (l.shardGroupSize() > 0 ? " shardGroupSize=" + l.shardGroupSize() : "")
             + (l.ep() > 1 ? " ep=" + l.ep() : "") + (l.etp() != l.tp() ? " etp=" + l.etp() : "")
-            + (l.cp() > 1 ? " cp=" + l.cp() + " cpCommType=" + l.cpCommType().id() : "")));
+            + (l.cp() > 1 ? " cp=" + l.cp() + " cpCommType=" + l.cpCommType().id() : "")
+            + (l.recomputeModules().isEmpty()
+                || l.recomputeModules().equals(io.hyperframes.parallel.RecomputeModule.DEFAULT)
+                ? "" : " recomputeModules=" + String.join(",",
+                    io.hyperframes.parallel.RecomputeModule.ids(l.recomputeModules())))));
     b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
     for (String reason : e.reasons()) {
       b.append("  - ").append(reason).append('\n');
