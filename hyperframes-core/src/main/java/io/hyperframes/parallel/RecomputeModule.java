@@ -1,6 +1,5 @@
 package io.hyperframes.parallel;
 
-import com.google.common.collect.ImmutableSet;
 import com.google.common.collect.Sets;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -100,10 +99,5 @@ public enum RecomputeModule {
       }
     }
     return List.copyOf(out);
-  }
-
-  /** An immutable copy of {@code modules} (null stays null). */
-  static Set<RecomputeModule> copy(Set<RecomputeModule> modules) {
-    return modules == null ? null : ImmutableSet.copyOf(modules);
   }
 }
