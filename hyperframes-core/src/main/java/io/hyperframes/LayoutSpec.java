@@ -88,6 +88,15 @@ public final class LayoutSpec {
     return new LayoutSpec(tree.with("cpCommType", type));
   }
 
+  /**
+   * {@code moeDispatcher}: how routed tokens reach the expert-parallel ranks, {@code alltoall}
+   * (Megatron-Core's all-to-all dispatcher, the default) or {@code deepep} (the flex dispatcher
+   * with DeepEP's kernels: once per destination node across nodes, forwarded over NVLink).
+   */
+  public LayoutSpec moeDispatcher(String dispatcher) {
+    return new LayoutSpec(tree.with("moeDispatcher", dispatcher));
+  }
+
   /** {@code ep}: expert-parallel degree of a mixture of experts (divides dp). */
   public LayoutSpec ep(int degree) {
     return new LayoutSpec(tree.with("ep", degree));

@@ -9,5 +9,10 @@ public enum Algorithm {
   /** Reduction inside the switch (NVLink SHARP / InfiniBand SHARP). */
   IN_NETWORK,
   /** Reduce-scatter inside each node, all-reduce across nodes, all-gather inside each node. */
-  HIERARCHICAL
+  HIERARCHICAL,
+  /**
+   * Mixture-of-experts tokens sent across nodes once per destination node and forwarded inside
+   * it (DeepEP; {@link InterconnectModel#forwardedExchange}).
+   */
+  FORWARDED
 }

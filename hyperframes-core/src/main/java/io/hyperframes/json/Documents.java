@@ -473,7 +473,17 @@ public final class Documents {
   public record Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
       Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
       String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
-      Integer etp, Integer cp, String cpCommType, List<String> recomputeModules) {
+      Integer etp, Integer cp, String cpCommType, List<String> recomputeModules,
+      String moeDispatcher) {
+
+    /** A layout document with the all-to-all token dispatcher. */
+    public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+        Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
+        String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
+        Integer etp, Integer cp, String cpCommType, List<String> recomputeModules) {
+      this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+          shardGroupSize, reshardAfterForward, ep, etp, cp, cpCommType, recomputeModules, null);
+    }
 
     /** A layout document with the default recomputation modules. */
     public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -504,7 +514,9 @@ public final class Documents {
           reshardAfterForward, ep, cp, text("layout.cpCommType", cpCommType) == null ? null
               : io.hyperframes.parallel.CpCommType.fromId("layout.cpCommType", cpCommType),
           etp, io.hyperframes.parallel.RecomputeModule.setOf("layout.recomputeModules",
-              recomputeModules));
+              recomputeModules), text("layout.moeDispatcher", moeDispatcher) == null ? null
+              : io.hyperframes.parallel.MoeDispatcher.fromId("layout.moeDispatcher",
+                  moeDispatcher));
     }
   }
 

@@ -92,7 +92,7 @@ public final class LaunchConfigs {
     }
     a.add("--ffn-hidden-size " + m.ffnHidden());
     if (m.isMoe()) {
-      moe(a, m, l.ep(), l.etp());
+      moe(a, m, l.ep(), l.etp(), l.moeDispatcher());
     }
     if (m.gatedMlp()) {
       a.add("--swiglu");
@@ -210,9 +210,11 @@ public final class LaunchConfigs {
    * sbatch_mfsdp_deepseek_v3.sh}, {@code examples/gptoss/02_train.sh}): experts, top-k, expert
    * size, grouped GEMM (the kernel the estimate times), shared experts, which layers are MoE
    * ({@code --moe-layer-freq} as a Python list expression when not every layer is), a capacity
-   * factor when routing drops tokens, and the plan's expert-parallel size.
+   * factor when routing drops tokens, the plan's expert-parallel size and its token dispatcher
+   * ({@link io.hyperframes.parallel.MoeDispatcher#megatronArgs}).
    */
-  private static void moe(List<String> a, TransformerSpec m, int ep, int etp) {
+  private static void moe(List<String> a, TransformerSpec m, int ep, int etp,
+      io.hyperframes.parallel.MoeDispatcher dispatcher) {
     io.hyperframes.model.MoeSpec e = m.moe();
     a.add("--num-experts " + e.experts());
     a.add("--moe-router-topk " + e.topK());
@@ -237,6 +239,9 @@ public final class LaunchConfigs {
     a.add("--expert-model-parallel-size " + ep);
     // Written even at Megatron-LM's default (the tensor-parallel size): the plan's own value.
     a.add("--expert-tensor-parallel-size " + etp);
+    // Written even for the all-to-all dispatcher: Megatron-Core's default is allgather, which
+    // the estimate does not model.
+    a.add(dispatcher.megatronArgs());
   }
 
   /** A DeepSpeed configuration JSON for the plan's data-parallel part. */

@@ -41,11 +41,22 @@ import java.util.Set;
  * @param recomputeModules under selective recomputation, the sub-modules whose forward pass the
  *     backward reruns ({@link RecomputeModule}; Megatron-Core's {@code --recompute-modules});
  *     null means its default, {@code core_attn}. Empty unless {@code recompute} is selective
+ * @param moeDispatcher how routed tokens reach the expert-parallel ranks ({@link MoeDispatcher});
+ *     null means Megatron-Core's all-to-all dispatcher
  */
 public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
     int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
-    int etp, Set<RecomputeModule> recomputeModules) {
+    int etp, Set<RecomputeModule> recomputeModules, MoeDispatcher moeDispatcher) {
+
+  /** A layout with Megatron-Core's all-to-all token dispatcher. */
+  public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
+      int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
+      int etp, Set<RecomputeModule> recomputeModules) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules, null);
+  }
 
   /** A layout with Megatron-Core's default recomputation modules ({@code core_attn}). */
   public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
@@ -123,6 +134,10 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     recomputeModules = recompute != Recompute.SELECTIVE ? Set.of()
         : recomputeModules == null || recomputeModules.isEmpty() ? RecomputeModule.DEFAULT
             : Sets.immutableEnumSet(recomputeModules);
+    moeDispatcher = moeDispatcher == null ? MoeDispatcher.ALL_TO_ALL : moeDispatcher;
+    checkArgument(moeDispatcher != MoeDispatcher.DEEPEP || ep * etp > 1, "layout.moeDispatcher:"
+        + " deepep needs layout.ep · layout.etp > 1 (Megatron-Core: 'DeepEP dispatcher requires"
+        + " TPxEP > 1'), got ep %s, etp %s", ep, etp);
     checkArgument(cp == 1 || engine == Engine.MEGATRON, "layout.cp: %s is run by megatron"
         + " (Megatron-Core --context-parallel-size) in HyperFrames' model, not by %s", cp,
         engine.id());
@@ -152,14 +167,14 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   public Layout withCp(int degree, CpCommType type) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, degree,
-        type, etp, recomputeModules);
+        type, etp, recomputeModules, moeDispatcher);
   }
 
   /** The same layout with another micro-batch size. */
   public Layout withMicroBatch(int size) {
     return new Layout(tp, pp, dp, virtualStages, size, sequenceParallel, recompute, zeroStage,
         engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules);
+        cpCommType, etp, recomputeModules, moeDispatcher);
   }
 
   /**
@@ -169,14 +184,21 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   public Layout withRecompute(Recompute policy) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, policy, zeroStage,
         engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        policy == Recompute.SELECTIVE ? recomputeModules : null);
+        policy == Recompute.SELECTIVE ? recomputeModules : null, moeDispatcher);
   }
 
   /** The same layout, selectively recomputing {@code modules} (null: the default). */
   public Layout withRecomputeModules(Set<RecomputeModule> modules) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel,
         Recompute.SELECTIVE, zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, modules);
+        cpCommType, etp, modules, moeDispatcher);
+  }
+
+  /** The same layout with another token dispatcher (null: the all-to-all dispatcher). */
+  public Layout withMoeDispatcher(MoeDispatcher dispatcher) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
+        recomputeModules, dispatcher);
   }
 
   /** Whether the backward reruns {@code module}'s forward (selective recomputation only). */
@@ -188,14 +210,14 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   public Layout withEp(int degree) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
-        cpCommType, etp, recomputeModules);
+        cpCommType, etp, recomputeModules, moeDispatcher);
   }
 
   /** The same layout with other expert-parallel and expert tensor-parallel degrees. */
   public Layout withExperts(int expertParallel, int expertTensorParallel) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, expertParallel, cp, cpCommType,
-        expertTensorParallel, recomputeModules);
+        expertTensorParallel, recomputeModules, moeDispatcher);
   }
 
   /**

@@ -12,7 +12,17 @@ import java.util.Set;
 public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
     Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
     Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
-    CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules) {
+    CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules,
+    MoeDispatcher moeDispatcher) {
+
+  /** Fixed fields with the token dispatcher open (the all-to-all dispatcher). */
+  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
+      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
+      CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules, null);
+  }
 
   /** Fixed fields with Megatron-Core's default recomputation modules. */
   public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -63,35 +73,35 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   public PartialLayout withEngine(Engine e) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, e, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules);
+        cpCommType, etp, recomputeModules, moeDispatcher);
   }
 
   /** These fixed fields without context parallelism (cp and cpCommType open). */
   public PartialLayout withoutCp() {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep,
-        null, null, etp, recomputeModules);
+        null, null, etp, recomputeModules, moeDispatcher);
   }
 
   /** These fixed fields with another expert-parallel degree (null: open). */
   public PartialLayout withEp(Integer degree) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
-        cpCommType, etp, recomputeModules);
+        cpCommType, etp, recomputeModules, moeDispatcher);
   }
 
   /** These fixed fields with another expert tensor-parallel degree (null: {@code tp}). */
   public PartialLayout withEtp(Integer degree) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, degree, recomputeModules);
+        cpCommType, degree, recomputeModules, moeDispatcher);
   }
 
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         stage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules);
+        cpCommType, etp, recomputeModules, moeDispatcher);
   }
 
   /**
@@ -211,6 +221,10 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
       return String.format(java.util.Locale.ROOT, "layout.ep: %s is run by megatron in"
           + " HyperFrames' model, not by %s", ep, e.id());
     }
+    if (moeDispatcher == MoeDispatcher.DEEPEP && !e.runsExpertParallel()) {
+      return String.format(java.util.Locale.ROOT, "layout.moeDispatcher: deepep is run by"
+          + " megatron in HyperFrames' model, not by %s", e.id());
+    }
     if ((cp != null && cp > 1 || cpCommType != null) && e != Engine.MEGATRON) {
       return String.format(java.util.Locale.ROOT, "layout.cp: %s is run by megatron in"
           + " HyperFrames' model, not by %s", cp, e.id());
@@ -234,8 +248,9 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         layout.microBatch(), layout.sequenceParallel(), layout.recompute(), layout.zeroStage(),
         layout.engine(), layout.shardGroupSize() == 0 ? null : layout.shardGroupSize(),
         layout.reshardAfterForward(), layout.ep(), layout.cp(), layout.cpCommType(),
-        layout.etp() == layout.tp() ? null : layout.etp(), layout.recompute() == Recompute.SELECTIVE ? layout.recomputeModules()
-            : null);
+        layout.etp() == layout.tp() ? null : layout.etp(),
+        layout.recompute() == Recompute.SELECTIVE ? layout.recomputeModules() : null,
+        layout.moeDispatcher());
   }
 
   private static void positiveOrNull(String field, Integer v) {

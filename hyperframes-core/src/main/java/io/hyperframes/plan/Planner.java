@@ -9,6 +9,7 @@ import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.CpCommType;
+import io.hyperframes.parallel.MoeDispatcher;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.PartialLayout;
@@ -194,6 +195,11 @@ public final class Planner {
           layers(m));
     }
     TrainingEstimator.checkExpertTensorParallel(p, m);
+    if (p.moeDispatcher() != null) {
+      checkArgument(m instanceof TransformerSpec t && t.isMoe(), "layout.moeDispatcher: %s"
+          + " needs a mixture of experts (model.moe)", p.moeDispatcher().id());
+      TrainingEstimator.checkMoeDispatcher((TransformerSpec) m, p.moeDispatcher());
+    }
     List<Task> out = new ArrayList<>();
     for (int n : counts) {
       for (int tp = 1; tp <= Math.min(n, perNode); tp++) {
@@ -248,7 +254,8 @@ public final class Planner {
         TrainingWorkload probe = workload(r, precision, Math.max(1, dp), t.engine());
         // Expert parallelism spans the data- and context-parallel ranks (ep divides dp·cp).
         List<Integer> eps = TrainingEstimator.expertParallel(p,
-            m instanceof TransformerSpec ts ? ts : null, dp * t.cp(), t.engine());
+            m instanceof TransformerSpec ts ? ts : null, expertRanks(p, t.tp(), dp * t.cp()),
+            t.engine());
         if (eps.isEmpty()) {
           continue;
         }
@@ -323,7 +330,8 @@ public final class Planner {
       }
       TrainingWorkload w = workload(r, precision, batch, t.engine());
       List<Integer> eps = TrainingEstimator.expertParallel(p,
-          r.model() instanceof TransformerSpec ts ? ts : null, dp * t.cp(), t.engine());
+          r.model() instanceof TransformerSpec ts ? ts : null, expertRanks(p, t.tp(), dp * t.cp()),
+          t.engine());
       if (eps.isEmpty()) {
         return;
       }
@@ -411,6 +419,20 @@ public final class Planner {
   }
 
   /**
+   * The ranks a fixed expert-parallel degree must divide: tp·cp·dp / etp, the expert grid of
+   * Megatron-Core (ep·etp divides tp·cp·dp), with etp 1 when it is open (the planner tries 1);
+   * for a searched degree, dp·cp (experts split over the data- and context-parallel ranks).
+   * {@link #layout} checks the grid with the etp it builds.
+   */
+  private static int expertRanks(PartialLayout p, int tp, int dpCp) {
+    if (p.ep() == null) {
+      return dpCp;
+    }
+    int etp = p.etp() != null ? p.etp() : 1;
+    return tp % etp == 0 ? dpCp * (tp / etp) : dpCp;
+  }
+
+  /**
    * The expert tensor-parallel degrees to try: the fixed one; else, for an expert-parallel
    * layout with tensor parallelism, tp (Megatron-LM's default) and 1 (whole experts, the
    * expert-parallel ranks adjacent); else tp.
@@ -432,12 +454,13 @@ public final class Planner {
         || engine.unsupported(pp, v, zero, group, reshard) != null) {
       return null;
     }
-    if (!Layout.expertGridFits(tp, cp, dp, ep, etp)) {
+    if (!Layout.expertGridFits(tp, cp, dp, ep, etp)
+        || p.moeDispatcher() == MoeDispatcher.DEEPEP && ep * etp == 1) {
       return null;
     }
     return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep, cp,
         p.cpCommType() == null ? CpCommType.P2P : p.cpCommType(), etp,
-        rc == Recompute.SELECTIVE ? p.recomputeModules() : null);
+        rc == Recompute.SELECTIVE ? p.recomputeModules() : null, p.moeDispatcher());
   }
 
   private static List<Integer> virtualStages(PartialLayout p, int pp, int perStage, int micro) {

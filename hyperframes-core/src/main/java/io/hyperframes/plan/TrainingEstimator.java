@@ -10,12 +10,14 @@ import io.hyperframes.hardware.KernelEfficiency;
 import io.hyperframes.hardware.StepInterval;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
+import io.hyperframes.interconnect.ExpertExchange;
 import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
 import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.CpCommType;
+import io.hyperframes.parallel.MoeDispatcher;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
 import io.hyperframes.parallel.ModelStates;
@@ -543,7 +545,9 @@ public final class TrainingEstimator {
    * {@code tokens·k·h·e} bytes (÷ tp with sequence parallelism, which splits the tokens over the
    * tensor-parallel ranks; times the capacity factor when set), over the expert-parallel group:
    * its ranks are {@code tp} apart (Megatron's rank order tp-cp-ep-dp-pp), so inside a node when
-   * tp·ep fits one, else across nodes at one NIC per rank ({@link InterconnectModel}).
+   * tp·ep fits one, else across nodes at one NIC per rank ({@link InterconnectModel}). With
+   * the DeepEP dispatcher a token crosses the network once per destination node and NVLink once
+   * per destination rank ({@link InterconnectModel#forwardedExchange}).
    */
   private double allToAllSeconds(TransformerSpec m, Cluster cluster, Layout l,
       PrecisionRecipe recipe, double tokens) {
@@ -556,8 +560,11 @@ public final class TrainingEstimator {
     // The expert grid orders its ranks etp-ep-dp-pp (megatron/core/parallel_state.py at
     // d98e8a64): an expert-parallel group's ranks are etp apart.
     int perNode = Math.max(1, Math.min(l.ep(), cluster.devicesPerNode() / l.etp()));
-    double a2a = interconnect.time(cluster, Collective.ALL_TO_ALL, bytes,
-        new CollectiveGroup(l.ep(), perNode)).seconds();
+    CollectiveGroup group = new CollectiveGroup(l.ep(), perNode);
+    double a2a = l.moeDispatcher() == MoeDispatcher.DEEPEP
+        ? interconnect.forwardedExchange(cluster, new ExpertExchange(tokens / sp,
+            m.hidden() * recipe.activationBytes(), moe.experts(), moe.topK(), group)).seconds()
+        : interconnect.time(cluster, Collective.ALL_TO_ALL, bytes, group).seconds();
     // Recomputing the whole MoE layer (--recompute-modules moe) dispatches and combines again.
     int perLayer = l.recompute() == Recompute.FULL || l.recomputes(RecomputeModule.MOE) ? 6 : 4;
     int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
@@ -977,6 +984,12 @@ public final class TrainingEstimator {
     }
     if (model instanceof TransformerSpec m) {
       checkRecomputeModules(m, l.recomputeModules());
+      checkArgument(l.moeDispatcher() == MoeDispatcher.ALL_TO_ALL || m.isMoe(),
+          "layout.moeDispatcher: %s needs a mixture of experts (model.moe)",
+          l.moeDispatcher().id());
+      if (m.isMoe()) {
+        checkMoeDispatcher(m, l.moeDispatcher());
+      }
       checkArgument(l.ep() == 1 || m.isMoe(),
           "layout.ep: %s needs a mixture of experts (model.moe)", l.ep());
       checkArgument(l.etp() == l.tp() || m.isMoe(),
@@ -1018,6 +1031,40 @@ public final class TrainingEstimator {
 
   /** Every layout consistent with the request's fixed fields. */
   List<Layout> candidates(EstimateRequest request) {
+    MoeDispatcher dispatcher = request.layout().moeDispatcher();
+    if (dispatcher == null) {
+      return withModules(request);
+    }
+    checkArgument(request.model() instanceof TransformerSpec t && t.isMoe(),
+        "layout.moeDispatcher: %s needs a mixture of experts (model.moe)", dispatcher.id());
+    checkMoeDispatcher((TransformerSpec) request.model(), dispatcher);
+    List<Layout> out = new ArrayList<>();
+    for (Layout l : withModules(request)) {
+      if (dispatcher != MoeDispatcher.DEEPEP || l.ep() * l.etp() > 1) {
+        out.add(l.withMoeDispatcher(dispatcher));
+      }
+    }
+    checkArgument(!out.isEmpty(), "layout.moeDispatcher: deepep needs layout.ep · layout.etp >"
+        + " 1 (Megatron-Core: 'DeepEP dispatcher requires TPxEP > 1'), and no layout"
+        + " consistent with the request has it");
+    return out;
+  }
+
+  /**
+   * Megatron-Core's rule for the dispatcher ({@code transformer_config.py} at d98e8a64): the
+   * DeepEP backend does not pad expert inputs to a capacity, which is how HyperFrames models a
+   * capacity factor.
+   */
+  static void checkMoeDispatcher(TransformerSpec model, MoeDispatcher dispatcher) {
+    checkArgument(dispatcher != MoeDispatcher.DEEPEP || model.moe().capacityFactor() == 0,
+        "layout.moeDispatcher: deepep does not pad expert inputs to a capacity (Megatron-Core:"
+        + " 'Flex token dispatcher with deepep backend does not support"
+        + " moe_pad_expert_input_to_capacity'); model.moe.capacityFactor is %s",
+        model.moe().capacityFactor());
+  }
+
+  /** {@link #layoutsOf} with the request's recomputation modules. */
+  private List<Layout> withModules(EstimateRequest request) {
     Set<RecomputeModule> modules = request.layout().recomputeModules();
     if (modules == null) {
       return layoutsOf(request);
