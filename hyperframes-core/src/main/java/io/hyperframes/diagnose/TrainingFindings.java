@@ -85,7 +85,11 @@ public final class TrainingFindings {
               + " exchange, or drop tensor parallelism of the experts"
               : "keep expert parallelism inside the NVLink domain (ep·etp ≤ "
                   + cluster.devicesPerNode() + ": layout.etp 1 puts the expert-parallel ranks"
-                  + " next to each other), or lower ep"));
+                  + " next to each other), or lower ep"
+                  + (l.moeDispatcher() == io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL
+                      ? ", or dispatch with DeepEP (layout.moeDispatcher deepep: a token crosses"
+                          + " the network once per destination node, not once per routed"
+                          + " expert)" : "")));
     }
     double dataParallel = t.dataParallelCommSeconds() / step;
     GradientCompression codec = workload.gradientCompression();

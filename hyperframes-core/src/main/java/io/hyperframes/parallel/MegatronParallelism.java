@@ -112,6 +112,15 @@ enum MegatronParallelism implements ParallelismModel {
     double attention = sb * (e * q /* Q */ + e * kv /* K */ + e * kv /* V */ + e * q /* proj in */);
     double mlp = m.gatedMlp() ? sb * f * e * 3 : sb * f * e * 2;
     double sharded = attention + mlp;
+    // A routed MoE layer's experts store their first matmul's input for its weight gradient
+    // (Korthikanti et al. 2022 §4.1: each linear layer keeps its input): the dispatched token
+    // copies, k·h per token, not the normalised input the dense MLP's first matmul shares with
+    // the router. A rank holds the copies of the tokens its expert tensor-parallel group routes:
+    // etp/tp of the tensor-parallel group's (Megatron-Core's dispatcher; as the expert matmuls'
+    // rows in TrainingEstimator). Without routing (E = 1) the input is the normalised one.
+    double dispatched = m.isMoe() && m.moe().routed()
+        ? e * sb * m.moe().routedPerToken() * h * m.moeLayers() / m.layers()
+            * l.etp() / t : 0.0;
     if (!l.recomputeModules().isEmpty()
         && !l.recomputeModules().equals(RecomputeModule.DEFAULT)) {
       replicated -= droppedReplicated(m, l, sb, e);
@@ -123,7 +132,11 @@ enum MegatronParallelism implements ParallelismModel {
       double perScore = dropout ? 2 * e + 1 : e;
       core = perScore * m.heads() * sq * s * b;
     }
-    return replicated / sp + (sharded + core) / t;
+    if (l.recomputes(RecomputeModule.MOE)) {
+      // The whole MoE layer reruns from its input: its dispatched copies are rebuilt too.
+      dispatched = 0.0;
+    }
+    return replicated / sp + (sharded + core) / t + dispatched;
   }
 
   /**

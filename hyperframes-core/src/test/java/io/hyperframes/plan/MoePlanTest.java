@@ -58,7 +58,8 @@ class MoePlanTest {
     EstimateRequest r = Requests.parse(b.toJson());
     List<Finding> findings = TrainingFindings.of(e, r.model(), r.cluster(), r.workload());
     assertTrue(findings.stream().anyMatch(f -> f.id().equals("all-to-all-bound")
-        && f.remedy().contains("inside the NVLink domain")), findings.toString());
+        && f.remedy().contains("inside the NVLink domain")
+        && f.remedy().contains("layout.moeDispatcher deepep")), findings.toString());
   }
 
   /**

@@ -79,6 +79,36 @@ class RecomputeModulesTest {
     assertEquals(core.modelFlopsPerStep(), moe.modelFlopsPerStep(), 0.0);
   }
 
+  /**
+   * A routed MoE layer keeps its experts' first-matmul input, the dispatched copies
+   * {@code e·sb·k·h·etp/tp}: each of etp expert tensor-parallel ranks holds the copies of the
+   * tokens the group routes. Recomputing the MoE layer drops them; its activation alone does not.
+   */
+  @Test
+  void routedExpertsKeepTheirDispatchedCopies() {
+    io.hyperframes.EstimateRequest r = io.hyperframes.Requests.parse(
+        request(", \"recompute\": \"selective\""));
+    io.hyperframes.model.TransformerSpec m = (io.hyperframes.model.TransformerSpec) r.model();
+    io.hyperframes.precision.PrecisionRecipe p = r.workload().precision();
+    io.hyperframes.parallel.ParallelismModel pm = io.hyperframes.parallel.ParallelismModel
+        .megatron();
+    io.hyperframes.parallel.Layout one = new io.hyperframes.parallel.Layout(4, 8, 8, 4, 1, true,
+        Recompute.SELECTIVE, 1, io.hyperframes.parallel.Engine.MEGATRON, 0, true, 8, 1,
+        io.hyperframes.parallel.CpCommType.P2P, 1);
+    io.hyperframes.parallel.Layout four = one.withExperts(8, 4);
+    double copies = 2.0 * 16384 * 8 * 4096;
+    assertEquals(copies * 3 / 4, pm.activationBytesPerLayer(m, four, p)
+        - pm.activationBytesPerLayer(m, one, p), 1e-9 * copies);
+    double act = pm.activationBytesPerLayer(m, one.withRecomputeModules(
+        Set.of(RecomputeModule.MOE_ACT)), p);
+    double moe = pm.activationBytesPerLayer(m, one.withRecomputeModules(
+        Set.of(RecomputeModule.MOE)), p);
+    // moe drops the experts' three passes (3e·sb·k·f_e, as tp-sharded) and the copies (etp 1:
+    // e·sb·k·h/tp); moe_act only the activation output (e·sb·k·f_e/tp).
+    double routed = 2.0 * 16384 * 8 * 1536;
+    assertEquals(3 * routed / 4 + copies / 4 - routed / 4, act - moe, 1e-9 * copies);
+  }
+
   @Test
   void theActivationAloneIsCheaperThanTheWholeMoeLayer() {
     TrainingEstimate core = qwenLong(", \"recompute\": \"selective\"");
