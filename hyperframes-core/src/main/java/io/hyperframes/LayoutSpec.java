@@ -97,6 +97,14 @@ public final class LayoutSpec {
     return new LayoutSpec(tree.with("moeDispatcher", dispatcher));
   }
 
+  /**
+   * {@code overlapMoeComm}: run one micro-batch's expert-parallel dispatch and combine beside
+   * another's computation (Megatron-Core's {@code --overlap-moe-expert-parallel-comm}).
+   */
+  public LayoutSpec overlapMoeComm(boolean overlap) {
+    return new LayoutSpec(tree.with("overlapMoeComm", overlap));
+  }
+
   /** {@code ep}: expert-parallel degree of a mixture of experts (divides dp). */
   public LayoutSpec ep(int degree) {
     return new LayoutSpec(tree.with("ep", degree));

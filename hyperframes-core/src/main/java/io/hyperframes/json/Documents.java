@@ -474,7 +474,18 @@ public final class Documents {
       Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
       String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
       Integer etp, Integer cp, String cpCommType, List<String> recomputeModules,
-      String moeDispatcher) {
+      String moeDispatcher, Boolean overlapMoeComm) {
+
+    /** A layout document without the expert-parallel overlap. */
+    public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+        Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
+        String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
+        Integer etp, Integer cp, String cpCommType, List<String> recomputeModules,
+        String moeDispatcher) {
+      this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+          shardGroupSize, reshardAfterForward, ep, etp, cp, cpCommType, recomputeModules,
+          moeDispatcher, null);
+    }
 
     /** A layout document with the all-to-all token dispatcher. */
     public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -516,7 +527,7 @@ public final class Documents {
           etp, io.hyperframes.parallel.RecomputeModule.setOf("layout.recomputeModules",
               recomputeModules), text("layout.moeDispatcher", moeDispatcher) == null ? null
               : io.hyperframes.parallel.MoeDispatcher.fromId("layout.moeDispatcher",
-                  moeDispatcher));
+                  moeDispatcher), overlapMoeComm);
     }
   }
 

@@ -46,7 +46,7 @@ public final class Results {
               l.shardGroupSize(), l.reshardAfterForward(), l.ep(), l.etp(), l.cp(),
               l.cpCommType().id(),
               io.hyperframes.parallel.RecomputeModule.ids(l.recomputeModules()),
-              l.moeDispatcher().id()),
+              l.moeDispatcher().id(), l.overlapMoeComm()),
           e.parameters(), e.activeParameters(),
           new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
               m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
@@ -79,7 +79,8 @@ public final class Results {
   public record EstimateLayout(int tp, int pp, int dp, int virtualStages, int microBatch,
       boolean sequenceParallel, String recompute, int zeroStage, String engine,
       int shardGroupSize, boolean reshardAfterForward, int ep, int etp, int cp,
-      String cpCommType, List<String> recomputeModules, String moeDispatcher) {}
+      String cpCommType, List<String> recomputeModules, String moeDispatcher,
+      boolean overlapMoeComm) {}
 
   /** {@code memory} of an estimate, bytes per device. */
   public record Memory(double weightsBytes, double gradientsBytes, double optimizerBytes,

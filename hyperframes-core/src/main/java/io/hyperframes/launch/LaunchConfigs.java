@@ -93,6 +93,10 @@ public final class LaunchConfigs {
     a.add("--ffn-hidden-size " + m.ffnHidden());
     if (m.isMoe()) {
       moe(a, m, l.ep(), l.etp(), l.moeDispatcher());
+      if (l.overlapMoeComm()) {
+        // Megatron-Core's EP A2A overlap (megatron/core/transformer/moe/README.md at d98e8a64).
+        a.add("--overlap-moe-expert-parallel-comm --delay-wgrad-compute");
+      }
     }
     if (m.gatedMlp()) {
       a.add("--swiglu");

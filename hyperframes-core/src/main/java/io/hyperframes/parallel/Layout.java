@@ -43,11 +43,28 @@ import java.util.Set;
  *     null means its default, {@code core_attn}. Empty unless {@code recompute} is selective
  * @param moeDispatcher how routed tokens reach the expert-parallel ranks ({@link MoeDispatcher});
  *     null means Megatron-Core's all-to-all dispatcher
+ * @param overlapMoeComm whether the expert-parallel dispatch and combine of one micro-batch run
+ *     beside the computation of another (Megatron-Core's
+ *     {@code --overlap-moe-expert-parallel-comm --delay-wgrad-compute}: the combined 1F1B
+ *     schedule, {@code megatron/core/pipeline_parallel/combined_1f1b.py} at d98e8a64); needs
+ *     {@code ep > 1}, virtual stages with {@code pp > 1}, and neither full recomputation nor the
+ *     {@code moe} recomputation module
  */
 public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
     int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
-    int etp, Set<RecomputeModule> recomputeModules, MoeDispatcher moeDispatcher) {
+    int etp, Set<RecomputeModule> recomputeModules, MoeDispatcher moeDispatcher,
+    boolean overlapMoeComm) {
+
+  /** A layout whose expert-parallel exchange is not overlapped (Megatron-Core's default). */
+  public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
+      int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
+      int etp, Set<RecomputeModule> recomputeModules, MoeDispatcher moeDispatcher) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules,
+        moeDispatcher, false);
+  }
 
   /** A layout with Megatron-Core's all-to-all token dispatcher. */
   public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
@@ -138,6 +155,20 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     checkArgument(moeDispatcher != MoeDispatcher.DEEPEP || ep * etp > 1, "layout.moeDispatcher:"
         + " deepep needs layout.ep · layout.etp > 1 (Megatron-Core: 'DeepEP dispatcher requires"
         + " TPxEP > 1'), got ep %s, etp %s", ep, etp);
+    if (overlapMoeComm) {
+      // Megatron-Core's checks (transformer_config.py at d98e8a64).
+      checkArgument(ep > 1, "layout.overlapMoeComm: needs expert parallelism (Megatron-Core:"
+          + " 'only supported with expert model parallelism'), got layout.ep %s", ep);
+      checkArgument(pp == 1 || virtualStages > 1, "layout.overlapMoeComm: needs"
+          + " layout.virtualStages > 1 with pipeline parallelism (Megatron-Core: 'virtual"
+          + " pipeline model parallel size must be specified'), got pp %s, virtualStages %s", pp,
+          virtualStages);
+      checkArgument(recompute != Recompute.FULL, "layout.overlapMoeComm: not with full"
+          + " recomputation (Megatron-Core: 'disable full recomputation')");
+      checkArgument(!recomputeModules.contains(RecomputeModule.MOE), "layout.overlapMoeComm:"
+          + " not with the moe recomputation module (Megatron-Core: 'disable moe in"
+          + " recompute_modules')");
+    }
     checkArgument(cp == 1 || engine == Engine.MEGATRON, "layout.cp: %s is run by megatron"
         + " (Megatron-Core --context-parallel-size) in HyperFrames' model, not by %s", cp,
         engine.id());
@@ -167,14 +198,14 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   public Layout withCp(int degree, CpCommType type) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, degree,
-        type, etp, recomputeModules, moeDispatcher);
+        type, etp, recomputeModules, moeDispatcher, overlapMoeComm);
   }
 
   /** The same layout with another micro-batch size. */
   public Layout withMicroBatch(int size) {
     return new Layout(tp, pp, dp, virtualStages, size, sequenceParallel, recompute, zeroStage,
         engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
   }
 
   /**
@@ -184,21 +215,28 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   public Layout withRecompute(Recompute policy) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, policy, zeroStage,
         engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        policy == Recompute.SELECTIVE ? recomputeModules : null, moeDispatcher);
+        policy == Recompute.SELECTIVE ? recomputeModules : null, moeDispatcher, overlapMoeComm);
   }
 
   /** The same layout, selectively recomputing {@code modules} (null: the default). */
   public Layout withRecomputeModules(Set<RecomputeModule> modules) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel,
         Recompute.SELECTIVE, zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, modules, moeDispatcher);
+        cpCommType, etp, modules, moeDispatcher, overlapMoeComm);
   }
 
   /** The same layout with another token dispatcher (null: the all-to-all dispatcher). */
   public Layout withMoeDispatcher(MoeDispatcher dispatcher) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        recomputeModules, dispatcher);
+        recomputeModules, dispatcher, overlapMoeComm);
+  }
+
+  /** The same layout with the expert-parallel exchange overlapped or not. */
+  public Layout withOverlapMoeComm(boolean overlap) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
+        recomputeModules, moeDispatcher, overlap);
   }
 
   /** Whether the backward reruns {@code module}'s forward (selective recomputation only). */
@@ -210,14 +248,14 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   public Layout withEp(int degree) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
   }
 
   /** The same layout with other expert-parallel and expert tensor-parallel degrees. */
   public Layout withExperts(int expertParallel, int expertTensorParallel) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, expertParallel, cp, cpCommType,
-        expertTensorParallel, recomputeModules, moeDispatcher);
+        expertTensorParallel, recomputeModules, moeDispatcher, overlapMoeComm);
   }
 
   /**

@@ -13,7 +13,18 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
     Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
     CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules,
-    MoeDispatcher moeDispatcher) {
+    MoeDispatcher moeDispatcher, Boolean overlapMoeComm) {
+
+  /** Fixed fields with the expert-parallel overlap open (off: Megatron-Core's default). */
+  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
+      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
+      CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules,
+      MoeDispatcher moeDispatcher) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules,
+        moeDispatcher, null);
+  }
 
   /** Fixed fields with the token dispatcher open (the all-to-all dispatcher). */
   public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -21,7 +32,8 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
       Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
       CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules) {
     this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
-        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules, null);
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules, null,
+        null);
   }
 
   /** Fixed fields with Megatron-Core's default recomputation modules. */
@@ -73,35 +85,42 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   public PartialLayout withEngine(Engine e) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, e, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
   }
 
   /** These fixed fields without context parallelism (cp and cpCommType open). */
   public PartialLayout withoutCp() {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep,
-        null, null, etp, recomputeModules, moeDispatcher);
+        null, null, etp, recomputeModules, moeDispatcher, overlapMoeComm);
   }
 
   /** These fixed fields with another expert-parallel degree (null: open). */
   public PartialLayout withEp(Integer degree) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
   }
 
   /** These fixed fields with another expert tensor-parallel degree (null: {@code tp}). */
   public PartialLayout withEtp(Integer degree) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, degree, recomputeModules, moeDispatcher);
+        cpCommType, degree, recomputeModules, moeDispatcher, overlapMoeComm);
+  }
+
+  /** These fixed fields with the expert-parallel overlap open (off). */
+  public PartialLayout withoutOverlapMoeComm() {
+    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
+        recomputeModules, moeDispatcher, null);
   }
 
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         stage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
   }
 
   /**
@@ -221,6 +240,10 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
       return String.format(java.util.Locale.ROOT, "layout.ep: %s is run by megatron in"
           + " HyperFrames' model, not by %s", ep, e.id());
     }
+    if (Boolean.TRUE.equals(overlapMoeComm) && !e.runsExpertParallel()) {
+      return String.format(java.util.Locale.ROOT, "layout.overlapMoeComm: is run by megatron in"
+          + " HyperFrames' model, not by %s", e.id());
+    }
     if (moeDispatcher == MoeDispatcher.DEEPEP && !e.runsExpertParallel()) {
       return String.format(java.util.Locale.ROOT, "layout.moeDispatcher: deepep is run by"
           + " megatron in HyperFrames' model, not by %s", e.id());
@@ -250,7 +273,7 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         layout.reshardAfterForward(), layout.ep(), layout.cp(), layout.cpCommType(),
         layout.etp() == layout.tp() ? null : layout.etp(),
         layout.recompute() == Recompute.SELECTIVE ? layout.recomputeModules() : null,
-        layout.moeDispatcher());
+        layout.moeDispatcher(), layout.overlapMoeComm() ? Boolean.TRUE : null);
   }
 
   private static void positiveOrNull(String field, Integer v) {

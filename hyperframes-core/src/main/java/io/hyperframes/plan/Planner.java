@@ -195,6 +195,9 @@ public final class Planner {
           layers(m));
     }
     TrainingEstimator.checkExpertTensorParallel(p, m);
+    checkArgument(!Boolean.TRUE.equals(p.overlapMoeComm())
+        || m instanceof TransformerSpec tm && tm.isMoe(),
+        "layout.overlapMoeComm: needs a mixture of experts (model.moe)");
     if (p.moeDispatcher() != null) {
       checkArgument(m instanceof TransformerSpec t && t.isMoe(), "layout.moeDispatcher: %s"
           + " needs a mixture of experts (model.moe)", p.moeDispatcher().id());
@@ -260,8 +263,10 @@ public final class Planner {
           continue;
         }
         // Model states shrink with ep: the largest ep is the group's smallest footprint.
-        Layout statesLayout = layout(p, t.engine(), t.tp(), t.pp(), dp, 1, 1, false,
-            Recompute.NONE, zero, eps.get(eps.size() - 1), t.cp());
+        // (The expert-parallel overlap changes no state: it is left off here, where one virtual
+        // stage could not run it.)
+        Layout statesLayout = layout(p.withoutOverlapMoeComm(), t.engine(), t.tp(), t.pp(), dp,
+            1, 1, false, Recompute.NONE, zero, eps.get(eps.size() - 1), t.cp());
         if (statesLayout == null) {
           continue;
         }
@@ -458,9 +463,13 @@ public final class Planner {
         || p.moeDispatcher() == MoeDispatcher.DEEPEP && ep * etp == 1) {
       return null;
     }
-    return new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep, cp,
+    Layout l = new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep, cp,
         p.cpCommType() == null ? CpCommType.P2P : p.cpCommType(), etp,
         rc == Recompute.SELECTIVE ? p.recomputeModules() : null, p.moeDispatcher());
+    if (Boolean.TRUE.equals(p.overlapMoeComm())) {
+      return TrainingEstimator.overlapUnsupported(l) == null ? l.withOverlapMoeComm(true) : null;
+    }
+    return l;
   }
 
   private static List<Integer> virtualStages(PartialLayout p, int pp, int perStage, int micro) {

@@ -436,7 +436,20 @@ public final class TrainingEstimator {
           parallelism.pipelineMessageBytes(m, l, recipe), pair).seconds();
       mbP2p = 2.0 * l.virtualStages() * p2p;
     }
-    double mbA2a = allToAllSeconds(m, cluster, l, recipe, tokens);
+    double mbA2a;
+    if (l.overlapMoeComm()) {
+      // The attention side of a layer: everything but its (average) MLP; the MoE MLP of a MoE
+      // layer: router, routed and shared experts.
+      double mlp = withMlp(0.0, m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak);
+      double attentionSide = forward - mlp;
+      double moeMlp = moeRouterSeconds(m, acc, tokens, e, c, peak)
+          + moeExpertSeconds(m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak)
+          + moeSharedSeconds(m, acc, tokens, tp, e, c, peak);
+      mbA2a = overlappedAllToAllSeconds(m, cluster, l, recipe, tokens, attentionSide,
+          layerTraining - 3 * mlp - attentionSide, moeMlp, kernel.overlapCost(), microBatches);
+    } else {
+      mbA2a = allToAllSeconds(m, cluster, l, recipe, tokens);
+    }
     double mbCp = l.cp() > 1 ? layersPerStage * contextParallelLayerSeconds(m, cluster, l,
         recipe, sq, attnForward, attnBackward, kernel.overlapCost()) : 0.0;
     double mb = mbCompute + mbRecompute + mbTp + mbP2p + mbA2a + mbCp;
@@ -554,6 +567,49 @@ public final class TrainingEstimator {
     if (l.ep() <= 1 || !m.isMoe()) {
       return 0.0;
     }
+    double a2a = exchangeSeconds(m, cluster, l, recipe, tokens);
+    // Recomputing the whole MoE layer (--recompute-modules moe) dispatches and combines again.
+    int perLayer = l.recompute() == Recompute.FULL || l.recomputes(RecomputeModule.MOE) ? 6 : 4;
+    int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
+    return layersPerStage * m.moeLayerShare() * perLayer * a2a;
+  }
+
+  /**
+   * The exposed expert-parallel exchange of one micro-batch on one stage under Megatron-Core's
+   * EP A2A overlap ({@code --overlap-moe-expert-parallel-comm}; the combined 1F1B schedule,
+   * {@code megatron/core/models/common/model_chunk_schedule_plan.py} at d98e8a64,
+   * {@code TransformerLayerSchedulePlan.run}). The forward of one micro-batch runs layer by layer
+   * beside the backward of another, on a communication and a computation stream:
+   * <pre>
+   * comm: combine_bwd      | dispatch_fwd, dispatch_bwd    | combine_fwd
+   * comp: pre_dispatch_fwd | mlp_bwd, mlp_bwd_dw, mlp_fwd  | pre_dispatch_bwd
+   * </pre>
+   * so a MoE layer's pair exposes {@code exposed(a, A_f) + exposed(2a, M_f + M_b) +
+   * exposed(a, A_b)} ({@link #exposed}, with the overlap cost), {@code a} one exchange,
+   * {@code A} the attention side (everything but the MLP) and {@code M} the MoE MLP (router,
+   * experts, shared experts; backward twice the forward). Only the steady state pairs: the first
+   * stage runs {@code 2(pp − 1) + (v − 1)·pp + 1} chunk forwards alone before it (Megatron-LM's
+   * interleaved warm-up, one micro-batch more with the overlap: {@code schedules.py} at
+   * d98e8a64), and as many backwards alone after; without pipelining the first forward and the
+   * last backward. Those pay their four exchanges in full.
+   */
+  private double overlappedAllToAllSeconds(TransformerSpec m, Cluster cluster, Layout l,
+      PrecisionRecipe recipe, double tokens, double attentionForward, double attentionBackward,
+      double moeMlpForward, double kappa, int microBatches) {
+    double a = exchangeSeconds(m, cluster, l, recipe, tokens);
+    double pair = exposed(a, attentionForward, kappa) + exposed(2 * a, 3 * moeMlpForward, kappa)
+        + exposed(a, attentionBackward, kappa);
+    double passes = (double) microBatches * l.virtualStages();
+    double alone = l.pp() == 1 ? 1.0
+        : 2.0 * (l.pp() - 1) + (l.virtualStages() - 1.0) * l.pp() + 1.0;
+    double combined = Math.max(0.0, passes - alone) / passes;
+    int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
+    return layersPerStage * m.moeLayerShare() * (combined * pair + (1 - combined) * 4 * a);
+  }
+
+  /** One dispatch (or combine) of a micro-batch's routed tokens on one rank. */
+  private double exchangeSeconds(TransformerSpec m, Cluster cluster, Layout l,
+      PrecisionRecipe recipe, double tokens) {
     io.hyperframes.model.MoeSpec moe = m.moe();
     double sp = l.sequenceParallel() ? l.tp() : 1.0;
     double bytes = tokens * moe.routedPerToken() * m.hidden() * recipe.activationBytes() / sp;
@@ -565,10 +621,7 @@ public final class TrainingEstimator {
         ? interconnect.forwardedExchange(cluster, new ExpertExchange(tokens / sp,
             m.hidden() * recipe.activationBytes(), moe.experts(), moe.topK(), group)).seconds()
         : interconnect.time(cluster, Collective.ALL_TO_ALL, bytes, group).seconds();
-    // Recomputing the whole MoE layer (--recompute-modules moe) dispatches and combines again.
-    int perLayer = l.recompute() == Recompute.FULL || l.recomputes(RecomputeModule.MOE) ? 6 : 4;
-    int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
-    return layersPerStage * m.moeLayerShare() * perLayer * a2a;
+    return a2a;
   }
 
   /**
@@ -984,6 +1037,11 @@ public final class TrainingEstimator {
     }
     if (model instanceof TransformerSpec m) {
       checkRecomputeModules(m, l.recomputeModules());
+      checkArgument(!l.overlapMoeComm() || m.isMoe(),
+          "layout.overlapMoeComm: needs a mixture of experts (model.moe)");
+      checkArgument(!l.overlapMoeComm() || m.mtpLayers() <= 1, "layout.overlapMoeComm: at most"
+          + " one multi-token-prediction layer (Megatron-Core), got model.mtpLayers %s",
+          m.mtpLayers());
       checkArgument(l.moeDispatcher() == MoeDispatcher.ALL_TO_ALL || m.isMoe(),
           "layout.moeDispatcher: %s needs a mixture of experts (model.moe)",
           l.moeDispatcher().id());
@@ -1031,6 +1089,48 @@ public final class TrainingEstimator {
 
   /** Every layout consistent with the request's fixed fields. */
   List<Layout> candidates(EstimateRequest request) {
+    if (!Boolean.TRUE.equals(request.layout().overlapMoeComm())) {
+      return withDispatcher(request);
+    }
+    checkArgument(request.model() instanceof TransformerSpec t && t.isMoe(),
+        "layout.overlapMoeComm: needs a mixture of experts (model.moe)");
+    List<Layout> out = new ArrayList<>();
+    String why = null;
+    for (Layout l : withDispatcher(request)) {
+      String not = overlapUnsupported(l);
+      if (not == null) {
+        out.add(l.withOverlapMoeComm(true));
+      } else {
+        why = not;
+      }
+    }
+    checkArgument(!out.isEmpty(), "layout.overlapMoeComm: no layout consistent with the request"
+        + " runs it: %s", why);
+    return out;
+  }
+
+  /**
+   * Why Megatron-Core cannot overlap {@code l}'s expert-parallel exchange
+   * ({@code transformer_config.py} at d98e8a64), or null.
+   */
+  static String overlapUnsupported(Layout l) {
+    if (l.ep() <= 1) {
+      return "it needs layout.ep > 1";
+    }
+    if (l.pp() > 1 && l.virtualStages() == 1) {
+      return "it needs layout.virtualStages > 1 with pipeline parallelism";
+    }
+    if (l.recompute() == Recompute.FULL) {
+      return "not with full recomputation";
+    }
+    if (l.recomputes(RecomputeModule.MOE)) {
+      return "not with the moe recomputation module";
+    }
+    return null;
+  }
+
+  /** {@link #withModules} with the request's token dispatcher. */
+  private List<Layout> withDispatcher(EstimateRequest request) {
     MoeDispatcher dispatcher = request.layout().moeDispatcher();
     if (dispatcher == null) {
       return withModules(request);
@@ -1137,7 +1237,7 @@ public final class TrainingEstimator {
       checkExpertTensorParallel(p, model);
       Integer ep = p.ep();
       List<Layout> all = new ArrayList<>();
-      for (Layout l : candidates(new EstimateRequest(model, cluster, request.workload(),
+      for (Layout l : layoutsOf(new EstimateRequest(model, cluster, request.workload(),
           p.withEp(ep == null ? null : 1).withEtp(null)))) {
         int e = ep == null ? l.ep() : ep;
         if (Layout.expertGridFits(l.tp(), l.cp(), l.dp(), e, p.etp())) {
@@ -1159,7 +1259,7 @@ public final class TrainingEstimator {
       // and given the ep afterwards; an open ep is searched over the divisors of dp.
       Integer ep = p.ep();
       List<Layout> all = new ArrayList<>();
-      for (Layout l : candidates(new EstimateRequest(model, cluster.withDevices(devices / cp),
+      for (Layout l : layoutsOf(new EstimateRequest(model, cluster.withDevices(devices / cp),
           request.workload(), ep == null ? p.withoutCp() : p.withoutCp().withEp(1)))) {
         Layout withCp = l.withCp(cp, cpType);
         all.add(ep == null ? withCp : withCp.withEp(ep));

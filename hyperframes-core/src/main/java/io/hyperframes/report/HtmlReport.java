@@ -43,8 +43,8 @@ public final class HtmlReport {
                 + String.join(", ", io.hyperframes.parallel.RecomputeModule.ids(
                     l.recomputeModules())) + ")"), l.zeroStage(),
         (l.shardGroupSize() > 0 ? fmt(", shard group %d", l.shardGroupSize()) : "")
-            + (l.ep() > 1 ? fmt(", expert parallel %d (%s dispatcher)", l.ep(),
-                l.moeDispatcher().id()) : "")
+            + (l.ep() > 1 ? fmt(", expert parallel %d (%s dispatcher%s)", l.ep(),
+                l.moeDispatcher().id(), l.overlapMoeComm() ? ", overlapped" : "") : "")
             + (l.cp() > 1 ? fmt(", context parallel %d (%s)", l.cp(), l.cpCommType().id()) : ""),
         plan.candidatesEvaluated(), plan.seconds()));
     if (!plan.reasons().isEmpty()) {

@@ -106,4 +106,54 @@ class MoeDispatcherTest {
     assertTrue(dense.getMessage().contains("layout.moeDispatcher: deepep needs a mixture of"
         + " experts"), dense.getMessage());
   }
+
+  /**
+   * {@code layout.overlapMoeComm}: the combined 1F1B schedule hides the exchange behind the other
+   * micro-batch's computation in the steady state; the warm-up and cool-down chunks pay theirs.
+   */
+  @Test
+  void theOverlapHidesTheExchangeInTheSteadyState() {
+    String ep32 = ", \"ep\": 32, \"etp\": 1, \"moeDispatcher\": \"deepep\"";
+    TrainingEstimate plain = estimate(ep32);
+    TrainingEstimate overlapped = estimate(ep32 + ", \"overlapMoeComm\": true");
+    assertTrue(overlapped.layout().overlapMoeComm());
+    assertFalse(plain.layout().overlapMoeComm());
+    assertEquals(plain.time().computeSeconds(), overlapped.time().computeSeconds(), 0.0);
+    double hidden = overlapped.time().allToAllSeconds() / plain.time().allToAllSeconds();
+    // pp 8, 4 virtual stages, 128 micro-batches: 2·7 + 3·8 + 1 = 39 of the 512 chunk passes run
+    // alone, so at least 39/512 of the exchange stays.
+    assertTrue(hidden >= 39.0 / 512 - 1e-12 && hidden < 1, "overlapped / plain " + hidden);
+    assertTrue(overlapped.stepSeconds() < plain.stepSeconds());
+    assertTrue(EstimateJson.toJson(overlapped).at("/layout/overlapMoeComm").asBoolean());
+    String launch = Planner.analytical().plan(io.hyperframes.PlanRequests.parse(
+        request("", ep32 + ", \"overlapMoeComm\": true"))).emit(Target.MEGATRON);
+    assertTrue(launch.contains("--overlap-moe-expert-parallel-comm --delay-wgrad-compute"),
+        launch);
+  }
+
+  @Test
+  void overlapsMegatronCannotRunAreNamed() {
+    IllegalArgumentException noEp = assertThrows(IllegalArgumentException.class,
+        () -> estimate(", \"ep\": 1, \"etp\": 1, \"overlapMoeComm\": true"));
+    assertTrue(noEp.getMessage().startsWith("layout.overlapMoeComm: "), noEp.getMessage());
+    assertTrue(noEp.getMessage().contains("it needs layout.ep > 1"), noEp.getMessage());
+    IllegalArgumentException plainPipeline = assertThrows(IllegalArgumentException.class,
+        () -> new io.hyperframes.parallel.Layout(2, 8, 16, 1, 1, true,
+            io.hyperframes.parallel.Recompute.SELECTIVE, 1,
+            io.hyperframes.parallel.Engine.MEGATRON, 0, true, 32, 1,
+            io.hyperframes.parallel.CpCommType.P2P, 1, null, null, true));
+    assertTrue(plainPipeline.getMessage().contains("layout.virtualStages > 1"),
+        plainPipeline.getMessage());
+    IllegalArgumentException full = assertThrows(IllegalArgumentException.class,
+        () -> new io.hyperframes.parallel.Layout(2, 8, 16, 4, 1, true,
+            io.hyperframes.parallel.Recompute.FULL, 1, io.hyperframes.parallel.Engine.MEGATRON,
+            0, true, 32, 1, io.hyperframes.parallel.CpCommType.P2P, 1, null, null, true));
+    assertTrue(full.getMessage().contains("not with full recomputation"), full.getMessage());
+    IllegalArgumentException dense = assertThrows(IllegalArgumentException.class,
+        () -> HyperFrames.estimate().model("llama2-7b").accelerator("h100-sxm-80gb").devices(8)
+            .training(t -> t.precision("bf16-mixed").globalBatchSize(64).tokens(1e9))
+            .layout(l -> l.tp(1).pp(1).overlapMoeComm(true)).run());
+    assertTrue(dense.getMessage().contains("layout.overlapMoeComm: needs a mixture of experts"),
+        dense.getMessage());
+  }
 }

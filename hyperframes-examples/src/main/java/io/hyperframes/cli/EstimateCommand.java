@@ -105,6 +105,7 @@ final class EstimateCommand implements Callable<Integer> {
             + (l.ep() > 1 ? " ep=" + l.ep() : "") + (l.etp() != l.tp() ? " etp=" + l.etp() : "")
             + (l.moeDispatcher() != io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL
                 ? " moeDispatcher=" + l.moeDispatcher().id() : "")
+            + (l.overlapMoeComm() ? " overlapMoeComm=true" : "")
             + (l.cp() > 1 ? " cp=" + l.cp() + " cpCommType=" + l.cpCommType().id() : "")
             + (l.recomputeModules().isEmpty()
                 || l.recomputeModules().equals(io.hyperframes.parallel.RecomputeModule.DEFAULT)
