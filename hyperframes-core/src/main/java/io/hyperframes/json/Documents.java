@@ -518,16 +518,35 @@ public final class Documents {
     public PartialLayout resolve() {
       String r = text("layout.recompute", recompute);
       String e = text("layout.engine", engine);
+      Recompute policy = r == null ? null : Recompute.fromId("layout.recompute", r);
+      // An estimate's own layout is a valid request: it writes shardGroupSize 0 (sharded over
+      // all of dp) and recomputeModules [] under a policy other than selective.
+      boolean noModules = recomputeModules != null && recomputeModules.isEmpty()
+          && policy != null && policy != Recompute.SELECTIVE;
       return new PartialLayout(tp, pp, dp, virtualStages,
-          microBatch, sequenceParallel,
-          r == null ? null : Recompute.fromId("layout.recompute", r), zeroStage,
-          e == null ? null : Engine.fromId("layout.engine", e), shardGroupSize,
-          reshardAfterForward, ep, cp, text("layout.cpCommType", cpCommType) == null ? null
-              : io.hyperframes.parallel.CpCommType.fromId("layout.cpCommType", cpCommType),
+          microBatch, sequenceParallel, policy, zeroStage,
+          e == null ? null : Engine.fromId("layout.engine", e),
+          shardGroupSize != null && shardGroupSize == 0 ? null : shardGroupSize,
+          zeroStage != null && zeroStage != 3 && Boolean.TRUE.equals(reshardAfterForward) ? null
+              : reshardAfterForward, ep, cp, cpType(),
           etp, io.hyperframes.parallel.RecomputeModule.setOf("layout.recomputeModules",
-              recomputeModules), text("layout.moeDispatcher", moeDispatcher) == null ? null
+              noModules ? null : recomputeModules),
+          text("layout.moeDispatcher", moeDispatcher) == null ? null
               : io.hyperframes.parallel.MoeDispatcher.fromId("layout.moeDispatcher",
                   moeDispatcher), overlapMoeComm);
+    }
+
+    /**
+     * The context-parallel exchange named, or null: also null for Megatron-LM's default p2p
+     * without context parallelism (as an estimate's own layout writes it).
+     */
+    private io.hyperframes.parallel.CpCommType cpType() {
+      if (text("layout.cpCommType", cpCommType) == null) {
+        return null;
+      }
+      io.hyperframes.parallel.CpCommType t = io.hyperframes.parallel.CpCommType.fromId(
+          "layout.cpCommType", cpCommType);
+      return t == io.hyperframes.parallel.CpCommType.P2P && cp != null && cp == 1 ? null : t;
     }
   }
 

@@ -198,7 +198,7 @@ public final class Planner {
     checkArgument(!Boolean.TRUE.equals(p.overlapMoeComm())
         || m instanceof TransformerSpec tm && tm.isMoe(),
         "layout.overlapMoeComm: needs a mixture of experts (model.moe)");
-    if (p.moeDispatcher() != null) {
+    if (p.moeDispatcher() == io.hyperframes.parallel.MoeDispatcher.DEEPEP) {
       checkArgument(m instanceof TransformerSpec t && t.isMoe(), "layout.moeDispatcher: %s"
           + " needs a mixture of experts (model.moe)", p.moeDispatcher().id());
       TrainingEstimator.checkMoeDispatcher((TransformerSpec) m, p.moeDispatcher());

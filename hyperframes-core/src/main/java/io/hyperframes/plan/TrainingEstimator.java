@@ -1080,6 +1080,10 @@ public final class TrainingEstimator {
     if (p.etp() == null) {
       return;
     }
+    if (!(model instanceof TransformerSpec t && t.isMoe()) && p.etp().equals(p.tp())) {
+      // etp = tp is what every layout means without experts (an estimate's own layout says so).
+      return;
+    }
     checkArgument(model instanceof TransformerSpec m && m.isMoe(), "layout.etp: %s needs a"
         + " mixture of experts (model.moe)", p.etp());
     int expertFfn = ((TransformerSpec) model).moe().expertFfnHidden();
@@ -1132,7 +1136,9 @@ public final class TrainingEstimator {
   /** {@link #withModules} with the request's token dispatcher. */
   private List<Layout> withDispatcher(EstimateRequest request) {
     MoeDispatcher dispatcher = request.layout().moeDispatcher();
-    if (dispatcher == null) {
+    if (dispatcher == null || dispatcher == MoeDispatcher.ALL_TO_ALL
+        && !(request.model() instanceof TransformerSpec t && t.isMoe())) {
+      // (The all-to-all dispatcher, the default, is no constraint on a model without experts.)
       return withModules(request);
     }
     checkArgument(request.model() instanceof TransformerSpec t && t.isMoe(),
