@@ -75,21 +75,26 @@ public final class TrainingFindings {
     if (allToAll > COMM_SHARE_LIMIT) {
       // The expert-parallel group's ranks are etp apart (Megatron-Core's expert rank grid).
       boolean inside = l.ep() * l.etp() <= cluster.devicesPerNode();
+      String remedy = inside ? "lower ep (more experts per rank), raise the micro-batch to"
+          + " amortise the exchange, or drop tensor parallelism of the experts"
+          : "keep expert parallelism inside the NVLink domain (ep·etp ≤ "
+              + cluster.devicesPerNode() + ": layout.etp 1 puts the expert-parallel ranks"
+              + " next to each other), or lower ep"
+              + (l.moeDispatcher() == io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL
+                  ? ", or dispatch with DeepEP (layout.moeDispatcher deepep: a token crosses"
+                      + " the network once per destination node, not once per routed expert)"
+                  : "");
+      if (!l.overlapMoeComm() && l.whyNotOverlapMoeComm() == null) {
+        remedy += "; or hide it behind another micro-batch's computation"
+            + " (layout.overlapMoeComm, Megatron-Core's --overlap-moe-expert-parallel-comm)";
+      }
       out.add(new Finding("all-to-all-bound", Severity.WARNING,
           pct("the expert-parallel all-to-all is %s of the step", allToAll),
           fmt("dispatch and combine %.3g s of a %.3g s step at ep %d over %s", t.allToAllSeconds(),
               step, l.ep(), inside ? "the node's " + cluster.intraNode().id()
                   : "the nodes' " + cluster.interNode().id() + " (ep·etp = " + l.ep() * l.etp()
                       + " > " + cluster.devicesPerNode() + " devices per node)"),
-          inside ? "lower ep (more experts per rank), raise the micro-batch to amortise the"
-              + " exchange, or drop tensor parallelism of the experts"
-              : "keep expert parallelism inside the NVLink domain (ep·etp ≤ "
-                  + cluster.devicesPerNode() + ": layout.etp 1 puts the expert-parallel ranks"
-                  + " next to each other), or lower ep"
-                  + (l.moeDispatcher() == io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL
-                      ? ", or dispatch with DeepEP (layout.moeDispatcher deepep: a token crosses"
-                          + " the network once per destination node, not once per routed"
-                          + " expert)" : "")));
+          remedy));
     }
     double dataParallel = t.dataParallelCommSeconds() / step;
     GradientCompression codec = workload.gradientCompression();

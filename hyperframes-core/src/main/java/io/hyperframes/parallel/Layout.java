@@ -239,6 +239,27 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         recomputeModules, moeDispatcher, overlap);
   }
 
+  /**
+   * Why Megatron-Core could not overlap this layout's expert-parallel exchange with another
+   * micro-batch's computation ({@code --overlap-moe-expert-parallel-comm}; its checks in
+   * {@code transformer_config.py} at d98e8a64), or null when it could.
+   */
+  public String whyNotOverlapMoeComm() {
+    if (ep <= 1) {
+      return "it needs layout.ep > 1";
+    }
+    if (pp > 1 && virtualStages == 1) {
+      return "it needs layout.virtualStages > 1 with pipeline parallelism";
+    }
+    if (recompute == Recompute.FULL) {
+      return "not with full recomputation";
+    }
+    if (recomputes(RecomputeModule.MOE)) {
+      return "not with the moe recomputation module";
+    }
+    return null;
+  }
+
   /** Whether the backward reruns {@code module}'s forward (selective recomputation only). */
   public boolean recomputes(RecomputeModule module) {
     return recomputeModules.contains(module);

@@ -1118,19 +1118,7 @@ public final class TrainingEstimator {
    * ({@code transformer_config.py} at d98e8a64), or null.
    */
   static String overlapUnsupported(Layout l) {
-    if (l.ep() <= 1) {
-      return "it needs layout.ep > 1";
-    }
-    if (l.pp() > 1 && l.virtualStages() == 1) {
-      return "it needs layout.virtualStages > 1 with pipeline parallelism";
-    }
-    if (l.recompute() == Recompute.FULL) {
-      return "not with full recomputation";
-    }
-    if (l.recomputes(RecomputeModule.MOE)) {
-      return "not with the moe recomputation module";
-    }
-    return null;
+    return l.whyNotOverlapMoeComm();
   }
 
   /** {@link #withModules} with the request's token dispatcher. */

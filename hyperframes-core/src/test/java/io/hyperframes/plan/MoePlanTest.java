@@ -59,7 +59,8 @@ class MoePlanTest {
     List<Finding> findings = TrainingFindings.of(e, r.model(), r.cluster(), r.workload());
     assertTrue(findings.stream().anyMatch(f -> f.id().equals("all-to-all-bound")
         && f.remedy().contains("inside the NVLink domain")
-        && f.remedy().contains("layout.moeDispatcher deepep")), findings.toString());
+        && f.remedy().contains("layout.moeDispatcher deepep")
+        && f.remedy().contains("layout.overlapMoeComm")), findings.toString());
   }
 
   /**
