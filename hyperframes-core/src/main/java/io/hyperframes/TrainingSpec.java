@@ -77,6 +77,16 @@ public final class TrainingSpec {
     return new TrainingSpec(s.tree.with("gradientCompression.allReduce", codec.allReduce()));
   }
 
+  /**
+   * {@code moeLoadImbalance}: the routed token copies the busiest expert-parallel rank computes
+   * in a dropless mixture-of-experts layer, over the mean (1 for a balanced router, as
+   * benchmarks with forced balancing run; default
+   * {@link io.hyperframes.workload.TrainingWorkload#DEFAULT_MOE_LOAD_IMBALANCE}).
+   */
+  public TrainingSpec moeLoadImbalance(double imbalance) {
+    return new TrainingSpec(tree.with("moeLoadImbalance", imbalance));
+  }
+
   /** {@code gradientPrecision}: the format gradients are kept and reduced in ("fp32", …). */
   public TrainingSpec gradientPrecision(String format) {
     return new TrainingSpec(tree.with("gradientPrecision", format));

@@ -426,7 +426,7 @@ public final class Documents {
   /** {@code workload} of a training request. */
   public record Training(String type, String precision, Integer globalBatchSize,
       Double trainingTokens, String optimizer, String gradientPrecision, String attention,
-      String kernels, Compression gradientCompression) {
+      String kernels, Compression gradientCompression, Double moeLoadImbalance) {
 
     /**
      * The workload this document describes (batch 0 and tokens 0 when absent).
@@ -465,7 +465,9 @@ public final class Documents {
           trainingTokens == null ? 0.0 : trainingTokens,
           att == null ? null : Attention.fromId("workload.attention", att),
           kern == null ? Kernels.FUSED : Kernels.fromId("workload.kernels", kern),
-          gradientCompression == null ? null : gradientCompression.resolve());
+          gradientCompression == null ? null : gradientCompression.resolve(),
+          moeLoadImbalance == null ? TrainingWorkload.DEFAULT_MOE_LOAD_IMBALANCE
+              : Checks.finite("workload.moeLoadImbalance", moeLoadImbalance));
     }
   }
 

@@ -360,7 +360,7 @@ public final class Planner {
     return new TrainingWorkload(recipe, r.workload().optimizer(), batch,
         r.workload().trainingTokens(), r.workload().attentionOn(r.cluster().accelerator(),
             engine), r.workload().kernels(),
-        r.workload().gradientCompression());
+        r.workload().gradientCompression(), r.workload().moeLoadImbalance());
   }
 
   private static List<Integer> microBatches(PartialLayout p, ModelSpec m) {

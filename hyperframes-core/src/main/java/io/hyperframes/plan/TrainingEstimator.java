@@ -137,8 +137,36 @@ public final class TrainingEstimator {
    */
   double deviceBytes(TransformerSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout) {
-    return memory(model, cluster.accelerator(), workload, layout, modelStates(model, layout,
-        workload)).totalBytes();
+    return memory(busiestRank(model, workload, layout), cluster.accelerator(), workload, layout,
+        modelStates(model, layout, workload)).totalBytes();
+  }
+
+  /**
+   * The model as the busiest expert-parallel rank runs it. In a dropless MoE layer the ranks of
+   * an expert-parallel group compute the token copies routed to their experts, and the layer
+   * ends for all of them when the busiest has finished its experts and its share of the combine
+   * (Fedus et al. 2021, Switch Transformer §2.2: the most loaded expert bounds the layer; a
+   * dropless layer has no capacity that caps it, Gale et al. 2022, MegaBlocks §3). That rank
+   * computes, exchanges and stores {@code workload.moeLoadImbalance} times the mean routed
+   * copies: the same as a layer whose every rank is padded to that capacity factor, which is how
+   * the busiest rank's work is expressed here. The model's FLOPs, parameters and MFU stay those
+   * of the real routing. Without expert parallelism, with a capacity factor (every rank computes
+   * its padded capacity), without routing (one expert) or at imbalance 1 the model is returned
+   * unchanged.
+   */
+  static TransformerSpec busiestRank(TransformerSpec m, TrainingWorkload w, Layout l) {
+    double imbalance = w.moeLoadImbalance();
+    if (imbalance == 1.0 || !m.isMoe() || !m.moe().routed() || l.ep() <= 1
+        || m.moe().capacityFactor() > 0) {
+      return m;
+    }
+    io.hyperframes.model.MoeSpec moe = m.moe();
+    return new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(), m.kvHeads(),
+        m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(), m.headDim(),
+        new io.hyperframes.model.MoeSpec(moe.experts(), moe.topK(), moe.expertFfnHidden(),
+            moe.sharedExperts(), moe.sharedExpertFfnHidden(), moe.firstDenseLayers(),
+            moe.layerInterval(), imbalance),
+        m.mla(), m.slidingWindow(), m.mtpLayers());
   }
 
   private MemoryBreakdown memory(TransformerSpec m, Accelerator acc, TrainingWorkload workload,
@@ -206,10 +234,11 @@ public final class TrainingEstimator {
           Math.max(peak, 1.0), 0, workload.trainingTokens(), StepInterval.NONE);
     }
     int microBatches = workload.globalBatchSize() / (layout.dp() * layout.microBatch());
-    MemoryBreakdown memory = memory(m, acc, workload, layout, states);
+    TransformerSpec busiest = busiestRank(m, workload, layout);
+    MemoryBreakdown memory = memory(busiest, acc, workload, layout, states);
     reasons = withMemoryReason(reasons, memory, acc);
 
-    TimeBreakdown time = peak > 0 ? stepTime(m, cluster, workload, layout, states, peak,
+    TimeBreakdown time = peak > 0 ? stepTime(busiest, cluster, workload, layout, states, peak,
         microBatches) : new TimeBreakdown(0, 0, 0, 0, 0, 0, 0);
     double tokensPerStep = (double) workload.globalBatchSize() * m.seqLen();
     double modelFlops = m.trainingFlopsPerToken() * tokensPerStep;
@@ -618,7 +647,8 @@ public final class TrainingEstimator {
     int perNode = Math.max(1, Math.min(l.ep(), cluster.devicesPerNode() / l.etp()));
     CollectiveGroup group = new CollectiveGroup(l.ep(), perNode);
     double a2a = l.moeDispatcher() == MoeDispatcher.DEEPEP
-        ? interconnect.forwardedExchange(cluster, new ExpertExchange(tokens / sp,
+        ? interconnect.forwardedExchange(cluster, new ExpertExchange(
+            tokens / sp * moe.routedPerToken() / moe.topK(),
             m.hidden() * recipe.activationBytes(), moe.experts(), moe.topK(), group)).seconds()
         : interconnect.time(cluster, Collective.ALL_TO_ALL, bytes, group).seconds();
     return a2a;

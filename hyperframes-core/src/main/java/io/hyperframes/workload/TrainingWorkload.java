@@ -17,10 +17,34 @@ import io.hyperframes.precision.PrecisionRecipe;
  *     ({@link io.hyperframes.hardware.Accelerator#fusedAttention})
  * @param kernels how the element-wise work runs: fused (default) or one kernel per operator
  * @param gradientCompression the data-parallel gradient codec, or null for none
+ * @param moeLoadImbalance the routed token copies the busiest expert-parallel rank computes in a
+ *     dropless mixture-of-experts layer, over the mean (≥ 1; 1 for a balanced router, as
+ *     Megatron-Core's {@code --moe-router-force-load-balancing} benchmarks run): see
+ *     {@link #DEFAULT_MOE_LOAD_IMBALANCE}. It has no effect on a dense model, without expert
+ *     parallelism (every rank then computes every expert over its own tokens) or with a capacity
+ *     factor (every rank computes its padded capacity)
  */
 public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
     double trainingTokens, Attention attention, Kernels kernels,
-    GradientCompression gradientCompression) {
+    GradientCompression gradientCompression, double moeLoadImbalance) {
+
+  /**
+   * The load imbalance a request that names none trains with: 1, balanced routing, as every
+   * published Megatron-Core MoE benchmark recorded in docs/validation/moe-cases.json with its
+   * routing stated runs it ({@code --moe-router-force-load-balancing}), and as the estimate
+   * assumed before this input existed. It is not a measurement of a trained router: no
+   * published per-rank load measurement has been verified yet (docs/model-reference.md,
+   * "Dropless load imbalance"), so a user who knows the run's imbalance gives it
+   */
+  public static final double DEFAULT_MOE_LOAD_IMBALANCE = 1.0;
+
+  /** A job with the default load imbalance ({@link #DEFAULT_MOE_LOAD_IMBALANCE}). */
+  public TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
+      double trainingTokens, Attention attention, Kernels kernels,
+      GradientCompression gradientCompression) {
+    this(precision, optimizer, globalBatchSize, trainingTokens, attention, kernels,
+        gradientCompression, DEFAULT_MOE_LOAD_IMBALANCE);
+  }
 
   /** A job with fused element-wise kernels. */
   public TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,
@@ -37,7 +61,13 @@ public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, i
   /** The same job with another gradient codec (null for none). */
   public TrainingWorkload withGradientCompression(GradientCompression codec) {
     return new TrainingWorkload(precision, optimizer, globalBatchSize, trainingTokens, attention,
-        kernels, codec);
+        kernels, codec, moeLoadImbalance);
+  }
+
+  /** The same job with another mixture-of-experts load imbalance. */
+  public TrainingWorkload withMoeLoadImbalance(double imbalance) {
+    return new TrainingWorkload(precision, optimizer, globalBatchSize, trainingTokens, attention,
+        kernels, gradientCompression, imbalance);
   }
 
   /** A job with the accelerator's default attention kernel. */
@@ -76,11 +106,15 @@ public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, i
         globalBatchSize);
     Checks.nonNegative("workload.trainingTokens", trainingTokens);
     checkArgument(kernels != null, "workload.kernels: must be given");
+    Checks.finite("workload.moeLoadImbalance", moeLoadImbalance);
+    checkArgument(moeLoadImbalance >= 1 && moeLoadImbalance <= 64,
+        "workload.moeLoadImbalance: must be in [1, 64] (the busiest rank's routed tokens over the"
+            + " mean), got %s", moeLoadImbalance);
   }
 
   /** The same job with another global batch size. */
   public TrainingWorkload withGlobalBatchSize(int sequences) {
     return new TrainingWorkload(precision, optimizer, sequences, trainingTokens, attention,
-        kernels, gradientCompression);
+        kernels, gradientCompression, moeLoadImbalance);
   }
 }
