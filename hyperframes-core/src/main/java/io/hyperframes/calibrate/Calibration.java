@@ -86,6 +86,11 @@ public final class Calibration {
      * memory; bounds [0, 1].
      */
     KV_PER_HEAD_REREAD("kvPerHeadRereadFraction", 0.0, 1.0),
+    /**
+     * Training: fraction of the sustained memory bandwidth at which a layer's element-wise
+     * kernels stream, per generation and format; bounds [0.1, 1].
+     */
+    ELEMENTWISE_BANDWIDTH("elementwiseBandwidthFraction", 0.1, 1.0),
     /** Sustained fraction of a fabric's bandwidth; bounds [0.2, 1]. */
     FABRIC_EFFICIENCY("efficiency", 0.2, 1.0),
     /**
@@ -180,7 +185,8 @@ public final class Calibration {
             k.servingLayerOverheadSeconds() * 1e6, k.kvBandwidthFraction(),
             k.servingRequestSeconds() * 1e6, k.optimizerBandwidthFraction(),
             k.kvPerHeadBandwidthFraction(), k.kvPerHeadRereadFraction(),
-            k.servingFirstTokenLayerSeconds() * 1e6, provenance, fittedOn.apply(t)));
+            k.servingFirstTokenLayerSeconds() * 1e6, k.elementwiseBandwidthFraction(), provenance,
+            fittedOn.apply(t)));
       }
       List<CatalogFile.FabricEntry> fabrics = new ArrayList<>();
       for (String t : fabricTargets) {
@@ -496,6 +502,9 @@ public final class Calibration {
     // context kernel and the request path cannot be told apart there; docs/validation.md).
     final int gemmsBit = 1;
     final int attentionBit = 2;
+    // Element-wise kernels are fitted in the format they run in (PrecisionRecipe#elementwiseFormat,
+    // the activations' family): training cases only.
+    final int elementwiseBit = 4;
     Map<String, Integer> kernelTargets = new LinkedHashMap<>();
     Set<String> fabricTargets = new LinkedHashSet<>();
     Set<String> acceleratorTargets = new LinkedHashSet<>();
@@ -513,6 +522,7 @@ public final class Calibration {
       Accelerator a;
       NumberFormat compute;
       NumberFormat attention = null;
+      NumberFormat elementwise = null;
       String scope = null;
       if (c.workloadType().equals("inference")) {
         InferenceRequest r = Serving.fromJson(c.request(), catalog);
@@ -527,6 +537,7 @@ public final class Calibration {
         if (r.workload().attentionOn(a, engine) == Attention.FLASH) {
           attention = r.workload().precision().attentionFormat(a::supports);
         }
+        elementwise = r.workload().precision().elementwiseFormat(a::supports);
         String key = Catalog.scopedKey(a.generation(), engine);
         scope = scoped.containsKey(key) ? key : null;
       }
@@ -537,6 +548,10 @@ public final class Calibration {
       kernelTargets.merge(prefix + family(compute).get(0).id(), gemmsBit, (x, y) -> x | y);
       if (attention != null) {
         kernelTargets.merge(prefix + family(attention).get(0).id(), attentionBit,
+            (x, y) -> x | y);
+      }
+      if (elementwise != null) {
+        kernelTargets.merge(prefix + family(elementwise).get(0).id(), elementwiseBit,
             (x, y) -> x | y);
       }
     }
@@ -566,6 +581,9 @@ public final class Calibration {
             Math.max(k.servingFirstTokenLayerSeconds() * 1e6, 20.0));
         starts.put(Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1));
         starts.put(Constant.LAYER_OVERHEAD, Math.max(k.layerOverheadSeconds() * 1e6, 50.0));
+      }
+      if ((t.getValue() & elementwiseBit) != 0) {
+        starts.put(Constant.ELEMENTWISE_BANDWIDTH, Math.min(k.elementwiseBandwidthFraction(), 0.9));
       }
       Set<Constant> wanted = scoped.getOrDefault(generation, constants);
       starts.forEach((constant, start) -> {
@@ -605,6 +623,7 @@ public final class Calibration {
       case SERVING_FIRST_TOKEN_LAYER -> k.withServingFirstTokenLayer(v * 1e-6);
       case OVERLAP_COST -> k.withOverlapCost(v);
       case LAYER_OVERHEAD -> k.withLayerOverhead(v * 1e-6);
+      case ELEMENTWISE_BANDWIDTH -> k.withElementwiseBandwidthFraction(v);
       case FABRIC_EFFICIENCY, MEMORY_EFFICIENCY ->
           throw new AssertionError("not a kernel constant");
     };

@@ -454,6 +454,9 @@ public final class Catalog {
           e.servingFirstTokenLayerOverheadUs() == null ? 0.0
               : Checks.nonNegative(p + ".servingFirstTokenLayerOverheadUs",
                   e.servingFirstTokenLayerOverheadUs()) * 1e-6,
+          e.elementwiseBandwidthFraction() == null ? 1.0
+              : Checks.fraction(p + ".elementwiseBandwidthFraction",
+                  e.elementwiseBandwidthFraction()),
           text(p + ".source", e.source()));
       checkArgument(e.formats() != null && !e.formats().isEmpty(),
           "%s.formats: must be a non-empty array of number formats", p);

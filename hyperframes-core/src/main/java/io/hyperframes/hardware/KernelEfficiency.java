@@ -50,19 +50,24 @@ import static com.google.common.base.Preconditions.checkArgument;
  * @param servingFirstTokenLayerSeconds fixed seconds per layer of a request's first-token pass
  *     beyond its prefill kernels (launches and synchronisation of the context phase), ≥ 0; part
  *     of the time to first token with {@code servingRequestSeconds}
+ * @param elementwiseBandwidthFraction fraction of the sustained memory bandwidth at which a
+ *     training layer's element-wise kernels stream their bytes (norms, residual adds, the MLP
+ *     activation, the unfused attention core's passes), in (0, 1]: 1 when not fitted; less
+ *     where the engine runs per-token work the estimator does not itemise (see
+ *     docs/model-reference.md, "Element-wise bandwidth")
  * @param source where the constants come from: the cases they were fitted on, or the datasheet
  */
 public record KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
     double layerOverheadSeconds, double overlapCost, double servingLayerOverheadSeconds,
     double kvBandwidthFraction, double servingRequestSeconds, double optimizerBandwidthFraction,
     double kvPerHeadBandwidthFraction, double kvPerHeadRereadFraction,
-    double servingFirstTokenLayerSeconds, String source) {
+    double servingFirstTokenLayerSeconds, double elementwiseBandwidthFraction, String source) {
 
   /** Training constants only; serving uses no overhead and the full bandwidth. */
   public KernelEfficiency(double matmul, double halfDim, double halfRows, double attention,
       double layerOverheadSeconds, double overlapCost, String source) {
     this(matmul, halfDim, halfRows, attention, layerOverheadSeconds, overlapCost, 0.0, 1.0, 0.0,
-        1.0, 0.0, 1.0, 0.0, source);
+        1.0, 0.0, 1.0, 0.0, 1.0, source);
   }
 
 
@@ -85,6 +90,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     Checks.share("kernel.kvPerHeadBandwidthFraction", kvPerHeadBandwidthFraction);
     Checks.share("kernel.kvPerHeadRereadFraction", kvPerHeadRereadFraction);
     Checks.nonNegative("kernel.servingFirstTokenLayerSeconds", servingFirstTokenLayerSeconds);
+    Checks.fraction("kernel.elementwiseBandwidthFraction", elementwiseBandwidthFraction);
     source = source == null ? "" : source;
   }
 
@@ -93,7 +99,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(value, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, source);
+        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another weight half dimension. */
@@ -101,7 +107,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, value, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, source);
+        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another fused-attention efficiency. */
@@ -109,7 +115,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, halfDim, halfRows, value, layerOverheadSeconds, overlapCost,
         servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, source);
+        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another per-layer overhead, seconds. */
@@ -117,7 +123,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, seconds, overlapCost,
         servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, source);
+        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another overlap cost. */
@@ -125,7 +131,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds, value,
         servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, source);
+        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another serving per-layer overhead, seconds. */
@@ -133,7 +139,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, seconds, kvBandwidthFraction, servingRequestSeconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, source);
+        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another KV-cache bandwidth fraction. */
@@ -141,7 +147,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, value, servingRequestSeconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, source);
+        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another per-request serving overhead, seconds. */
@@ -149,14 +155,15 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, seconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, source);
+        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another optimizer bandwidth fraction. */
   public KernelEfficiency withOptimizerBandwidthFraction(double value) {
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds, value,
-        kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, servingFirstTokenLayerSeconds, source);
+        kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, servingFirstTokenLayerSeconds,
+        elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another bandwidth fraction of the per-head decode-attention kernel (0: as the grouped kernel). */
@@ -164,7 +171,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
         optimizerBandwidthFraction, value, kvPerHeadRereadFraction, servingFirstTokenLayerSeconds,
-        source);
+        elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another share of the per-head kernel's repeated KV reads that reach device memory. */
@@ -172,7 +179,7 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, value,
-        servingFirstTokenLayerSeconds, source);
+        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
   }
 
   /** These constants with another per-layer first-token overhead, seconds. */
@@ -180,7 +187,15 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
         overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
         optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, seconds,
-        source);
+        elementwiseBandwidthFraction, source);
+  }
+
+  /** These constants with another element-wise bandwidth fraction. */
+  public KernelEfficiency withElementwiseBandwidthFraction(double value) {
+    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+        servingFirstTokenLayerSeconds, value, source);
   }
 
   /** The bandwidth fraction of the decode-attention kernel that reads per query head. */

@@ -136,8 +136,8 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
       Double layerOverheadUs, Double overlapCost, Double servingLayerOverheadUs,
       Double kvBandwidthFraction, Double servingRequestOverheadUs,
       Double optimizerBandwidthFraction, Double kvPerHeadBandwidthFraction,
-      Double kvPerHeadRereadFraction, Double servingFirstTokenLayerOverheadUs, String source,
-      Map<String, List<String>> fittedOn) {
+      Double kvPerHeadRereadFraction, Double servingFirstTokenLayerOverheadUs,
+      Double elementwiseBandwidthFraction, String source, Map<String, List<String>> fittedOn) {
 
     /** A kernel entry without provenance of fitted fields. */
     public KernelEntry(String generation, String engine, List<String> formats,
@@ -151,7 +151,7 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
           attentionEfficiency, layerOverheadUs, overlapCost, servingLayerOverheadUs,
           kvBandwidthFraction, servingRequestOverheadUs, optimizerBandwidthFraction,
           kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, servingFirstTokenLayerOverheadUs,
-          source, null);
+          null, source, null);
     }
   }
 

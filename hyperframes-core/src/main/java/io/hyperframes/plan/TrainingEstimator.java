@@ -15,6 +15,7 @@ import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
 import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
+import io.hyperframes.model.MoeSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.CpCommType;
 import io.hyperframes.parallel.MoeDispatcher;
@@ -284,13 +285,15 @@ public final class TrainingEstimator {
       NumberFormat c = recipe.compute();
       KernelEfficiency kernel = acc.kernel(c);
       double bandwidth = memoryModel.streamingBytesPerSecond(acc);
+      double ewBandwidth = bandwidth
+          * acc.kernel(recipe.elementwiseFormat(acc::supports)).elementwiseBandwidthFraction();
       double forward = 0;
       double backward = 0;
       List<Integer> widths = d.widths();
       for (int i = 1; i < widths.size(); i++) {
         double in = widths.get(i - 1);
         double out = widths.get(i);
-        double elementwise = e * b * out / bandwidth;
+        double elementwise = e * b * out / ewBandwidth;
         forward += memoryModel.matmulSeconds(acc, b, out, in, 1, e, c, peak) + 2 * elementwise
             + kernel.layerOverheadSeconds() / 3;
         // The first layer's input is data: no gradient is asked of it, so its dX product is
@@ -380,11 +383,17 @@ public final class TrainingEstimator {
     double residuals = 2 * (3 * e + (dropout ? 1 : 0)) * tokens * h;
     double activation = (m.gatedMlp() ? 3 : 2) * e * tokens * m.activeFfnHidden() / tp;
     double core = (dropout ? 4 * e + 1 : 2 * e) * m.heads() * sq * s * b / tp;
-    double tElementwise = ((norms + residuals) / sp + activation) / bandwidth;
+    // Element-wise kernels stream at their format's fitted fraction of the sustained bandwidth
+    // (KernelEfficiency#elementwiseBandwidthFraction; docs/model-reference.md, "Element-wise
+    // bandwidth"): the activation format's kernels, BF16 in an FP8 recipe. The optimizer step
+    // has its own fraction.
+    double ewBandwidth = bandwidth
+        * acc.kernel(recipe.elementwiseFormat(acc::supports)).elementwiseBandwidthFraction();
+    double tElementwise = ((norms + residuals) / sp + activation) / ewBandwidth;
     if (w.kernels() == Kernels.EAGER) {
-      tElementwise += eagerExtraBytes(m, l, e, tokens, dropout) / bandwidth;
+      tElementwise += eagerExtraBytes(m, l, e, tokens, dropout) / ewBandwidth;
     }
-    double tCore = core / bandwidth;
+    double tCore = core / ewBandwidth;
 
     double forward = tDense + tAttn + tElementwise + tCore;
     // The attention a context-parallel exchange can hide behind: forward, and backward (the two
@@ -393,7 +402,7 @@ public final class TrainingEstimator {
     double attnBackward = 2 * attnForward;
     // Selective recomputation reruns the forward of the modules it names (Megatron-Core
     // --recompute-modules; core_attn, its default, is the attention core).
-    double modules = moduleRecomputeSeconds(m, acc, l, tokens, e, c, peak, bandwidth,
+    double modules = moduleRecomputeSeconds(m, acc, l, tokens, e, c, peak, ewBandwidth,
         norms / sp);
     double recompute = switch (l.recompute()) {
       case FULL -> forward;
@@ -424,6 +433,20 @@ public final class TrainingEstimator {
       layerTraining = 3 * (tDense + tElementwise) + 3.5 * tFlash;
       recompute = l.recompute() == Recompute.FULL ? forward : modules;
     }
+    // FP8 linear layers: every input is cast to FP8 in the forward pass and every output
+    // gradient in the backward, each read once in the activation format and written twice in
+    // FP8 (row-wise and the transposed copy Hopper's TN-only FP8 GEMMs need for the other
+    // product: Transformer Engine, "Performance considerations", handling transposes).
+    if (c.isFp8()) {
+      double[] cast = fp8CastBytesPerToken(m, l, e);
+      double tCastForward = cast[0] * tokens / ewBandwidth;
+      double tCastBackward = cast[1] * tokens / ewBandwidth;
+      forward += tCastForward;
+      layerTraining += tCastForward + tCastBackward;
+      if (l.recompute() == Recompute.FULL) {
+        recompute += tCastForward;
+      }
+    }
 
     // Tensor-parallel collectives, on the critical path.
     double tTp = 0.0;
@@ -438,7 +461,7 @@ public final class TrainingEstimator {
     // Logits and loss on the last stage: three matmul passes plus the cross-entropy softmax.
     double logitBytes = tokens * m.vocab() / tp * (e + 16.0);
     double tLogits = 3 * memoryModel.matmulSeconds(acc, tokens, m.vocab() / tp, h, 1, e, c, peak)
-        + logitBytes / bandwidth;
+        + logitBytes / ewBandwidth;
 
     int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
     double mbCompute = layersPerStage * (layerTraining + kernel.layerOverheadSeconds())
@@ -810,6 +833,38 @@ public final class TrainingEstimator {
     double h = m.hidden();
     return memoryModel.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f, h, 1, e, c, peak)
         + memoryModel.matmulSeconds(acc, rows, h, f, 1, e, c, peak);
+  }
+
+  /**
+   * Bytes per token of one layer's FP8 casts on this rank, forward and backward: each linear
+   * layer's input (forward) and output gradient (backward) read once at {@code e} bytes and
+   * written twice at 1 byte (the FP8 tensor and its transpose; Transformer Engine,
+   * "Performance considerations", handling transposes, and {@code CanonicalizeGemmInput} in
+   * {@code transformer_engine/common/gemm/cublaslt_gemm.cu}: Hopper runs only TN FP8 GEMMs).
+   * The linear layers: QKV and the MLP's up projections take the hidden state, the output
+   * projection the attention values and the MLP's down projections the inner activation; a
+   * token runs through {@code u} MLPs per layer (1 in a dense layer, its routed copies and the
+   * shared experts in an MoE layer, averaged over the layers). Widths a tensor-parallel rank
+   * holds whole without sequence parallelism (the hidden-wide ones) are divided by the
+   * sequence-parallel degree, the sharded ones by tp. The weights' casts (once per step) are
+   * not counted.
+   *
+   * @return {forward bytes, backward bytes} per token
+   */
+  static double[] fp8CastBytesPerToken(TransformerSpec m, Layout l, double e) {
+    double tp = l.tp();
+    double sp = l.sequenceParallel() ? tp : 1.0;
+    double h = m.hidden();
+    MoeSpec moe = m.moe();
+    double u = moe == null ? 1.0
+        : (m.denseLayers() + m.moeLayers() * (moe.routedPerToken() + moe.sharedExperts()))
+            / m.layers();
+    double inner = m.activeFfnHidden();
+    double perElement = e + 2.0;
+    double forward = (h * (1 + u) / sp + (m.valueDim() + inner) / tp) * perElement;
+    double backward = ((h * (1 + u)) / sp
+        + (m.qkvWidth() + (m.gatedMlp() ? 2 : 1) * inner) / tp) * perElement;
+    return new double[] {forward, backward};
   }
 
   /**

@@ -73,6 +73,20 @@ public record PrecisionRecipe(
     return compute.isFp8() && supported.test(activations) ? activations : compute;
   }
 
+  /**
+   * The format the element-wise kernels (norms, residual adds, activation functions) run in: the
+   * activation format where the device has it, else the compute format. An FP8 recipe's
+   * element-wise work is on its BF16 activations (Transformer Engine casts to FP8 only at a linear
+   * layer's input).
+   *
+   * @param supported whether the device computes in a format
+   * @throws IllegalArgumentException if {@code supported} is missing
+   */
+  public NumberFormat elementwiseFormat(java.util.function.Predicate<NumberFormat> supported) {
+    checkArgument(supported != null, "supported: must be given");
+    return supported.test(activations) ? activations : compute;
+  }
+
   /** Bytes per element of stored activations. */
   public double activationBytes() {
     return activations.bytes();

@@ -42,8 +42,8 @@ final class CalibrateCommand implements Callable<Integer> {
   Path out;
 
   @Option(names = "--fit", split = ",", paramLabel = "CONSTANT",
-      description = "Constants to fit: matmul, attention, halfdim, overhead, overlap,"
-          + " serving-overhead, request-overhead, first-token-overhead, kv-bandwidth, kv-per-head,"
+      description = "Constants to fit: matmul, attention, halfdim, overhead, elementwise,"
+          + " overlap, serving-overhead, request-overhead, first-token-overhead, kv-bandwidth, kv-per-head,"
           + " kv-reread, fabric, memory (default: matmul, attention, overhead, fabric).")
   List<String> fit;
 
@@ -80,6 +80,7 @@ final class CalibrateCommand implements Callable<Integer> {
         case "matmul" -> Constant.MATMUL_EFFICIENCY;
         case "attention" -> Constant.ATTENTION_EFFICIENCY;
         case "overhead" -> Constant.LAYER_OVERHEAD;
+        case "elementwise" -> Constant.ELEMENTWISE_BANDWIDTH;
         case "halfdim" -> Constant.MATMUL_HALF_DIM;
         case "overlap" -> Constant.OVERLAP_COST;
         case "serving-overhead" -> Constant.SERVING_OVERHEAD;
@@ -91,8 +92,8 @@ final class CalibrateCommand implements Callable<Integer> {
         case "fabric" -> Constant.FABRIC_EFFICIENCY;
         case "memory" -> Constant.MEMORY_EFFICIENCY;
         default -> throw new IllegalArgumentException("--fit: unknown constant '" + f
-            + "' (known: matmul, attention, halfdim, overhead, overlap, serving-overhead,"
-            + " request-overhead, first-token-overhead, kv-bandwidth, kv-per-head, kv-reread,"
+            + "' (known: matmul, attention, halfdim, overhead, elementwise, overlap,"
+            + " serving-overhead, request-overhead, first-token-overhead, kv-bandwidth, kv-per-head, kv-reread,"
             + " fabric, memory)");
       });
     }

@@ -67,9 +67,9 @@ final class ValidateCommand implements Callable<Integer> {
   }
 
   @Option(names = "--refit", split = ",", paramLabel = "CONSTANT",
-      defaultValue = "halfdim,attention",
+      defaultValue = "halfdim,elementwise",
       description = "Constants refitted by --leave-one-source-out (as calibrate --fit;"
-          + " default halfdim,attention, the constants the shipped catalog fits).")
+          + " default halfdim,elementwise, the constants the shipped catalog fits).")
   java.util.List<String> refit;
 
   @Option(names = "--scope", paramLabel = "GENERATION@ENGINE=CONSTANT[,CONSTANT...]",

@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Megatron-Core mixture-of-experts runs with context parallelism: docs/validation.md prints
- * what {@code validate} says of their step times. The row without context parallelism is within
- * ±15 % (issue 32's bound); the rows with it are not met, and the estimate is too slow on each
+ * what {@code validate} says of their step times. The four long-context rows (16K-128K tokens)
+ * are within ±15 % (issue 32's bound) since the Hopper fused attention runs at its kernel's
+ * measured efficiency (2026-12-04; they were 10-66 % too slow before), each slightly too fast
  * (the sign is asserted, so that a change that turns it is seen). Of the 4096-token runs the one
  * on the all-to-all dispatcher, the cross-node DeepEP one with and without the EP A2A overlap and
  * the Megatron-FSDP one are within ±15 %.
@@ -27,11 +28,7 @@ class MoeCasesCliTest {
       double error = row.getValue();
       if (id.matches("mcoremoe-qwen3-235b-256h100-\\d+k-cp\\d")) {
         longContext++;
-        if (id.endsWith("-cp1")) {
-          assertTrue(Math.abs(error) <= 15.0, id + ": " + error + " %");
-        } else {
-          assertTrue(error > 0 && error < 80.0, id + ": " + error + " %");
-        }
+        assertTrue(error < 0 && error > -15.0, id + ": " + error + " %");
       }
     }
     assertEquals(4, longContext, out);

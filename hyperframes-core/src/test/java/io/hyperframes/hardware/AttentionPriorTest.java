@@ -1,0 +1,73 @@
+package io.hyperframes.hardware;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hyperframes.json.Json;
+import io.hyperframes.precision.NumberFormat;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Hopper BF16 fused-attention efficiency is the cuDNN kernel's measured throughput, not a
+ * fit: 3.5 / (1/forward + 2.5/backward) at 16 384 tokens over the BF16 peak, from the figures in
+ * docs/validation/attention-kernels.json, and no training case is named as its fitting source.
+ */
+class AttentionPriorTest {
+
+  private static JsonNode series(JsonNode file, String id) {
+    for (JsonNode s : file.get("series")) {
+      if (s.get("id").asText().equals(id)) {
+        return s;
+      }
+    }
+    throw new AssertionError("no series " + id);
+  }
+
+  private static double at(JsonNode series, int seqLen) {
+    JsonNode lengths = series.get("seqLen");
+    for (int i = 0; i < lengths.size(); i++) {
+      if (lengths.get(i).asInt() == seqLen) {
+        return series.get("tflops").get(i).asDouble();
+      }
+    }
+    throw new AssertionError("no " + seqLen + " in " + series.get("id"));
+  }
+
+  @Test
+  void theCatalogConstantIsTheKernelsMeasuredThroughput() throws IOException {
+    JsonNode file = Json.parseObject("attention-kernels", Files.readString(
+        Path.of("..", "docs", "validation", "attention-kernels.json"), StandardCharsets.UTF_8));
+    JsonNode forward = series(file, "fa3paper-cudnn-forward-causal-hd128");
+    JsonNode backward = series(file, "fa3paper-cudnn-backward-hd128");
+    assertEquals("prior", forward.get("role").asText());
+    assertEquals("prior", backward.get("role").asText());
+    double step = 3.5 / (1 / at(forward, 16384) + 2.5 / at(backward, 16384));
+    Catalog c = Catalog.builtIn();
+    double peakTflops = c.accelerators().get("h100-sxm-80gb").peakFlops(NumberFormat.BF16) / 1e12;
+    assertEquals(file.get("peakTflops").asDouble(), peakTflops, 1e-9);
+    KernelEfficiency hopper = c.kernels().get("hopper").get(NumberFormat.BF16);
+    assertEquals(step / peakTflops, hopper.attention(), 5e-4);
+    assertTrue(hopper.source().contains("attention-kernels.json"), hopper.source());
+  }
+
+  @Test
+  void noTrainingRunIsNamedAsTheAttentionConstantsFittingSource() throws IOException {
+    try (var in = getClass().getResourceAsStream("/io/hyperframes/catalog/hardware.json")) {
+      JsonNode hw = Json.parseObject("hardware.json",
+          new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      for (JsonNode k : hw.get("kernels")) {
+        if (k.get("generation").asText().equals("hopper") && !k.has("engine")
+            && k.get("formats").toString().contains("bf16")) {
+          assertFalse(k.get("fittedOn").has("attentionEfficiency"), k.toString());
+          assertTrue(k.get("fittedOn").has("elementwiseBandwidthFraction"), k.toString());
+        }
+      }
+    }
+  }
+}
