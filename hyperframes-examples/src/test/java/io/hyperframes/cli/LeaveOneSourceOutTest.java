@@ -71,4 +71,35 @@ class LeaveOneSourceOutTest {
     assertEquals(String.join(", ", held), out.group(1));
     assertTrue(Double.parseDouble(out.group(2)) <= 8.0, "the held-out mean: " + out.group(2));
   }
+
+  /**
+   * Over every recorded training run (the pool above plus the context-parallel, MoE and pipeline
+   * files), docs/validation.md prints the command's lines, and the truly held-out sources are
+   * BLOOM and MT-NLG, whose mean is above the issue's 8 % (recorded, not met).
+   */
+  @Test
+  void overEverythingRecordedTheReportPrintsTheCommandsOutput() throws IOException {
+    ObjectNode all = Json.mapper().createObjectNode();
+    ArrayNode cases = all.putArray("cases");
+    List<Path> files = new ArrayList<>(List.of(Path.of("..", "hyperframes-core", "src", "test",
+        "resources", "validation", "published-runs.json")));
+    for (String f : List.of("training", "comm-bound", "context-parallel", "moe", "pipeline")) {
+      files.add(Path.of("..", "docs", "validation", f + "-cases.json"));
+    }
+    for (Path p : files) {
+      cases.addAll((ArrayNode) Json.parseObject("cases", Files.readString(p,
+          StandardCharsets.UTF_8)).get("cases"));
+    }
+    Path file = Files.writeString(dir.resolve("every.json"), all.toString());
+    CliTest.Result r = CliTest.run("validate", "--leave-one-source-out", "--cases",
+        file.toString());
+    assertEquals(0, r.status(), r.err());
+    CliTest.assertPrints(Path.of("..", "docs", "validation.md"), r.out());
+    Matcher out = Pattern.compile("Out of sample \\(sources no shipped constant or modelling"
+        + " decision was fitted on: ([^)]*)\\): mean \\|error\\| ([0-9.]+) %").matcher(r.out());
+    assertTrue(out.find(), r.out());
+    assertEquals("bloom, mtnlg2022", out.group(1));
+    double mean = Double.parseDouble(out.group(2));
+    assertTrue(mean > 8.0 && mean < 15.0, "the held-out mean: " + mean);
+  }
 }
