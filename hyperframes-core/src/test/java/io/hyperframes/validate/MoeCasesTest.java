@@ -59,6 +59,12 @@ class MoeCasesTest {
     int shortRows = 0;
     for (JsonNode c : cases) {
       String id = c.get("id").asText();
+      if (id.startsWith("mbridge2604-")) {
+        // Megatron-Bridge's archive prints tokens/s per GPU, compared as printed.
+        assertTrue(c.at("/expected/tokensPerSecondPerDevice").asDouble() > 0, id);
+        assertTrue(c.get("source").asText().contains("performance-summary-archive.md"), id);
+        continue;
+      }
       // The zoo's configuration: experts not split by tensor parallelism.
       assertEquals(1, c.at("/request/layout/etp").asInt(), id);
       if (id.startsWith("dgxc2505-")) {
