@@ -300,6 +300,12 @@ public final class Planner {
                     } else {
                       TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
                       acc.offer(candidate(r, e, w, usable), order);
+                      Layout deepEp = deepEpAlternative(p, m, cluster, l, e);
+                      if (deepEp != null) {
+                        acc.offer(candidate(r, estimator.evaluate(m, cluster, w, deepEp), w,
+                            usable), order);
+                        acc.evaluated++;
+                      }
                     }
                     if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
                       throw new CancellationException("plan search cancelled");
@@ -417,6 +423,33 @@ public final class Planner {
    * The layout {@code engine} and the request's sharding fields make of these choices; null when
    * the engine cannot run it ({@link Engine#unsupported}) or a shard group does not divide dp.
    */
+  /**
+   * Share of the step above which an expert-parallel exchange across nodes is worth trying on
+   * DeepEP too (a search bound, not a model constant: below it the dispatcher cannot change the
+   * step by more than this share).
+   */
+  static final double DEEPEP_TRY_SHARE = 0.05;
+
+  /**
+   * The same layout on DeepEP, where the request leaves the dispatcher open and the layout's
+   * expert-parallel group crosses nodes with an exchange worth over {@link #DEEPEP_TRY_SHARE}
+   * of the step: DeepEP sends a token across the network once per destination node, not once
+   * per routed expert (docs/model-reference.md, "Token dispatch"), so that is where the two
+   * dispatchers differ; inside a node they move the same bytes. Null otherwise, and for routing
+   * with a capacity factor, which DeepEP does not pad to.
+   */
+  static Layout deepEpAlternative(PartialLayout p, ModelSpec m, Cluster cluster, Layout l,
+      TrainingEstimate e) {
+    if (p.moeDispatcher() != null || !(m instanceof TransformerSpec t) || !t.isMoe()
+        || !t.moe().routed() || t.moe().capacityFactor() > 0
+        || l.moeDispatcher() != MoeDispatcher.ALL_TO_ALL
+        || l.ep() * l.etp() <= cluster.devicesPerNode()
+        || !(e.time().allToAllSeconds() > DEEPEP_TRY_SHARE * e.stepSeconds())) {
+      return null;
+    }
+    return l.withMoeDispatcher(MoeDispatcher.DEEPEP);
+  }
+
   private static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
       int mb, boolean sp, Recompute rc, int zero, int ep, int cp) {
     return layout(p, engine, tp, pp, dp, v, mb, sp, rc, zero, ep, cp,

@@ -76,8 +76,11 @@ class MoeDispatcherTest {
         .emit(Target.MEGATRON);
     assertTrue(launch.contains("--moe-token-dispatcher-type flex"), launch);
     assertTrue(launch.contains("--moe-flex-dispatcher-backend deepep"), launch);
+    // A plan whose dispatcher is left open may take DeepEP across nodes
+    // (Planner#deepEpAlternative); the all-to-all one is asked for by name.
     String plain = Planner.analytical().plan(io.hyperframes.PlanRequests.parse(
-        request("", ", \"ep\": 32, \"etp\": 1"))).emit(Target.MEGATRON);
+        request("", ", \"ep\": 32, \"etp\": 1, \"moeDispatcher\": \"alltoall\"")))
+        .emit(Target.MEGATRON);
     assertTrue(plain.contains("--moe-token-dispatcher-type alltoall"), plain);
     assertFalse(plain.contains("--moe-flex-dispatcher-backend"), plain);
   }

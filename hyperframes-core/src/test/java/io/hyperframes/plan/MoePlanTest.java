@@ -83,14 +83,36 @@ class MoePlanTest {
     assertTrue(guide.contains(quoted), "docs/planning.md does not quote: " + quoted);
     assertTrue(guide.contains(String.format(Locale.ROOT, "%.2f M GPU-hours",
         e.gpuHours() / 1e6)), "GPU-hours " + e.gpuHours());
+    // The request leaves the dispatcher open: across nodes the planner tried DeepEP too.
+    assertTrue(guide.contains("dispatcher " + e.layout().moeDispatcher().id()),
+        e.layout().toString());
   }
 
   @Test
-  void qwen3MoeIsPlannedWithExpertParallelismInsideTheNode() throws IOException {
+  void aFixedDispatcherIsKept() {
+    Plan p = HyperFrames.plan().model("qwen3-235b-a22b").accelerator("h100-sxm-80gb")
+        .devices(64, 512).training(t -> t.precision("bf16-mixed").tokens(1e12))
+        .layout(l -> l.moeDispatcher("alltoall")).run();
+    for (var c : p.alternatives()) {
+      assertEquals(io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL,
+          c.estimate().layout().moeDispatcher());
+    }
+  }
+
+  /**
+   * Qwen3-235B-A22B on 64-512 H100: expert parallelism, and where its group crosses nodes, the
+   * dispatcher the planner tried there too (DeepEP, which sends a token across the network once
+   * per destination node; Planner#deepEpAlternative).
+   */
+  @Test
+  void qwen3MoeIsPlannedWithExpertParallelismAndDeepEpAcrossNodes() throws IOException {
     Plan p = feasiblePlan("qwen3-235b-a22b", 64, 512, 1e12);
     TrainingEstimate e = p.best().estimate();
     assertTrue(e.layout().ep() > 1, e.layout().toString());
-    assertTrue(e.layout().ep() * e.layout().tp() <= 8, "inside the node: " + e.layout());
+    if (e.layout().ep() * e.layout().etp() > 8) {
+      assertEquals(io.hyperframes.parallel.MoeDispatcher.DEEPEP, e.layout().moeDispatcher(),
+          "across nodes: " + e.layout());
+    }
     assertTrue(e.time().allToAllSeconds() > 0);
     // memory.expertStatesBytes: the routed experts' share of the model states, 16 of 128
     // experts per GPU, their states sharded over the 64 expert data-parallel ranks.
