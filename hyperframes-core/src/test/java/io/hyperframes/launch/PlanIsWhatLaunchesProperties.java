@@ -163,9 +163,15 @@ class PlanIsWhatLaunchesProperties {
     // Megatron-LM's default expert tensor-parallel size is the tensor-parallel size.
     int etp = text.contains("--expert-tensor-parallel-size")
         ? intOf(text, "--expert-tensor-parallel-size (\\d+)") : tp;
+    // The dispatcher: the flex dispatcher with the DeepEP backend, else the all-to-all one.
+    io.hyperframes.parallel.MoeDispatcher dispatcher =
+        text.contains("--moe-flex-dispatcher-backend deepep")
+            ? io.hyperframes.parallel.MoeDispatcher.DEEPEP
+            : io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL;
     return new Parsed(new Layout(tp, pp, dp, v, intOf(text, "--micro-batch-size (\\d+)"),
         text.contains("--sequence-parallel"), recompute(text), zero, Engine.MEGATRON, group,
-        true, ep, cp, cpType, etp), intOf(text, "--global-batch-size (\\d+)"));
+        true, ep, cp, cpType, etp).withMoeDispatcher(dispatcher),
+        intOf(text, "--global-batch-size (\\d+)"));
   }
 
   /** DeepSpeed's configuration, and the Megatron-DeepSpeed arguments every manifest runs. */
