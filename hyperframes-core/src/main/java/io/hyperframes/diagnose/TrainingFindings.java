@@ -96,7 +96,7 @@ public final class TrainingFindings {
                       + " > " + cluster.devicesPerNode() + " devices per node)"),
           remedy));
     }
-    if (model instanceof TransformerSpec ts && ts.moe() != null && ts.moe().routed()
+    if (model instanceof TransformerSpec ts && ts.isMoe() && ts.moe().routed()
         && ts.moe().capacityFactor() == 0 && l.ep() > 1
         && workload.moeLoadImbalance() == TrainingWorkload.DEFAULT_MOE_LOAD_IMBALANCE) {
       out.add(new Finding("moe-balance-assumed", Severity.INFO,

@@ -420,10 +420,6 @@ public final class Planner {
   }
 
   /**
-   * The layout {@code engine} and the request's sharding fields make of these choices; null when
-   * the engine cannot run it ({@link Engine#unsupported}) or a shard group does not divide dp.
-   */
-  /**
    * Share of the step above which an expert-parallel exchange across nodes is worth trying on
    * DeepEP too (a search bound, not a model constant: below it the dispatcher cannot change the
    * step by more than this share).
@@ -450,6 +446,10 @@ public final class Planner {
     return l.withMoeDispatcher(MoeDispatcher.DEEPEP);
   }
 
+  /**
+   * The layout {@code engine} and the request's sharding fields make of these choices; null when
+   * the engine cannot run it ({@link Engine#unsupported}) or a shard group does not divide dp.
+   */
   private static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
       int mb, boolean sp, Recompute rc, int zero, int ep, int cp) {
     return layout(p, engine, tp, pp, dp, v, mb, sp, rc, zero, ep, cp,

@@ -161,10 +161,10 @@ public final class TrainingEstimator {
         || m.moe().capacityFactor() > 0) {
       return m;
     }
-    io.hyperframes.model.MoeSpec moe = m.moe();
+    MoeSpec moe = m.moe();
     return new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(), m.kvHeads(),
         m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(), m.headDim(),
-        new io.hyperframes.model.MoeSpec(moe.experts(), moe.topK(), moe.expertFfnHidden(),
+        new MoeSpec(moe.experts(), moe.topK(), moe.expertFfnHidden(),
             moe.sharedExperts(), moe.sharedExpertFfnHidden(), moe.firstDenseLayers(),
             moe.layerInterval(), imbalance),
         m.mla(), m.slidingWindow(), m.mtpLayers());
@@ -285,8 +285,7 @@ public final class TrainingEstimator {
       NumberFormat c = recipe.compute();
       KernelEfficiency kernel = acc.kernel(c);
       double bandwidth = memoryModel.streamingBytesPerSecond(acc);
-      double ewBandwidth = bandwidth
-          * acc.kernel(recipe.elementwiseFormat(acc::supports)).elementwiseBandwidthFraction();
+      double ewBandwidth = elementwiseBytesPerSecond(acc, recipe);
       double forward = 0;
       double backward = 0;
       List<Integer> widths = d.widths();
@@ -387,8 +386,7 @@ public final class TrainingEstimator {
     // (KernelEfficiency#elementwiseBandwidthFraction; docs/model-reference.md, "Element-wise
     // bandwidth"): the activation format's kernels, BF16 in an FP8 recipe. The optimizer step
     // has its own fraction.
-    double ewBandwidth = bandwidth
-        * acc.kernel(recipe.elementwiseFormat(acc::supports)).elementwiseBandwidthFraction();
+    double ewBandwidth = elementwiseBytesPerSecond(acc, recipe);
     double tElementwise = ((norms + residuals) / sp + activation) / ewBandwidth;
     if (w.kernels() == Kernels.EAGER) {
       tElementwise += eagerExtraBytes(m, l, e, tokens, dropout) / ewBandwidth;
@@ -662,7 +660,7 @@ public final class TrainingEstimator {
   /** One dispatch (or combine) of a micro-batch's routed tokens on one rank. */
   private double exchangeSeconds(TransformerSpec m, Cluster cluster, Layout l,
       PrecisionRecipe recipe, double tokens) {
-    io.hyperframes.model.MoeSpec moe = m.moe();
+    MoeSpec moe = m.moe();
     double sp = l.sequenceParallel() ? l.tp() : 1.0;
     double bytes = tokens * moe.routedPerToken() * m.hidden() * recipe.activationBytes() / sp;
     // The expert grid orders its ranks etp-ep-dp-pp (megatron/core/parallel_state.py at
@@ -702,7 +700,7 @@ public final class TrainingEstimator {
           e, c, peak) + memoryModel.matmulSeconds(acc, tokens, h, f, 1, e, c, peak);
     }
     double dense = mlpMatmuls(m, acc, tokens, f, e, c, peak);
-    io.hyperframes.model.MoeSpec moe = m.moe();
+    MoeSpec moe = m.moe();
     // With expert parallelism this rank computes E / ep experts over the tokens the ep ranks
     // route to them: the same routed rows in all, tokens·k·ep/E per expert. The expert
     // tensor-parallel group gathers the tokens its etp ranks hold (etp/tp of the tensor-parallel
@@ -725,7 +723,7 @@ public final class TrainingEstimator {
   /** The routed experts' matmuls of one MoE layer on one rank, forward ({@link #withMlp}). */
   private double moeExpertSeconds(TransformerSpec m, Accelerator acc, double tokens, double tp,
       int ep, int etp, double e, NumberFormat c, double peak) {
-    io.hyperframes.model.MoeSpec moe = m.moe();
+    MoeSpec moe = m.moe();
     double routed = tokens * (etp / tp) * moe.routedPerToken();
     double local = (double) moe.experts() / ep;
     return local * mlpMatmuls(m, acc, routed / local, moe.expertFfnHidden() / (double) etp, e,
@@ -735,7 +733,7 @@ public final class TrainingEstimator {
   /** The shared experts' matmuls of one MoE layer on one rank, forward (0 without them). */
   private double moeSharedSeconds(TransformerSpec m, Accelerator acc, double tokens, double tp,
       double e, NumberFormat c, double peak) {
-    io.hyperframes.model.MoeSpec moe = m.moe();
+    MoeSpec moe = m.moe();
     return moe.sharedExperts() > 0 ? mlpMatmuls(m, acc, tokens,
         moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp, e, c, peak) : 0.0;
   }
@@ -750,7 +748,7 @@ public final class TrainingEstimator {
       flops += 2 * m.denseLayers() * m.mlpParameters(m.ffnHidden());
     }
     if (m.isMoe()) {
-      io.hyperframes.model.MoeSpec moe = m.moe();
+      MoeSpec moe = m.moe();
       double shared = moe.sharedExperts() * m.mlpParameters(moe.sharedExpertFfnHidden());
       if (l.recomputes(RecomputeModule.MOE)) {
         flops += 2 * m.moeLayers() * (moe.routedPerToken() * m.mlpParameters(
@@ -796,7 +794,7 @@ public final class TrainingEstimator {
           + gatedPasses * e * tokens * f / bandwidth);
     }
     if (m.isMoe()) {
-      io.hyperframes.model.MoeSpec moe = m.moe();
+      MoeSpec moe = m.moe();
       double share = m.moeLayers() / layers;
       double routedF = tokens * moe.routedPerToken() * moe.expertFfnHidden() / tp;
       double sharedF = tokens * moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp;
@@ -833,6 +831,16 @@ public final class TrainingEstimator {
     double h = m.hidden();
     return memoryModel.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f, h, 1, e, c, peak)
         + memoryModel.matmulSeconds(acc, rows, h, f, 1, e, c, peak);
+  }
+
+  /**
+   * The bandwidth a training layer's element-wise kernels stream at: the sustained bandwidth
+   * times the fitted fraction of the format they run in (PrecisionRecipe#elementwiseFormat: the
+   * activation format, BF16 in an FP8 recipe).
+   */
+  private double elementwiseBytesPerSecond(Accelerator acc, PrecisionRecipe recipe) {
+    return memoryModel.streamingBytesPerSecond(acc)
+        * acc.kernel(recipe.elementwiseFormat(acc::supports)).elementwiseBandwidthFraction();
   }
 
   /**
