@@ -36,7 +36,7 @@ class MoeCasesCliTest {
     // four nodes, layout.moeDispatcher deepep), the same with the EP A2A overlap
     // (layout.overlapMoeComm) and the Megatron-FSDP one within ±15 %; the tp-4 DeepEP row is too
     // fast (reported, sign asserted).
-    assertEquals(12, errors.size(), out);
+    assertEquals(15, errors.size(), out);
     // Megatron-Bridge 26.04.01's H100 MoE rows (tokens/s per GPU, out of sample, not met; the
     // signs are asserted so that a change that turns one is seen): Qwen3-30B-A3B FP8 and
     // GPT-OSS 120B BF16 predicted too fast, Qwen3-235B-A22B FP8 on the cross-node all-to-all too
@@ -71,5 +71,12 @@ class MoeCasesCliTest {
     assertTrue(grokFp8 < 0 && grokFp8 > -20.0, grokFp8 + " %");
     double tp4 = errors.get("mcoremoe-qwen3-235b-256h100-4k-deepep-tp4-ep8-pp8");
     assertTrue(tp4 < 0 && tp4 > -50.0, tp4 + " %");
+    // DeepSeek-V3 BF16 on 512 and 1024 H100 (dgxc-benchmarking 25.05 and 25.08; checks, not
+    // met): each estimated too slow, by under 60 %.
+    for (String id : new String[] {"dgxc2505-deepseek-v3-h100-1024gpu-bf16",
+        "dgxc2505-deepseek-v3-h100-512gpu-bf16", "dgxc2508-deepseek-v3-h100-1024gpu-bf16-deepep"}) {
+      double e = errors.get(id);
+      assertTrue(e > 15.0 && e < 60.0, id + ": " + e + " %");
+    }
   }
 }
