@@ -29,7 +29,16 @@ import io.hyperframes.hardware.Fabric;
  * (n − g)/n·S bound for other nodes leaves through the rank's own NIC, not the node's g NICs
  * together, while the (g − 1)/n·S for its node's ranks crosses the intra-node fabric at the same
  * time: {@code α + max((n−g)/n·S / B_inter, (g−1)/n·S / B_intra)} (the per-rank traffic of
- * Thakur et al. 2005 §3's pairwise exchange; one latency, the exchanges being concurrent).
+ * Thakur et al. 2005 §3's pairwise exchange; one latency, the exchanges being concurrent). Each
+ * fabric's message-size curve {@code B(S)} is read at {@code S}, the bytes one rank sends, as
+ * for every other collective: that is the size nccl-tests reports for an all-to-all
+ * (NVIDIA/nccl-tests @ a0b82b22 {@code src/alltoall.cu}: the send count is n times the
+ * per-peer count), and the n − 1 peer messages are in flight together. Read per peer message
+ * (S/n), the curve put NCCL's all-to-all across 2–32 nodes of 8 H100 at 400 Gb/s per GPU up to
+ * 46 % under the measured bandwidth at 4–128 MiB per peer (22 % mean); read at S, within 19 %
+ * there (5.6 % mean).
+ * Under 4 MiB per peer (many ranks, small batches) it is optimistic, up to 2× at 256 ranks and
+ * 128 KiB per peer ({@code AllToAllCurveTest}, with the data and its source).
  */
 enum AlphaBetaInterconnect implements InterconnectModel {
   /** NCCL's algorithms: ring, double binary tree, in-network reduction. */
@@ -62,13 +71,13 @@ enum AlphaBetaInterconnect implements InterconnectModel {
       int g = group.perNode();
       double cross = (double) (n - g) / n * bytes;
       double local = (double) (g - 1) / n * bytes;
-      best = inter.latencySeconds() + Math.max(cross / inter.sustainedBandwidth(bytes / n),
-          g > 1 ? local / intra.sustainedBandwidth(bytes / n) : 0.0);
+      best = inter.latencySeconds() + Math.max(cross / inter.sustainedBandwidth(bytes),
+          g > 1 ? local / intra.sustainedBandwidth(bytes) : 0.0);
       best += inter.launchSeconds();
       return new CollectiveTime(best, algorithm, volume / best);
     }
     if (op == Collective.ALL_TO_ALL) {
-      best = intra.latencySeconds() + volume / intra.sustainedBandwidth(bytes / n)
+      best = intra.latencySeconds() + volume / intra.sustainedBandwidth(bytes)
           + intra.launchSeconds();
       return new CollectiveTime(best, algorithm, volume / best);
     }

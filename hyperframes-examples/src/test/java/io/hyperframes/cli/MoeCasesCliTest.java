@@ -37,10 +37,11 @@ class MoeCasesCliTest {
     // (layout.overlapMoeComm) and the Megatron-FSDP one within ±15 %; the tp-4 DeepEP row is too
     // fast (reported, sign asserted).
     assertEquals(15, errors.size(), out);
-    // Megatron-Bridge 26.04.01's H100 MoE rows (tokens/s per GPU, out of sample, not met; the
-    // signs are asserted so that a change that turns one is seen): Qwen3-30B-A3B FP8 and
-    // GPT-OSS 120B BF16 predicted too fast, Qwen3-235B-A22B FP8 on the cross-node all-to-all too
-    // slow.
+    // Megatron-Bridge 26.04.01's H100 MoE rows (tokens/s per GPU; not met, the signs are
+    // asserted so that a change that turns one is seen): Qwen3-30B-A3B FP8 and GPT-OSS 120B BF16
+    // predicted too fast; Qwen3-235B-A22B FP8 on the cross-node all-to-all within ±15 % since
+    // the all-to-all reads its message-size curve at the bytes one rank sends (it prompted
+    // that change, so it is not out of sample).
     java.util.regex.Matcher rows = java.util.regex.Pattern.compile(
         "(?m)^\\| (mbridge2604-\\S+) \\| tokensPerSecondPerDevice \\| [0-9.]+ \\| [0-9.]+ \\|"
             + " ([-+][0-9.]+) % \\|").matcher(out);
@@ -54,7 +55,7 @@ class MoeCasesCliTest {
     double oss = bridge.get("mbridge2604-gpt-oss-120b-h100-64gpu-bf16");
     assertTrue(small > 15.0 && small < 80.0, small + " %");
     assertTrue(oss > 15.0 && oss < 80.0, oss + " %");
-    assertTrue(large < -15.0 && large > -60.0, large + " %");
+    assertTrue(Math.abs(large) <= 15.0, large + " %");
     for (String id : new String[] {"a2a-tp2-ep8-pp32", "deepep-tp2-ep32-pp8",
         "deepep-tp2-ep32-pp8-overlap", "deepep-tp2-ep8-fsdp"}) {
       double e = errors.get("mcoremoe-qwen3-235b-256h100-4k-" + id);
@@ -71,12 +72,15 @@ class MoeCasesCliTest {
     assertTrue(grokFp8 < 0 && grokFp8 > -20.0, grokFp8 + " %");
     double tp4 = errors.get("mcoremoe-qwen3-235b-256h100-4k-deepep-tp4-ep8-pp8");
     assertTrue(tp4 < 0 && tp4 > -50.0, tp4 + " %");
-    // DeepSeek-V3 BF16 on 512 and 1024 H100 (dgxc-benchmarking 25.05 and 25.08; checks, not
-    // met): each estimated too slow, by under 60 %.
+    // DeepSeek-V3 BF16 on 512 and 1024 H100 (dgxc-benchmarking 25.05 and 25.08; checks): the
+    // two on the all-to-all dispatcher within ±15 % since the all-to-all change, the one on
+    // DeepEP at ep 64 over eight nodes too slow (out of sample, not met; sign asserted).
     for (String id : new String[] {"dgxc2505-deepseek-v3-h100-1024gpu-bf16",
-        "dgxc2505-deepseek-v3-h100-512gpu-bf16", "dgxc2508-deepseek-v3-h100-1024gpu-bf16-deepep"}) {
+        "dgxc2505-deepseek-v3-h100-512gpu-bf16"}) {
       double e = errors.get(id);
-      assertTrue(e > 15.0 && e < 60.0, id + ": " + e + " %");
+      assertTrue(Math.abs(e) <= 15.0, id + ": " + e + " %");
     }
+    double deepEp = errors.get("dgxc2508-deepseek-v3-h100-1024gpu-bf16-deepep");
+    assertTrue(deepEp > 15.0 && deepEp < 60.0, deepEp + " %");
   }
 }
