@@ -402,6 +402,17 @@ public record TransformerSpec(
     return mtpLayers * (2 * h * h + lastLayerParameters() + 2 * h);
   }
 
+  /**
+   * The routed experts' weights within {@link #mtpParameters()}: every multi-token-prediction
+   * module repeats the last layer, and with it that layer's routed experts when it is an MoE
+   * layer (Megatron-Core builds the module's block with the decoder's layer spec; its experts are
+   * split over the expert-parallel group like every other MoE layer's). 0 without such modules.
+   */
+  public double mtpRoutedExpertParameters() {
+    return mtpLayers > 0 && lastLayerIsMoe()
+        ? mtpLayers * (double) moe.experts() * mlpParameters(moe.expertFfnHidden()) : 0.0;
+  }
+
   /** Forward FLOPs per token of one multi-token-prediction module: projection, block, logits. */
   public double mtpForwardFlopsPerToken() {
     double h = hidden;

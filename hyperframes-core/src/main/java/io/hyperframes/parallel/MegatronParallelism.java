@@ -53,12 +53,21 @@ enum MegatronParallelism implements ParallelismModel {
       // The last stage holds the output layer: a copy of the tied embedding when pp > 1, the
       // untied output matrix otherwise (Megatron-LM, word-embedding sharing across stages).
       double output = (!t.tiedEmbeddings() || layout.pp() > 1) ? embedding : 0.0;
-      // The last stage also holds the multi-token-prediction modules (0 without them).
-      double mtp = t.mtpParameters() / layout.tp();
+      // The last stage also holds the multi-token-prediction modules (0 without them), whose
+      // routed experts split over the expert-parallel group as the decoder's do.
+      double mtpRouted = t.mtpRoutedExpertParameters();
+      double mtpExperts = mtpRouted / layout.etp() / layout.ep();
+      double mtp = (t.mtpParameters() - mtpRouted) / layout.tp() + mtpExperts;
       double last = layerParams + output + t.hidden() + mtp;
-      params = layout.pp() == 1
-          ? first + (t.tiedEmbeddings() ? 0.0 : embedding) + t.hidden() + mtp
-          : Math.max(first, last);
+      if (layout.pp() == 1) {
+        params = first + (t.tiedEmbeddings() ? 0.0 : embedding) + t.hidden() + mtp;
+        expertParams += mtpExperts;
+      } else if (last > first) {
+        params = last;
+        expertParams += mtpExperts;
+      } else {
+        params = first;
+      }
     } else {
       // A dense stack or a bare count: no tensor or pipeline split of its own (the estimator
       // refuses tp or pp > 1 for a dense stack); every parameter sits on every replica.
