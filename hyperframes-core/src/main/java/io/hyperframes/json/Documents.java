@@ -249,17 +249,19 @@ public final class Documents {
 
   /**
    * {@code model.moe}: experts, top-k and expert size required; no shared experts, no leading
-   * dense layers, every layer an MoE layer and dropless routing by default.
+   * dense layers, every layer an MoE layer, dropless routing and no group-limited routing by
+   * default.
    */
   public record Moe(Integer experts, Integer topK, Integer expertFfnHidden,
       Integer sharedExperts, Integer sharedExpertFfnHidden, Integer firstDenseLayers,
-      Integer layerInterval, Double capacityFactor) {
+      Integer layerInterval, Double capacityFactor, Integer groups, Integer groupTopK) {
 
     /** The document of {@code spec}. */
     public static Moe of(io.hyperframes.model.MoeSpec spec) {
       return new Moe(spec.experts(), spec.topK(), spec.expertFfnHidden(), spec.sharedExperts(),
           spec.sharedExpertFfnHidden(), spec.firstDenseLayers(), spec.layerInterval(),
-          spec.capacityFactor());
+          spec.capacityFactor(), spec.groups() == 1 ? null : spec.groups(),
+          spec.groups() == 1 ? null : spec.groupTopK());
     }
 
     /** The mixture these fields describe, naming {@code path} in every message. */
@@ -270,7 +272,9 @@ public final class Documents {
           sharedExpertFfnHidden == null ? 0 : sharedExpertFfnHidden,
           firstDenseLayers == null ? 0 : firstDenseLayers,
           layerInterval == null ? 1 : layerInterval,
-          capacityFactor == null ? 0 : Checks.finite(path + ".capacityFactor", capacityFactor));
+          capacityFactor == null ? 0 : Checks.finite(path + ".capacityFactor", capacityFactor),
+          groups == null ? 1 : groups, groupTopK == null ? (groups == null ? 1 : groups)
+              : groupTopK);
     }
   }
 

@@ -235,6 +235,12 @@ public final class LaunchConfigs {
       }
       a.add("--moe-layer-freq " + pattern.append(']'));
     }
+    if (e.groups() > 1) {
+      // Group-limited routing (DeepSeek-V3's n_group, topk_group): the estimate's DeepEP traffic
+      // assumes it.
+      a.add("--moe-router-num-groups " + e.groups());
+      a.add("--moe-router-group-topk " + e.groupTopK());
+    }
     if (e.capacityFactor() > 0) {
       // The estimate computes the capacity's padding, as Megatron-Core does with it padded.
       a.add("--moe-expert-capacity-factor " + e.capacityFactor());

@@ -547,9 +547,14 @@ public final class ModelSpecs {
         int shared = config.hasNonNull("n_shared_experts")
             ? nonNegative(field, config, "n_shared_experts") : 0;
         int expert = intField(field, config, "moe_intermediate_size");
+        // Group-limited routing: n_group groups of experts, a token's from topk_group of them
+        // (DeepSeek-V3's config: 8 and 4; absent or 1: no grouping).
+        int groups = config.hasNonNull("n_group") ? intField(field, config, "n_group") : 1;
+        int groupTopK = config.hasNonNull("topk_group")
+            ? intField(field, config, "topk_group") : groups;
         yield new MoeSpec(intField(field, config, "n_routed_experts"),
             intField(field, config, "num_experts_per_tok"), expert, shared,
-            shared > 0 ? expert : 0, first, freq, 0);
+            shared > 0 ? expert : 0, first, freq, 0, groups, groupTopK);
       }
       default -> {
         for (String key : List.of("num_local_experts", "num_experts", "n_routed_experts")) {

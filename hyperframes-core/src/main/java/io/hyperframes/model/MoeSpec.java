@@ -23,9 +23,23 @@ import io.hyperframes.hardware.Checks;
  *     others dense (1: every layer; Qwen-MoE's {@code decoder_sparse_step})
  * @param capacityFactor tokens an expert takes, as a multiple of its even share; 0 for dropless
  *     routing (every routed token is computed)
+ * @param groups groups of consecutive experts the router ranks first (1: no grouping;
+ *     DeepSeek-V3's {@code n_group}, Megatron-Core's {@code --moe-router-num-groups})
+ * @param groupTopK groups a token's experts are chosen from (1 with one group; DeepSeek-V3's
+ *     {@code topk_group}, Megatron-Core's {@code --moe-router-group-topk}): node-limited routing
+ *     when the groups are the nodes of the expert-parallel group (DeepSeek-V3 §2.1.2,
+ *     arXiv 2412.19437: each token to at most 4 nodes)
  */
 public record MoeSpec(int experts, int topK, int expertFfnHidden, int sharedExperts,
-    int sharedExpertFfnHidden, int firstDenseLayers, int layerInterval, double capacityFactor) {
+    int sharedExpertFfnHidden, int firstDenseLayers, int layerInterval, double capacityFactor,
+    int groups, int groupTopK) {
+
+  /** A mixture without group-limited routing (one group). */
+  public MoeSpec(int experts, int topK, int expertFfnHidden, int sharedExperts,
+      int sharedExpertFfnHidden, int firstDenseLayers, int layerInterval, double capacityFactor) {
+    this(experts, topK, expertFfnHidden, sharedExperts, sharedExpertFfnHidden, firstDenseLayers,
+        layerInterval, capacityFactor, 1, 1);
+  }
 
   public MoeSpec {
     Checks.positive("model.moe.experts", experts);
@@ -45,6 +59,29 @@ public record MoeSpec(int experts, int topK, int expertFfnHidden, int sharedExpe
     checkArgument(capacityFactor == 0 || (capacityFactor >= 1 && capacityFactor <= 64),
         "model.moe.capacityFactor: must be 0 (dropless) or in [1, 64], got %s", capacityFactor);
     checkArgument(experts <= 1 << 16, "model.moe.experts: must be <= 65536, got %s", experts);
+    Checks.positive("model.moe.groups", groups);
+    checkArgument(experts % groups == 0, "model.moe.groups: %s does not divide model.moe.experts"
+        + " %s", groups, experts);
+    checkArgument(groupTopK >= 1 && groupTopK <= groups, "model.moe.groupTopK: must be in"
+        + " [1, model.moe.groups %s], got %s", groups, groupTopK);
+    // Megatron-Core ranks the groups by the sum of their top (k / groupTopK) scores, so each
+    // chosen group holds at least one of a token's k experts, and the chosen groups hold k.
+    checkArgument(groupTopK == groups || groupTopK <= topK, "model.moe.groupTopK: %s is more than"
+        + " model.moe.topK %s (each chosen group takes at least one of a token's experts)",
+        groupTopK, topK);
+    checkArgument((long) groupTopK * (experts / groups) >= topK, "model.moe.groupTopK: %s groups"
+        + " of %s experts hold fewer than model.moe.topK %s", groupTopK, experts / groups, topK);
+  }
+
+  /** Whether a token's experts come from fewer groups than there are (group-limited routing). */
+  public boolean groupLimited() {
+    return groupTopK < groups;
+  }
+
+  /** The same mixture with another capacity factor (or imbalance stand-in). */
+  public MoeSpec withCapacityFactor(double factor) {
+    return new MoeSpec(experts, topK, expertFfnHidden, sharedExperts, sharedExpertFfnHidden,
+        firstDenseLayers, layerInterval, factor, groups, groupTopK);
   }
 
   /**

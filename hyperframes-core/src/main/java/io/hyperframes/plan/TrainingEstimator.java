@@ -164,9 +164,7 @@ public final class TrainingEstimator {
     MoeSpec moe = m.moe();
     return new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(), m.kvHeads(),
         m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(), m.headDim(),
-        new MoeSpec(moe.experts(), moe.topK(), moe.expertFfnHidden(),
-            moe.sharedExperts(), moe.sharedExpertFfnHidden(), moe.firstDenseLayers(),
-            moe.layerInterval(), imbalance),
+        moe.withCapacityFactor(imbalance),
         m.mla(), m.slidingWindow(), m.mtpLayers());
   }
 
@@ -670,7 +668,8 @@ public final class TrainingEstimator {
     double a2a = l.moeDispatcher() == MoeDispatcher.DEEPEP
         ? interconnect.forwardedExchange(cluster, new ExpertExchange(
             tokens / sp * moe.routedPerToken() / moe.topK(),
-            m.hidden() * recipe.activationBytes(), moe.experts(), moe.topK(), group)).seconds()
+            m.hidden() * recipe.activationBytes(), moe.experts(), moe.topK(), group,
+            moe.groups(), moe.groupTopK())).seconds()
         : interconnect.time(cluster, Collective.ALL_TO_ALL, bytes, group).seconds();
     return a2a;
   }

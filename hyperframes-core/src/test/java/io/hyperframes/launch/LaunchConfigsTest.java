@@ -48,6 +48,15 @@ class LaunchConfigsTest {
             + " \"h100-sxm-80gb\", \"devices\": 64}, \"workload\": {\"type\": \"training\","
             + " \"precision\": \"bf16-mixed\", \"globalBatchSize\": 128,"
             + " \"trainingTokens\": 1e11}, \"layout\": {\"engine\": \"megatron\"}}",
+        // group-limited routing, latent attention, multi-token prediction (DeepSeek-V3 on 1024
+        // H100 as dgxc-benchmarking 25.05 ran it)
+        "{\"model\": {\"catalog\": \"deepseek-v3\"}, \"cluster\": {\"accelerator\":"
+            + " \"h100-sxm-80gb\", \"devices\": 1024}, \"workload\": {\"type\": \"training\","
+            + " \"precision\": \"bf16-mixed\", \"globalBatchSize\": 8192,"
+            + " \"trainingTokens\": 1e11}, \"layout\": {\"engine\": \"megatron\", \"tp\": 2,"
+            + " \"pp\": 16, \"dp\": 32, \"ep\": 64, \"etp\": 1, \"microBatch\": 1,"
+            + " \"sequenceParallel\": true, \"zeroStage\": 1, \"recompute\": \"selective\","
+            + " \"recomputeModules\": [\"mla_up_proj\"]}}",
         // fp8, ZeRO-3
         "{\"model\": {\"catalog\": \"llama3-8b\"}, \"cluster\": {\"accelerator\":"
             + " \"h100-sxm-80gb\", \"devices\": 64}, \"workload\": {\"type\": \"training\","
@@ -118,6 +127,10 @@ class LaunchConfigsTest {
     if (model.isMoe()) {
       assertTrue(e.text().contains("--moe-router-topk " + model.moe().topK()));
       assertTrue(e.text().contains("--moe-ffn-hidden-size " + model.moe().expertFfnHidden()));
+      assertEquals(model.moe().groups() > 1, used.contains("--moe-router-num-groups"));
+      if (model.moe().groups() > 1) {
+        assertTrue(e.text().contains("--moe-router-group-topk " + model.moe().groupTopK()));
+      }
     }
   }
 
