@@ -105,6 +105,15 @@ public final class LayoutSpec {
     return new LayoutSpec(tree.with("overlapMoeComm", overlap));
   }
 
+  /**
+   * {@code firstStageLayers} and {@code lastStageLayers}: decoder layers on the first and last
+   * pipeline ranks (Megatron-LM's {@code --decoder-first-pipeline-num-layers} and
+   * {@code --decoder-last-pipeline-num-layers}); the other ranks share the rest evenly.
+   */
+  public LayoutSpec stageLayers(int first, int last) {
+    return new LayoutSpec(tree.with("firstStageLayers", first).with("lastStageLayers", last));
+  }
+
   /** {@code ep}: expert-parallel degree of a mixture of experts (divides dp). */
   public LayoutSpec ep(int degree) {
     return new LayoutSpec(tree.with("ep", degree));

@@ -480,7 +480,19 @@ public final class Documents {
       Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
       String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
       Integer etp, Integer cp, String cpCommType, List<String> recomputeModules,
-      String moeDispatcher, Boolean overlapMoeComm) {
+      String moeDispatcher, Boolean overlapMoeComm, Integer firstStageLayers,
+      Integer lastStageLayers) {
+
+    /** A layout document with the pipeline ranks' layers at their even shares. */
+    public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+        Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
+        String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
+        Integer etp, Integer cp, String cpCommType, List<String> recomputeModules,
+        String moeDispatcher, Boolean overlapMoeComm) {
+      this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+          shardGroupSize, reshardAfterForward, ep, etp, cp, cpCommType, recomputeModules,
+          moeDispatcher, overlapMoeComm, null, null);
+    }
 
     /** A layout document without the expert-parallel overlap. */
     public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -539,7 +551,9 @@ public final class Documents {
               noModules ? null : recomputeModules),
           text("layout.moeDispatcher", moeDispatcher) == null ? null
               : io.hyperframes.parallel.MoeDispatcher.fromId("layout.moeDispatcher",
-                  moeDispatcher), overlapMoeComm);
+                  moeDispatcher), overlapMoeComm,
+          firstStageLayers != null && firstStageLayers == 0 ? null : firstStageLayers,
+          lastStageLayers != null && lastStageLayers == 0 ? null : lastStageLayers);
     }
 
     /**

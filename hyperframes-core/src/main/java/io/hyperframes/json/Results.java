@@ -46,7 +46,8 @@ public final class Results {
               l.shardGroupSize(), l.reshardAfterForward(), l.ep(), l.etp(), l.cp(),
               l.cpCommType().id(),
               io.hyperframes.parallel.RecomputeModule.ids(l.recomputeModules()),
-              l.moeDispatcher().id(), l.overlapMoeComm()),
+              l.moeDispatcher().id(), l.overlapMoeComm(), l.firstStageLayers(),
+              l.lastStageLayers()),
           e.parameters(), e.activeParameters(),
           new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
               m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
@@ -80,7 +81,7 @@ public final class Results {
       boolean sequenceParallel, String recompute, int zeroStage, String engine,
       int shardGroupSize, boolean reshardAfterForward, int ep, int etp, int cp,
       String cpCommType, List<String> recomputeModules, String moeDispatcher,
-      boolean overlapMoeComm) {}
+      boolean overlapMoeComm, int firstStageLayers, int lastStageLayers) {}
 
   /** {@code memory} of an estimate, bytes per device. */
   public record Memory(double weightsBytes, double gradientsBytes, double optimizerBytes,

@@ -91,6 +91,12 @@ public final class LaunchConfigs {
       a.add("--num-query-groups " + m.kvHeads());
     }
     a.add("--ffn-hidden-size " + m.ffnHidden());
+    if (l.firstStageLayers() > 0) {
+      a.add("--decoder-first-pipeline-num-layers " + l.firstStageLayers());
+    }
+    if (l.lastStageLayers() > 0) {
+      a.add("--decoder-last-pipeline-num-layers " + l.lastStageLayers());
+    }
     if (m.isMoe()) {
       moe(a, m, l.ep(), l.etp(), l.moeDispatcher());
       if (l.overlapMoeComm()) {

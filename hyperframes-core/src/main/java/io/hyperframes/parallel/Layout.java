@@ -49,12 +49,29 @@ import java.util.Set;
  *     schedule, {@code megatron/core/pipeline_parallel/combined_1f1b.py} at d98e8a64); needs
  *     {@code ep > 1}, virtual stages with {@code pp > 1}, and neither full recomputation nor the
  *     {@code moe} recomputation module
+ * @param firstStageLayers decoder layers on the first pipeline rank, over its virtual stages (0:
+ *     its even share; Megatron-LM's {@code --decoder-first-pipeline-num-layers}), which
+ *     Megatron-Core recipes lower to make room for the embedding
+ * @param lastStageLayers decoder layers on the last pipeline rank (0: its even share;
+ *     {@code --decoder-last-pipeline-num-layers}), lowered for the output layer, the loss and
+ *     multi-token prediction
  */
 public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
     int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
     int etp, Set<RecomputeModule> recomputeModules, MoeDispatcher moeDispatcher,
-    boolean overlapMoeComm) {
+    boolean overlapMoeComm, int firstStageLayers, int lastStageLayers) {
+
+  /** A layout whose pipeline ranks hold ⌈layers / pp⌉ layers each (no uneven split). */
+  public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
+      int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
+      int etp, Set<RecomputeModule> recomputeModules, MoeDispatcher moeDispatcher,
+      boolean overlapMoeComm) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules,
+        moeDispatcher, overlapMoeComm, 0, 0);
+  }
 
   /** A layout whose expert-parallel exchange is not overlapped (Megatron-Core's default). */
   public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
@@ -126,6 +143,14 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         zeroStage);
     checkArgument(virtualStages == 1 || pp > 1,
         "layout.virtualStages: %s needs pipeline parallelism (pp > 1)", virtualStages);
+    checkArgument(firstStageLayers >= 0, "layout.firstStageLayers: must be >= 0, got %s",
+        firstStageLayers);
+    checkArgument(lastStageLayers >= 0, "layout.lastStageLayers: must be >= 0, got %s",
+        lastStageLayers);
+    checkArgument(firstStageLayers == 0 || pp > 1, "layout.firstStageLayers: %s needs pipeline"
+        + " parallelism (pp > 1)", firstStageLayers);
+    checkArgument(lastStageLayers == 0 || pp > 1, "layout.lastStageLayers: %s needs pipeline"
+        + " parallelism (pp > 1)", lastStageLayers);
     checkArgument(engine != null, "layout.engine: must be given");
     checkArgument(shardGroupSize >= 0, "layout.shardGroupSize: must be >= 0, got %s",
         shardGroupSize);
@@ -198,14 +223,16 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   public Layout withCp(int degree, CpCommType type) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, degree,
-        type, etp, recomputeModules, moeDispatcher, overlapMoeComm);
+        type, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /** The same layout with another micro-batch size. */
   public Layout withMicroBatch(int size) {
     return new Layout(tp, pp, dp, virtualStages, size, sequenceParallel, recompute, zeroStage,
         engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /**
@@ -215,28 +242,30 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   public Layout withRecompute(Recompute policy) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, policy, zeroStage,
         engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        policy == Recompute.SELECTIVE ? recomputeModules : null, moeDispatcher, overlapMoeComm);
+        policy == Recompute.SELECTIVE ? recomputeModules : null, moeDispatcher, overlapMoeComm,
+        firstStageLayers, lastStageLayers);
   }
 
   /** The same layout, selectively recomputing {@code modules} (null: the default). */
   public Layout withRecomputeModules(Set<RecomputeModule> modules) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel,
         Recompute.SELECTIVE, zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, modules, moeDispatcher, overlapMoeComm);
+        cpCommType, etp, modules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /** The same layout with another token dispatcher (null: the all-to-all dispatcher). */
   public Layout withMoeDispatcher(MoeDispatcher dispatcher) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        recomputeModules, dispatcher, overlapMoeComm);
+        recomputeModules, dispatcher, overlapMoeComm, firstStageLayers, lastStageLayers);
   }
 
   /** The same layout with the expert-parallel exchange overlapped or not. */
   public Layout withOverlapMoeComm(boolean overlap) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        recomputeModules, moeDispatcher, overlap);
+        recomputeModules, moeDispatcher, overlap, firstStageLayers, lastStageLayers);
   }
 
   /**
@@ -265,18 +294,55 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     return recomputeModules.contains(module);
   }
 
+  /**
+   * The same layout with {@code first} and {@code last} layers on the first and last pipeline
+   * ranks (0: their even share; Megatron-LM's {@code --decoder-first-pipeline-num-layers} and
+   * {@code --decoder-last-pipeline-num-layers}).
+   */
+  public Layout withStageLayers(int first, int last) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
+        recomputeModules, moeDispatcher, overlapMoeComm, first, last);
+  }
+
+  /** Whether the first or the last pipeline rank holds a number of layers of its own. */
+  public boolean unevenStages() {
+    return firstStageLayers > 0 || lastStageLayers > 0;
+  }
+
+  /**
+   * Decoder layers of a model of {@code layers} on the first, each middle and the last pipeline
+   * rank (over all its virtual stages). Without an uneven split every rank is counted at
+   * {@code ⌈layers / pp⌉}, the largest share; with one, the ranks not fixed share the rest
+   * evenly (Megatron-Core's {@code get_num_layers_to_build}, transformer_block.py at d98e8a64;
+   * whether they divide it is checked against the model by the estimator).
+   */
+  public int[] stageLayers(int layers) {
+    if (!unevenStages()) {
+      int even = (layers + pp - 1) / pp;
+      return new int[] {even, even, even};
+    }
+    int rest = layers - firstStageLayers - lastStageLayers;
+    int others = pp - (firstStageLayers > 0 ? 1 : 0) - (lastStageLayers > 0 ? 1 : 0);
+    int middle = others > 0 ? Math.max(0, (rest + others - 1) / others) : 0;
+    return new int[] {firstStageLayers > 0 ? firstStageLayers : middle, middle,
+        lastStageLayers > 0 ? lastStageLayers : middle};
+  }
+
   /** The same layout with another expert-parallel degree. */
   public Layout withEp(int degree) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /** The same layout with other expert-parallel and expert tensor-parallel degrees. */
   public Layout withExperts(int expertParallel, int expertTensorParallel) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, expertParallel, cp, cpCommType,
-        expertTensorParallel, recomputeModules, moeDispatcher, overlapMoeComm);
+        expertTensorParallel, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /**

@@ -36,20 +36,24 @@ enum MegatronParallelism implements ParallelismModel {
     double layerParams;
     double expertParams = 0.0;
     if (model instanceof TransformerSpec t) {
-      int perStage = ceilDiv(t.layers(), layout.pp());
-      layerParams = perStage * t.parametersPerLayer() / layout.tp();
-      if (t.isMoe()) {
-        // Routed experts split over the expert-parallel group, each of them over the expert
-        // tensor-parallel group: this rank holds 1/etp of E / ep of each MoE layer's experts.
-        double experts = perStage * t.moeLayerShare() * t.moe().experts()
-            * t.mlpParameters(t.moe().expertFfnHidden());
-        double routed = experts / layout.tp();
-        expertParams = experts / layout.etp() / layout.ep();
-        layerParams -= routed - expertParams;
+      // Decoder layers of the first, a middle and the last pipeline rank (Layout#stageLayers).
+      int[] stages = layout.stageLayers(t.layers());
+      double[] layers = new double[3];
+      double[] experts = new double[3];
+      for (int i = 0; i < 3; i++) {
+        layers[i] = stages[i] * t.parametersPerLayer() / layout.tp();
+        if (t.isMoe()) {
+          // Routed experts split over the expert-parallel group, each of them over the expert
+          // tensor-parallel group: this rank holds 1/etp of E / ep of each MoE layer's experts.
+          double all = stages[i] * t.moeLayerShare() * t.moe().experts()
+              * t.mlpParameters(t.moe().expertFfnHidden());
+          experts[i] = all / layout.etp() / layout.ep();
+          layers[i] -= all / layout.tp() - experts[i];
+        }
       }
       double embedding = (double) t.vocab() * t.hidden() / layout.tp();
       double positions = t.gatedMlp() ? 0.0 : (double) t.seqLen() * t.hidden();
-      double first = layerParams + embedding + positions;
+      double first = layers[0] + embedding + positions;
       // The last stage holds the output layer: a copy of the tied embedding when pp > 1, the
       // untied output matrix otherwise (Megatron-LM, word-embedding sharing across stages).
       double output = (!t.tiedEmbeddings() || layout.pp() > 1) ? embedding : 0.0;
@@ -58,15 +62,24 @@ enum MegatronParallelism implements ParallelismModel {
       double mtpRouted = t.mtpRoutedExpertParameters();
       double mtpExperts = mtpRouted / layout.etp() / layout.ep();
       double mtp = (t.mtpParameters() - mtpRouted) / layout.tp() + mtpExperts;
-      double last = layerParams + output + t.hidden() + mtp;
+      double last = layers[2] + output + t.hidden() + mtp;
+      double middle = layout.pp() > 2 ? layers[1] : 0.0;
       if (layout.pp() == 1) {
         params = first + (t.tiedEmbeddings() ? 0.0 : embedding) + t.hidden() + mtp;
-        expertParams += mtpExperts;
-      } else if (last > first) {
+        layerParams = layers[0];
+        expertParams = experts[0] + mtpExperts;
+      } else if (last > first && last >= middle) {
         params = last;
-        expertParams += mtpExperts;
-      } else {
+        layerParams = layers[2];
+        expertParams = experts[2] + mtpExperts;
+      } else if (first >= middle) {
         params = first;
+        layerParams = layers[0];
+        expertParams = experts[0];
+      } else {
+        params = middle;
+        layerParams = layers[1];
+        expertParams = experts[1];
       }
     } else {
       // A dense stack or a bare count: no tensor or pipeline split of its own (the estimator
@@ -209,7 +222,10 @@ enum MegatronParallelism implements ParallelismModel {
     double perLayer = activationBytesPerLayer(m, l, precision);
     int p = l.pp();
     // The last stage also runs the multi-token-prediction blocks (counted on the largest).
-    double layersPerStage = ceilDiv(m.layers(), p) + m.mtpLayers();
+    // The largest rank's layers (the multi-token prediction on the last), every rank counted
+    // with the first rank's micro-batches in flight, as for an even split.
+    int[] stages = l.stageLayers(m.layers());
+    double layersPerStage = Math.max(Math.max(stages[0], stages[1]), stages[2] + m.mtpLayers());
     double inFlight = Math.min(p, Math.max(1, microBatches));
     double factor = l.virtualStages() > 1 && microBatches >= p
         ? 1.0 + (p - 1.0) / (p * (double) l.virtualStages()) : 1.0;

@@ -13,7 +13,19 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
     Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
     CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules,
-    MoeDispatcher moeDispatcher, Boolean overlapMoeComm) {
+    MoeDispatcher moeDispatcher, Boolean overlapMoeComm, Integer firstStageLayers,
+    Integer lastStageLayers) {
+
+  /** Fixed fields with the pipeline ranks' layers at their even shares. */
+  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
+      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
+      CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules,
+      MoeDispatcher moeDispatcher, Boolean overlapMoeComm) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules,
+        moeDispatcher, overlapMoeComm, null, null);
+  }
 
   /** Fixed fields with the expert-parallel overlap open (off: Megatron-Core's default). */
   public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -85,42 +97,47 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   public PartialLayout withEngine(Engine e) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, e, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /** These fixed fields without context parallelism (cp and cpCommType open). */
   public PartialLayout withoutCp() {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep,
-        null, null, etp, recomputeModules, moeDispatcher, overlapMoeComm);
+        null, null, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /** These fixed fields with another expert-parallel degree (null: open). */
   public PartialLayout withEp(Integer degree) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /** These fixed fields with another expert tensor-parallel degree (null: {@code tp}). */
   public PartialLayout withEtp(Integer degree) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, degree, recomputeModules, moeDispatcher, overlapMoeComm);
+        cpCommType, degree, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /** These fixed fields with the expert-parallel overlap open (off). */
   public PartialLayout withoutOverlapMoeComm() {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        recomputeModules, moeDispatcher, null);
+        recomputeModules, moeDispatcher, null, firstStageLayers, lastStageLayers);
   }
 
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         stage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm);
+        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+        lastStageLayers);
   }
 
   /**
@@ -132,6 +149,12 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
   }
 
   public PartialLayout {
+    positiveOrNull("layout.firstStageLayers", firstStageLayers);
+    positiveOrNull("layout.lastStageLayers", lastStageLayers);
+    checkArgument(firstStageLayers == null || pp == null || pp > 1, "layout.firstStageLayers: %s"
+        + " needs pipeline parallelism (pp > 1)", firstStageLayers);
+    checkArgument(lastStageLayers == null || pp == null || pp > 1, "layout.lastStageLayers: %s"
+        + " needs pipeline parallelism (pp > 1)", lastStageLayers);
     // Naming modules fixes selective recomputation (Megatron-Core applies --recompute-modules
     // only with --recompute-granularity selective).
     checkArgument(recomputeModules == null || recompute == null
@@ -273,7 +296,9 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         layout.reshardAfterForward(), layout.ep(), layout.cp(), layout.cpCommType(),
         layout.etp() == layout.tp() ? null : layout.etp(),
         layout.recompute() == Recompute.SELECTIVE ? layout.recomputeModules() : null,
-        layout.moeDispatcher(), layout.overlapMoeComm() ? Boolean.TRUE : null);
+        layout.moeDispatcher(), layout.overlapMoeComm() ? Boolean.TRUE : null,
+        layout.firstStageLayers() > 0 ? layout.firstStageLayers() : null,
+        layout.lastStageLayers() > 0 ? layout.lastStageLayers() : null);
   }
 
   private static void positiveOrNull(String field, Integer v) {

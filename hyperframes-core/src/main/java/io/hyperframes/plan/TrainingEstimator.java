@@ -459,20 +459,18 @@ public final class TrainingEstimator {
     double tLogits = 3 * memoryModel.matmulSeconds(acc, tokens, m.vocab() / tp, h, 1, e, c, peak)
         + logitBytes / ewBandwidth;
 
-    int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
-    double mbCompute = layersPerStage * (layerTraining + kernel.layerOverheadSeconds())
-        + tLogits;
-    double mbRecompute = layersPerStage * recompute;
-    double mbTp = layersPerStage * tTp;
+    // The last pipeline rank also runs the logits and loss, and the multi-token prediction:
+    // per module the 2h-to-h projection (three matmul passes), a block like an average layer and
+    // its own pass through the output head (DeepSeek-V3 §2.2).
+    double lastCompute = tLogits;
+    double lastRecompute = 0.0;
+    double lastTp = 0.0;
     if (m.mtpLayers() > 0) {
-      // Multi-token prediction on the last stage: per module the 2h-to-h projection (three
-      // matmul passes), a block like an average layer and its own pass through the output
-      // head (DeepSeek-V3 §2.2).
       int mtp = m.mtpLayers();
-      mbCompute += mtp * (layerTraining + kernel.layerOverheadSeconds() + tLogits
+      lastCompute += mtp * (layerTraining + kernel.layerOverheadSeconds() + tLogits
           + 3 * memoryModel.matmulSeconds(acc, tokens, h, 2 * h / tp, 1, e, c, peak));
-      mbRecompute += mtp * recompute;
-      mbTp += mtp * tTp;
+      lastRecompute += mtp * recompute;
+      lastTp += mtp * tTp;
     }
 
     double mbP2p = 0.0;
@@ -484,7 +482,8 @@ public final class TrainingEstimator {
           parallelism.pipelineMessageBytes(m, l, recipe), pair).seconds();
       mbP2p = 2.0 * l.virtualStages() * p2p;
     }
-    double mbA2a;
+    // The expert-parallel exchange of one layer of a stage (it is linear in the stage's layers).
+    double a2aPerLayer;
     if (l.overlapMoeComm()) {
       // The attention side of a layer: everything but its (average) MLP; the MoE MLP of a MoE
       // layer: router, routed and shared experts.
@@ -493,14 +492,46 @@ public final class TrainingEstimator {
       double moeMlp = moeRouterSeconds(m, acc, tokens, e, c, peak)
           + moeExpertSeconds(m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak)
           + moeSharedSeconds(m, acc, tokens, tp, e, c, peak);
-      mbA2a = overlappedAllToAllSeconds(m, cluster, l, recipe, tokens, attentionSide,
-          layerTraining - 3 * mlp - attentionSide, moeMlp, kernel.overlapCost(), microBatches);
+      a2aPerLayer = overlappedAllToAllSeconds(m, cluster, l, recipe, tokens, attentionSide,
+          layerTraining - 3 * mlp - attentionSide, moeMlp, kernel.overlapCost(), microBatches,
+          1);
     } else {
-      mbA2a = allToAllSeconds(m, cluster, l, recipe, tokens);
+      a2aPerLayer = allToAllSeconds(m, cluster, l, recipe, tokens, 1);
     }
-    double mbCp = l.cp() > 1 ? layersPerStage * contextParallelLayerSeconds(m, cluster, l,
-        recipe, sq, attnForward, attnBackward, kernel.overlapCost()) : 0.0;
-    double mb = mbCompute + mbRecompute + mbTp + mbP2p + mbA2a + mbCp;
+    double cpPerLayer = l.cp() > 1 ? contextParallelLayerSeconds(m, cluster, l, recipe, sq,
+        attnForward, attnBackward, kernel.overlapCost()) : 0.0;
+
+    // The slowest pipeline rank sets the pace of every micro-batch (and of the bubble): the
+    // first, a middle or the last, with its own layers (Layout#stageLayers; every rank at
+    // ⌈layers / pp⌉ without an uneven split, so the last, with the logits, is the slowest).
+    int[] stages = l.stageLayers(m.layers());
+    int layersPerStage = stages[2];
+    double mbCompute = 0.0;
+    double mbRecompute = 0.0;
+    double mbTp = 0.0;
+    double mbA2a = 0.0;
+    double mbCp = 0.0;
+    double mb = -1.0;
+    for (int stage = 0; stage < stages.length; stage++) {
+      int n = stages[stage];
+      boolean last = stage == stages.length - 1;
+      double sCompute = n * (layerTraining + kernel.layerOverheadSeconds())
+          + (last ? lastCompute : 0.0);
+      double sRecompute = n * recompute + (last ? lastRecompute : 0.0);
+      double sTp = n * tTp + (last ? lastTp : 0.0);
+      double sA2a = n * a2aPerLayer;
+      double sCp = n * cpPerLayer;
+      double total = sCompute + sRecompute + sTp + mbP2p + sA2a + sCp;
+      if (total > mb) {
+        mb = total;
+        layersPerStage = n;
+        mbCompute = sCompute;
+        mbRecompute = sRecompute;
+        mbTp = sTp;
+        mbA2a = sA2a;
+        mbCp = sCp;
+      }
+    }
     double bubble = (l.pp() - 1.0) / l.virtualStages() * mb;
 
     // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward where
@@ -611,14 +642,13 @@ public final class TrainingEstimator {
    * per destination rank ({@link InterconnectModel#forwardedExchange}).
    */
   private double allToAllSeconds(TransformerSpec m, Cluster cluster, Layout l,
-      PrecisionRecipe recipe, double tokens) {
+      PrecisionRecipe recipe, double tokens, int layersPerStage) {
     if (l.ep() <= 1 || !m.isMoe()) {
       return 0.0;
     }
     double a2a = exchangeSeconds(m, cluster, l, recipe, tokens);
     // Recomputing the whole MoE layer (--recompute-modules moe) dispatches and combines again.
     int perLayer = l.recompute() == Recompute.FULL || l.recomputes(RecomputeModule.MOE) ? 6 : 4;
-    int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
     return layersPerStage * m.moeLayerShare() * perLayer * a2a;
   }
 
@@ -643,7 +673,7 @@ public final class TrainingEstimator {
    */
   private double overlappedAllToAllSeconds(TransformerSpec m, Cluster cluster, Layout l,
       PrecisionRecipe recipe, double tokens, double attentionForward, double attentionBackward,
-      double moeMlpForward, double kappa, int microBatches) {
+      double moeMlpForward, double kappa, int microBatches, int layersPerStage) {
     double a = exchangeSeconds(m, cluster, l, recipe, tokens);
     double pair = exposed(a, attentionForward, kappa) + exposed(2 * a, 3 * moeMlpForward, kappa)
         + exposed(a, attentionBackward, kappa);
@@ -651,7 +681,6 @@ public final class TrainingEstimator {
     double alone = l.pp() == 1 ? 1.0
         : 2.0 * (l.pp() - 1) + (l.virtualStages() - 1.0) * l.pp() + 1.0;
     double combined = Math.max(0.0, passes - alone) / passes;
-    int layersPerStage = (m.layers() + l.pp() - 1) / l.pp();
     return layersPerStage * m.moeLayerShare() * (combined * pair + (1 - combined) * 4 * a);
   }
 
@@ -1151,7 +1180,10 @@ public final class TrainingEstimator {
           l.tp(), m.heads());
       checkArgument(l.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s",
           l.pp(), m.layers());
-      int perStage = (m.layers() + l.pp() - 1) / l.pp();
+      if (l.unevenStages()) {
+        checkStageLayers(m, l);
+      }
+      int perStage = l.stageLayers(m.layers())[1];
       checkArgument(perStage % l.virtualStages() == 0,
           "layout.virtualStages: %s does not divide the %s layers of a pipeline stage",
           l.virtualStages(), perStage);
@@ -1161,6 +1193,30 @@ public final class TrainingEstimator {
           "workload.globalBatchSize: %s is not divisible by dp·microBatch = %s·%s",
           w.globalBatchSize(), l.dp(), l.microBatch());
     }
+  }
+
+  /**
+   * An uneven pipeline split (Megatron-Core's {@code get_num_layers_to_build},
+   * transformer_block.py at d98e8a64): the first and last ranks' layers leave at least one layer
+   * to each other rank and divide evenly among them; with no other rank they are all the
+   * layers.
+   */
+  static void checkStageLayers(TransformerSpec m, Layout l) {
+    int first = l.firstStageLayers();
+    int last = l.lastStageLayers();
+    int rest = m.layers() - first - last;
+    int others = l.pp() - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+    String field = first > 0 ? "layout.firstStageLayers" : "layout.lastStageLayers";
+    int value = first > 0 ? first : last;
+    if (others == 0) {
+      checkArgument(rest == 0, "%s: %s and layout.lastStageLayers %s are not the %s layers of"
+          + " model.layers over pp 2", field, value, last, m.layers());
+      return;
+    }
+    checkArgument(rest >= others, "%s: %s leaves %s of model.layers %s to the other %s"
+        + " pipeline ranks (at least one each)", field, value, rest, m.layers(), others);
+    checkArgument(rest % others == 0, "%s: %s leaves %s of model.layers %s, which the other %s"
+        + " pipeline ranks cannot share evenly", field, value, rest, m.layers(), others);
   }
 
   /**
@@ -1185,6 +1241,25 @@ public final class TrainingEstimator {
 
   /** Every layout consistent with the request's fixed fields. */
   List<Layout> candidates(EstimateRequest request) {
+    PartialLayout p = request.layout();
+    if (p.firstStageLayers() == null && p.lastStageLayers() == null) {
+      return withOverlap(request);
+    }
+    // An uneven pipeline split (layout.firstStageLayers, lastStageLayers) needs pp > 1.
+    List<Layout> out = new ArrayList<>();
+    for (Layout l : withOverlap(request)) {
+      if (l.pp() > 1) {
+        out.add(l.withStageLayers(p.firstStageLayers() == null ? 0 : p.firstStageLayers(),
+            p.lastStageLayers() == null ? 0 : p.lastStageLayers()));
+      }
+    }
+    checkArgument(!out.isEmpty(), "layout.%s: needs pipeline parallelism (pp > 1)",
+        p.firstStageLayers() != null ? "firstStageLayers" : "lastStageLayers");
+    return out;
+  }
+
+  /** Every layout consistent with the request's fixed fields but the uneven split. */
+  private List<Layout> withOverlap(EstimateRequest request) {
     if (!Boolean.TRUE.equals(request.layout().overlapMoeComm())) {
       return withDispatcher(request);
     }

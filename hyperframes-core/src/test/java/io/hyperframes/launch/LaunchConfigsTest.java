@@ -56,7 +56,8 @@ class LaunchConfigsTest {
             + " \"trainingTokens\": 1e11}, \"layout\": {\"engine\": \"megatron\", \"tp\": 2,"
             + " \"pp\": 16, \"dp\": 32, \"ep\": 64, \"etp\": 1, \"microBatch\": 1,"
             + " \"sequenceParallel\": true, \"zeroStage\": 1, \"recompute\": \"selective\","
-            + " \"recomputeModules\": [\"mla_up_proj\"]}}",
+            + " \"recomputeModules\": [\"mla_up_proj\"], \"firstStageLayers\": 3,"
+            + " \"lastStageLayers\": 2}}",
         // fp8, ZeRO-3
         "{\"model\": {\"catalog\": \"llama3-8b\"}, \"cluster\": {\"accelerator\":"
             + " \"h100-sxm-80gb\", \"devices\": 64}, \"workload\": {\"type\": \"training\","
@@ -123,6 +124,8 @@ class LaunchConfigsTest {
       assertTrue(e.text().contains("--cp-comm-type " + l.cpCommType().megatronName()));
     }
     assertEquals(model.mla() != null, used.contains("--multi-latent-attention"));
+    assertEquals(l.firstStageLayers() > 0, used.contains("--decoder-first-pipeline-num-layers"));
+    assertEquals(l.lastStageLayers() > 0, used.contains("--decoder-last-pipeline-num-layers"));
     assertEquals(model.slidingWindow() != null, used.contains("--window-size"));
     if (model.isMoe()) {
       assertTrue(e.text().contains("--moe-router-topk " + model.moe().topK()));

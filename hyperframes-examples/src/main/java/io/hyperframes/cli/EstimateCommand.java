@@ -106,6 +106,8 @@ final class EstimateCommand implements Callable<Integer> {
             + (l.moeDispatcher() != io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL
                 ? " moeDispatcher=" + l.moeDispatcher().id() : "")
             + (l.overlapMoeComm() ? " overlapMoeComm=true" : "")
+            + (l.unevenStages() ? " firstStageLayers=" + l.firstStageLayers()
+                + " lastStageLayers=" + l.lastStageLayers() : "")
             + (l.cp() > 1 ? " cp=" + l.cp() + " cpCommType=" + l.cpCommType().id() : "")
             + (l.recomputeModules().isEmpty()
                 || l.recomputeModules().equals(io.hyperframes.parallel.RecomputeModule.DEFAULT)

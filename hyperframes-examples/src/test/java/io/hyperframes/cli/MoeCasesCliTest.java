@@ -72,15 +72,15 @@ class MoeCasesCliTest {
     assertTrue(grokFp8 < 0 && grokFp8 > -20.0, grokFp8 + " %");
     double tp4 = errors.get("mcoremoe-qwen3-235b-256h100-4k-deepep-tp4-ep8-pp8");
     assertTrue(tp4 < 0 && tp4 > -50.0, tp4 + " %");
-    // DeepSeek-V3 BF16 on 512 and 1024 H100 (dgxc-benchmarking 25.05 and 25.08; checks): the
-    // two on the all-to-all dispatcher within ±15 % since the all-to-all change, the one on
-    // DeepEP at ep 64 over eight nodes too slow (out of sample, not met; sign asserted).
+    // DeepSeek-V3 BF16 on 512 and 1024 H100 (dgxc-benchmarking 25.05 and 25.08; checks, each
+    // with its run's uneven pipeline split): the 25.08 run on DeepEP within ±15 %, the two 25.05
+    // runs on the all-to-all dispatcher with token drop too fast (not met; signs asserted).
     for (String id : new String[] {"dgxc2505-deepseek-v3-h100-1024gpu-bf16",
         "dgxc2505-deepseek-v3-h100-512gpu-bf16"}) {
       double e = errors.get(id);
-      assertTrue(Math.abs(e) <= 15.0, id + ": " + e + " %");
+      assertTrue(e < -15.0 && e > -30.0, id + ": " + e + " %");
     }
     double deepEp = errors.get("dgxc2508-deepseek-v3-h100-1024gpu-bf16-deepep");
-    assertTrue(deepEp > 15.0 && deepEp < 60.0, deepEp + " %");
+    assertTrue(Math.abs(deepEp) <= 15.0, deepEp + " %");
   }
 }
