@@ -21,7 +21,6 @@ import io.hyperframes.hardware.Checks;
  *       the group spans.
  * </ul>
  *
- *
  * <p>Group-limited routing ({@code groups} G of {@code m = E/G} consecutive experts, a token's
  * experts from {@code groupTopK} g of them; DeepSeek-V3 §2.1.2, Megatron-Core's
  * {@code group_limited_topk}) ranks the groups by the sum of their top {@code k/g} scores, so by

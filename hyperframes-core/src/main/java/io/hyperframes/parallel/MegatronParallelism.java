@@ -221,7 +221,6 @@ enum MegatronParallelism implements ParallelismModel {
       int microBatches) {
     double perLayer = activationBytesPerLayer(m, l, precision);
     int p = l.pp();
-    // The last stage also runs the multi-token-prediction blocks (counted on the largest).
     // The largest rank's layers (the multi-token prediction on the last), every rank counted
     // with the first rank's micro-batches in flight, as for an even split.
     int[] stages = l.stageLayers(m.layers());
@@ -254,9 +253,5 @@ enum MegatronParallelism implements ParallelismModel {
     // Scatter/gather optimisation: each tensor-parallel rank sends 1/t of the tensor
     // (Narayanan et al. 2021, §4.1).
     return tensorParallelMessageBytes(m, l, precision) / l.tp();
-  }
-
-  static int ceilDiv(int a, int b) {
-    return (a + b - 1) / b;
   }
 }

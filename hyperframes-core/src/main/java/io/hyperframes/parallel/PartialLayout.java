@@ -132,6 +132,24 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         recomputeModules, moeDispatcher, null, firstStageLayers, lastStageLayers);
   }
 
+  /** Whether the request fixes the layers of the first or the last pipeline rank. */
+  public boolean fixesStageLayers() {
+    return firstStageLayers != null || lastStageLayers != null;
+  }
+
+  /**
+   * {@code layout} with the uneven pipeline split these fields fix ({@code layout} itself when
+   * they fix none); null when they fix one and {@code layout} has no pipeline to split.
+   */
+  public Layout withStageLayersOn(Layout layout) {
+    if (!fixesStageLayers()) {
+      return layout;
+    }
+    return layout.pp() == 1 ? null : layout.withStageLayers(
+        firstStageLayers == null ? 0 : firstStageLayers,
+        lastStageLayers == null ? 0 : lastStageLayers);
+  }
+
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
     return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,

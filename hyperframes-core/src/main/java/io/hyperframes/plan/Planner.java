@@ -499,12 +499,9 @@ public final class Planner {
     Layout l = new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep, cp,
         p.cpCommType() == null ? CpCommType.P2P : p.cpCommType(), etp,
         rc == Recompute.SELECTIVE ? p.recomputeModules() : null, p.moeDispatcher());
-    if (p.firstStageLayers() != null || p.lastStageLayers() != null) {
-      if (pp == 1) {
-        return null;
-      }
-      l = l.withStageLayers(p.firstStageLayers() == null ? 0 : p.firstStageLayers(),
-          p.lastStageLayers() == null ? 0 : p.lastStageLayers());
+    l = p.withStageLayersOn(l);
+    if (l == null) {
+      return null;
     }
     if (Boolean.TRUE.equals(p.overlapMoeComm())) {
       return TrainingEstimator.overlapUnsupported(l) == null ? l.withOverlapMoeComm(true) : null;

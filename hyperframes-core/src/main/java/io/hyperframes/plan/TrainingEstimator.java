@@ -492,11 +492,11 @@ public final class TrainingEstimator {
       double moeMlp = moeRouterSeconds(m, acc, tokens, e, c, peak)
           + moeExpertSeconds(m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak)
           + moeSharedSeconds(m, acc, tokens, tp, e, c, peak);
-      a2aPerLayer = overlappedAllToAllSeconds(m, cluster, l, recipe, tokens, attentionSide,
-          layerTraining - 3 * mlp - attentionSide, moeMlp, kernel.overlapCost(), microBatches,
-          1);
+      a2aPerLayer = overlappedAllToAllSecondsPerLayer(m, cluster, l, recipe, tokens,
+          attentionSide, layerTraining - 3 * mlp - attentionSide, moeMlp, kernel.overlapCost(),
+          microBatches);
     } else {
-      a2aPerLayer = allToAllSeconds(m, cluster, l, recipe, tokens, 1);
+      a2aPerLayer = allToAllSecondsPerLayer(m, cluster, l, recipe, tokens);
     }
     double cpPerLayer = l.cp() > 1 ? contextParallelLayerSeconds(m, cluster, l, recipe, sq,
         attnForward, attnBackward, kernel.overlapCost()) : 0.0;
@@ -629,7 +629,8 @@ public final class TrainingEstimator {
   }
 
   /**
-   * Expert-parallel token exchange of one micro-batch on one stage: per MoE layer an all-to-all
+   * Expert-parallel token exchange of one micro-batch per layer of a stage, averaged over its
+   * layers (a stage's is its layers times this): per MoE layer an all-to-all
    * to dispatch the routed tokens to the ranks holding their experts and one to combine the
    * results, forward and again backward (and once more forward under full recomputation),
    * each on the critical path (Megatron-Core's all-to-all dispatcher; Lepikhin et al. 2020,
@@ -641,19 +642,20 @@ public final class TrainingEstimator {
    * the DeepEP dispatcher a token crosses the network once per destination node and NVLink once
    * per destination rank ({@link InterconnectModel#forwardedExchange}).
    */
-  private double allToAllSeconds(TransformerSpec m, Cluster cluster, Layout l,
-      PrecisionRecipe recipe, double tokens, int layersPerStage) {
+  private double allToAllSecondsPerLayer(TransformerSpec m, Cluster cluster, Layout l,
+      PrecisionRecipe recipe, double tokens) {
     if (l.ep() <= 1 || !m.isMoe()) {
       return 0.0;
     }
     double a2a = exchangeSeconds(m, cluster, l, recipe, tokens);
     // Recomputing the whole MoE layer (--recompute-modules moe) dispatches and combines again.
     int perLayer = l.recompute() == Recompute.FULL || l.recomputes(RecomputeModule.MOE) ? 6 : 4;
-    return layersPerStage * m.moeLayerShare() * perLayer * a2a;
+    return m.moeLayerShare() * perLayer * a2a;
   }
 
   /**
-   * The exposed expert-parallel exchange of one micro-batch on one stage under Megatron-Core's
+   * The exposed expert-parallel exchange of one micro-batch per layer of a stage (averaged over
+   * its layers) under Megatron-Core's
    * EP A2A overlap ({@code --overlap-moe-expert-parallel-comm}; the combined 1F1B schedule,
    * {@code megatron/core/models/common/model_chunk_schedule_plan.py} at d98e8a64,
    * {@code TransformerLayerSchedulePlan.run}). The forward of one micro-batch runs layer by layer
@@ -671,9 +673,9 @@ public final class TrainingEstimator {
    * d98e8a64), and as many backwards alone after; without pipelining the first forward and the
    * last backward. Those pay their four exchanges in full.
    */
-  private double overlappedAllToAllSeconds(TransformerSpec m, Cluster cluster, Layout l,
-      PrecisionRecipe recipe, double tokens, double attentionForward, double attentionBackward,
-      double moeMlpForward, double kappa, int microBatches, int layersPerStage) {
+  private double overlappedAllToAllSecondsPerLayer(TransformerSpec m, Cluster cluster,
+      Layout l, PrecisionRecipe recipe, double tokens, double attentionForward,
+      double attentionBackward, double moeMlpForward, double kappa, int microBatches) {
     double a = exchangeSeconds(m, cluster, l, recipe, tokens);
     double pair = exposed(a, attentionForward, kappa) + exposed(2 * a, 3 * moeMlpForward, kappa)
         + exposed(a, attentionBackward, kappa);
@@ -681,7 +683,7 @@ public final class TrainingEstimator {
     double alone = l.pp() == 1 ? 1.0
         : 2.0 * (l.pp() - 1) + (l.virtualStages() - 1.0) * l.pp() + 1.0;
     double combined = Math.max(0.0, passes - alone) / passes;
-    return layersPerStage * m.moeLayerShare() * (combined * pair + (1 - combined) * 4 * a);
+    return m.moeLayerShare() * (combined * pair + (1 - combined) * 4 * a);
   }
 
   /** One dispatch (or combine) of a micro-batch's routed tokens on one rank. */
@@ -799,7 +801,7 @@ public final class TrainingEstimator {
    * {@code --recompute-modules}): the two normalisations (their element-wise passes,
    * {@code normSeconds·bandwidth} bytes), a dense layer's MLP (matmuls and activation), the whole
    * MoE layer (router, experts, shared experts and their activations; its all-to-all is counted in
-   * {@link #allToAllSeconds}), the experts' activation alone, the shared experts, or latent
+   * {@link #allToAllSecondsPerLayer}), the experts' activation alone, the shared experts, or latent
    * attention's two up-projections. 0 for none of them.
    */
   private double moduleRecomputeSeconds(TransformerSpec m, Accelerator acc, Layout l,
@@ -1242,15 +1244,14 @@ public final class TrainingEstimator {
   /** Every layout consistent with the request's fixed fields. */
   List<Layout> candidates(EstimateRequest request) {
     PartialLayout p = request.layout();
-    if (p.firstStageLayers() == null && p.lastStageLayers() == null) {
+    if (!p.fixesStageLayers()) {
       return withOverlap(request);
     }
-    // An uneven pipeline split (layout.firstStageLayers, lastStageLayers) needs pp > 1.
     List<Layout> out = new ArrayList<>();
     for (Layout l : withOverlap(request)) {
-      if (l.pp() > 1) {
-        out.add(l.withStageLayers(p.firstStageLayers() == null ? 0 : p.firstStageLayers(),
-            p.lastStageLayers() == null ? 0 : p.lastStageLayers()));
+      Layout split = p.withStageLayersOn(l);
+      if (split != null) {
+        out.add(split);
       }
     }
     checkArgument(!out.isEmpty(), "layout.%s: needs pipeline parallelism (pp > 1)",
