@@ -43,13 +43,23 @@ class MoeCasesCliTest {
     // the all-to-all reads its message-size curve at the bytes one rank sends (it prompted
     // that change, so it is not out of sample).
     java.util.regex.Matcher rows = java.util.regex.Pattern.compile(
-        "(?m)^\\| (mbridge2604-\\S+) \\| tokensPerSecondPerDevice \\| [0-9.]+ \\| [0-9.]+ \\|"
+        "(?m)^\\| (mbridge\\d+-\\S+) \\| tokensPerSecondPerDevice \\| [0-9.]+ \\| [0-9.]+ \\|"
             + " ([-+][0-9.]+) % \\|").matcher(out);
     Map<String, Double> bridge = new java.util.HashMap<>();
     while (rows.find()) {
       bridge.put(rows.group(1), Double.parseDouble(rows.group(2)));
     }
-    assertEquals(3, bridge.size(), out);
+    assertEquals(7, bridge.size(), out);
+    // Recorded 2026-12-04 (22nd session) before any change of the session: Megatron-Bridge
+    // 25.11's Qwen3-235B-A22B FP8 on 256 H100 and DeepSeek-V3 and GPT-OSS 120B in BF16 on
+    // GB200, and 26.02's Qwen3-30B-A3B FP8 on 16 H100, all predicted too fast (not met; the
+    // signs are asserted).
+    for (String id : new String[] {"mbridge2511-qwen3-235b-a22b-h100-256gpu-fp8",
+        "mbridge2511-deepseek-v3-gb200-256gpu-bf16", "mbridge2511-gpt-oss-120b-gb200-64gpu-bf16",
+        "mbridge2602-qwen3-30b-a3b-h100-16gpu-fp8"}) {
+      double e = bridge.get(id);
+      assertTrue(e > 0 && e < 250.0, id + ": " + e + " %");
+    }
     double small = bridge.get("mbridge2604-qwen3-30b-a3b-h100-16gpu-fp8");
     double large = bridge.get("mbridge2604-qwen3-235b-a22b-h100-256gpu-fp8");
     double oss = bridge.get("mbridge2604-gpt-oss-120b-h100-64gpu-bf16");
