@@ -429,6 +429,18 @@ public final class TrainingEstimator {
       layerTraining = 3 * (tDense + tElementwise) + 3.5 * tFlash;
       recompute = l.recompute() == Recompute.FULL ? forward : modules;
     }
+    // MoE token permutation around the exchange (#moePermutationBytesPerToken): element-wise
+    // traffic of the MoE layers, forward; its backward moves the same bytes the other way (the
+    // gradient of a gather is a scatter), and it reruns with the layer under full or MoE-module
+    // recomputation.
+    if (m.isMoe() && m.moe().routed()) {
+      double tPermute = moePermutationBytesPerToken(m, l, e) * tokens / ewBandwidth;
+      forward += tPermute;
+      layerTraining += 2 * tPermute;
+      if (l.recompute() == Recompute.FULL || l.recomputes(RecomputeModule.MOE)) {
+        recompute += tPermute;
+      }
+    }
     // FP8 linear layers: every input is cast to FP8 in the forward pass and every output
     // gradient in the backward, each read once in the activation format and written twice in
     // FP8 (row-wise and the transposed copy Hopper's TN-only FP8 GEMMs need for the other
@@ -871,6 +883,52 @@ public final class TrainingEstimator {
   private double elementwiseBytesPerSecond(Accelerator acc, PrecisionRecipe recipe) {
     return memoryModel.streamingBytesPerSecond(acc)
         * acc.kernel(recipe.elementwiseFormat(acc::supports)).elementwiseBandwidthFraction();
+  }
+
+  /**
+   * Bytes per token of this rank, averaged over the layers, that a routed MoE layer's token
+   * permutation moves in its forward pass: the copies of each token sorted by expert before the
+   * experts and summed back after them. Counted kernel by kernel from Megatron-Core's dispatchers
+   * ({@code megatron/core/transformer/moe/token_dispatcher.py} and {@code moe_utils.py}
+   * {@code permute}, {@code unpermute}, {@code sort_chunks_by_idxs} at d98e8a64; Transformer
+   * Engine's fused permute reads a token once and writes its copies, its unpermute reads the
+   * copies and writes the sum), each kernel reading and writing its rows once at {@code e} bytes
+   * per element of the hidden width {@code h}. With {@code T} the tokens a rank holds before the
+   * exchange (divided by sequence parallelism), {@code k} the routed copies per token (times a
+   * capacity factor, whose padding is moved too) and {@code R = T·k·etp/tp} the rows this rank's
+   * experts receive:
+   * <ul>
+   *   <li>all-to-all: permute before the exchange {@code (1 + k)·T·h}, unpermute after the
+   *       combine {@code (k + 1)·T·h}, and with more than one local expert the sort of the
+   *       received rows by expert and its inverse ({@code 2·R·h} each);
+   *   <li>DeepEP: the dispatch kernel delivers one row per token and destination rank
+   *       ({@code ρ/k} of R, ρ the ranks a token reaches, {@link ExpertExchange#ranksPerToken}),
+   *       permuted into the experts' R rows and summed back before the combine:
+   *       {@code 2·(R·ρ/k + R)·h}.
+   * </ul>
+   * The router's scores and indices (E or k numbers per token) are not counted. 0 for a model
+   * without routing.
+   */
+  static double moePermutationBytesPerToken(TransformerSpec m, Layout l, double e) {
+    if (!m.isMoe() || !m.moe().routed()) {
+      return 0.0;
+    }
+    MoeSpec moe = m.moe();
+    double tp = l.tp();
+    double sp = l.sequenceParallel() ? tp : 1.0;
+    double k = moe.routedPerToken();
+    double source = 1.0 / sp;
+    double received = k * l.etp() / tp;
+    double rows;
+    if (l.moeDispatcher() == MoeDispatcher.DEEPEP) {
+      ExpertExchange exchange = new ExpertExchange(1.0, 1.0, moe.experts(), moe.topK(),
+          new CollectiveGroup(l.ep(), l.ep()), moe.groups(), moe.groupTopK());
+      rows = 2 * (received * exchange.ranksPerToken() / moe.topK() + received);
+    } else {
+      boolean sorted = (double) moe.experts() / l.ep() > 1;
+      rows = 2 * (1 + k) * source + (sorted ? 4 * received : 0.0);
+    }
+    return m.moeLayerShare() * rows * m.hidden() * e;
   }
 
   /**

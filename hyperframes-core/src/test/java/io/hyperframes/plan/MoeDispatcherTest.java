@@ -56,7 +56,11 @@ class MoeDispatcherTest {
     assertEquals(MoeDispatcher.DEEPEP, deepep.layout().moeDispatcher());
     double ratio = deepep.time().allToAllSeconds() / a2a.time().allToAllSeconds();
     assertTrue(ratio > 0.15 && ratio < 0.5, "DeepEP / all-to-all " + ratio);
-    assertEquals(a2a.time().computeSeconds(), deepep.time().computeSeconds(), 0.0);
+    // The compute differs by the token permutation alone (MoePermutationTest): DeepEP expands
+    // one row per destination rank where the all-to-all sorts every copy by local expert.
+    assertTrue(deepep.time().computeSeconds() < a2a.time().computeSeconds());
+    assertEquals(a2a.time().computeSeconds(), deepep.time().computeSeconds(),
+        0.05 * a2a.time().computeSeconds());
     assertEquals(a2a.memory().totalBytes(), deepep.memory().totalBytes(), 0.0);
     // Inside one node (EP 8) it still sends a token once per GPU, not once per expert.
     TrainingEstimate inside = estimate(", \"ep\": 8, \"etp\": 1, \"moeDispatcher\": \"deepep\"");

@@ -75,8 +75,7 @@ class LeaveOneSourceOutTest {
   /**
    * Over every recorded training run (the pool above plus the context-parallel, MoE and pipeline
    * files), docs/validation.md prints the command's lines, and the truly held-out sources are
-   * BLOOM, MT-NLG and Megatron-Bridge 26.02's H100 MoE row, whose mean is above the issue's 8 %
-   * (recorded, not met).
+   * BLOOM and MT-NLG, whose mean is above the issue's 8 % (recorded, not met).
    */
   @Test
   void overEverythingRecordedTheReportPrintsTheCommandsOutput() throws IOException {
@@ -99,11 +98,11 @@ class LeaveOneSourceOutTest {
     Matcher out = Pattern.compile("Out of sample \\(sources no shipped constant or modelling"
         + " decision was fitted on: ([^)]*)\\): mean \\|error\\| ([0-9.]+) %").matcher(r.out());
     assertTrue(out.find(), r.out());
-    // Megatron-Bridge 26.02's Qwen3-30B-A3B row (recorded 2026-12-04, 22nd session, a
-    // container whose known issues say DeepEP did not run) is the third held-out source, and it
-    // is predicted three times too fast.
-    assertEquals("bloom, mbridge2602, mtnlg2022", out.group(1));
+    // Megatron-Bridge 26.02's Qwen3-30B-A3B row, recorded 2026-12-04 (22nd session) as a third
+    // held-out source, was computed under the token-permutation change of the same session before
+    // it was committed, so it is looked at (hardware.json decisions).
+    assertEquals("bloom, mtnlg2022", out.group(1));
     double mean = Double.parseDouble(out.group(2));
-    assertTrue(mean > 8.0 && mean < 50.0, "the held-out mean: " + mean);
+    assertTrue(mean > 8.0 && mean < 30.0, "the held-out mean: " + mean);
   }
 }
