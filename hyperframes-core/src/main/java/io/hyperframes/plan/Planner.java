@@ -302,10 +302,12 @@ public final class Planner {
                       acc.offer(candidate(r, e, w, usable), order);
                       Layout deepEp = deepEpAlternative(p, m, cluster, l, e);
                       if (deepEp != null) {
-                        acc.offer(candidate(r, estimator.evaluate(m, cluster, w, deepEp), w,
-                            usable), order);
+                        TrainingEstimate d = estimator.evaluate(m, cluster, w, deepEp);
+                        acc.offer(candidate(r, d, w, usable), order);
                         acc.evaluated++;
+                        offerOverlapped(r, p, m, cluster, w, deepEp, d, usable, acc, order);
                       }
+                      offerOverlapped(r, p, m, cluster, w, l, e, usable, acc, order);
                     }
                     if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
                       throw new CancellationException("plan search cancelled");
@@ -444,6 +446,34 @@ public final class Planner {
       return null;
     }
     return l.withMoeDispatcher(MoeDispatcher.DEEPEP);
+  }
+
+  /**
+   * The same layout with Megatron-Core's EP A2A overlap ({@code layout.overlapMoeComm}), where
+   * the request leaves it open, Megatron-Core can run it on the layout
+   * ({@link Layout#whyNotOverlapMoeComm}) and the exchange is over {@link #DEEPEP_TRY_SHARE} of
+   * the step: the overlap hides the exchange behind another micro-batch's computation
+   * (docs/model-reference.md, "Overlapped expert-parallel exchange"), which only matters where
+   * there is an exchange to hide. Null otherwise.
+   */
+  static Layout overlapAlternative(PartialLayout p, ModelSpec m, Layout l, TrainingEstimate e) {
+    if (p.overlapMoeComm() != null || !(m instanceof TransformerSpec t) || !t.isMoe()
+        || t.mtpLayers() > 1 || l.overlapMoeComm() || l.whyNotOverlapMoeComm() != null
+        || !(e.time().allToAllSeconds() > DEEPEP_TRY_SHARE * e.stepSeconds())) {
+      return null;
+    }
+    return l.withOverlapMoeComm(true);
+  }
+
+  /** Evaluates and offers {@link #overlapAlternative} of {@code l}, when there is one. */
+  private void offerOverlapped(PlanRequest r, PartialLayout p, ModelSpec m, Cluster cluster,
+      TrainingWorkload w, Layout l, TrainingEstimate e, double usable, Accumulator acc,
+      Comparator<Candidate> order) {
+    Layout overlapped = overlapAlternative(p, m, l, e);
+    if (overlapped != null) {
+      acc.offer(candidate(r, estimator.evaluate(m, cluster, w, overlapped), w, usable), order);
+      acc.evaluated++;
+    }
   }
 
   /**

@@ -163,14 +163,17 @@ class PlanIsWhatLaunchesProperties {
     // Megatron-LM's default expert tensor-parallel size is the tensor-parallel size.
     int etp = text.contains("--expert-tensor-parallel-size")
         ? intOf(text, "--expert-tensor-parallel-size (\\d+)") : tp;
-    // The dispatcher: the flex dispatcher with the DeepEP backend, else the all-to-all one.
+    // The dispatcher: the flex dispatcher with the DeepEP backend, else the all-to-all one; the
+    // EP A2A overlap, which the planner tries where the request leaves it open.
     io.hyperframes.parallel.MoeDispatcher dispatcher =
         text.contains("--moe-flex-dispatcher-backend deepep")
             ? io.hyperframes.parallel.MoeDispatcher.DEEPEP
             : io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL;
     return new Parsed(new Layout(tp, pp, dp, v, intOf(text, "--micro-batch-size (\\d+)"),
         text.contains("--sequence-parallel"), recompute(text), zero, Engine.MEGATRON, group,
-        true, ep, cp, cpType, etp).withMoeDispatcher(dispatcher),
+        true, ep, cp, cpType, etp).withMoeDispatcher(dispatcher)
+            .withOverlapMoeComm(text.contains("--overlap-moe-expert-parallel-comm")
+                && text.contains("--delay-wgrad-compute")),
         intOf(text, "--global-batch-size (\\d+)"));
   }
 

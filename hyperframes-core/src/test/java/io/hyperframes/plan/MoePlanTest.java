@@ -1,6 +1,7 @@
 package io.hyperframes.plan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.EstimateBuilder;
@@ -88,6 +89,25 @@ class MoePlanTest {
         e.layout().toString());
   }
 
+  /**
+   * The EP A2A overlap is an alternative the planner tries where the request leaves it open
+   * (Planner#overlapAlternative), and a request that turns it off is obeyed: no alternative
+   * has it, and the best is no faster than the open request's.
+   */
+  @Test
+  void theOverlapIsTriedWhenOpenAndKeptOffWhenTheRequestSaysSo() {
+    Plan open = feasiblePlan("qwen3-235b-a22b", 512, 512, 1e12);
+    Plan off = HyperFrames.plan().model("qwen3-235b-a22b").accelerator("h100-sxm-80gb")
+        .devices(512, 512).training(t -> t.precision("bf16-mixed").tokens(1e12))
+        .layout(l -> l.overlapMoeComm(false)).run();
+    assertTrue(off.feasible(), off.reasons().toString());
+    assertTrue(open.best().estimate().layout().overlapMoeComm());
+    for (var c : off.alternatives()) {
+      assertFalse(c.estimate().layout().overlapMoeComm(), c.estimate().layout().toString());
+    }
+    assertTrue(off.best().estimate().stepSeconds() > open.best().estimate().stepSeconds());
+  }
+
   @Test
   void aFixedDispatcherIsKept() {
     Plan p = HyperFrames.plan().model("qwen3-235b-a22b").accelerator("h100-sxm-80gb")
@@ -114,6 +134,8 @@ class MoePlanTest {
           "across nodes: " + e.layout());
     }
     assertTrue(e.time().allToAllSeconds() > 0);
+    // The request leaves the EP A2A overlap open: the planner tried it, and it wins here.
+    assertTrue(e.layout().overlapMoeComm(), e.layout().toString());
     // memory.expertStatesBytes: the routed experts' share of the model states, 16 of 128
     // experts per GPU, their states sharded over the 64 expert data-parallel ranks.
     assertTrue(e.memory().expertStatesBytes() > 0

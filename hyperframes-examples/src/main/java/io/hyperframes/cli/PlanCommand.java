@@ -410,6 +410,9 @@ final class PlanCommand implements Callable<Integer> {
         e.devices(), l.engine().id(), l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
         c.workload().globalBatchSize(), l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
         (l.ep() > 1 ? " ep=" + l.ep() : "") + (l.etp() != l.tp() ? " etp=" + l.etp() : "")
+            + (l.moeDispatcher() != io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL
+                ? " " + l.moeDispatcher().id() : "")
+            + (l.overlapMoeComm() ? " a2a-overlap" : "")
             + (l.cp() > 1 ? " cp=" + l.cp() : ""),
         e.stepSeconds(), 100 * e.mfu(), e.trainingDays(), e.trainingDaysLow(),
         e.trainingDaysHigh(), c.cost().totalUsd(), e.feasible() ? "" : " (infeasible)");
