@@ -56,6 +56,33 @@ class AttentionPriorTest {
     assertTrue(hopper.source().contains("attention-kernels.json"), hopper.source());
   }
 
+  /**
+   * The Blackwell BF16 fused-attention efficiency is FlashAttention-4's measured throughput on
+   * sm100 at 8192 tokens, weighted the same way, over B200's BF16 peak; Blackwell's element-wise
+   * fraction is Hopper's, carried over (hardware.json decisions).
+   */
+  @Test
+  void theBlackwellConstantIsFlashAttention4sMeasuredThroughput() throws IOException {
+    JsonNode file = Json.parseObject("attention-kernels", Files.readString(
+        Path.of("..", "docs", "validation", "attention-kernels.json"), StandardCharsets.UTF_8));
+    JsonNode forward = series(file, "fa4-pr2280-forward-causal-hd128");
+    JsonNode backward = series(file, "fa4-pr2280-backward-causal-hd128");
+    assertEquals("prior", forward.get("role").asText());
+    assertEquals("prior", backward.get("role").asText());
+    double step = 3.5 / (1 / at(forward, 8192) + 2.5 / at(backward, 8192));
+    Catalog c = Catalog.builtIn();
+    double peakTflops = c.accelerators().get("b200-sxm-192gb").peakFlops(NumberFormat.BF16) / 1e12;
+    assertEquals(file.get("blackwellPeakTflops").asDouble(), peakTflops, 1e-9);
+    KernelEfficiency blackwell = c.kernels().get("blackwell").get(NumberFormat.BF16);
+    assertEquals(step / peakTflops, blackwell.attention(), 5e-4);
+    assertTrue(blackwell.source().contains("attention-kernels.json"), blackwell.source());
+    assertEquals(c.kernels().get("hopper").get(NumberFormat.BF16).elementwiseBandwidthFraction(),
+        blackwell.elementwiseBandwidthFraction());
+    // Both Blackwell accelerators run it.
+    assertEquals(blackwell, c.accelerators().get("gb200-186gb").kernel(NumberFormat.BF16));
+    assertEquals(blackwell, c.accelerators().get("b200-sxm-192gb").kernel(NumberFormat.BF16));
+  }
+
   @Test
   void noTrainingRunIsNamedAsTheAttentionConstantsFittingSource() throws IOException {
     try (var in = getClass().getResourceAsStream("/io/hyperframes/catalog/hardware.json")) {
