@@ -91,11 +91,20 @@ public final class LaunchConfigs {
       a.add("--num-query-groups " + m.kvHeads());
     }
     a.add("--ffn-hidden-size " + m.ffnHidden());
-    if (l.firstStageLayers() > 0) {
-      a.add("--decoder-first-pipeline-num-layers " + l.firstStageLayers());
-    }
-    if (l.lastStageLayers() > 0) {
-      a.add("--decoder-last-pipeline-num-layers " + l.lastStageLayers());
+    // Uneven splits: the first and last ranks' layers, or with virtual stages a layout string
+    // (Megatron-Core divides first/last layers by the virtual stages and the per-virtual-stage
+    // count assumes an even split: transformer_config.py and arguments.py at d98e8a64).
+    boolean layoutString = l.unevenStages() && l.virtualStages() > 1;
+    if (layoutString) {
+      // Quoted for the shell ("|" separates its stages); exec-form manifests take it unquoted.
+      a.add("--pipeline-model-parallel-layout '" + pipelineLayout(m, l) + "'");
+    } else {
+      if (l.firstStageLayers() > 0) {
+        a.add("--decoder-first-pipeline-num-layers " + l.firstStageLayers());
+      }
+      if (l.lastStageLayers() > 0) {
+        a.add("--decoder-last-pipeline-num-layers " + l.lastStageLayers());
+      }
     }
     if (m.isMoe()) {
       moe(a, m, l.ep(), l.etp(), l.moeDispatcher());
@@ -117,7 +126,7 @@ public final class LaunchConfigs {
     a.add("--max-position-embeddings " + m.seqLen());
     a.add("--tensor-model-parallel-size " + l.tp());
     a.add("--pipeline-model-parallel-size " + l.pp());
-    if (l.virtualStages() > 1) {
+    if (l.virtualStages() > 1 && !layoutString) {
       int perVirtual = m.layers() / (l.pp() * l.virtualStages());
       a.add("--num-layers-per-virtual-pipeline-stage " + perVirtual);
     }
@@ -341,5 +350,39 @@ public final class LaunchConfigs {
         + " --node-rank=$NODE_RANK --rdzv-backend=c10d --rdzv-endpoint=$MASTER_ADDR:29500"
         + " --rdzv-id=hyperframes %s", env, nodes, perNode, script);
     return new Emitted(line, notes);
+  }
+
+  /**
+   * Megatron-Core's {@code --pipeline-model-parallel-layout} for an uneven split with virtual
+   * stages ({@code PipelineParallelLayerLayout}, transformer/pipeline_parallel_layer_layout.py at
+   * d98e8a64): pp·v stages in their virtual order (chunk j of every rank before chunk j + 1),
+   * separated by "|"; "E" the embedding on the first, "t" a decoder layer, "m" a
+   * multi-token-prediction layer and "L" the loss on the last. Each rank's layers
+   * ({@link Layout#stageLayers}) go over its v chunks as evenly as they can, the first rank's
+   * shorter chunks first (beside the embedding), the last rank's last (beside the loss).
+   */
+  static String pipelineLayout(TransformerSpec m, Layout l) {
+    int pp = l.pp();
+    int v = l.virtualStages();
+    int[] split = l.stageLayers(m.layers());
+    List<String> stages = new ArrayList<>();
+    for (int j = 0; j < v; j++) {
+      for (int r = 0; r < pp; r++) {
+        int n = r == 0 ? split[0] : r == pp - 1 ? split[2] : split[1];
+        int base = n / v;
+        int extra = n % v;
+        int count = base + (r == 0 ? (j >= v - extra ? 1 : 0) : (j < extra ? 1 : 0));
+        StringBuilder stage = new StringBuilder();
+        if (j == 0 && r == 0) {
+          stage.append('E');
+        }
+        stage.append("t".repeat(count));
+        if (j == v - 1 && r == pp - 1) {
+          stage.append("m".repeat(m.mtpLayers())).append('L');
+        }
+        stages.add(stage.toString());
+      }
+    }
+    return String.join("|", stages);
   }
 }

@@ -78,7 +78,10 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
           args.add(option);
         } else {
           args.add(option.substring(0, space));
-          args.add(option.substring(space + 1));
+          String value = option.substring(space + 1);
+          // A value the shell text quotes (a pipeline layout's "|") goes to exec form bare.
+          args.add(value.length() > 1 && value.startsWith("'") && value.endsWith("'")
+              ? value.substring(1, value.length() - 1) : value);
         }
       }
       if (engine == Engine.DEEPSPEED) {

@@ -79,6 +79,39 @@ class LaunchConfigsTest {
             + " \"cp\": 8, \"cpCommType\": \"all_gather\"}}");
   }
 
+  /**
+   * An uneven split with virtual stages goes to Megatron-Core as a layout string: its
+   * first/last-rank options must divide by the virtual stages, and the per-virtual-stage count
+   * assumes an even split. Megatron-Bridge 25.11's Qwen3-235B-A22B on 256 H100 (docs/validation/
+   * moe-cases.json): 94 layers, pp 8 with 4 virtual stages, 11 on the first and last rank, 12 on
+   * each other, the embedding and the loss in the first and last chunks.
+   */
+  @Test
+  void anUnevenSplitWithVirtualStagesIsALayoutString() {
+    String json = "{\"model\": {\"catalog\": \"qwen3-235b-a22b\"}, \"cluster\":"
+        + " {\"accelerator\": \"h100-sxm-80gb\", \"devices\": 256}, \"workload\": {\"type\":"
+        + " \"training\", \"precision\": \"fp8-mixed\", \"globalBatchSize\": 2048,"
+        + " \"trainingTokens\": 1e11}, \"layout\": {\"engine\": \"megatron\", \"tp\": 2,"
+        + " \"pp\": 8, \"virtualStages\": 4, \"firstStageLayers\": 11, \"lastStageLayers\": 11,"
+        + " \"ep\": 32, \"etp\": 1, \"dp\": 16, \"microBatch\": 1, \"sequenceParallel\": true,"
+        + " \"recompute\": \"none\", \"zeroStage\": 1}}";
+    PlanRequest r = PlanRequests.parse(json);
+    Plan p = Planner.analytical().plan(r);
+    String text = LaunchConfigs.megatron(p.best(), (TransformerSpec) r.model(),
+        p.goldenParameters()).text();
+    String expected = "Ett|" + "ttt|".repeat(7) + String.join("|",
+        java.util.Collections.nCopies(2 * 8, "ttt")) + "|" + "ttt|".repeat(7) + "ttL";
+    assertTrue(text.contains("--pipeline-model-parallel-layout '" + expected + "'"), text);
+    assertTrue(!text.contains("--decoder-first-pipeline-num-layers"), text);
+    assertTrue(!text.contains("--num-layers-per-virtual-pipeline-stage"), text);
+    String layout = expected;
+    assertEquals(94, layout.chars().filter(c -> c == 't').count());
+    assertEquals(32, layout.split("\\|").length);
+    // The exec form of the manifests takes the value without the shell's quotes.
+    TrainingJob job = TrainingJob.of(p, (TransformerSpec) r.model(), LaunchOptions.defaults());
+    assertTrue(job.engineArgs().contains(expected), job.engineArgs().toString());
+  }
+
   @Test
   void flashAttentionIsPassedOnToMegatron() {
     String json = "{\"model\": {\"catalog\": \"llama2-7b\"}, \"cluster\": {\"accelerator\":"
@@ -124,8 +157,23 @@ class LaunchConfigsTest {
       assertTrue(e.text().contains("--cp-comm-type " + l.cpCommType().megatronName()));
     }
     assertEquals(model.mla() != null, used.contains("--multi-latent-attention"));
-    assertEquals(l.firstStageLayers() > 0, used.contains("--decoder-first-pipeline-num-layers"));
-    assertEquals(l.lastStageLayers() > 0, used.contains("--decoder-last-pipeline-num-layers"));
+    // An uneven split: the first/last-rank options, or with virtual stages a layout string.
+    boolean string = l.unevenStages() && l.virtualStages() > 1;
+    assertEquals(string, used.contains("--pipeline-model-parallel-layout"));
+    assertEquals(l.firstStageLayers() > 0 && !string,
+        used.contains("--decoder-first-pipeline-num-layers"));
+    assertEquals(l.lastStageLayers() > 0 && !string,
+        used.contains("--decoder-last-pipeline-num-layers"));
+    if (string) {
+      assertEquals(l.virtualStages() > 1 && !string,
+          used.contains("--num-layers-per-virtual-pipeline-stage"));
+      Matcher layout = Pattern.compile("--pipeline-model-parallel-layout '([^']*)'")
+          .matcher(e.text());
+      assertTrue(layout.find(), e.text());
+      assertEquals(model.layers(), layout.group(1).chars().filter(c -> c == 't').count());
+      assertEquals(l.pp() * l.virtualStages(), layout.group(1).split("\\|").length);
+      assertEquals(model.mtpLayers(), layout.group(1).chars().filter(c -> c == 'm').count());
+    }
     assertEquals(model.slidingWindow() != null, used.contains("--window-size"));
     if (model.isMoe()) {
       assertTrue(e.text().contains("--moe-router-topk " + model.moe().topK()));
