@@ -921,12 +921,13 @@ public final class TrainingEstimator {
     double received = k * l.etp() / tp;
     double rows;
     if (l.moeDispatcher() == MoeDispatcher.DEEPEP) {
+      // The ranks a token reaches depend on the group's size, not on its nodes.
       ExpertExchange exchange = new ExpertExchange(1.0, 1.0, moe.experts(), moe.topK(),
           new CollectiveGroup(l.ep(), l.ep()), moe.groups(), moe.groupTopK());
       rows = 2 * (received * exchange.ranksPerToken() / moe.topK() + received);
     } else {
-      boolean sorted = (double) moe.experts() / l.ep() > 1;
-      rows = 2 * (1 + k) * source + (sorted ? 4 * received : 0.0);
+      // More than one local expert: the received rows are sorted by expert and back.
+      rows = 2 * (1 + k) * source + (moe.experts() > l.ep() ? 4 * received : 0.0);
     }
     return m.moeLayerShare() * rows * m.hidden() * e;
   }

@@ -39,15 +39,29 @@ class AttentionPriorTest {
     throw new AssertionError("no " + seqLen + " in " + series.get("id"));
   }
 
-  @Test
-  void theCatalogConstantIsTheKernelsMeasuredThroughput() throws IOException {
-    JsonNode file = Json.parseObject("attention-kernels", Files.readString(
+  private static JsonNode attentionKernels() throws IOException {
+    return Json.parseObject("attention-kernels", Files.readString(
         Path.of("..", "docs", "validation", "attention-kernels.json"), StandardCharsets.UTF_8));
-    JsonNode forward = series(file, "fa3paper-cudnn-forward-causal-hd128");
-    JsonNode backward = series(file, "fa3paper-cudnn-backward-hd128");
+  }
+
+  /**
+   * The kernel's whole-step throughput at {@code seqLen} from its two prior series, weighted as
+   * the step model weights them: 3.5 / (1/forward + 2.5/backward).
+   */
+  private static double stepThroughput(JsonNode file, String forwardId, String backwardId,
+      int seqLen) {
+    JsonNode forward = series(file, forwardId);
+    JsonNode backward = series(file, backwardId);
     assertEquals("prior", forward.get("role").asText());
     assertEquals("prior", backward.get("role").asText());
-    double step = 3.5 / (1 / at(forward, 16384) + 2.5 / at(backward, 16384));
+    return 3.5 / (1 / at(forward, seqLen) + 2.5 / at(backward, seqLen));
+  }
+
+  @Test
+  void theCatalogConstantIsTheKernelsMeasuredThroughput() throws IOException {
+    JsonNode file = attentionKernels();
+    double step = stepThroughput(file, "fa3paper-cudnn-forward-causal-hd128",
+        "fa3paper-cudnn-backward-hd128", 16384);
     Catalog c = Catalog.builtIn();
     double peakTflops = c.accelerators().get("h100-sxm-80gb").peakFlops(NumberFormat.BF16) / 1e12;
     assertEquals(file.get("peakTflops").asDouble(), peakTflops, 1e-9);
@@ -63,13 +77,9 @@ class AttentionPriorTest {
    */
   @Test
   void theBlackwellConstantIsFlashAttention4sMeasuredThroughput() throws IOException {
-    JsonNode file = Json.parseObject("attention-kernels", Files.readString(
-        Path.of("..", "docs", "validation", "attention-kernels.json"), StandardCharsets.UTF_8));
-    JsonNode forward = series(file, "fa4-pr2280-forward-causal-hd128");
-    JsonNode backward = series(file, "fa4-pr2280-backward-causal-hd128");
-    assertEquals("prior", forward.get("role").asText());
-    assertEquals("prior", backward.get("role").asText());
-    double step = 3.5 / (1 / at(forward, 8192) + 2.5 / at(backward, 8192));
+    JsonNode file = attentionKernels();
+    double step = stepThroughput(file, "fa4-pr2280-forward-causal-hd128",
+        "fa4-pr2280-backward-causal-hd128", 8192);
     Catalog c = Catalog.builtIn();
     double peakTflops = c.accelerators().get("b200-sxm-192gb").peakFlops(NumberFormat.BF16) / 1e12;
     assertEquals(file.get("blackwellPeakTflops").asDouble(), peakTflops, 1e-9);
