@@ -39,11 +39,21 @@ public record DenseStackSpec(String name, List<Integer> widths) implements Model
     return widths.size() - 1;
   }
 
+  /** The layers as blocks ({@link Block.Dense}), input to output. */
+  public List<Block> blocks() {
+    ImmutableList.Builder<Block> out = ImmutableList.builder();
+    for (int i = 1; i < widths.size(); i++) {
+      out.add(new Block.Dense(widths.get(i - 1), widths.get(i)));
+    }
+    return out.build();
+  }
+
+  /** The sum of the layers' weights and biases. */
   @Override
   public double parameters() {
     double n = 0;
-    for (int i = 1; i < widths.size(); i++) {
-      n += ((double) widths.get(i - 1) + 1) * widths.get(i);
+    for (Block b : blocks()) {
+      n += b.parameters();
     }
     return n;
   }
@@ -51,8 +61,8 @@ public record DenseStackSpec(String name, List<Integer> widths) implements Model
   /** Multiply-adds of one sample's forward pass: Σ w<sub>i−1</sub>·w<sub>i</sub>. */
   public double macsPerSample() {
     double n = 0;
-    for (int i = 1; i < widths.size(); i++) {
-      n += (double) widths.get(i - 1) * widths.get(i);
+    for (Block b : blocks()) {
+      n += b.forwardFlopsPerToken() / 2;
     }
     return n;
   }

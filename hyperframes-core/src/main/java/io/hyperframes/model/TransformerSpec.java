@@ -3,6 +3,9 @@ package io.hyperframes.model;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import io.hyperframes.hardware.Checks;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * A dense decoder-only transformer.
@@ -150,7 +153,7 @@ public record TransformerSpec(
 
   /** Width of the query projection and of the attention output: heads · headDim (h by default). */
   public long qDim() {
-    return (long) heads * headDim;
+    return Block.Attention.qDim(heads, headDim);
   }
 
   /**
@@ -159,12 +162,12 @@ public record TransformerSpec(
    * that 2 · kvDim is K and V together.
    */
   public long kvDim() {
-    return mla == null ? (long) kvHeads * headDim : (qDim() + valueDim()) / 2;
+    return Block.Attention.kvDim(heads, kvHeads, headDim, mla);
   }
 
   /** Width of attention's values and of the output projection's input: qDim, or heads · d_v. */
   public long valueDim() {
-    return mla == null ? qDim() : (long) heads * mla.vHeadDim();
+    return Block.Attention.valueDim(heads, headDim, mla);
   }
 
   /**
@@ -194,17 +197,12 @@ public record TransformerSpec(
 
   /** Parameters of one layer's attention weights: Q, K, V (h × (q + 2kv)) and the output (q × h). */
   public double attentionParametersPerLayer() {
-    if (mla != null) {
-      return mla.parameters(hidden, heads);
-    }
-    double h = hidden;
-    double q = qDim();
-    return h * (q + 2.0 * kvDim()) + q * h;
+    return Block.Attention.parameters(hidden, heads, kvHeads, headDim, mla);
   }
 
   /** Weights of one MLP (or expert) of inner size {@code f}: 3·h·f gated, 2·h·f otherwise. */
   public double mlpParameters(double f) {
-    return (gatedMlp ? 3.0 : 2.0) * hidden * f;
+    return Block.mlpParameters(hidden, f, gatedMlp);
   }
 
   /** Whether this is a mixture-of-experts model. */
@@ -227,19 +225,12 @@ public record TransformerSpec(
    * there is more than one expert to route to.
    */
   public double moeMlpParametersPerLayer() {
-    return moe == null ? 0.0 : moeMlpParameters(moe.experts());
+    return moe == null ? 0.0 : Block.Moe.parameters(hidden, moe, gatedMlp, moe.experts());
   }
 
   /** MLP weights one token uses in an MoE layer: its top-k routed experts, the shared, the router. */
   public double activeMoeMlpParametersPerLayer() {
-    return moe == null ? 0.0 : moeMlpParameters(moe.topK());
-  }
-
-  /** {@code routed} routed experts, the shared experts and the router of one MoE layer. */
-  private double moeMlpParameters(int routed) {
-    return routed * mlpParameters(moe.expertFfnHidden())
-        + moe.sharedExperts() * mlpParameters(moe.sharedExpertFfnHidden())
-        + (moe.routed() ? (double) hidden * moe.experts() : 0.0);
+    return moe == null ? 0.0 : Block.Moe.parameters(hidden, moe, gatedMlp, moe.topK());
   }
 
   /**
@@ -295,7 +286,13 @@ public record TransformerSpec(
    * published active counts: Mixtral's 12.9 B, DeepSeek-V3's 36.7 B with embedding and head).
    */
   public double activeParameters() {
-    return parameters() - layers * (matmulParametersPerLayer() - activeMatmulParametersPerLayer());
+    double n = 0.0;
+    for (Block b : blocks()) {
+      if (b.inPublishedTotal()) {
+        n += b.count() * b.activeParameters();
+      }
+    }
+    return n;
   }
 
   /** Biases and normalisation parameters of one layer. */
@@ -315,23 +312,73 @@ public record TransformerSpec(
 
   /** Embedding parameters: token table, learned positions (GPT style), untied output layer. */
   public double embeddingParameters() {
-    double e = (double) vocab * hidden;
-    if (!gatedMlp) {
-      e += (double) seqLen * hidden;
-    }
-    if (!tiedEmbeddings) {
-      e += (double) vocab * hidden;
-    }
-    return e;
+    double e = new Block.Embedding(vocab, hidden, gatedMlp ? 0 : seqLen).parameters();
+    return tiedEmbeddings ? e : e + (double) vocab * hidden;
   }
 
   /**
-   * All parameters. For GPT style with f = 4h this is Narayanan et al. 2021 (arXiv 2104.04473),
-   * §5.1: P = 12lh²(1 + 13/(12h) + (V + s)/(12lh)).
+   * The model as a sequence of layer blocks ({@link Block}), in order: the embedding; the
+   * attention of the full layers and, apart, of the windowed ones; the layers' norms and biases;
+   * the dense MLP layers; the MoE layers; the output head; the multi-token-prediction modules.
+   * A kind the model lacks (no windowed, dense-MLP, MoE layers or MTP modules) is left out.
+   * The totals below are sums over these blocks.
+   */
+  public List<Block> blocks() {
+    List<Block> out = new ArrayList<>(8);
+    out.add(new Block.Embedding(vocab, hidden, gatedMlp ? 0 : seqLen));
+    int windowed = windowedLayers();
+    if (windowed < layers) {
+      out.add(attention(layers - windowed, null));
+    }
+    if (windowed > 0) {
+      out.add(attention(windowed, slidingWindow));
+    }
+    out.add(new Block.Norms(layers, smallParametersPerLayer()));
+    if (denseLayers() > 0) {
+      out.add(new Block.Mlp(denseLayers(), hidden, ffnHidden, gatedMlp));
+    }
+    if (moeLayers() > 0) {
+      out.add(new Block.Moe(moeLayers(), hidden, moe, gatedMlp));
+    }
+    if (mtpLayers > 0) {
+      // The module's layer is like the model's last: its MLP (the experts of an MoE layer) and
+      // the attention of an average layer (its windows averaged over the layers).
+      double scores = 0.0;
+      for (Block b : out) {
+        if (b instanceof Block.Attention a) {
+          scores += a.count() * a.scoreFlopsPerToken() * a.pairShare();
+        }
+      }
+      double layerFlops = 2.0 * lastLayerActiveMatmulParameters() + scores / layers;
+      out.add(new Block.Output(vocab, hidden, tiedEmbeddings, gatedMlp));
+      out.add(new Block.Mtp(mtpLayers, hidden, lastLayerParameters(),
+          lastLayerActiveMatmulParameters() + smallParametersPerLayer(), layerFlops, vocab));
+    } else {
+      out.add(new Block.Output(vocab, hidden, tiedEmbeddings, gatedMlp));
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  /** The attention block of {@code count} layers with {@code window} (null: full). */
+  private Block.Attention attention(int count, SlidingWindowSpec window) {
+    return new Block.Attention(count, hidden, heads, kvHeads, headDim, mla, window, seqLen);
+  }
+
+  /**
+   * All parameters: the sum over the blocks in the published total (the multi-token-prediction
+   * modules are not). For GPT style with f = 4h and tied embeddings this is Narayanan et al.
+   * 2021 (arXiv 2104.04473), §5.1: P = 12lh²(1 + 13/(12h) + (V + s)/(12lh)), plus the final
+   * LayerNorm's 2h, which the closed form leaves out.
    */
   @Override
   public double parameters() {
-    return layers * parametersPerLayer() + embeddingParameters() + (gatedMlp ? hidden : 2.0 * hidden);
+    double n = 0.0;
+    for (Block b : blocks()) {
+      if (b.inPublishedTotal()) {
+        n += b.count() * b.parameters();
+      }
+    }
+    return n;
   }
 
   /**
@@ -341,11 +388,16 @@ public record TransformerSpec(
    * et al. 2022 (PaLM, Appendix B).
    */
   public double forwardFlopsPerTokenPerLayer() {
-    // Q·Kᵀ over the query/key head, A·V over the value head (the same width without latent
-    // attention), over the pairs the layers' windows leave (1 without windows).
-    double attention = mla != null ? 2.0 * seqLen * (double) (qDim() + valueDim())
-        : 4.0 * seqLen * (double) qDim();
-    return 2.0 * activeMatmulParametersPerLayer() + attention * attentionPairShare(seqLen);
+    // The layers' blocks: attention (Q·Kᵀ over the query/key head, A·V over the value head,
+    // over the pairs the windows leave), norms, dense MLPs and MoE layers (Block).
+    double n = 0.0;
+    for (Block b : blocks()) {
+      if (b instanceof Block.Attention || b instanceof Block.Norms || b instanceof Block.Mlp
+          || b instanceof Block.Moe) {
+        n += b.count() * b.forwardFlopsPerToken();
+      }
+    }
+    return n / layers;
   }
 
   /** Layers whose attention is windowed (0 without {@code slidingWindow}). */
@@ -382,11 +434,11 @@ public record TransformerSpec(
    * Korthikanti et al. 2022 (arXiv 2205.05198), §6.
    */
   public double trainingFlopsPerToken() {
-    if (mtpLayers > 0) {
-      return 3.0 * (layers * forwardFlopsPerTokenPerLayer() + logitFlopsPerToken()
-          + mtpLayers * mtpForwardFlopsPerToken());
+    double forward = 0.0;
+    for (Block b : blocks()) {
+      forward += b.count() * b.forwardFlopsPerToken();
     }
-    return 3.0 * (layers * forwardFlopsPerTokenPerLayer() + logitFlopsPerToken());
+    return 3.0 * forward;
   }
 
   /**
@@ -395,11 +447,13 @@ public record TransformerSpec(
    * layer and two RMSNorm gains (DeepSeek-V3 §2.2, Figure 3).
    */
   public double mtpParameters() {
-    if (mtpLayers == 0) {
-      return 0.0;
-    }
-    double h = hidden;
-    return mtpLayers * (2 * h * h + lastLayerParameters() + 2 * h);
+    return mtpLayers == 0 ? 0.0 : mtpLayers * mtp().parameters();
+  }
+
+  /** The multi-token-prediction block (the last of {@link #blocks()}); only with modules. */
+  private Block mtp() {
+    List<Block> blocks = blocks();
+    return blocks.get(blocks.size() - 1);
   }
 
   /**
@@ -415,10 +469,7 @@ public record TransformerSpec(
 
   /** Forward FLOPs per token of one multi-token-prediction module: projection, block, logits. */
   public double mtpForwardFlopsPerToken() {
-    double h = hidden;
-    double block = 2.0 * (lastLayerActiveMatmulParameters())
-        + (forwardFlopsPerTokenPerLayer() - 2.0 * activeMatmulParametersPerLayer());
-    return 2 * 2 * h * h + block + logitFlopsPerToken();
+    return mtpLayers == 0 ? 0.0 : mtp().forwardFlopsPerToken();
   }
 
   /** Weights of the model's last layer (an MoE layer when it is one). */

@@ -1,6 +1,8 @@
 package io.hyperframes.parallel;
 
+import io.hyperframes.model.Block;
 import io.hyperframes.model.ModelSpec;
+import io.hyperframes.model.MoeSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.Optimizer;
 import io.hyperframes.precision.PrecisionRecipe;
@@ -109,111 +111,109 @@ enum MegatronParallelism implements ParallelismModel {
   }
 
   @Override
-  public double activationBytesPerLayer(TransformerSpec m, Layout l, PrecisionRecipe precision) {
-    double s = m.seqLen();
-    // Context parallelism: each rank keeps the activations of its s/cp tokens, and its queries'
-    // scores over the whole sequence (Megatron-Core context parallelism).
-    double sq = s / l.cp();
-    double b = l.microBatch();
-    double h = m.hidden();
-    double f = m.activeFfnHidden();
-    double t = l.tp();
-    double kv = m.kvDim();
+  public double activationBytesPerToken(TransformerSpec m, Block block, Layout l,
+      PrecisionRecipe precision) {
     double e = precision.activationBytes();
+    double t = l.tp();
     double sp = l.sequenceParallel() ? t : 1.0;
-    double sb = sq * b;
-    if (l.recompute() == Recompute.FULL) {
-      return e * sb * h / sp;
+    boolean full = l.recompute() == Recompute.FULL;
+    if (block instanceof Block.Attention a) {
+      // Full recomputation keeps only each layer's input, the input of its attention.
+      return full ? e * m.hidden() / sp : attentionBytesPerToken(m, a, l, e, m.seqLen(), t, sp);
     }
+    if (full) {
+      return 0.0;
+    }
+    if (block instanceof Block.Mlp mlp) {
+      return mlpInputBytesPerToken(m, l, e, sp)
+          + (l.recomputes(RecomputeModule.MLP) ? 0.0 : passes(m) * e * mlp.ffnHidden() / t);
+    }
+    if (block instanceof Block.Moe moe) {
+      return mlpInputBytesPerToken(m, l, e, sp) + moeBytesPerToken(moe, l, e, t);
+    }
+    // The norms' inputs are the attention's and the MLP's inputs, counted there. The embedding
+    // and the output head are not layers, whose activations alone this model counts (the
+    // output's logits are not counted); the MTP modules count as extra layers
+    // (#activationBytes).
+    return 0.0;
+  }
+
+  /** Stored inner activations of a (gated) MLP: gate, up and their product, or input and GeLU. */
+  private static double passes(TransformerSpec m) {
+    return m.gatedMlp() ? 3 : 2;
+  }
+
+  /**
+   * What one layer's attention stores per token (Korthikanti et al. 2022 §4.1): the first norm's
+   * input (replicated, or split by sequence parallelism), the QKV input (dropped by the
+   * {@code layernorm} module, rebuilt from the stored residual), GPT style the output dropout's
+   * mask (one byte); Q, K, V and the output projection's input, split by tensor parallelism (Q, K
+   * and V dropped by {@code mla_up_proj}, which keeps the latents instead, on every rank); and
+   * the core's scores over the whole sequence, per head (softmax output, GPT style its dropout
+   * mask and output), dropped by {@code core_attn}.
+   */
+  private static double attentionBytesPerToken(TransformerSpec m, Block.Attention a, Layout l,
+      double e, double s, double t, double sp) {
     boolean dropout = !m.gatedMlp();
-    // Replicated across the tensor-parallel group unless sequence parallelism shards them.
-    double replicated = sb * h * (e /* LN1 input */ + e /* QKV input */ + e /* LN2 input */
-        + e /* MLP input */ + (dropout ? 2.0 : 0.0) /* two dropout masks */);
-    // Sharded by tensor parallelism.
-    double q = m.qDim();
-    double attention = sb * (e * q /* Q */ + e * kv /* K */ + e * kv /* V */ + e * q /* proj in */);
-    double mlp = m.gatedMlp() ? sb * f * e * 3 : sb * f * e * 2;
-    double sharded = attention + mlp;
-    // A routed MoE layer's experts store their first matmul's input for its weight gradient
-    // (Korthikanti et al. 2022 §4.1: each linear layer keeps its input): the dispatched token
-    // copies, k·h per token, not the normalised input the dense MLP's first matmul shares with
-    // the router. A rank holds the copies of the tokens its expert tensor-parallel group routes:
-    // etp/tp of the tensor-parallel group's (Megatron-Core's dispatcher; as the expert matmuls'
-    // rows in TrainingEstimator). Without routing (E = 1) the input is the normalised one.
-    double dispatched = m.isMoe() && m.moe().routed()
-        ? e * sb * m.moe().routedPerToken() * h * m.moeLayers() / m.layers()
-            * l.etp() / t : 0.0;
-    if (!l.recomputeModules().isEmpty()
-        && !l.recomputeModules().equals(RecomputeModule.DEFAULT)) {
-      replicated -= droppedReplicated(m, l, sb, e);
-      sharded -= droppedSharded(m, l, sb, e);
+    double h = m.hidden();
+    double replicated = h * (e /* norm input */
+        + (l.recomputes(RecomputeModule.LAYERNORM) ? 0.0 : e) /* QKV input */
+        + (dropout ? 1.0 : 0.0) /* output dropout mask */);
+    double q = a.qDim();
+    double qkv = e * (q + 2.0 * a.kvDim());
+    boolean upProj = l.recomputes(RecomputeModule.MLA_UP_PROJ) && a.mla() != null;
+    if (upProj) {
+      replicated += e * (a.mla().qLoraRank() + a.mla().kvLoraRank() + a.mla().qkRopeHeadDim());
     }
+    double sharded = (upProj ? 0.0 : qkv) + e * q /* output projection input */;
     double core = 0.0;
     if (!l.recomputes(RecomputeModule.CORE_ATTN)) {
       // softmax output (e), dropout mask (1) and dropout output (e) per score; no dropout: e.
       double perScore = dropout ? 2 * e + 1 : e;
-      core = perScore * m.heads() * sq * s * b;
+      core = perScore * m.heads() * s;
     }
+    return replicated / sp + (sharded + core) / t;
+  }
+
+  /**
+   * What one layer's MLP side stores per token whatever its kind: the second norm's input, the
+   * MLP input (dropped by {@code layernorm}) and GPT style the MLP dropout's mask (one byte),
+   * replicated or split by sequence parallelism.
+   */
+  private static double mlpInputBytesPerToken(TransformerSpec m, Layout l, double e,
+      double sp) {
+    double mask = m.gatedMlp() ? 0.0 : 1.0;
+    double input = l.recomputes(RecomputeModule.LAYERNORM) ? 0.0 : e;
+    return m.hidden() * (e + input + mask) / sp;
+  }
+
+  /**
+   * What one MoE layer stores per token beyond its input, split by tensor parallelism: the
+   * routed experts' inner activations for the k·f_e (times the capacity factor) rows a token
+   * makes, and the shared experts'. {@code moe} drops them all, {@code moe_act} the routed
+   * experts' activation output (k·f_e, the second matmul's input), {@code shared_experts} the
+   * shared part. Each routed expert also keeps its first matmul's input (Korthikanti et al.
+   * 2022 §4.1: each linear layer keeps its input): the dispatched token copies, k·h per token,
+   * not the normalised input the dense MLP's first matmul shares with the router. A rank holds
+   * the copies its expert tensor-parallel group routes: etp/tp of the tensor-parallel group's
+   * (Megatron-Core's dispatcher; as the expert matmuls' rows in TrainingEstimator). Without
+   * routing (E = 1) the input is the normalised one. {@code moe} reruns the whole layer from
+   * its input and drops the copies too.
+   */
+  private static double moeBytesPerToken(Block.Moe block, Layout l, double e, double t) {
+    MoeSpec moe = block.moe();
+    double passes = block.gated() ? 3 : 2;
     if (l.recomputes(RecomputeModule.MOE)) {
-      // The whole MoE layer reruns from its input: its dispatched copies are rebuilt too.
-      dispatched = 0.0;
+      return 0.0;
     }
-    return replicated / sp + (sharded + core) / t + dispatched;
-  }
-
-  /**
-   * Replicated bytes per layer (averaged over the layers) that the selectively recomputed
-   * modules do not store: with {@code layernorm} the two normalisations' outputs (Korthikanti's
-   * "QKV input" and "MLP input", 2sbh each in 16 bits), rebuilt from the stored residual; with
-   * {@code mla_up_proj} nothing replicated (the latents it keeps are counted below).
-   */
-  private static double droppedReplicated(TransformerSpec m, Layout l, double sb, double e) {
-    double dropped = 0.0;
-    if (l.recomputes(RecomputeModule.LAYERNORM)) {
-      dropped += sb * m.hidden() * 2 * e;
-    }
-    if (l.recomputes(RecomputeModule.MLA_UP_PROJ) && m.mla() != null) {
-      // The query and key-value latents (and the shared rotary key) stay stored as the
-      // up-projections' inputs: negative drop, kept on every tensor-parallel rank.
-      dropped -= sb * e * (m.mla().qLoraRank() + m.mla().kvLoraRank() + m.mla().qkRopeHeadDim());
-    }
-    return dropped;
-  }
-
-  /**
-   * Tensor-parallel-sharded bytes per layer (averaged over the layers) that the selectively
-   * recomputed modules do not store, from the MLP's 3sbf (gated: gate, up and their product; 2sbf
-   * plain) split into the dense layers', the routed experts' (k·f_e per token) and the shared
-   * experts' parts: {@code mlp} drops the dense layers' part, {@code moe} the routed and shared
-   * parts, {@code moe_act} the routed experts' activation output (sbf_e·k, the second matmul's
-   * input), {@code shared_experts} the shared part; {@code mla_up_proj} drops Q, K and V.
-   */
-  private static double droppedSharded(TransformerSpec m, Layout l, double sb, double e) {
-    double passes = m.gatedMlp() ? 3 : 2;
-    double layers = m.layers();
-    double dropped = 0.0;
-    if (l.recomputes(RecomputeModule.MLP)) {
-      dropped += passes * e * sb * m.ffnHidden() * m.denseLayers() / layers;
-    }
-    if (m.isMoe()) {
-      double share = m.moeLayers() / layers;
-      double routed = m.moe().routedPerToken() * m.moe().expertFfnHidden();
-      double shared = m.moe().sharedExperts() * (double) m.moe().sharedExpertFfnHidden();
-      if (l.recomputes(RecomputeModule.MOE)) {
-        dropped += passes * e * sb * (routed + shared) * share;
-      } else {
-        if (l.recomputes(RecomputeModule.MOE_ACT)) {
-          dropped += e * sb * routed * share;
-        }
-        if (l.recomputes(RecomputeModule.SHARED_EXPERTS)) {
-          dropped += passes * e * sb * shared * share;
-        }
-      }
-    }
-    if (l.recomputes(RecomputeModule.MLA_UP_PROJ) && m.mla() != null) {
-      dropped += sb * e * (m.qDim() + 2.0 * m.kvDim());
-    }
-    return dropped;
+    double routed = moe.routedPerToken() * moe.expertFfnHidden();
+    double shared = moe.sharedExperts() * (double) moe.sharedExpertFfnHidden();
+    double experts = passes * e * routed
+        - (l.recomputes(RecomputeModule.MOE_ACT) ? e * routed : 0.0)
+        + (l.recomputes(RecomputeModule.SHARED_EXPERTS) ? 0.0 : passes * e * shared);
+    double dispatched = moe.routed()
+        ? e * moe.routedPerToken() * block.hidden() * l.etp() / t : 0.0;
+    return experts / t + dispatched;
   }
 
   @Override

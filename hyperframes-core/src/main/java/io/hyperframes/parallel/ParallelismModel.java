@@ -1,5 +1,6 @@
 package io.hyperframes.parallel;
 
+import io.hyperframes.model.Block;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.Optimizer;
@@ -16,9 +17,30 @@ public interface ParallelismModel {
       Optimizer optimizer);
 
   /**
-   * Activation bytes one transformer layer keeps for backward, per micro-batch and device.
+   * Bytes one instance of {@code block} keeps for the backward pass, per token a device holds
+   * of a micro-batch, under the layout's parallelism and recomputation policy. Blocks outside
+   * the transformer layers (the embedding, the output head, the multi-token-prediction modules,
+   * which {@link #activationBytes} counts as extra layers) keep 0 here.
+   *
+   * @param model the model the block belongs to ({@link TransformerSpec#blocks()})
    */
-  double activationBytesPerLayer(TransformerSpec model, Layout layout, PrecisionRecipe precision);
+  double activationBytesPerToken(TransformerSpec model, Block block, Layout layout,
+      PrecisionRecipe precision);
+
+  /**
+   * Activation bytes one transformer layer keeps for backward, per micro-batch and device: the
+   * layers' blocks ({@link #activationBytesPerToken}) averaged over the layers, times the
+   * tokens a device holds of a micro-batch, {@code s/cp · b} (a context-parallel rank holds
+   * s/cp of each sequence).
+   */
+  default double activationBytesPerLayer(TransformerSpec model, Layout layout,
+      PrecisionRecipe precision) {
+    double sum = 0.0;
+    for (Block block : model.blocks()) {
+      sum += block.count() * activationBytesPerToken(model, block, layout, precision);
+    }
+    return sum / model.layers() * ((double) model.seqLen() / layout.cp()) * layout.microBatch();
+  }
 
   /**
    * Activation bytes on the device that holds the most: the first pipeline stage, with every

@@ -79,6 +79,39 @@ public final class TrainingEstimator {
   private final InterconnectModel interconnect;
   private final ParallelismModel parallelism;
 
+  /**
+   * The block sums of the model evaluated last ({@link ModelSums}): a planner evaluates millions
+   * of layouts of one model, and summing its blocks again for each costs as much as the rest of
+   * the evaluation. An immutable value behind a volatile reference, so concurrent evaluations
+   * at worst recompute it.
+   */
+  private volatile ModelSums lastSums;
+
+  /**
+   * The layout-independent totals of one model, summed over its blocks once
+   * ({@link TransformerSpec#blocks()}): parameters, active parameters, training FLOPs per token
+   * and forward FLOPs per token of an average layer.
+   */
+  private record ModelSums(TransformerSpec model, double parameters, double activeParameters,
+      double trainingFlopsPerToken, double forwardFlopsPerTokenPerLayer) {
+
+    static ModelSums of(TransformerSpec m) {
+      return new ModelSums(m, m.parameters(), m.activeParameters(), m.trainingFlopsPerToken(),
+          m.forwardFlopsPerTokenPerLayer());
+    }
+  }
+
+  /** The block sums of {@code m}, from the last evaluation's when it was the same model. */
+  private ModelSums sums(TransformerSpec m) {
+    ModelSums last = lastSums;
+    if (last != null && (last.model() == m || last.model().equals(m))) {
+      return last;
+    }
+    ModelSums sums = ModelSums.of(m);
+    lastSums = sums;
+    return sums;
+  }
+
   private TrainingEstimator(PrecisionModel precisionModel, MemoryHierarchyModel memoryModel,
       InterconnectModel interconnect, ParallelismModel parallelism) {
     this.precisionModel = precisionModel;
@@ -240,16 +273,17 @@ public final class TrainingEstimator {
     TimeBreakdown time = peak > 0 ? stepTime(busiest, cluster, workload, layout, states, peak,
         microBatches) : new TimeBreakdown(0, 0, 0, 0, 0, 0, 0);
     double tokensPerStep = (double) workload.globalBatchSize() * m.seqLen();
-    double modelFlops = m.trainingFlopsPerToken() * tokensPerStep;
+    ModelSums sums = sums(m);
+    double modelFlops = sums.trainingFlopsPerToken() * tokensPerStep;
     double recomputeFlops = switch (layout.recompute()) {
-      case FULL -> m.layers() * m.forwardFlopsPerTokenPerLayer() * tokensPerStep;
+      case FULL -> m.layers() * sums.forwardFlopsPerTokenPerLayer() * tokensPerStep;
       case SELECTIVE -> (layout.recomputes(RecomputeModule.CORE_ATTN)
           ? m.layers() * 4.0 * m.seqLen() * (double) m.qDim() * tokensPerStep : 0.0)
           + moduleRecomputeFlopsPerToken(m, layout) * tokensPerStep;
       case NONE -> 0.0;
     };
-    return new TrainingEstimate(reasons.isEmpty(), reasons, layout, m.parameters(),
-        m.activeParameters(), memory, time,
+    return new TrainingEstimate(reasons.isEmpty(), reasons, layout, sums.parameters(),
+        sums.activeParameters(), memory, time,
         modelFlops, modelFlops + recomputeFlops, layout.devices(), Math.max(peak, 1.0),
         tokensPerStep, workload.trainingTokens(), acc.interval(StepInterval.regime(layout.tp(),
             layout.pp(), layout.zeroStage(), time.exposedCommShare())));
