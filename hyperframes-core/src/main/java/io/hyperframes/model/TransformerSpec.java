@@ -340,23 +340,23 @@ public record TransformerSpec(
     if (moeLayers() > 0) {
       out.add(new Block.Moe(moeLayers(), hidden, moe, gatedMlp));
     }
+    out.add(new Block.Output(vocab, hidden, tiedEmbeddings, gatedMlp));
     if (mtpLayers > 0) {
-      // The module's layer is like the model's last: its MLP (the experts of an MoE layer) and
-      // the attention of an average layer (its windows averaged over the layers).
-      double scores = 0.0;
-      for (Block b : out) {
-        if (b instanceof Block.Attention a) {
-          scores += a.count() * a.scoreFlopsPerToken() * a.pairShare();
-        }
-      }
-      double layerFlops = 2.0 * lastLayerActiveMatmulParameters() + scores / layers;
-      out.add(new Block.Output(vocab, hidden, tiedEmbeddings, gatedMlp));
-      out.add(new Block.Mtp(mtpLayers, hidden, lastLayerParameters(),
-          lastLayerActiveMatmulParameters() + smallParametersPerLayer(), layerFlops, vocab));
-    } else {
-      out.add(new Block.Output(vocab, hidden, tiedEmbeddings, gatedMlp));
+      out.add(mtp());
     }
     return Collections.unmodifiableList(out);
+  }
+
+  /**
+   * The multi-token-prediction block (the last of {@link #blocks()}; only with modules). The
+   * module's layer is like the model's last: its MLP (the experts of an MoE layer), and the
+   * attention of an average layer (its windows averaged over the layers).
+   */
+  private Block.Mtp mtp() {
+    double scores = attention(1, null).scoreFlopsPerToken() * attentionPairShare(seqLen);
+    double layerFlops = 2.0 * lastLayerActiveMatmulParameters() + scores;
+    return new Block.Mtp(mtpLayers, hidden, lastLayerParameters(),
+        lastLayerActiveMatmulParameters() + smallParametersPerLayer(), layerFlops, vocab);
   }
 
   /** The attention block of {@code count} layers with {@code window} (null: full). */
@@ -448,12 +448,6 @@ public record TransformerSpec(
    */
   public double mtpParameters() {
     return mtpLayers == 0 ? 0.0 : mtpLayers * mtp().parameters();
-  }
-
-  /** The multi-token-prediction block (the last of {@link #blocks()}); only with modules. */
-  private Block mtp() {
-    List<Block> blocks = blocks();
-    return blocks.get(blocks.size() - 1);
   }
 
   /**

@@ -6,6 +6,7 @@ import io.hyperframes.model.MoeSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.Optimizer;
 import io.hyperframes.precision.PrecisionRecipe;
+import java.util.List;
 
 /**
  * Tensor, pipeline, sequence and data parallelism as Megatron-LM implements them, with ZeRO
@@ -161,7 +162,7 @@ enum MegatronParallelism implements ParallelismModel {
         + (dropout ? 1.0 : 0.0) /* output dropout mask */);
     double q = a.qDim();
     double qkv = e * (q + 2.0 * a.kvDim());
-    boolean upProj = l.recomputes(RecomputeModule.MLA_UP_PROJ) && a.mla() != null;
+    boolean upProj = a.mla() != null && l.recomputes(RecomputeModule.MLA_UP_PROJ);
     if (upProj) {
       replicated += e * (a.mla().qLoraRank() + a.mla().kvLoraRank() + a.mla().qkRopeHeadDim());
     }
@@ -217,9 +218,9 @@ enum MegatronParallelism implements ParallelismModel {
   }
 
   @Override
-  public double activationBytes(TransformerSpec m, Layout l, PrecisionRecipe precision,
-      int microBatches) {
-    double perLayer = activationBytesPerLayer(m, l, precision);
+  public double activationBytes(TransformerSpec m, List<Block> blocks, Layout l,
+      PrecisionRecipe precision, int microBatches) {
+    double perLayer = activationBytesPerLayer(m, blocks, l, precision);
     int p = l.pp();
     // The largest rank's layers (the multi-token prediction on the last), every rank counted
     // with the first rank's micro-batches in flight, as for an even split.

@@ -5,6 +5,7 @@ import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.Optimizer;
 import io.hyperframes.precision.PrecisionRecipe;
+import java.util.List;
 
 /**
  * What a layout puts on each device: model states, activations, and the communication volume it
@@ -35,8 +36,18 @@ public interface ParallelismModel {
    */
   default double activationBytesPerLayer(TransformerSpec model, Layout layout,
       PrecisionRecipe precision) {
+    return activationBytesPerLayer(model, model.blocks(), layout, precision);
+  }
+
+  /**
+   * {@link #activationBytesPerLayer(TransformerSpec, Layout, PrecisionRecipe)} over the model's
+   * blocks as the caller already holds them ({@code model.blocks()}): the estimators evaluate
+   * many layouts of one model and build its blocks once.
+   */
+  default double activationBytesPerLayer(TransformerSpec model, List<Block> blocks,
+      Layout layout, PrecisionRecipe precision) {
     double sum = 0.0;
-    for (Block block : model.blocks()) {
+    for (Block block : blocks) {
       sum += block.count() * activationBytesPerToken(model, block, layout, precision);
     }
     return sum / model.layers() * ((double) model.seqLen() / layout.cp()) * layout.microBatch();
@@ -48,8 +59,17 @@ public interface ParallelismModel {
    *
    * @param microBatches micro-batches per step per data-parallel rank
    */
-  double activationBytes(TransformerSpec model, Layout layout, PrecisionRecipe precision,
-      int microBatches);
+  default double activationBytes(TransformerSpec model, Layout layout,
+      PrecisionRecipe precision, int microBatches) {
+    return activationBytes(model, model.blocks(), layout, precision, microBatches);
+  }
+
+  /**
+   * {@link #activationBytes(TransformerSpec, Layout, PrecisionRecipe, int)} over the model's
+   * blocks as the caller already holds them ({@code model.blocks()}).
+   */
+  double activationBytes(TransformerSpec model, List<Block> blocks, Layout layout,
+      PrecisionRecipe precision, int microBatches);
 
   /** Bytes of one tensor-parallel collective (the [s, b, h] activation tensor). */
   double tensorParallelMessageBytes(TransformerSpec model, Layout layout,

@@ -13,6 +13,7 @@ import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.ExpertExchange;
 import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
+import io.hyperframes.model.Block;
 import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.MoeSpec;
@@ -80,36 +81,54 @@ public final class TrainingEstimator {
   private final ParallelismModel parallelism;
 
   /**
-   * The block sums of the model evaluated last ({@link ModelSums}): a planner evaluates millions
-   * of layouts of one model, and summing its blocks again for each costs as much as the rest of
+   * The model evaluated last, prepared ({@link Prepared}): a planner evaluates millions of
+   * layouts of one model, and building its blocks again for each costs as much as the rest of
    * the evaluation. An immutable value behind a volatile reference, so concurrent evaluations
-   * at worst recompute it.
+   * at worst prepare it twice.
    */
-  private volatile ModelSums lastSums;
+  private volatile Prepared lastPrepared;
 
   /**
-   * The layout-independent totals of one model, summed over its blocks once
-   * ({@link TransformerSpec#blocks()}): parameters, active parameters, training FLOPs per token
-   * and forward FLOPs per token of an average layer.
+   * One model and load imbalance, with what every layout of it shares: its blocks
+   * ({@link TransformerSpec#blocks()}) and their layout-independent sums (parameters, active
+   * parameters, training FLOPs per token, forward FLOPs per token of an average layer), and
+   * the model as the busiest expert-parallel rank runs it ({@link #busiestRank}) with its
+   * blocks, used by the layouts with expert parallelism.
    */
-  private record ModelSums(TransformerSpec model, double parameters, double activeParameters,
-      double trainingFlopsPerToken, double forwardFlopsPerTokenPerLayer) {
+  private record Prepared(TransformerSpec model, double imbalance, List<Block> blocks,
+      double parameters, double activeParameters, double trainingFlopsPerToken,
+      double forwardFlopsPerTokenPerLayer, TransformerSpec busiest, List<Block> busiestBlocks) {
 
-    static ModelSums of(TransformerSpec m) {
-      return new ModelSums(m, m.parameters(), m.activeParameters(), m.trainingFlopsPerToken(),
-          m.forwardFlopsPerTokenPerLayer());
+    static Prepared of(TransformerSpec m, double imbalance) {
+      TransformerSpec busiest = busiestSpec(m, imbalance);
+      List<Block> blocks = m.blocks();
+      return new Prepared(m, imbalance, blocks, m.parameters(), m.activeParameters(),
+          m.trainingFlopsPerToken(), m.forwardFlopsPerTokenPerLayer(), busiest,
+          busiest == m ? blocks : busiest.blocks());
+    }
+
+    /** The model a rank of {@code layout} runs: the busiest rank's with expert parallelism. */
+    TransformerSpec rank(Layout layout) {
+      return layout.ep() > 1 ? busiest : model;
+    }
+
+    /** The blocks of {@link #rank}. */
+    List<Block> rankBlocks(Layout layout) {
+      return layout.ep() > 1 ? busiestBlocks : blocks;
     }
   }
 
-  /** The block sums of {@code m}, from the last evaluation's when it was the same model. */
-  private ModelSums sums(TransformerSpec m) {
-    ModelSums last = lastSums;
-    if (last != null && (last.model() == m || last.model().equals(m))) {
+  /** {@code m} prepared, from the last evaluation's when it was the same model and imbalance. */
+  private Prepared prepared(TransformerSpec m, TrainingWorkload w) {
+    Prepared last = lastPrepared;
+    double imbalance = w.moeLoadImbalance();
+    if (last != null && last.imbalance() == imbalance
+        && (last.model() == m || last.model().equals(m))) {
       return last;
     }
-    ModelSums sums = ModelSums.of(m);
-    lastSums = sums;
-    return sums;
+    Prepared p = Prepared.of(m, imbalance);
+    lastPrepared = p;
+    return p;
   }
 
   private TrainingEstimator(PrecisionModel precisionModel, MemoryHierarchyModel memoryModel,
@@ -171,7 +190,8 @@ public final class TrainingEstimator {
    */
   double deviceBytes(TransformerSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout) {
-    return memory(busiestRank(model, workload, layout), cluster.accelerator(), workload, layout,
+    Prepared p = prepared(model, workload);
+    return memory(p.rank(layout), p.rankBlocks(layout), cluster.accelerator(), workload, layout,
         modelStates(model, layout, workload)).totalBytes();
   }
 
@@ -189,9 +209,12 @@ public final class TrainingEstimator {
    * unchanged.
    */
   static TransformerSpec busiestRank(TransformerSpec m, TrainingWorkload w, Layout l) {
-    double imbalance = w.moeLoadImbalance();
-    if (imbalance == 1.0 || !m.isMoe() || !m.moe().routed() || l.ep() <= 1
-        || m.moe().capacityFactor() > 0) {
+    return l.ep() <= 1 ? m : busiestSpec(m, w.moeLoadImbalance());
+  }
+
+  /** {@link #busiestRank} under expert parallelism, at load imbalance {@code imbalance}. */
+  private static TransformerSpec busiestSpec(TransformerSpec m, double imbalance) {
+    if (imbalance == 1.0 || !m.isMoe() || !m.moe().routed() || m.moe().capacityFactor() > 0) {
       return m;
     }
     MoeSpec moe = m.moe();
@@ -201,8 +224,8 @@ public final class TrainingEstimator {
         m.mla(), m.slidingWindow(), m.mtpLayers());
   }
 
-  private MemoryBreakdown memory(TransformerSpec m, Accelerator acc, TrainingWorkload workload,
-      Layout layout, ModelStates states) {
+  private MemoryBreakdown memory(TransformerSpec m, List<Block> blocks, Accelerator acc,
+      TrainingWorkload workload, Layout layout, ModelStates states) {
     PrecisionRecipe recipe = workload.precision();
     int microBatches = workload.globalBatchSize() / (layout.dp() * layout.microBatch());
     // Fused attention never stores the scores: its activations are those of selective
@@ -220,7 +243,7 @@ public final class TrainingEstimator {
         stored = layout.withRecomputeModules(withCore);
       }
     }
-    double activations = parallelism.activationBytes(m, stored, recipe, microBatches);
+    double activations = parallelism.activationBytes(m, blocks, stored, recipe, microBatches);
     double tokensPerMicroBatch = (double) m.seqLen() / layout.cp() * layout.microBatch();
     double logitBytes = tokensPerMicroBatch * m.vocab() / layout.tp()
         * (recipe.activationBytes() + 4.0);
@@ -266,14 +289,16 @@ public final class TrainingEstimator {
           Math.max(peak, 1.0), 0, workload.trainingTokens(), StepInterval.NONE);
     }
     int microBatches = workload.globalBatchSize() / (layout.dp() * layout.microBatch());
-    TransformerSpec busiest = busiestRank(m, workload, layout);
-    MemoryBreakdown memory = memory(busiest, acc, workload, layout, states);
+    Prepared prepared = prepared(m, workload);
+    TransformerSpec busiest = prepared.rank(layout);
+    List<Block> blocks = prepared.rankBlocks(layout);
+    MemoryBreakdown memory = memory(busiest, blocks, acc, workload, layout, states);
     reasons = withMemoryReason(reasons, memory, acc);
 
-    TimeBreakdown time = peak > 0 ? stepTime(busiest, cluster, workload, layout, states, peak,
-        microBatches) : new TimeBreakdown(0, 0, 0, 0, 0, 0, 0);
+    TimeBreakdown time = peak > 0 ? stepTime(busiest, blocks, cluster, workload, layout, states,
+        peak, microBatches) : new TimeBreakdown(0, 0, 0, 0, 0, 0, 0);
     double tokensPerStep = (double) workload.globalBatchSize() * m.seqLen();
-    ModelSums sums = sums(m);
+    Prepared sums = prepared;
     double modelFlops = sums.trainingFlopsPerToken() * tokensPerStep;
     double recomputeFlops = switch (layout.recompute()) {
       case FULL -> m.layers() * sums.forwardFlopsPerTokenPerLayer() * tokensPerStep;
@@ -374,8 +399,8 @@ public final class TrainingEstimator {
     return bytes / (1L << 30);
   }
 
-  private TimeBreakdown stepTime(TransformerSpec m, Cluster cluster, TrainingWorkload w,
-      Layout l, ModelStates states, double peak, int microBatches) {
+  private TimeBreakdown stepTime(TransformerSpec m, List<Block> blocks, Cluster cluster,
+      TrainingWorkload w, Layout l, ModelStates states, double peak, int microBatches) {
     Accelerator acc = cluster.accelerator();
     PrecisionRecipe recipe = w.precision();
     double e = recipe.activationBytes();
@@ -389,37 +414,79 @@ public final class TrainingEstimator {
     double tokens = sq * b;
     double bandwidth = memoryModel.streamingBytesPerSecond(acc);
 
-    // Matmuls of one layer, forward: QKV, attention scores and values (per head), output
-    // projection, MLP up (gate and up for a gated MLP) and down.
     double hd = m.headDim();
     double headsPerRank = m.heads() / tp;
     NumberFormat c = recipe.compute();
     KernelEfficiency kernel = acc.kernel(c);
-    double tDense = memoryModel.matmulSeconds(acc, tokens, m.qkvWidth() / tp, h, 1, e, c, peak)
-        + memoryModel.matmulSeconds(acc, tokens, h, m.valueDim() / tp, 1, e, c, peak);
-    tDense = withMlp(tDense, m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak);
     // FP8 recipes run FP8 in the linear layers only: Transformer Engine's DotProductAttention
     // computes in the activation format (BF16) unless FP8 attention is enabled explicitly.
     NumberFormat attnFormat = recipe.attentionFormat(acc::supports);
     double attnPeak = attnFormat == c ? peak
         : Math.min(peak, precisionModel.peakFlopsPerSecond(acc, attnFormat));
-    double tAttn = memoryModel.matmulSeconds(acc, sq, s, hd, b * headsPerRank, e, attnFormat,
-        attnPeak)
-        + memoryModel.matmulSeconds(acc, sq, hd, s, b * headsPerRank, e, attnFormat, attnPeak);
-
-    // Element-wise work of one layer, forward (bytes read + written).
     boolean dropout = !m.gatedMlp();
     double sp = l.sequenceParallel() ? tp : 1.0;
-    double norms = 2 * 2 * e * tokens * h;
-    double residuals = 2 * (3 * e + (dropout ? 1 : 0)) * tokens * h;
-    double activation = (m.gatedMlp() ? 3 : 2) * e * tokens * m.activeFfnHidden() / tp;
-    double core = (dropout ? 4 * e + 1 : 2 * e) * m.heads() * sq * s * b / tp;
+
+    // One layer's forward, summed over the model's layer blocks (TransformerSpec#blocks), each
+    // weighted by its share of the layers:
+    // - matmuls (tDense): attention's QKV and output projection; a dense MLP's up (gate and up
+    //   for a gated MLP) and down; an MoE layer's router, routed and shared experts (#withMlp);
+    // - the attention products QKᵀ and A·V per head (tAttn; an unfused kernel computes every
+    //   score, windowed or not) and, for a fused kernel, the share of query-key pairs the
+    //   layers' windows keep;
+    // - element-wise bytes read and written: each side's norm (2e·h) and residual add
+    //   (3e·h, a dropout mask more GPT style), split by sequence parallelism; the MLP's
+    //   activation over its inner columns (3e per column gated, 2e GeLU), split by tp; the
+    //   attention core's passes over the scores (softmax, GPT style dropout and its mask).
+    double tDense = 0.0;
+    double tMlp = 0.0;
+    double tAttn = 0.0;
+    double pairShare = 0.0;
+    double replicatedBytes = 0.0;
+    double shardedBytes = 0.0;
+    double core = 0.0;
+    double layers = m.layers();
+    double sideBytes = (2 * e + 3 * e + (dropout ? 1 : 0)) * tokens * h;
+    double passes = m.gatedMlp() ? 3 : 2;
+    for (Block block : blocks) {
+      double share = block.count() / layers;
+      if (block instanceof Block.Attention a) {
+        tDense += share * (memoryModel.matmulSeconds(acc, tokens, m.qkvWidth() / tp, h, 1, e, c,
+            peak) + memoryModel.matmulSeconds(acc, tokens, h, a.valueDim() / tp, 1, e, c, peak));
+        tAttn += share * (memoryModel.matmulSeconds(acc, sq, s, hd, b * headsPerRank, e,
+            attnFormat, attnPeak) + memoryModel.matmulSeconds(acc, sq, hd, s, b * headsPerRank,
+                e, attnFormat, attnPeak));
+        pairShare += share * a.pairShare();
+        replicatedBytes += share * sideBytes;
+        core += share * (dropout ? 4 * e + 1 : 2 * e) * m.heads() * sq * s * b / tp;
+      } else if (block instanceof Block.Mlp mlp) {
+        double f = mlp.ffnHidden() / tp;
+        double t = share * mlpMatmuls(m, acc, tokens, f, e, c, peak);
+        tDense += t;
+        tMlp += t;
+        replicatedBytes += share * sideBytes;
+        shardedBytes += share * passes * e * tokens * f;
+      } else if (block instanceof Block.Moe moe) {
+        // With expert parallelism this rank computes E / ep experts over the tokens the ep
+        // ranks route to them (#moeExpertSeconds).
+        double t = share * (moeRouterSeconds(m, acc, tokens, e, c, peak)
+            + moeExpertSeconds(m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak)
+            + moeSharedSeconds(m, acc, tokens, tp, e, c, peak));
+        tDense += t;
+        tMlp += t;
+        MoeSpec spec = moe.moe();
+        double inner = spec.routedPerToken() * spec.expertFfnHidden()
+            + spec.sharedExperts() * (double) spec.sharedExpertFfnHidden();
+        replicatedBytes += share * sideBytes;
+        shardedBytes += share * passes * e * tokens * inner / tp;
+      }
+    }
     // Element-wise kernels stream at their format's fitted fraction of the sustained bandwidth
     // (KernelEfficiency#elementwiseBandwidthFraction; docs/model-reference.md, "Element-wise
     // bandwidth"): the activation format's kernels, BF16 in an FP8 recipe. The optimizer step
     // has its own fraction.
+    double norms = 2 * 2 * e * tokens * h;
     double ewBandwidth = elementwiseBytesPerSecond(acc, recipe);
-    double tElementwise = ((norms + residuals) / sp + activation) / ewBandwidth;
+    double tElementwise = (replicatedBytes / sp + shardedBytes) / ewBandwidth;
     if (w.kernels() == Kernels.EAGER) {
       tElementwise += eagerExtraBytes(m, l, e, tokens, dropout) / ewBandwidth;
     }
@@ -450,7 +517,7 @@ public final class TrainingEstimator {
       // Sliding windows: a windowed layer's kernel computes only the band of tiles inside its
       // window (FlashAttention-2's window_size; TransformerSpec#attentionPairShare). An unfused
       // kernel computes every score and masks, so the eager path below is not reduced.
-      double causal = Attention.causalTileShare(s) * m.attentionPairShare(s);
+      double causal = Attention.causalTileShare(s) * pairShare;
       double fused = (attnFormat == c ? kernel : acc.kernel(attnFormat)).attention();
       // With a fitted fused-attention efficiency the kernel runs its executed FLOPs (the two
       // score and value products, 4·b·s²·h/t, causal tiles only) at that fraction of the peak.
@@ -533,7 +600,7 @@ public final class TrainingEstimator {
     if (l.overlapMoeComm()) {
       // The attention side of a layer: everything but its (average) MLP; the MoE MLP of a MoE
       // layer: router, routed and shared experts.
-      double mlp = withMlp(0.0, m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak);
+      double mlp = tMlp;
       double attentionSide = forward - mlp;
       double moeMlp = moeRouterSeconds(m, acc, tokens, e, c, peak)
           + moeExpertSeconds(m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak)
@@ -751,43 +818,7 @@ public final class TrainingEstimator {
     return a2a;
   }
 
-  /**
-   * {@code before} plus one layer's MLP matmuls, forward, on one tensor-parallel rank, averaged
-   * over the layers: the
-   * dense MLP (up, or gate and up, then down) in dense layers; in MoE layers the router
-   * (tokens × E × h, replicated across the tensor-parallel group), every routed expert as one
-   * group of a grouped GEMM at its real row count, {@code tokens·k/E} rows (times the capacity
-   * factor, whose padding is computed; dropless routing spread evenly), through the same matmul
-   * roofline, whose row half-point charges small experts their inefficiency, and the shared
-   * experts over every token. Expert weights are split by tensor parallelism as the dense MLP's
-   * (Megatron-LM's expert tensor parallel size defaults to the tensor-parallel size:
-   * {@code megatron/training/arguments.py} at d98e8a64, lines 587-588); every device holds every
-   * expert (no expert parallelism yet), so there is no all-to-all. With one
-   * expert routed to (E = k = 1) this is the dense MLP exactly.
-   */
-  private double withMlp(double before, TransformerSpec m, Accelerator acc, double tokens,
-      double tp, int ep, int etp, double e, NumberFormat c, double peak) {
-    double h = m.hidden();
-    double f = m.ffnHidden() / tp;
-    if (!m.isMoe()) {
-      // Added one matmul at a time, in the order of the layer (the sums of every dense figure
-      // stay bit for bit those before mixtures of experts).
-      return before + memoryModel.matmulSeconds(acc, tokens, (m.gatedMlp() ? 2 : 1) * f, h, 1,
-          e, c, peak) + memoryModel.matmulSeconds(acc, tokens, h, f, 1, e, c, peak);
-    }
-    double dense = mlpMatmuls(m, acc, tokens, f, e, c, peak);
-    MoeSpec moe = m.moe();
-    // With expert parallelism this rank computes E / ep experts over the tokens the ep ranks
-    // route to them: the same routed rows in all, tokens·k·ep/E per expert. The expert
-    // tensor-parallel group gathers the tokens its etp ranks hold (etp/tp of the tensor-parallel
-    // group's, which sequence parallelism splits over tp) and splits each expert's columns
-    // etp ways: FLOPs as with etp = tp, wider and shorter matmuls with etp < tp.
-    double router = moeRouterSeconds(m, acc, tokens, e, c, peak);
-    double experts = moeExpertSeconds(m, acc, tokens, tp, ep, etp, e, c, peak);
-    double shared = moeSharedSeconds(m, acc, tokens, tp, e, c, peak);
-    return before
-        + (m.denseLayers() * dense + m.moeLayers() * (router + experts + shared)) / m.layers();
-  }
+
 
   /** The router's matmul of one MoE layer, forward (tokens × E × h, replicated over tp). */
   private double moeRouterSeconds(TransformerSpec m, Accelerator acc, double tokens, double e,
@@ -796,7 +827,14 @@ public final class TrainingEstimator {
         m.hidden(), 1, e, c, peak) : 0.0;
   }
 
-  /** The routed experts' matmuls of one MoE layer on one rank, forward ({@link #withMlp}). */
+  /**
+   * The routed experts' matmuls of one MoE layer on one rank, forward. With expert parallelism
+   * this rank computes E / ep experts over the tokens the ep ranks route to them: the same
+   * routed rows in all, tokens·k·ep/E per expert. The expert tensor-parallel group gathers the
+   * tokens its etp ranks hold (etp/tp of the tensor-parallel group's, which sequence
+   * parallelism splits over tp) and splits each expert's columns etp ways: FLOPs as with
+   * etp = tp, wider and shorter matmuls with etp < tp.
+   */
   private double moeExpertSeconds(TransformerSpec m, Accelerator acc, double tokens, double tp,
       int ep, int etp, double e, NumberFormat c, double peak) {
     MoeSpec moe = m.moe();
