@@ -10,6 +10,7 @@ import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
 import io.hyperframes.precision.PrecisionModel;
+import io.hyperframes.model.Block;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.workload.Attention;
@@ -161,14 +162,15 @@ public final class InferenceEstimator {
           kv / (1L << 30), w.batchSize(), tokens));
     }
 
-    double prefill = layersPerStage * pp * layer(m, cluster, tp, ep, w.batchSize(),
+    List<Block> blocks = m.blocks();
+    double prefill = layersPerStage * pp * layer(m, blocks, cluster, tp, ep, w.batchSize(),
         w.promptTokens(), w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention(),
         w.attention())
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas, prefillTokens * m.hidden() * act / tp);
     double context = w.promptTokens() + w.outputTokens() / 2.0;
-    double decode = layersPerStage * pp * layer(m, cluster, tp, ep, w.batchSize(), 1, context, e, wb,
-        kb, compute, peak, false, w.decodeAttention(), w.attention())
+    double decode = layersPerStage * pp * layer(m, blocks, cluster, tp, ep, w.batchSize(), 1,
+        context, e, wb, kb, compute, peak, false, w.decodeAttention(), w.attention())
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas,
             (double) w.batchSize() * m.hidden() * act / tp);
@@ -221,9 +223,9 @@ public final class InferenceEstimator {
    * One layer for {@code batch} sequences of {@code tokens} new tokens each attending to
    * {@code context} positions.
    */
-  private double layer(TransformerSpec m, Cluster cluster, int tp, int ep, int batch, int tokens,
-      double context, double e, double wb, double kb, NumberFormat compute, double peak,
-      boolean prefill, DecodeAttention decodeAttention, Attention attention) {
+  private double layer(TransformerSpec m, List<Block> blocks, Cluster cluster, int tp, int ep,
+      int batch, int tokens, double context, double e, double wb, double kb, NumberFormat compute,
+      double peak, boolean prefill, DecodeAttention decodeAttention, Attention attention) {
     Accelerator acc = cluster.accelerator();
     KernelEfficiency kernel = acc.kernel(compute);
     double rows = (double) batch * tokens;
@@ -231,53 +233,55 @@ public final class InferenceEstimator {
     // Weight-only quantised formats stream fewer bytes per weight: scale the element size of
     // each matmul by wb/e on the weight operand through an effective element size.
     double we = prefill ? e : wb;
-    double t = memory.matmulSeconds(acc, rows, m.qkvWidth() / tp, h, 1, we, compute, peak)
-        + memory.matmulSeconds(acc, rows, h, m.valueDim() / tp, 1, we, compute, peak);
-    t = withMlp(t, m, acc, rows, tp, ep, we, compute, peak);
     double heads = (double) m.heads() / tp;
     double act = Math.max(2, e); // 16-bit activations between kernels (see estimate)
     double bandwidth = memory.streamingBytesPerSecond(acc);
-    if (prefill) {
-      // A fused kernel computes only the band of a windowed layer (the layers' average share,
-      // TransformerSpec#attentionPairShare); an unfused one computes every score and masks.
-      double share = attention == Attention.STANDARD ? 1.0 : m.attentionPairShare(tokens);
-      t += prefillAttention(m, acc, attention, batch, tokens, heads, act, bandwidth, compute,
-          peak) * share;
-    } else {
-      // A windowed layer reads and scores at most its window; decode attention is linear in
-      // the positions it reads, so the layers' average is that of their spans.
-      if (m.slidingWindow() != null) {
-        double windowed = m.windowedLayerShare();
-        context = (1 - windowed) * context
-            + windowed * m.slidingWindow().decodeSpan(context);
+    // Prefill attention of a full layer (scaled per block by the pairs its window keeps).
+    double fullPrefill = prefill
+        ? prefillAttention(m, acc, attention, batch, tokens, heads, act, bandwidth, compute, peak)
+        : 0.0;
+    // One layer summed over the model's layer blocks (TransformerSpec#blocks), each weighted by
+    // its share of the layers: the matmuls (attention's QKV and output projections, a dense MLP,
+    // an MoE layer's router, touched and shared experts), the attention, and the element-wise
+    // bytes (each side's norm and residual, 5 passes over h; the MLP's activation over its inner
+    // columns).
+    double t = 0.0;
+    double elementwise = 0.0;
+    double layers = m.layers();
+    double passes = m.gatedMlp() ? 3 : 2;
+    double side = act * rows * 5 * h;
+    for (Block block : blocks) {
+      double share = block.count() / layers;
+      if (block instanceof Block.Attention a) {
+        double seconds = memory.matmulSeconds(acc, rows, m.qkvWidth() / tp, h, 1, we, compute,
+            peak) + memory.matmulSeconds(acc, rows, h, a.valueDim() / tp, 1, we, compute, peak);
+        if (prefill) {
+          // A fused kernel computes only the band of a windowed layer; an unfused one computes
+          // every score and masks.
+          seconds += fullPrefill * (attention == Attention.STANDARD ? 1.0
+              : a.pairShare(tokens));
+        } else {
+          // A windowed layer reads and scores at most its window. A decode step's kernels are
+          // small enough that their launch and synchronisation show. (Adding the same overhead
+          // to prefill moved FasterTransformer's A100 prefill, a shared case, from +12.8 % to
+          // +15.5 %: the overhead stays a decode constant.)
+          double span = a.window() == null ? context : a.window().decodeSpan(context);
+          seconds += decodeAttentionSeconds(m, acc, kernel, tp, batch, span, kb, heads,
+              decodeAttention, compute, peak) + kernel.servingLayerOverheadSeconds();
+        }
+        t += share * seconds;
+        elementwise += share * side;
+      } else if (block instanceof Block.Mlp mlp) {
+        t += share * mlpMatmuls(m, acc, rows, (double) mlp.ffnHidden() / tp, we, compute, peak);
+        elementwise += share * (side + passes * act * rows * mlp.ffnHidden() / tp);
+      } else if (block instanceof Block.Moe moe) {
+        io.hyperframes.model.MoeSpec spec = moe.moe();
+        double inner = spec.routedPerToken() * spec.expertFfnHidden()
+            + spec.sharedExperts() * (double) spec.sharedExpertFfnHidden();
+        t += share * moeSeconds(m, acc, rows, tp, ep, we, compute, peak);
+        elementwise += share * (side + passes * act * rows * inner / tp);
       }
-      // Each device reads the cache of its KV heads (at least one, replicated when tp > kvHeads)
-      // once per step with a grouped kernel. A per-head kernel reads it once per query head; the
-      // share of those repeated reads that misses in L2 reaches device memory.
-      int kvHeads = Math.max(1, m.kvHeads() / tp);
-      int readers = Math.max(1, decodeAttention.headsRead(m.heads(), m.kvHeads()) / tp);
-      double kvHeadsRead = kvHeads + (readers - kvHeads) * kernel.kvPerHeadRereadFraction();
-      double fraction = decodeAttention == DecodeAttention.PER_HEAD
-          ? kernel.kvPerHeadBandwidth() : kernel.kvBandwidthFraction();
-      double kvRead = 2.0 * batch * context * kvHeadsRead * m.headDim() * kb;
-      double flops = 4.0 * batch * context * (double) m.qDim() / tp;
-      if (m.mla() != null) {
-        // Latent attention decodes on the cache as stored (the up-projections absorbed into
-        // the query and the output; DeepSeek-V2 §2.1.2): each rank reads the whole latent and
-        // rotary key, and its heads score over r_kv + d_r and sum values over r_kv.
-        kvRead = (double) batch * context * m.kvCacheElementsPerTokenPerLayer(tp) * kb;
-        flops = 2.0 * batch * context * heads
-            * (m.mla().kvCacheElements() + m.mla().kvLoraRank());
-      }
-      // Paged decode attention streams the KV cache at a fitted fraction of the bandwidth.
-      t += memory.rooflineSeconds(acc, flops, kvRead / fraction, compute, peak);
-      // A decode step's kernels are small enough that their launch and synchronisation show.
-      // (Adding the same overhead to prefill moved FasterTransformer's A100 prefill, a shared
-      // case, from +12.8 % to +15.5 %: the overhead stays a decode constant.)
-      t += kernel.servingLayerOverheadSeconds();
     }
-    double elementwise = act * rows * (4 * h + 6 * h)
-        + (m.gatedMlp() ? 3 : 2) * act * rows * m.activeFfnHidden() / tp;
     t += elementwise / bandwidth;
     if (tp > 1) {
       CollectiveGroup group = new CollectiveGroup(tp, Math.min(tp, cluster.devicesPerNode()));
@@ -299,22 +303,41 @@ public final class InferenceEstimator {
   }
 
   /**
-   * {@code before} plus one layer's MLP matmuls on one tensor-parallel rank: the dense MLP; in an
-   * MoE layer the
-   * router, the experts the step's tokens touch ({@link #expertsTouched}), each over its share of
-   * the routed rows and reading its weights once, and the shared experts. With one expert
-   * routed to (E = k = 1) this is the dense MLP exactly.
+   * Decode attention of one full layer over {@code context} positions for {@code batch}
+   * sequences. Each device reads the cache of its KV heads (at least one, replicated when
+   * tp > kvHeads) once per step with a grouped kernel; a per-head kernel reads it once per query
+   * head, and the share of those repeated reads that misses in L2 reaches device memory. Paged
+   * decode attention streams the KV cache at a fitted fraction of the bandwidth.
    */
-  private double withMlp(double before, TransformerSpec m, Accelerator acc, double rows,
-      int tp, int ep, double we, NumberFormat compute, double peak) {
-    double f = m.ffnHidden();
-    double h = m.hidden();
-    if (!m.isMoe()) {
-      // One matmul at a time, in the layer's order (dense figures bit for bit as before).
-      return before + memory.matmulSeconds(acc, rows, (m.gatedMlp() ? 2 : 1) * f / tp, h, 1, we,
-          compute, peak) + memory.matmulSeconds(acc, rows, h, f / tp, 1, we, compute, peak);
+  private double decodeAttentionSeconds(TransformerSpec m, Accelerator acc,
+      KernelEfficiency kernel, int tp, int batch, double context, double kb, double heads,
+      DecodeAttention decodeAttention, NumberFormat compute, double peak) {
+    int kvHeads = Math.max(1, m.kvHeads() / tp);
+    int readers = Math.max(1, decodeAttention.headsRead(m.heads(), m.kvHeads()) / tp);
+    double kvHeadsRead = kvHeads + (readers - kvHeads) * kernel.kvPerHeadRereadFraction();
+    double fraction = decodeAttention == DecodeAttention.PER_HEAD
+        ? kernel.kvPerHeadBandwidth() : kernel.kvBandwidthFraction();
+    double kvRead = 2.0 * batch * context * kvHeadsRead * m.headDim() * kb;
+    double flops = 4.0 * batch * context * (double) m.qDim() / tp;
+    if (m.mla() != null) {
+      // Latent attention decodes on the cache as stored (the up-projections absorbed into
+      // the query and the output; DeepSeek-V2 §2.1.2): each rank reads the whole latent and
+      // rotary key, and its heads score over r_kv + d_r and sum values over r_kv.
+      kvRead = (double) batch * context * m.kvCacheElementsPerTokenPerLayer(tp) * kb;
+      flops = 2.0 * batch * context * heads
+          * (m.mla().kvCacheElements() + m.mla().kvLoraRank());
     }
-    double dense = mlpMatmuls(m, acc, rows, f / tp, we, compute, peak);
+    return memory.rooflineSeconds(acc, flops, kvRead / fraction, compute, peak);
+  }
+
+  /**
+   * One MoE layer's MLP matmuls on one tensor-parallel rank: the router, the experts the step's
+   * tokens touch ({@link #expertsTouched}), each over its share of the routed rows and reading
+   * its weights once, and the shared experts. With one expert routed to (E = k = 1) this is the
+   * dense MLP exactly.
+   */
+  private double moeSeconds(TransformerSpec m, Accelerator acc, double rows, int tp, int ep,
+      double we, NumberFormat compute, double peak) {
     io.hyperframes.model.MoeSpec moe = m.moe();
     double routed = rows * moe.routedPerToken();
     double experts;
@@ -338,8 +361,7 @@ public final class InferenceEstimator {
         : 0.0;
     double router = moe.routed() ? memory.matmulSeconds(acc, rows, moe.experts(), m.hidden(), 1,
         we, compute, peak) : 0.0;
-    return before
-        + (m.denseLayers() * dense + m.moeLayers() * (router + experts + shared)) / m.layers();
+    return router + experts + shared;
   }
 
   private double mlpMatmuls(TransformerSpec m, Accelerator acc, double rows, double f,

@@ -196,7 +196,12 @@ public sealed interface Block {
 
     /** Query-key pairs computed, as a share of full causal attention's (1 without a window). */
     public double pairShare() {
-      return window == null ? 1.0 : window.pairShare(seqLen);
+      return pairShare(seqLen);
+    }
+
+    /** {@link #pairShare()} over a causal sequence of {@code s} tokens (a prompt, say). */
+    public double pairShare(double s) {
+      return window == null ? 1.0 : window.pairShare(s);
     }
 
     /** Forward FLOPs of QKᵀ and A·V per token over the whole sequence, before the window. */

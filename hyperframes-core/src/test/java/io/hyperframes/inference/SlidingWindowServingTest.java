@@ -90,4 +90,32 @@ class SlidingWindowServingTest {
     assertTrue(sliding.get("prefillSeconds").asDouble() < full.get("prefillSeconds").asDouble());
   }
 
+  /**
+   * The serving layer is a sum over the model's blocks, windowed layers a block of their own:
+   * a window or chunk at least as long as the whole request (32K-token prompt and 1K answer)
+   * keeps every pair and every position, so prefill, decode and the KV cache equal those of the
+   * same model attending fully everywhere; a window of the prompt alone still saves on the
+   * decode reads past it.
+   */
+  @Test
+  void aWindowCoveringTheRequestIsFullAttention() {
+    JsonNode full = serve(ARCHITECTURE);
+    for (String window : new String[] {"\"tokens\": 33792, \"fullAttentionEvery\": 2",
+        "\"tokens\": 65536, \"fullAttentionEvery\": 0",
+        "\"tokens\": 40000, \"fullAttentionEvery\": 4, \"chunked\": true"}) {
+      JsonNode covered = serve(ARCHITECTURE + ", \"slidingWindow\": {" + window + "}");
+      for (String field : new String[] {"prefillSeconds", "decodeSecondsPerToken",
+          "kvCacheBytesPerSequence"}) {
+        assertEquals(full.get(field).asDouble(), covered.get(field).asDouble(),
+            1e-12 * full.get(field).asDouble(), window + " " + field);
+      }
+    }
+    JsonNode prompt = serve(ARCHITECTURE + ", \"slidingWindow\": {\"tokens\": 32768,"
+        + " \"fullAttentionEvery\": 2}");
+    assertEquals(full.get("prefillSeconds").asDouble(), prompt.get("prefillSeconds").asDouble(),
+        1e-12 * full.get("prefillSeconds").asDouble());
+    assertTrue(prompt.get("decodeSecondsPerToken").asDouble()
+        < full.get("decodeSecondsPerToken").asDouble());
+  }
+
 }
