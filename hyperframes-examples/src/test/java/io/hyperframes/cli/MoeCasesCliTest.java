@@ -36,7 +36,13 @@ class MoeCasesCliTest {
     // four nodes, layout.moeDispatcher deepep), the same with the EP A2A overlap
     // (layout.overlapMoeComm) and the Megatron-FSDP one within ±15 %; the tp-4 DeepEP row is too
     // fast (reported, sign asserted).
-    assertEquals(15, errors.size(), out);
+    assertEquals(17, errors.size(), out);
+    // NeMo Automodel's single-node rows (2026-12-04, 23rd session; out of sample): GPT-OSS 20B
+    // within ±15 %, Qwen3-30B-A3B predicted too slow (reported, not met; the sign is asserted).
+    double oss20 = errors.get("automodel2510-gpt-oss-20b-h100-8gpu-bf16");
+    assertTrue(Math.abs(oss20) <= 15.0, oss20 + " %");
+    double qwen30 = errors.get("automodel2510-qwen3-30b-a3b-h100-8gpu-bf16");
+    assertTrue(qwen30 > 15.0 && qwen30 < 60.0, qwen30 + " %");
     // Megatron-Bridge 26.04.01's H100 MoE rows (tokens/s per GPU; not met, the signs are
     // asserted so that a change that turns one is seen): Qwen3-30B-A3B FP8 and GPT-OSS 120B BF16
     // predicted too fast; Qwen3-235B-A22B FP8 on the cross-node all-to-all within ±15 % since
