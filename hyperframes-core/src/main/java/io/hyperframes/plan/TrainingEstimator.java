@@ -298,17 +298,16 @@ public final class TrainingEstimator {
     TimeBreakdown time = peak > 0 ? stepTime(busiest, blocks, cluster, workload, layout, states,
         peak, microBatches) : new TimeBreakdown(0, 0, 0, 0, 0, 0, 0);
     double tokensPerStep = (double) workload.globalBatchSize() * m.seqLen();
-    Prepared sums = prepared;
-    double modelFlops = sums.trainingFlopsPerToken() * tokensPerStep;
+    double modelFlops = prepared.trainingFlopsPerToken() * tokensPerStep;
     double recomputeFlops = switch (layout.recompute()) {
-      case FULL -> m.layers() * sums.forwardFlopsPerTokenPerLayer() * tokensPerStep;
+      case FULL -> m.layers() * prepared.forwardFlopsPerTokenPerLayer() * tokensPerStep;
       case SELECTIVE -> (layout.recomputes(RecomputeModule.CORE_ATTN)
           ? m.layers() * 4.0 * m.seqLen() * (double) m.qDim() * tokensPerStep : 0.0)
           + moduleRecomputeFlopsPerToken(m, layout) * tokensPerStep;
       case NONE -> 0.0;
     };
-    return new TrainingEstimate(reasons.isEmpty(), reasons, layout, sums.parameters(),
-        sums.activeParameters(), memory, time,
+    return new TrainingEstimate(reasons.isEmpty(), reasons, layout, prepared.parameters(),
+        prepared.activeParameters(), memory, time,
         modelFlops, modelFlops + recomputeFlops, layout.devices(), Math.max(peak, 1.0),
         tokensPerStep, workload.trainingTokens(), acc.interval(StepInterval.regime(layout.tp(),
             layout.pp(), layout.zeroStage(), time.exposedCommShare())));
