@@ -250,11 +250,13 @@ public final class InferenceEstimator {
     double layers = m.layers();
     double passes = m.gatedMlp() ? 3 : 2;
     double side = act * rows * 5 * h;
+    // Every attention block has the model's projections (only its window differs).
+    double projections = memory.matmulSeconds(acc, rows, m.qkvWidth() / tp, h, 1, we, compute,
+        peak) + memory.matmulSeconds(acc, rows, h, m.valueDim() / tp, 1, we, compute, peak);
     for (Block block : blocks) {
       double share = block.count() / layers;
       if (block instanceof Block.Attention a) {
-        double seconds = memory.matmulSeconds(acc, rows, m.qkvWidth() / tp, h, 1, we, compute,
-            peak) + memory.matmulSeconds(acc, rows, h, a.valueDim() / tp, 1, we, compute, peak);
+        double seconds = projections;
         if (prefill) {
           // A fused kernel computes only the band of a windowed layer; an unfused one computes
           // every score and masks.

@@ -31,8 +31,10 @@ public sealed interface Block {
   /** Short name of the block kind, as the estimate JSON and the docs write it. */
   String kind();
 
-  /** Instances of the block in the model (layers of that kind; 1 for the embedding). */
-  int count();
+  /** Instances of the block in the model: the layers of its kind; 1 for a block not repeated. */
+  default int count() {
+    return 1;
+  }
 
   /** Weights of one instance. */
   double parameters();
@@ -91,11 +93,6 @@ public sealed interface Block {
     @Override
     public String kind() {
       return "embedding";
-    }
-
-    @Override
-    public int count() {
-      return 1;
     }
 
     @Override
@@ -362,11 +359,6 @@ public sealed interface Block {
     }
 
     @Override
-    public int count() {
-      return 1;
-    }
-
-    @Override
     public double parameters() {
       return (tied ? 0.0 : (double) vocab * hidden) + (rmsNorm ? hidden : 2.0 * hidden);
     }
@@ -448,11 +440,6 @@ public sealed interface Block {
     @Override
     public String kind() {
       return "dense";
-    }
-
-    @Override
-    public int count() {
-      return 1;
     }
 
     @Override

@@ -425,7 +425,7 @@ public record TransformerSpec(
 
   /** Forward FLOPs per token of the output (logit) layer: 2·h·V. */
   public double logitFlopsPerToken() {
-    return 2.0 * hidden * vocab;
+    return new Block.Output(vocab, hidden, tiedEmbeddings, gatedMlp).forwardFlopsPerToken();
   }
 
   /**

@@ -100,7 +100,7 @@ public final class TrainingEstimator {
       double forwardFlopsPerTokenPerLayer, TransformerSpec busiest, List<Block> busiestBlocks) {
 
     static Prepared of(TransformerSpec m, double imbalance) {
-      TransformerSpec busiest = busiestSpec(m, imbalance);
+      TransformerSpec busiest = busiestRank(m, imbalance);
       List<Block> blocks = m.blocks();
       return new Prepared(m, imbalance, blocks, m.parameters(), m.activeParameters(),
           m.trainingFlopsPerToken(), m.forwardFlopsPerTokenPerLayer(), busiest,
@@ -206,14 +206,10 @@ public final class TrainingEstimator {
    * the busiest rank's work is expressed here. The model's FLOPs, parameters and MFU stay those
    * of the real routing. Without expert parallelism, with a capacity factor (every rank computes
    * its padded capacity), without routing (one expert) or at imbalance 1 the model is returned
-   * unchanged.
+   * unchanged; without expert parallelism every rank runs the model itself
+   * ({@link Prepared#rank}).
    */
-  static TransformerSpec busiestRank(TransformerSpec m, TrainingWorkload w, Layout l) {
-    return l.ep() <= 1 ? m : busiestSpec(m, w.moeLoadImbalance());
-  }
-
-  /** {@link #busiestRank} under expert parallelism, at load imbalance {@code imbalance}. */
-  private static TransformerSpec busiestSpec(TransformerSpec m, double imbalance) {
+  private static TransformerSpec busiestRank(TransformerSpec m, double imbalance) {
     if (imbalance == 1.0 || !m.isMoe() || !m.moe().routed() || m.moe().capacityFactor() > 0) {
       return m;
     }
@@ -446,17 +442,22 @@ public final class TrainingEstimator {
     double layers = m.layers();
     double sideBytes = (2 * e + 3 * e + (dropout ? 1 : 0)) * tokens * h;
     double passes = m.gatedMlp() ? 3 : 2;
+    // Every attention block has the model's shapes (only its window differs): its matmuls,
+    // products and core bytes are computed once.
+    double attentionMatmuls = memoryModel.matmulSeconds(acc, tokens, m.qkvWidth() / tp, h, 1, e,
+        c, peak) + memoryModel.matmulSeconds(acc, tokens, h, m.valueDim() / tp, 1, e, c, peak);
+    double attentionProducts = memoryModel.matmulSeconds(acc, sq, s, hd, b * headsPerRank, e,
+        attnFormat, attnPeak) + memoryModel.matmulSeconds(acc, sq, hd, s, b * headsPerRank, e,
+            attnFormat, attnPeak);
+    double coreBytes = (dropout ? 4 * e + 1 : 2 * e) * m.heads() * sq * s * b / tp;
     for (Block block : blocks) {
       double share = block.count() / layers;
       if (block instanceof Block.Attention a) {
-        tDense += share * (memoryModel.matmulSeconds(acc, tokens, m.qkvWidth() / tp, h, 1, e, c,
-            peak) + memoryModel.matmulSeconds(acc, tokens, h, a.valueDim() / tp, 1, e, c, peak));
-        tAttn += share * (memoryModel.matmulSeconds(acc, sq, s, hd, b * headsPerRank, e,
-            attnFormat, attnPeak) + memoryModel.matmulSeconds(acc, sq, hd, s, b * headsPerRank,
-                e, attnFormat, attnPeak));
+        tDense += share * attentionMatmuls;
+        tAttn += share * attentionProducts;
         pairShare += share * a.pairShare();
         replicatedBytes += share * sideBytes;
-        core += share * (dropout ? 4 * e + 1 : 2 * e) * m.heads() * sq * s * b / tp;
+        core += share * coreBytes;
       } else if (block instanceof Block.Mlp mlp) {
         double f = mlp.ffnHidden() / tp;
         double t = share * mlpMatmuls(m, acc, tokens, f, e, c, peak);

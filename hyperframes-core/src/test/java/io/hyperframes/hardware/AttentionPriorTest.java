@@ -57,17 +57,28 @@ class AttentionPriorTest {
     return 3.5 / (1 / at(forward, seqLen) + 2.5 / at(backward, seqLen));
   }
 
+  /**
+   * Asserts that {@code generation}'s BF16 fused-attention efficiency is the step throughput of
+   * the two series at {@code seqLen} over {@code accelerator}'s BF16 peak (the peak the file
+   * states in {@code peakField}), and that the constant cites the file; returns the constant.
+   */
+  private static KernelEfficiency assertPrior(String forwardId, String backwardId, int seqLen,
+      String accelerator, String peakField, String generation) throws IOException {
+    JsonNode file = attentionKernels();
+    double step = stepThroughput(file, forwardId, backwardId, seqLen);
+    Catalog c = Catalog.builtIn();
+    double peakTflops = c.accelerators().get(accelerator).peakFlops(NumberFormat.BF16) / 1e12;
+    assertEquals(file.get(peakField).asDouble(), peakTflops, 1e-9);
+    KernelEfficiency kernel = c.kernels().get(generation).get(NumberFormat.BF16);
+    assertEquals(step / peakTflops, kernel.attention(), 5e-4);
+    assertTrue(kernel.source().contains("attention-kernels.json"), kernel.source());
+    return kernel;
+  }
+
   @Test
   void theCatalogConstantIsTheKernelsMeasuredThroughput() throws IOException {
-    JsonNode file = attentionKernels();
-    double step = stepThroughput(file, "fa3paper-cudnn-forward-causal-hd128",
-        "fa3paper-cudnn-backward-hd128", 16384);
-    Catalog c = Catalog.builtIn();
-    double peakTflops = c.accelerators().get("h100-sxm-80gb").peakFlops(NumberFormat.BF16) / 1e12;
-    assertEquals(file.get("peakTflops").asDouble(), peakTflops, 1e-9);
-    KernelEfficiency hopper = c.kernels().get("hopper").get(NumberFormat.BF16);
-    assertEquals(step / peakTflops, hopper.attention(), 5e-4);
-    assertTrue(hopper.source().contains("attention-kernels.json"), hopper.source());
+    assertPrior("fa3paper-cudnn-forward-causal-hd128", "fa3paper-cudnn-backward-hd128", 16384,
+        "h100-sxm-80gb", "peakTflops", "hopper");
   }
 
   /**
@@ -77,15 +88,10 @@ class AttentionPriorTest {
    */
   @Test
   void theBlackwellConstantIsFlashAttention4sMeasuredThroughput() throws IOException {
-    JsonNode file = attentionKernels();
-    double step = stepThroughput(file, "fa4-pr2280-forward-causal-hd128",
-        "fa4-pr2280-backward-causal-hd128", 8192);
+    KernelEfficiency blackwell = assertPrior("fa4-pr2280-forward-causal-hd128",
+        "fa4-pr2280-backward-causal-hd128", 8192, "b200-sxm-192gb", "blackwellPeakTflops",
+        "blackwell");
     Catalog c = Catalog.builtIn();
-    double peakTflops = c.accelerators().get("b200-sxm-192gb").peakFlops(NumberFormat.BF16) / 1e12;
-    assertEquals(file.get("blackwellPeakTflops").asDouble(), peakTflops, 1e-9);
-    KernelEfficiency blackwell = c.kernels().get("blackwell").get(NumberFormat.BF16);
-    assertEquals(step / peakTflops, blackwell.attention(), 5e-4);
-    assertTrue(blackwell.source().contains("attention-kernels.json"), blackwell.source());
     assertEquals(c.kernels().get("hopper").get(NumberFormat.BF16).elementwiseBandwidthFraction(),
         blackwell.elementwiseBandwidthFraction());
     // Both Blackwell accelerators run it.
