@@ -108,7 +108,7 @@ enum MegatronParallelism implements ParallelismModel {
     double expertStates = expertParams * (w / (z >= 3 ? ne : 1.0) + g / (z >= 2 ? ne : 1.0)
         + k / (z >= 1 ? ne : 1.0));
     return new ModelStates(weights, grads, opt, (weights + grads + opt) * layerShare, params,
-        expertStates);
+        expertStates, expertParams);
   }
 
   @Override

@@ -1088,7 +1088,9 @@ public final class TrainingEstimator {
    * Exposed data-parallel time of a step: the gradient all-reduce (ZeRO 0), reduce-scatter and
    * all-gather (ZeRO 1), the per-micro-batch reduce-scatter (ZeRO 2, Rajbhandari et al. 2020,
    * arXiv 1910.02054, §5.2) or the fully sharded schedule ({@link #fullyShardedExposed}),
-   * each overlapped with the compute window the engine gives it ({@link #exposed}).
+   * each overlapped with the compute window the engine gives it ({@link #exposed}). A mixture of
+   * experts' routed-expert gradients are reduced, and their states sharded, over the expert
+   * data-parallel ranks only ({@link ReductionGroups}).
    */
   private double dataParallelExposed(Cluster cluster, Layout l, ModelStates states,
       TrainingWorkload workload, KernelEfficiency kernel, int units, double forwardUnit,
@@ -1096,22 +1098,22 @@ public final class TrainingEstimator {
       double recomputeUnit) {
     // Weight gradients are reduced over the data- and context-parallel ranks (dp · cp).
     int ranks = l.gradientRanks();
-    if (ranks <= 1) {
+    ReductionGroups groups = ReductionGroups.of(cluster, l, states, ranks);
+    if (ranks <= 1 && groups.expertRanks() <= 1) {
       return 0.0;
     }
-    int perNode = l.tp() >= cluster.devicesPerNode() ? 1
-        : Math.min(ranks, cluster.devicesPerNode() / l.tp());
-    CollectiveGroup group = new CollectiveGroup(ranks, perNode);
+    CollectiveGroup group = groups.dense();
     PrecisionRecipe recipe = workload.precision();
     double params = states.parametersOnDevice();
-    double gradBytes = params * recipe.gradientBytes();
-    double weightBytes = params * recipe.weightBytes();
+    double gradBytes = recipe.gradientBytes();
+    double weightBytes = recipe.weightBytes();
     double kappa = kernel.overlapCost();
     GradientCompression codec = workload.gradientCompression();
     if (codec != null && l.zeroStage() <= MAX_COMPRESSED_ZERO_STAGE) {
       // The gradients' one reduction on compressed bytes: the stage's collective where messages
       // add up, else an all-gather of every rank's message (Agarwal et al. 2022, MLSys, §3);
-      // encoding and decoding run on the device, outside the overlap.
+      // encoding and decoding run on the device, outside the overlap. The codec's message
+      // covers every gradient of the device, reduced over dp · cp.
       double message = codec.messageBytes(params);
       double reduce = codec.allReduce()
           ? interconnect.time(cluster, l.zeroStage() == 0 ? Collective.ALL_REDUCE
@@ -1119,18 +1121,16 @@ public final class TrainingEstimator {
           : interconnect.time(cluster, Collective.ALL_GATHER, message * ranks, group)
               .seconds();
       double weights = l.zeroStage() == 1 ? interconnect.time(cluster, Collective.ALL_GATHER,
-          weightBytes, group).seconds() : 0.0;
+          params * weightBytes, group).seconds() : 0.0;
       return exposed(reduce + weights, backwardWindow, kappa)
           + codec.codecSeconds(params, ranks);
     }
     return switch (l.zeroStage()) {
-      case 0 -> exposed(interconnect.time(cluster, Collective.ALL_REDUCE, gradBytes, group)
-          .seconds(), backwardWindow, kappa);
+      case 0 -> exposed(groups.time(interconnect, cluster, Collective.ALL_REDUCE, gradBytes),
+          backwardWindow, kappa);
       case 1 -> {
-        double reduce = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes, group)
-            .seconds();
-        double gather = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes, group)
-            .seconds();
+        double reduce = groups.time(interconnect, cluster, Collective.REDUCE_SCATTER, gradBytes);
+        double gather = groups.time(interconnect, cluster, Collective.ALL_GATHER, weightBytes);
         // Megatron-LM's distributed optimizer with --overlap-param-gather (which the Megatron
         // launch emits) gathers the updated parameters bucket by bucket while the next step's
         // first forward pass runs, each bucket waited on by its module's forward pre-hook
@@ -1142,14 +1142,108 @@ public final class TrainingEstimator {
       // ZeRO-2: each micro-batch's gradients reduce-scattered behind its backward pass (the
       // gradients exist only there), the updated parameters gathered once a step where the
       // engine gathers them (as ZeRO-1): no window hides two collectives.
-      case 2 -> parameterGather(l, interconnect.time(cluster, Collective.ALL_GATHER,
-          weightBytes, group).seconds(), units * forwardUnit, kappa)
-          + microBatches * exposed(interconnect.time(cluster, Collective.REDUCE_SCATTER,
-              gradBytes, group).seconds(), units * backwardUnit, kappa);
-      default -> fullyShardedExposed(cluster, l, perNode, weightBytes, gradBytes, units,
+      case 2 -> parameterGather(l, groups.time(interconnect, cluster, Collective.ALL_GATHER,
+          weightBytes), units * forwardUnit, kappa)
+          + microBatches * exposed(groups.time(interconnect, cluster, Collective.REDUCE_SCATTER,
+              gradBytes), units * backwardUnit, kappa);
+      default -> fullyShardedExposed(cluster, l, states, weightBytes, gradBytes, units,
           forwardUnit, backwardUnit, microBatches, backwardWindow, kappa, subModules,
           recomputeUnit);
     };
+  }
+
+  /**
+   * The two groups a step's gradients are reduced over, each with the parameters of this device
+   * it reduces: the dense parameters over the data- and context-parallel ranks (or the ZeRO shard
+   * group), the routed experts' over the expert data-parallel ranks, {@code tp · cp · dp /
+   * (ep · etp)} (Megatron-Core: expert parameters sit in their own gradient buckets, reduced over
+   * the expert data-parallel group, {@code megatron/core/distributed/distributed_data_parallel.py}
+   * and {@code parallel_state.get_expert_data_parallel_group} at d98e8a64; the distributed
+   * optimizer shards them over the same group). Ranks follow Megatron-Core's orders
+   * ({@code tp-cp-ep-dp-pp}; the expert grid {@code etp-ep-edp-pp}): a data-parallel group holds
+   * {@code devicesPerNode / tp} ranks per node, an expert data-parallel one
+   * {@code devicesPerNode / (etp · ep)}. Where both groups are the same ranks (a dense model,
+   * or ep = 1 with etp = tp) the parameters travel as one collective, as before experts were
+   * told apart.
+   */
+  record ReductionGroups(CollectiveGroup dense, double denseParameters, CollectiveGroup experts,
+      double expertParameters) {
+
+    static ReductionGroups of(Cluster cluster, Layout l, ModelStates states, int shard) {
+      int node = cluster.devicesPerNode();
+      int perNode = l.tp() >= node ? 1 : Math.min(shard, node / l.tp());
+      CollectiveGroup dense = new CollectiveGroup(shard, Math.max(1, perNode));
+      double expertParams = states.expertParametersOnDevice();
+      if (expertParams <= 0) {
+        return new ReductionGroups(dense, states.parametersOnDevice(), dense, 0.0);
+      }
+      int expertShard = expertShard(l, shard);
+      int grid = l.ep() * l.etp();
+      int expertPerNode = grid >= node ? 1 : Math.min(expertShard, node / grid);
+      CollectiveGroup experts = new CollectiveGroup(expertShard, Math.max(1, expertPerNode));
+      if (experts.equals(dense)) {
+        return new ReductionGroups(dense, states.parametersOnDevice(), dense, 0.0);
+      }
+      return new ReductionGroups(dense, states.parametersOnDevice() - expertParams, experts,
+          expertParams);
+    }
+
+    /**
+     * Ranks a shard group of {@code shard} data-parallel ranks covers in the expert grid:
+     * {@code shard · tp / (ep · etp)}, at least 1 (as {@code MegatronParallelism#modelStates}).
+     */
+    static int expertShard(Layout l, int shard) {
+      return (int) Math.max(1L, (long) shard * l.tp() / ((long) l.ep() * l.etp()));
+    }
+
+    int expertRanks() {
+      return expertParameters > 0 ? experts.size() : 1;
+    }
+
+    /**
+     * The same groups where the engine shards at each rank's own NIC
+     * ({@link Engine#shardsAtRankNic}): a group that spans nodes is costed as one rank per node,
+     * so its ring crosses the node boundary at each rank's own NIC.
+     */
+    ReductionGroups atRankNic(boolean rankNic) {
+      return rankNic ? new ReductionGroups(oneRankPerNode(dense), denseParameters,
+          oneRankPerNode(experts), expertParameters) : this;
+    }
+
+    private static CollectiveGroup oneRankPerNode(CollectiveGroup g) {
+      return g.perNode() < g.size() ? new CollectiveGroup(g.size(), 1) : g;
+    }
+
+    /**
+     * Hybrid sharding: the groups (these being the full data-parallel ones) that all-reduce
+     * each shard group's shard across its replicas, the replicas of a rank strided by the shard
+     * group, with each group's parameters divided by its shard.
+     */
+    ReductionGroups replicasOf(Layout l, int shard) {
+      int replicas = dense.size() / shard;
+      CollectiveGroup d = new CollectiveGroup(replicas,
+          Math.max(1, Math.min(replicas, dense.perNode() / shard)));
+      if (expertParameters <= 0) {
+        return new ReductionGroups(d, denseParameters / shard, d, 0.0);
+      }
+      int es = expertShard(l, shard);
+      int expertReplicas = Math.max(1, experts.size() / es);
+      CollectiveGroup e = new CollectiveGroup(expertReplicas,
+          Math.max(1, Math.min(expertReplicas, experts.perNode() / es)));
+      return new ReductionGroups(d, denseParameters / shard, e, expertParameters / es);
+    }
+
+    /** Seconds of {@code collective} over both groups at {@code bytesPerParameter}. */
+    double time(InterconnectModel interconnect, Cluster cluster, Collective collective,
+        double bytesPerParameter) {
+      double seconds = dense.size() > 1 ? interconnect.time(cluster, collective,
+          denseParameters * bytesPerParameter, dense).seconds() : 0.0;
+      if (expertParameters > 0 && experts.size() > 1) {
+        seconds += interconnect.time(cluster, collective, expertParameters * bytesPerParameter,
+            experts).seconds();
+      }
+      return seconds;
+    }
   }
 
   /**
@@ -1174,8 +1268,14 @@ public final class TrainingEstimator {
     double stateBytes = recipe.gradientBytes() + 2 * Math.max(recipe.masterBytes(),
         recipe.weightBytes()) + 2 * w.optimizer().stateBytesPerParameter()
         + (recipe.masterBytes() > 0 ? recipe.weightBytes() : 0.0);
-    double shard = l.zeroStage() >= 1 ? l.shardRanks() : 1.0;
-    return states.parametersOnDevice() / shard * stateBytes / bandwidth;
+    if (l.zeroStage() == 0) {
+      return states.parametersOnDevice() * stateBytes / bandwidth;
+    }
+    // The routed experts' states shard over the expert data-parallel ranks (ReductionGroups).
+    double experts = states.expertParametersOnDevice();
+    double onDevice = (states.parametersOnDevice() - experts) / l.shardRanks()
+        + experts / ReductionGroups.expertShard(l, l.shardRanks());
+    return onDevice * stateBytes / bandwidth;
   }
 
   /**
@@ -1197,21 +1297,18 @@ public final class TrainingEstimator {
    * Hybrid sharding adds one all-reduce of the gradient shard across the replicas per step,
    * overlapped with the last backward like a data-parallel reduction.
    */
-  private double fullyShardedExposed(Cluster cluster, Layout l, int dpPerNode,
-      double weightBytes, double gradBytes, int units, double forwardUnit, double backwardUnit,
-      int microBatches, double backwardWindow, double kappa, SubModules subModules,
-      double recomputeUnit) {
+  private double fullyShardedExposed(Cluster cluster, Layout l, ModelStates states, double weightBytes, double gradBytes, int units, double forwardUnit,
+      double backwardUnit, int microBatches, double backwardWindow, double kappa,
+      SubModules subModules, double recomputeUnit) {
     int shard = l.shardRanks();
     // Engine#shardsAtRankNic: a shard group that spans nodes is costed as one rank per node,
     // so its ring crosses the node boundary at each rank's own NIC.
-    int shardPerNode = Math.min(shard, dpPerNode);
-    boolean crossesNodes = shardPerNode < shard;
-    CollectiveGroup shardGroup = new CollectiveGroup(shard,
-        crossesNodes && l.engine().shardsAtRankNic() ? 1 : shardPerNode);
-    double gather = interconnect.time(cluster, Collective.ALL_GATHER, weightBytes / units,
-        shardGroup).seconds();
-    double reduce = interconnect.time(cluster, Collective.REDUCE_SCATTER, gradBytes / units,
-        shardGroup).seconds();
+    ReductionGroups groups = ReductionGroups.of(cluster, l, states, shard).atRankNic(
+        l.engine().shardsAtRankNic());
+    double gather = groups.time(interconnect, cluster, Collective.ALL_GATHER,
+        weightBytes / units);
+    double reduce = groups.time(interconnect, cluster, Collective.REDUCE_SCATTER,
+        gradBytes / units);
     boolean regather = l.recompute() == Recompute.FULL && l.engine().regathersForRecompute();
     double perMicroBatch;
     if (subModules != null) {
@@ -1225,13 +1322,13 @@ public final class TrainingEstimator {
       perMicroBatch = gather + (units - 1) * exposed(gather, forwardUnit, kappa)
           + units * exposed(gatherBackward + reduce, backwardUnit, kappa) + reduce;
     }
+    // Hybrid sharding: each group's shard is all-reduced across its replicas once a step.
     double replicaReduce = 0.0;
     if (shard < l.gradientRanks()) {
-      int replicas = l.gradientRanks() / shard;
-      CollectiveGroup across = new CollectiveGroup(replicas,
-          Math.max(1, Math.min(replicas, dpPerNode / shard)));
-      replicaReduce = exposed(interconnect.time(cluster, Collective.ALL_REDUCE,
-          gradBytes / shard, across).seconds(), backwardWindow, kappa);
+      ReductionGroups replicas = ReductionGroups.of(cluster, l, states, l.gradientRanks())
+          .replicasOf(l, shard);
+      replicaReduce = exposed(replicas.time(interconnect, cluster, Collective.ALL_REDUCE,
+          gradBytes), backwardWindow, kappa);
     }
     return microBatches * perMicroBatch + replicaReduce;
   }

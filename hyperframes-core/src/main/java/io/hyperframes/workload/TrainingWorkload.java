@@ -39,18 +39,19 @@ public record TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, i
   public static final double DEFAULT_MOE_LOAD_IMBALANCE = 1.0;
 
   /**
-   * The load imbalance measured on dropless routing with an auxiliary loss: 1.53, fitted on the
+   * The load imbalance measured on dropless routing with an auxiliary loss: 1.54, fitted on the
    * four dropless/forced-balance pairs of Megatron-Core's Qwen3-235B-A22B long-context runs on
    * H100 (ep 8 of 128 experts, top-8; yanring/Megatron-MoE-ModelZoo
    * {@code best_practice/qwen3/readme.md} @ e8650517, docs/validation/moe-imbalance.json): for
    * each pair, the imbalance at which the estimate is slower than balanced by the published
-   * ratio (1.54, 1.56, 1.54 and 1.50 at 16K-128K tokens; refitted 2026-12-04 when the
-   * token permutation was counted, 1.58 before). Not the default: NVIDIA's DGX Cloud
-   * Grok-1 runs, dropless too, come out 58 % (BF16) and 19 % (FP8) too slow with it, where they
-   * are +16 % and −10 % at 1 (docs/model-reference.md, "Dropless load imbalance"). The planner's
+   * ratio (1.54, 1.56, 1.54 and 1.50 at 16K-128K tokens, mean 1.535; refitted 2026-12-04 when
+   * the token permutation was counted, 1.58 before, and in the 24th session when the expert
+   * gradients moved to the expert data-parallel group, 1.53 before). Not the default: NVIDIA's
+   * DGX Cloud Grok-1 runs, dropless too, come out 60 % (BF16) and 21 % (FP8) too slow with it,
+   * where they are +18 % and −9 % at 1 (docs/model-reference.md, "Dropless load imbalance"). The planner's
    * {@code moe-balance-assumed} finding names it for dropless layouts planned at 1.
    */
-  public static final double MEASURED_DROPLESS_MOE_LOAD_IMBALANCE = 1.53;
+  public static final double MEASURED_DROPLESS_MOE_LOAD_IMBALANCE = 1.54;
 
   /** A job with the default load imbalance ({@link #DEFAULT_MOE_LOAD_IMBALANCE}). */
   public TrainingWorkload(PrecisionRecipe precision, Optimizer optimizer, int globalBatchSize,

@@ -91,10 +91,10 @@ class MeasuredImbalanceTest {
         balanced.cluster(), balanced.workload());
     Finding f = at1.stream().filter(x -> x.id().equals("moe-balance-assumed")).findFirst()
         .orElseThrow(() -> new AssertionError(at1.toString()));
-    assertTrue(f.remedy().contains("workload.moeLoadImbalance") && f.remedy().contains("1.53"),
+    assertTrue(f.remedy().contains("workload.moeLoadImbalance") && f.remedy().contains("1.54"),
         f.remedy());
     ObjectNode measured = r.deepCopy();
-    ((ObjectNode) measured.get("workload")).put("moeLoadImbalance", 1.53);
+    ((ObjectNode) measured.get("workload")).put("moeLoadImbalance", 1.54);
     EstimateRequest m = Requests.fromJson(measured, Catalog.builtIn());
     assertFalse(TrainingFindings.of(HyperFrames.estimate(m), m.model(), m.cluster(),
         m.workload()).stream().anyMatch(x -> x.id().equals("moe-balance-assumed")));

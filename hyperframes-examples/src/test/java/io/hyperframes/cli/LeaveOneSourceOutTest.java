@@ -102,8 +102,9 @@ class LeaveOneSourceOutTest {
     // held-out source, was computed under the token-permutation change of the same session before
     // it was committed, so it is looked at (hardware.json decisions).
     // NeMo Automodel's two single-node MoE rows, recorded 2026-12-04 (23rd session) before any
-    // prediction was computed, joined them.
-    assertEquals("automodel2510, bloom, mtnlg2022", out.group(1));
+    // prediction was computed, joined them; the expert data-parallel reduction of the 24th
+    // session computed them before and after, so they are looked at too.
+    assertEquals("bloom, mtnlg2022", out.group(1));
     double mean = Double.parseDouble(out.group(2));
     assertTrue(mean > 8.0 && mean < 30.0, "the held-out mean: " + mean);
   }

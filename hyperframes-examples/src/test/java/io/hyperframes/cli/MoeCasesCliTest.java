@@ -34,10 +34,11 @@ class MoeCasesCliTest {
     assertEquals(4, longContext, out);
     // The 4096-token rows: the all-to-all dispatcher's, the cross-node DeepEP one (ep 32 over
     // four nodes, layout.moeDispatcher deepep), the same with the EP A2A overlap
-    // (layout.overlapMoeComm) and the Megatron-FSDP one within ±15 %; the tp-4 DeepEP row is too
-    // fast (reported, sign asserted).
+    // (layout.overlapMoeComm) within ±15 %; the Megatron-FSDP one too slow since its expert
+    // weights are gathered over the expert data-parallel group (EDP 32, one rank per node); the
+    // tp-4 DeepEP row is too fast (reported, signs asserted).
     assertEquals(17, errors.size(), out);
-    // NeMo Automodel's single-node rows (2026-12-04, 23rd session; out of sample): GPT-OSS 20B
+    // NeMo Automodel's single-node rows (2026-12-04, 23rd session; looked at since): GPT-OSS 20B
     // within ±15 %, Qwen3-30B-A3B predicted too slow (reported, not met; the sign is asserted).
     double oss20 = errors.get("automodel2510-gpt-oss-20b-h100-8gpu-bf16");
     assertTrue(Math.abs(oss20) <= 15.0, oss20 + " %");
@@ -72,11 +73,15 @@ class MoeCasesCliTest {
     assertTrue(small > 15.0 && small < 80.0, small + " %");
     assertTrue(oss > 15.0 && oss < 80.0, oss + " %");
     assertTrue(Math.abs(large) <= 15.0, large + " %");
-    for (String id : new String[] {"a2a-tp2-ep8-pp32", "deepep-tp2-ep32-pp8-overlap",
-        "deepep-tp2-ep8-fsdp"}) {
+    for (String id : new String[] {"a2a-tp2-ep8-pp32", "deepep-tp2-ep32-pp8-overlap"}) {
       double e = errors.get("mcoremoe-qwen3-235b-256h100-4k-" + id);
       assertTrue(Math.abs(e) <= 15.0, id + ": " + e + " %");
     }
+    // Megatron-FSDP: the routed experts (28 B parameters a rank) gathered and reduced over the
+    // expert data-parallel group of 32, one rank per node at its own NIC, since 2026-12-04 (24th
+    // session; +7.9 % before, when they travelled with the dense weights over dp 128).
+    double fsdp = errors.get("mcoremoe-qwen3-235b-256h100-4k-deepep-tp2-ep8-fsdp");
+    assertTrue(fsdp > 0 && fsdp < 25.0, fsdp + " %");
     // The cross-node DeepEP run without the overlap: too slow, just outside ±15 % since the
     // token permutation is counted (2026-12-04, 22nd session; +9.7 % before).
     double crossNode = errors.get("mcoremoe-qwen3-235b-256h100-4k-deepep-tp2-ep32-pp8");
