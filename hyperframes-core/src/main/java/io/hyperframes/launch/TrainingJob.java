@@ -114,7 +114,8 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
   /**
    * The whole layout an FSDP script must set (PyTorch FSDP takes it from the training code, not
    * from a launcher option): {@code FSDP layout: tp=… pp=… dp=… ...}, one {@code key=value} per
-   * field, in the order of {@link Layout}.
+   * field, in the order of {@link Layout}; with expert parallelism also {@code ep=…} (torchtitan's
+   * {@code expert_parallel_degree}, experts whole) and {@code moeDispatcher=…}.
    */
   static String fsdpLayoutNote(Layout l, int globalBatch, String script) {
     String strategy = switch (l.zeroStage()) {
@@ -123,12 +124,15 @@ record TrainingJob(Plan plan, TransformerSpec model, LaunchOptions options, Engi
       default -> l.shardGroupSize() > 0 && l.shardGroupSize() < l.dp() ? "HYBRID_SHARD"
           : "FULL_SHARD";
     };
+    String experts = l.ep() > 1 ? String.format(java.util.Locale.ROOT, " ep=%d moeDispatcher=%s"
+        + " (torchtitan expert_parallel_degree, experts whole)", l.ep(), l.moeDispatcher().id())
+        : "";
     return String.format(java.util.Locale.ROOT, "FSDP layout: tp=%d pp=%d dp=%d microBatch=%d"
         + " globalBatch=%d sequenceParallel=%s recompute=%s zeroStage=%d shardGroupSize=%d"
-        + " reshardAfterForward=%s (ShardingStrategy.%s); set it in %s"
+        + " reshardAfterForward=%s%s (ShardingStrategy.%s); set it in %s"
         + " (torch.distributed.fsdp), which the code layer copies in", l.tp(), l.pp(), l.dp(),
         l.microBatch(), globalBatch, l.sequenceParallel(), l.recompute().id(), l.zeroStage(),
-        l.shardGroupSize(), l.reshardAfterForward(), strategy, script);
+        l.shardGroupSize(), l.reshardAfterForward(), experts, strategy, script);
   }
 
   private static double doubleGolden(Plan plan, String name, double otherwise) {

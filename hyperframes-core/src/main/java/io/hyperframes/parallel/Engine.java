@@ -146,11 +146,36 @@ public enum Engine {
 
   /**
    * Whether HyperFrames models the engine running expert parallelism: Megatron-LM
-   * ({@code --expert-model-parallel-size}, megatron/training/arguments.py at d98e8a64). DeepSpeed
-   * and PyTorch-native expert parallelism exist too, but are not modelled or launched here.
+   * ({@code --expert-model-parallel-size}, megatron/training/arguments.py at d98e8a64) and
+   * PyTorch FSDP2 with expert parallelism as torchtitan runs it ({@code expert_parallel_degree};
+   * {@code torchtitan/distributed/parallel_dims.py} at b5bcd76c6: the experts live on a mesh
+   * {@code (pp, dp_replicate, efsdp, ep)} with {@code efsdp = dp_shard · cp · tp / ep}, so
+   * expert parallelism borrows ranks from dp_shard, cp and tp, keeps each expert whole
+   * ({@link #splitsExperts}) and FSDP shards the experts over the efsdp ranks, the expert
+   * data-parallel group of {@code Layout#expertDataParallel}), which NeMo Automodel also runs
+   * over DeepEP. DeepSpeed's MoE and MaxText's are not modelled or launched here.
    */
   public boolean runsExpertParallel() {
+    return this == MEGATRON || this == FSDP;
+  }
+
+  /**
+   * Whether the engine splits routed experts by tensor parallelism under expert parallelism
+   * ({@code layout.etp} other than 1): Megatron-Core does ({@code --expert-tensor-parallel-size},
+   * default tp); torchtitan's expert mesh has no tensor-parallel axis once ep &gt; 1 (the ep axis
+   * takes the tp ranks, parallel_dims.py at b5bcd76c6), so its experts are whole (etp 1).
+   */
+  public boolean splitsExperts() {
     return this == MEGATRON;
+  }
+
+  /**
+   * The expert tensor-parallel degree a layout of this engine takes when the request leaves it
+   * open: tp (Megatron-Core's default), or 1 where the engine keeps experts whole under expert
+   * parallelism ({@link #splitsExperts}).
+   */
+  public int defaultExpertTensorParallel(int tp, int ep) {
+    return ep > 1 && !splitsExperts() ? 1 : tp;
   }
 
   /**

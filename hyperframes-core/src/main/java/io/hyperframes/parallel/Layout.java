@@ -157,7 +157,10 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     Checks.positive("layout.ep", ep);
     Checks.positive("layout.cp", cp);
     checkArgument(etp >= 0, "layout.etp: must be > 0, got %s", etp);
-    etp = etp == 0 ? tp : etp;
+    etp = etp == 0 ? engine.defaultExpertTensorParallel(tp, ep) : etp;
+    checkArgument(etp == 1 || ep == 1 || engine.splitsExperts(), "layout.etp: %s is not run by"
+        + " %s, which keeps experts whole under expert parallelism (torchtitan's expert mesh has"
+        + " no tensor-parallel axis: etp 1)", etp, engine.id());
     // Megatron-Core: ep·etp divides tp·cp·dp; with etp = tp, ep divides cp·dp (named so).
     if (!expertGridFits(tp, cp, dp, ep, etp)) {
       throw new IllegalArgumentException(etp != tp
@@ -197,8 +200,11 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     checkArgument(cp == 1 || engine == Engine.MEGATRON, "layout.cp: %s is run by megatron"
         + " (Megatron-Core --context-parallel-size) in HyperFrames' model, not by %s", cp,
         engine.id());
+    checkArgument(!overlapMoeComm || engine == Engine.MEGATRON, "layout.overlapMoeComm: is"
+        + " Megatron-Core's EP A2A overlap, run by megatron, not by %s", engine.id());
     checkArgument(ep == 1 || engine.runsExpertParallel(), "layout.ep: %s is run by megatron"
-        + " (Megatron-Core --expert-model-parallel-size) in HyperFrames' model, not by %s", ep,
+        + " (Megatron-Core --expert-model-parallel-size) or fsdp (torchtitan's"
+        + " expert_parallel_degree) in HyperFrames' model, not by %s", ep,
         engine.id());
     String unsupported = engine.unsupported(pp, virtualStages, zeroStage, shardGroupSize,
         reshardAfterForward);
@@ -274,6 +280,9 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
    * {@code transformer_config.py} at d98e8a64), or null when it could.
    */
   public String whyNotOverlapMoeComm() {
+    if (engine != Engine.MEGATRON) {
+      return "it is Megatron-Core's EP A2A overlap, run by megatron, not by " + engine.id();
+    }
     if (ep <= 1) {
       return "it needs layout.ep > 1";
     }

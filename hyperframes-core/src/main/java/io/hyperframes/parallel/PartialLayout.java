@@ -196,17 +196,22 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     positiveOrNull("layout.etp", etp);
     // The expert grid (Layout#expertGridFits), checked where its fields are fixed: with etp
     // open or equal to tp it reduces to ep dividing dp·cp, whatever tp.
-    boolean expertsByTp = etp == null || etp.equals(tp);
+    // An engine that keeps experts whole under expert parallelism (fsdp) takes etp 1 when open.
+    boolean whole = engine != null && !engine.splitsExperts() && ep != null && ep > 1;
+    checkArgument(!whole || etp == null || etp == 1, "layout.etp: %s is not run by %s, which"
+        + " keeps experts whole under expert parallelism (torchtitan's expert mesh has no"
+        + " tensor-parallel axis: etp 1)", etp, engine == null ? "" : engine.id());
+    boolean expertsByTp = !whole && (etp == null || etp.equals(tp));
     int c = cp == null ? 1 : cp;
     checkArgument(!expertsByTp || ep == null || dp == null
         || Layout.expertGridFits(1, c, dp, ep, 1),
         "layout.ep: %s does not divide layout.dp·cp %s", ep, dp == null ? 0 : dp * c);
     checkArgument(expertsByTp || ep == null || dp == null || tp == null
-        || Layout.expertGridFits(tp, c, dp, ep, etp),
+        || Layout.expertGridFits(tp, c, dp, ep, whole ? 1 : etp),
         "layout.etp: ep·etp = %s·%s does not divide tp·cp·dp = %s", ep, etp,
         tp == null || dp == null ? 0 : (long) tp * dp * c);
     checkArgument(ep == null || ep == 1 || engine == null || engine.runsExpertParallel(),
-        "layout.ep: %s is run by megatron in HyperFrames' model, not by %s", ep,
+        "layout.ep: %s is run by megatron or fsdp in HyperFrames' model, not by %s", ep,
         engine == null ? "" : engine.id());
     positiveOrNull("layout.cp", cp);
     checkArgument(cp == null || cp == 1 || engine == null || engine == Engine.MEGATRON,
@@ -278,16 +283,20 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
    */
   private String whyNot(Engine e) {
     if (ep != null && ep > 1 && !e.runsExpertParallel()) {
-      return String.format(java.util.Locale.ROOT, "layout.ep: %s is run by megatron in"
+      return String.format(java.util.Locale.ROOT, "layout.ep: %s is run by megatron or fsdp in"
           + " HyperFrames' model, not by %s", ep, e.id());
     }
-    if (Boolean.TRUE.equals(overlapMoeComm) && !e.runsExpertParallel()) {
+    if (etp != null && etp > 1 && ep != null && ep > 1 && !e.splitsExperts()) {
+      return String.format(java.util.Locale.ROOT, "layout.etp: %s is not run by %s, which keeps"
+          + " experts whole under expert parallelism", etp, e.id());
+    }
+    if (Boolean.TRUE.equals(overlapMoeComm) && e != Engine.MEGATRON) {
       return String.format(java.util.Locale.ROOT, "layout.overlapMoeComm: is run by megatron in"
           + " HyperFrames' model, not by %s", e.id());
     }
     if (moeDispatcher == MoeDispatcher.DEEPEP && !e.runsExpertParallel()) {
       return String.format(java.util.Locale.ROOT, "layout.moeDispatcher: deepep is run by"
-          + " megatron in HyperFrames' model, not by %s", e.id());
+          + " megatron or fsdp in HyperFrames' model, not by %s", e.id());
     }
     if ((cp != null && cp > 1 || cpCommType != null) && e != Engine.MEGATRON) {
       return String.format(java.util.Locale.ROOT, "layout.cp: %s is run by megatron in"

@@ -1796,7 +1796,7 @@ public final class TrainingEstimator {
         for (boolean sp : sps) {
           for (Recompute r : recomputes) {
             for (int z : zeros) {
-              for (int ep : expertParallel(p, m, dp, engine)) {
+              for (int ep : expertParallel(p, m, dp, engine, tp)) {
                 out.add(new Layout(tp, pp, dp, v, mb, sp, r, z, engine, z == 3 ? group : 0,
                     reshard, ep));
               }
@@ -1805,6 +1805,20 @@ public final class TrainingEstimator {
         }
       }
     }
+  }
+
+  /**
+   * The expert-parallel degrees to try: the fixed one (when it divides dp, or tp·dp on an engine
+   * that keeps experts whole, whose expert grid takes the tensor-parallel ranks too:
+   * {@link Engine#splitsExperts}), else 1 for a dense model or an engine without expert
+   * parallelism, else every divisor of dp that divides the expert count.
+   */
+  private static List<Integer> expertParallel(PartialLayout p, TransformerSpec m, int dp,
+      Engine engine, int tp) {
+    if (p.ep() != null && p.ep() > 1 && !engine.splitsExperts()) {
+      return ((long) tp * dp) % p.ep() == 0 ? List.of(p.ep()) : List.of();
+    }
+    return expertParallel(p, m, dp, engine);
   }
 
   /**

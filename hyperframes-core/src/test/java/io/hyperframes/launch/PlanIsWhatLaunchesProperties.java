@@ -197,7 +197,8 @@ class PlanIsWhatLaunchesProperties {
 
   private static final Pattern FSDP = Pattern.compile("FSDP layout: tp=(\\d+) pp=(\\d+) dp=(\\d+)"
       + " microBatch=(\\d+) globalBatch=(\\d+) sequenceParallel=(\\w+) recompute=(\\w+)"
-      + " zeroStage=(\\d+) shardGroupSize=(\\d+) reshardAfterForward=(\\w+)");
+      + " zeroStage=(\\d+) shardGroupSize=(\\d+) reshardAfterForward=(\\w+)"
+      + "(?: ep=(\\d+) moeDispatcher=(\\w+))?");
 
   /** The torchrun line of an FSDP script and the layout its note tells the script to set. */
   static Parsed fsdp(LaunchConfigs.Emitted e) {
@@ -209,6 +210,11 @@ class PlanIsWhatLaunchesProperties {
         Boolean.parseBoolean(m.group(6)), Recompute.fromId("recompute", m.group(7)),
         Integer.parseInt(m.group(8)), Engine.FSDP, Integer.parseInt(m.group(9)),
         Boolean.parseBoolean(m.group(10)));
+    if (m.group(11) != null) {
+      l = l.withExperts(Integer.parseInt(m.group(11)), 1)
+          .withMoeDispatcher(io.hyperframes.parallel.MoeDispatcher.fromId("moeDispatcher",
+              m.group(12)));
+    }
     assertEquals(l.devices(), (long) intOf(e.text(), "--nnodes=(\\d+)")
         * intOf(e.text(), "--nproc-per-node=(\\d+)"), "torchrun starts every rank");
     return new Parsed(l, Integer.parseInt(m.group(5)));
