@@ -113,6 +113,24 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     return copy(tree.with("workload.attention", kernel), catalog, models);
   }
 
+  /**
+   * {@code workload.speculative}: speculative decoding, {@code method} {@code "mtp"} (the model's
+   * multi-token-prediction module), {@code "eagle"} (an EAGLE head) or {@code "draft"} (a draft
+   * model: {@link #draftModel}), with {@code tokens} drafted per step and the probability
+   * {@code acceptance} that the model accepts a draft token (an input, never assumed).
+   */
+  public ServeBuilder speculative(String method, int tokens, double acceptance) {
+    return copy(tree.with("workload.speculative.method", method)
+        .with("workload.speculative.tokens", tokens)
+        .with("workload.speculative.acceptance", acceptance), catalog, models);
+  }
+
+  /** {@code workload.speculative.draftModel.catalog}: the draft model of method "draft". */
+  public ServeBuilder draftModel(String catalogId) {
+    return copy(tree.with("workload.speculative.draftModel.catalog", catalogId), catalog,
+        models);
+  }
+
   /** {@code pricing.pricePerDeviceHour}: USD per device-hour of a serving plan. */
   public ServeBuilder pricePerDeviceHour(double usd) {
     return copy(tree.with("pricing.pricePerDeviceHour", usd), catalog, models);

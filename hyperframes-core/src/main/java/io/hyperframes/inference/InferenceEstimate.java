@@ -19,7 +19,8 @@ import java.util.List;
  * @param activationsBytes prefill working set per device
  * @param otherBytes runtime reserve and logits buffer per device
  * @param prefillSeconds prompt processing of the batch
- * @param decodeSecondsPerToken one decode step of the batch at the mean context
+ * @param decodeSecondsPerToken one decode step of the batch at the mean context, per token it
+ *     yields (speculative decoding: see {@code tokensPerDecodeStep})
  * @param requestSeconds the fixed part of a request's time to first token outside the model's
  *     kernels (scheduling, sampling, host transfers; {@code KernelEfficiency#servingRequestSeconds})
  * @param kvCacheBytesPerToken KV cache per token of the whole model (2·layers·kvHeads·headDim·bytes; latent attention: layers·(kvLoraRank + qkRopeHeadDim)·bytes)
@@ -32,13 +33,16 @@ import java.util.List;
  * @param expertWeightBytesPerDecodeStep routed-expert weights one decode step of the batch reads
  *     on the busiest device: the experts its tokens touch in every MoE layer of the stage (0 for
  *     a dense model)
+ * @param speculative the speculative decoding estimated ({@code workload.speculative}), or
+ *     null; {@code decodeSecondsPerToken} is then a draft-and-verify step divided by the tokens
+ *     it yields ({@link #tokensPerDecodeStep})
  */
 public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, int ep, int pp,
     int replicas, double parameters, double weightsBytes, double kvCacheBytes,
     double activationsBytes, double otherBytes, double prefillSeconds,
     double decodeSecondsPerToken, double requestSeconds, double kvCacheBytesPerToken, double kvCacheBytesPerSequence,
     long maxBatchSize, int devices, int outputTokens, int batchSize,
-    double expertWeightBytesPerDecodeStep) {
+    double expertWeightBytesPerDecodeStep, Speculative speculative) {
 
   public InferenceEstimate {
     reasons = ImmutableList.copyOf(reasons);
@@ -51,7 +55,15 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     return new InferenceEstimate(false, all, tp, ep, pp, replicas, parameters, weightsBytes,
         kvCacheBytes, activationsBytes, otherBytes, prefillSeconds, decodeSecondsPerToken,
         requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices,
-        outputTokens, batchSize, expertWeightBytesPerDecodeStep);
+        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative);
+  }
+
+  /**
+   * Tokens a decode step yields per sequence on average: 1, or with speculative decoding
+   * {@link Speculative#expectedTokensPerStep}.
+   */
+  public double tokensPerDecodeStep() {
+    return speculative == null ? 1.0 : speculative.expectedTokensPerStep();
   }
 
   public double totalBytes() {
@@ -63,7 +75,7 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     return prefillSeconds + requestSeconds;
   }
 
-  /** Time per output token: one decode step. */
+  /** Time per output token: one decode step (speculative: a step over the tokens it yields). */
   public double tpotSeconds() {
     return decodeSecondsPerToken;
   }

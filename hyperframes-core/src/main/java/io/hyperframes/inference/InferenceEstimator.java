@@ -132,7 +132,14 @@ public final class InferenceEstimator {
     double weights = (layersPerStage * m.parametersPerLayer() / tp
         + (double) m.vocab() * m.hidden() / tp * (m.tiedEmbeddings() ? 1 : 2) / Math.min(pp, 2))
         * wb;
-    double kvPerTokenDevice = layersPerStage * m.kvCacheElementsPerTokenPerLayer(tp) * kb;
+    Speculative spec = w.speculative();
+    if (spec != null) {
+      checkSpeculative(m, spec, tp, ep, pp);
+      // The draft's weights and its KV cache sit beside the model's on every device.
+      weights += draftParameters(m, spec) / tp * wb;
+    }
+    double kvPerTokenDevice = (layersPerStage * m.kvCacheElementsPerTokenPerLayer(tp)
+        + (spec == null ? 0.0 : draftKvElementsPerToken(m, spec, tp))) * kb;
     double kvPerToken = m.layers() * m.kvCacheElementsPerTokenPerLayer(1) * kb;
     long tokens = (long) w.promptTokens() + w.outputTokens();
     long paged = (tokens + w.blockTokens() - 1) / w.blockTokens() * w.blockTokens();
@@ -174,6 +181,22 @@ public final class InferenceEstimator {
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas,
             (double) w.batchSize() * m.hidden() * act / tp);
+    if (spec != null) {
+      // Each step: the draft proposes γ tokens one after another, then the model verifies γ + 1
+      // positions per sequence in one pass (a decode step of γ + 1 new tokens over the same KV
+      // cache), yielding (1 − α^(γ+1)) / (1 − α) tokens on average (Speculative).
+      int gamma = spec.tokens();
+      double verify = layersPerStage * pp * layer(m, blocks, cluster, tp, ep, w.batchSize(),
+          gamma + 1, context, e, wb, kb, compute, peak, false, w.decodeAttention(),
+          w.attention())
+          + logits(m, acc, tp, w.batchSize() * (gamma + 1), e, wb, compute, peak);
+      double draft = gamma * draftStep(m, blocks, cluster, spec, tp, ep, w.batchSize(), 1,
+          context, e, wb, kb, compute, peak, false, w);
+      decode = (draft + verify) / spec.expectedTokensPerStep();
+      // The draft reads the prompt too: its own prefill (one layer for MTP and EAGLE).
+      prefill += draftStep(m, blocks, cluster, spec, tp, ep, w.batchSize(), w.promptTokens(),
+          w.promptTokens(), e, wb, kb, compute, peak, true, w);
+    }
     return new InferenceEstimate(reasons.isEmpty(), reasons, tp, ep, pp, replicas,
         m.parameters(),
         weights, kv, activations, other, prefill, decode,
@@ -181,7 +204,83 @@ public final class InferenceEstimator {
             + m.layers() * acc.kernel(compute).servingFirstTokenLayerSeconds(),
         kvPerToken, kvPerToken * keptPerSequence,
         maxBatch, (int) devices, w.outputTokens(), w.batchSize(),
-        expertBytesPerDecodeStep(m, layersPerStage, tp, ep, w.batchSize(), wb));
+        expertBytesPerDecodeStep(m, layersPerStage, tp, ep, w.batchSize(), wb), spec);
+  }
+
+  /** The rules speculative decoding needs of the model and the layout, each named. */
+  private static void checkSpeculative(TransformerSpec m, Speculative spec, int tp, int ep,
+      int pp) {
+    checkArgument(pp == 1, "workload.speculative: modelled for one pipeline stage per replica"
+        + " (layout.pp 1), got layout.pp %s", pp);
+    switch (spec.method()) {
+      case MTP -> checkArgument(m.mtpLayers() > 0, "workload.speculative.method: mtp needs a"
+          + " model with multi-token-prediction layers (model.mtpLayers), got 0 for %s",
+          m.name());
+      case DRAFT -> {
+        TransformerSpec d = spec.draft();
+        checkArgument(d.vocab() == m.vocab(), "workload.speculative.draftModel: its vocabulary"
+            + " (%s) differs from model.vocab %s; a draft proposes the model's tokens",
+            d.vocab(), m.vocab());
+        checkArgument(d.heads() % tp == 0, "workload.speculative.draftModel: layout.tp %s does"
+            + " not divide its heads %s (the draft runs on the model's tensor-parallel ranks)",
+            tp, d.heads());
+      }
+      case EAGLE -> { }
+    }
+  }
+
+  /**
+   * Weights of the draft: the multi-token-prediction modules ({@link TransformerSpec#mtpParameters};
+   * their embedding and output head are the model's), an EAGLE head (one decoder layer of the
+   * model's attention and dense MLP, and the 2h × h input layer; Li et al. 2024), or the draft
+   * model.
+   */
+  private static double draftParameters(TransformerSpec m, Speculative spec) {
+    return switch (spec.method()) {
+      case MTP -> m.mtpParameters();
+      case EAGLE -> m.attentionParametersPerLayer() + m.mlpParameters(m.ffnHidden())
+          + 2.0 * m.hidden() * m.hidden();
+      case DRAFT -> spec.draft().parameters();
+    };
+  }
+
+  /** KV-cache elements per token on one device that the draft keeps. */
+  private static double draftKvElementsPerToken(TransformerSpec m, Speculative spec, int tp) {
+    return switch (spec.method()) {
+      case MTP -> m.mtpLayers() * m.kvCacheElementsPerTokenPerLayer(tp);
+      case EAGLE -> m.kvCacheElementsPerTokenPerLayer(tp);
+      case DRAFT -> spec.draft().layers() * spec.draft().kvCacheElementsPerTokenPerLayer(tp);
+    };
+  }
+
+  /**
+   * One draft pass for {@code batch} sequences of {@code tokens} new tokens: for MTP and EAGLE
+   * one layer of the model's average shape with the output head (EAGLE also its 2h × h input
+   * layer), for a draft model its whole forward with its own output head.
+   */
+  private double draftStep(TransformerSpec m, List<Block> blocks, Cluster cluster,
+      Speculative spec, int tp, int ep, int batch, int tokens, double context, double e,
+      double wb, double kb, NumberFormat compute, double peak, boolean prefill,
+      InferenceWorkload w) {
+    Accelerator acc = cluster.accelerator();
+    // The output head runs on the positions whose next token is asked: every new one in
+    // decode, the last of each prompt in prefill (as the model's own prefill).
+    int heads = prefill ? batch : batch * tokens;
+    double rows = (double) batch * tokens;
+    if (spec.method() == Speculative.Method.DRAFT) {
+      TransformerSpec d = spec.draft();
+      return d.layers() * layer(d, d.blocks(), cluster, tp, 1, batch, tokens, context, e, wb,
+          kb, compute, peak, prefill, w.decodeAttention(), w.attention())
+          + logits(d, acc, tp, heads, e, wb, compute, peak);
+    }
+    double step = layer(m, blocks, cluster, tp, ep, batch, tokens, context, e, wb, kb, compute,
+        peak, prefill, w.decodeAttention(), w.attention())
+        + logits(m, acc, tp, heads, e, wb, compute, peak);
+    if (spec.method() == Speculative.Method.EAGLE) {
+      step += memory.matmulSeconds(acc, rows, (double) m.hidden() / tp, 2.0 * m.hidden(), 1,
+          prefill ? e : wb, compute, peak);
+    }
+    return step;
   }
 
   /**

@@ -23,11 +23,12 @@ import io.hyperframes.workload.Attention;
  * @param decodeAttention how the decode-attention kernel reads a grouped-query model's KV cache
  * @param attention how the prefill computes attention: {@link Attention#FLASH} (a fused context
  *     kernel, the serving engines' default) or {@link Attention#STANDARD} (materialised scores)
+ * @param speculative speculative decoding ({@code workload.speculative}), or null for none
  */
 public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
     int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
     double tpotSloSeconds, double sloPercentile, int blockTokens,
-    DecodeAttention decodeAttention, Attention attention) {
+    DecodeAttention decodeAttention, Attention attention, Speculative speculative) {
 
   public InferenceWorkload {
     checkArgument(weights != null, "workload.precision: must be given");
@@ -48,6 +49,16 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
     Checks.positive("workload.blockTokens", blockTokens);
     checkArgument(decodeAttention != null, "workload.decodeAttention: must be given");
     checkArgument(attention != null, "workload.attention: must be given");
+  }
+
+  /** A workload without speculative decoding. */
+  public InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
+      int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
+      double tpotSloSeconds, double sloPercentile, int blockTokens,
+      DecodeAttention decodeAttention, Attention attention) {
+    this(weights, kvCache, batchSize, promptTokens, outputTokens, arrivalRatePerSecond,
+        ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens, decodeAttention, attention,
+        null);
   }
 
   /** A workload whose prefill runs a fused attention kernel ({@link Attention#FLASH}). */
@@ -75,14 +86,21 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
   public InferenceWorkload withBatchSize(int sequences) {
     return new InferenceWorkload(weights, kvCache, sequences, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention);
+        decodeAttention, attention, speculative);
   }
 
   /** This workload with other weight and KV-cache formats. */
   public InferenceWorkload withFormats(NumberFormat weightFormat, NumberFormat kvFormat) {
     return new InferenceWorkload(weightFormat, kvFormat, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention);
+        decodeAttention, attention, speculative);
+  }
+
+  /** This workload with speculative decoding {@code s} (null: none). */
+  public InferenceWorkload withSpeculative(Speculative s) {
+    return new InferenceWorkload(weights, kvCache, batchSize, promptTokens, outputTokens,
+        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
+        decodeAttention, attention, s);
   }
 
   /** The format the matmuls run in: FP16 for integer (weight-only) formats. */

@@ -90,7 +90,8 @@ public final class Serving {
         w.decodeAttention() == null ? DecodeAttention.GROUPED
             : DecodeAttention.fromId("workload.decodeAttention", w.decodeAttention()),
         w.attention() == null ? Attention.FLASH
-            : Attention.fromId("workload.attention", w.attention()));
+            : Attention.fromId("workload.attention", w.attention()),
+        speculative(w.speculative(), catalog));
     int tp;
     int ep = 1;
     int pp = 1;
@@ -106,6 +107,28 @@ public final class Serving {
       dp = Math.max(1, cluster.devices() / tp);
     }
     return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp);
+  }
+
+  /** {@code workload.speculative}, each missing or bad field named; null when absent. */
+  private static Speculative speculative(Documents.Speculation s, Catalog catalog) {
+    if (s == null) {
+      return null;
+    }
+    Speculative.Method method = Speculative.Method.fromId("workload.speculative.method",
+        Documents.required("workload.speculative.method", s.method()));
+    int tokens = Documents.required("workload.speculative.tokens", s.tokens());
+    double acceptance = Checks.finite("workload.speculative.acceptance",
+        Documents.required("workload.speculative.acceptance", s.acceptance()));
+    TransformerSpec draft = null;
+    if (s.draftModel() != null) {
+      ModelSpec d = s.draftModel().resolve(catalog);
+      if (!(d instanceof TransformerSpec t)) {
+        throw new IllegalArgumentException("workload.speculative.draftModel: a draft needs an"
+            + " architecture (layers, hidden, heads ...), not only a parameter count");
+      }
+      draft = t;
+    }
+    return new Speculative(method, tokens, acceptance, draft);
   }
 
   private static int largestTp(TransformerSpec m, Cluster c) {
@@ -348,10 +371,13 @@ public final class Serving {
     }
     double weightRead = read / (c.accelerator().memoryBandwidthBytesPerSecond()
         * c.accelerator().memoryEfficiency());
-    if (weightRead > 0.5 * e.decodeSecondsPerToken()) {
+    // A speculative step yields tokensPerDecodeStep tokens: its time is the per-token time
+    // times that.
+    double step = e.decodeSecondsPerToken() * e.tokensPerDecodeStep();
+    if (weightRead > 0.5 * step) {
       out.add(new Finding("bandwidth-bound", Severity.INFO, String.format(Locale.ROOT,
           "decode is bound by memory bandwidth: %.0f %% of a step reads the weights",
-          100 * weightRead / e.decodeSecondsPerToken()), String.format(Locale.ROOT,
+          100 * weightRead / step), String.format(Locale.ROOT,
           "%.1f GiB of weights read per step and device at %.0f GB/s", read / (1L << 30),
           c.accelerator().memoryBandwidthBytesPerSecond() / 1e9),
           "batch more requests per step (continuous batching) or quantise the weights"));

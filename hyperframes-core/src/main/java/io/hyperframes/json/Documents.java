@@ -595,7 +595,15 @@ public final class Documents {
   public record Inference(String type, String precision, String kvCachePrecision,
       Integer batchSize, Integer promptTokens, Integer outputTokens, Double arrivalRatePerSecond,
       Slo latencySlo, Integer concurrency, Integer blockTokens, String decodeAttention,
-      String attention) {}
+      String attention, Speculation speculative) {}
+
+  /**
+   * {@code workload.speculative} of a serving request: {@code method} (mtp, eagle, draft),
+   * {@code tokens} drafted per step, {@code acceptance} per draft token, and for method draft
+   * the {@code draftModel} (a model object, as {@code model}).
+   */
+  public record Speculation(String method, Integer tokens, Double acceptance,
+      Model draftModel) {}
 
   /** {@code layout} of a serving request. */
   public record ServingLayout(Integer tp, Integer ep, Integer pp, Integer dp) {}

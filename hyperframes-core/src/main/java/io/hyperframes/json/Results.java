@@ -197,7 +197,8 @@ public final class Results {
               e.kvCacheBytesPerToken(), e.kvCacheBytesPerSequence(), e.maxBatchSize(),
               result.p50LatencySeconds(), result.p99LatencySeconds(), result.ttftP50Seconds(),
               result.ttftP99Seconds(), result.latencyModel(), result.capacityPerSecond(),
-              result.devicesNeeded(), e.expertWeightBytesPerDecodeStep()),
+              result.devicesNeeded(), e.expertWeightBytesPerDecodeStep(),
+              Speculation.of(e)),
           FindingDocument.of(result.findings()));
     }
 
@@ -224,7 +225,21 @@ public final class Results {
       double kvCacheBytesPerToken, double kvCacheBytesPerSequence, long maxBatchSize,
       double p50LatencySeconds, double p99LatencySeconds, double ttftP50Seconds,
       double ttftP99Seconds, String latencyModel, double capacityRequestsPerSecond,
-      int devicesNeeded, double expertWeightBytesPerDecodeStep) {}
+      int devicesNeeded, double expertWeightBytesPerDecodeStep, Speculation speculative) {}
+
+  /**
+   * {@code inference.speculative}: the speculative decoding estimated (absent without it): the
+   * draft, its tokens per step, the acceptance rate and the tokens a step yields on average.
+   */
+  public record Speculation(String method, int tokens, double acceptance, String draftModel,
+      double tokensPerDecodeStep) {
+
+    static Speculation of(io.hyperframes.inference.InferenceEstimate e) {
+      io.hyperframes.inference.Speculative s = e.speculative();
+      return s == null ? null : new Speculation(s.method().id(), s.tokens(), s.acceptance(),
+          s.draft() == null ? null : s.draft().name(), e.tokensPerDecodeStep());
+    }
+  }
 
   /** One serving configuration of a serving plan. */
   public record ServingConfig(int tp, int ep, int replicas, int devices, String weights,

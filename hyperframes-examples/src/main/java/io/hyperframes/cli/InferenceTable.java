@@ -32,6 +32,12 @@ final class InferenceTable {
         "ms (prefill %.4g ms + request path %.4g ms)", e.prefillSeconds() * 1e3,
         e.requestSeconds() * 1e3));
     row(b, "TPOT", e.tpotSeconds() * 1e3, "ms per output token");
+    if (e.speculative() != null) {
+      var s = e.speculative();
+      row(b, "speculative", e.tokensPerDecodeStep(), String.format(Locale.ROOT,
+          "tokens a step (%s, %d drafted, acceptance %.2f%s)", s.method().id(), s.tokens(),
+          s.acceptance(), s.draft() == null ? "" : ", draft " + s.draft().name()));
+    }
     row(b, "total", e.totalSeconds() * 1e3, "ms");
     row(b, "tokens/s/device", e.outputTokensPerSecondPerDevice(), "generated");
     row(b, "devices needed", r.devicesNeeded(), "for the SLO");
