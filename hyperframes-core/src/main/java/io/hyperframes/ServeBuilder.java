@@ -125,6 +125,15 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
         .with("workload.speculative.acceptance", acceptance), catalog, models);
   }
 
+  /**
+   * {@code workload.prefixCacheHitRate}: the share of each prompt the prefix cache already holds,
+   * in [0, 1) (vLLM's automatic prefix caching, SGLang's RadixAttention); prefill computes the
+   * rest, in whole KV blocks.
+   */
+  public ServeBuilder prefixCacheHitRate(double share) {
+    return copy(tree.with("workload.prefixCacheHitRate", share), catalog, models);
+  }
+
   /** {@code workload.speculative.draftModel.catalog}: the draft model of method "draft". */
   public ServeBuilder draftModel(String catalogId) {
     return copy(tree.with("workload.speculative.draftModel.catalog", catalogId), catalog,

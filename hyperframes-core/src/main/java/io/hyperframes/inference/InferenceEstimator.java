@@ -154,7 +154,10 @@ public final class InferenceEstimator {
     }
     double kvPerSequenceDevice = kvPerTokenDevice * keptPerSequence;
     double kv = kvPerSequenceDevice * w.batchSize();
-    double prefillTokens = (double) w.batchSize() * w.promptTokens();
+    // Prefix caching: prefill computes only the prompt tokens the cache does not hold
+    // (InferenceWorkload#cachedPromptTokens); they attend to the cached ones.
+    int fresh = w.promptTokens() - w.cachedPromptTokens();
+    double prefillTokens = (double) w.batchSize() * fresh;
     double activations = act * prefillTokens * (2.0 * m.hidden()
         + (m.gatedMlp() ? 3.0 : 2.0) * m.activeFfnHidden() / tp);
     double other = RUNTIME_RESERVE_BYTES + 4.0 * w.batchSize() * m.vocab() / tp;
@@ -171,7 +174,7 @@ public final class InferenceEstimator {
 
     List<Block> blocks = m.blocks();
     double prefill = layersPerStage * pp * layer(m, blocks, cluster, tp, ep, w.batchSize(),
-        w.promptTokens(), w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention(),
+        fresh, w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention(),
         w.attention())
         + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
         + (pp - 1) * pipeline(cluster, tp, replicas, prefillTokens * m.hidden() * act / tp);
@@ -194,7 +197,7 @@ public final class InferenceEstimator {
           context, e, wb, kb, compute, peak, false, w);
       decode = (draft + verify) / spec.expectedTokensPerStep();
       // The draft reads the prompt too: its own prefill (one layer for MTP and EAGLE).
-      prefill += draftStep(m, blocks, cluster, spec, tp, ep, w.batchSize(), w.promptTokens(),
+      prefill += draftStep(m, blocks, cluster, spec, tp, ep, w.batchSize(), fresh,
           w.promptTokens(), e, wb, kb, compute, peak, true, w);
     }
     return new InferenceEstimate(reasons.isEmpty(), reasons, tp, ep, pp, replicas,
@@ -335,9 +338,12 @@ public final class InferenceEstimator {
     double heads = (double) m.heads() / tp;
     double act = Math.max(2, e); // 16-bit activations between kernels (see estimate)
     double bandwidth = memory.streamingBytesPerSecond(acc);
-    // Prefill attention of a full layer (scaled per block by the pairs its window keeps).
+    // Prefill attention of a full layer (scaled per block by the pairs its window keeps); the
+    // prompt's first context − tokens positions are cached (prefix caching) and only attended to.
+    double cached = prefill ? Math.max(0.0, context - tokens) : 0.0;
     double fullPrefill = prefill
-        ? prefillAttention(m, acc, attention, batch, tokens, heads, act, bandwidth, compute, peak)
+        ? prefillAttention(m, acc, attention, batch, tokens, cached, heads, act, bandwidth,
+            compute, peak)
         : 0.0;
     // One layer summed over the model's layer blocks (TransformerSpec#blocks), each weighted by
     // its share of the layers: the matmuls (attention's QKV and output projections, a dense MLP,
@@ -360,7 +366,7 @@ public final class InferenceEstimator {
           // A fused kernel computes only the band of a windowed layer; an unfused one computes
           // every score and masks.
           seconds += fullPrefill * (attention == Attention.STANDARD ? 1.0
-              : a.pairShare(tokens));
+              : cached > 0 ? a.pairShare(cached, cached + tokens) : a.pairShare(tokens));
         } else {
           // A windowed layer reads and scores at most its window. A decode step's kernels are
           // small enough that their launch and synchronisation show. (Adding the same overhead
@@ -482,11 +488,31 @@ public final class InferenceEstimator {
    * passes over them.
    */
   private double prefillAttention(TransformerSpec m, Accelerator acc, Attention attention,
-      int batch, int tokens, double heads, double act, double bandwidth, NumberFormat compute,
-      double peak) {
+      int batch, int tokens, double cached, double heads, double act, double bandwidth,
+      NumberFormat compute, double peak) {
     NumberFormat attnFormat = attentionFormat(acc, compute);
     double attnPeak = attnFormat == compute ? peak
         : Math.min(peak, precision.peakFlopsPerSecond(acc, attnFormat));
+    if (cached > 0) {
+      // Prefix caching: the prompt's new tokens attend to the cached positions (whole tiles)
+      // and causally to each other; an unfused kernel computes and masks every score.
+      double keys = cached + tokens;
+      double d = m.headDim();
+      if (attention == Attention.STANDARD) {
+        return memory.matmulSeconds(acc, tokens, keys, d, batch * heads, act, attnFormat,
+            attnPeak)
+            + memory.matmulSeconds(acc, tokens, d, keys, batch * heads, act, attnFormat,
+                attnPeak)
+            + 2 * act * heads * (double) tokens * keys * batch / bandwidth;
+      }
+      double pairs = tokens * cached + (double) tokens * tokens * Attention.causalTileShare(tokens);
+      double fusedAttn = acc.kernel(attnFormat).attention();
+      return fusedAttn > 0
+          ? 4.0 * batch * pairs * d * heads / (attnPeak * fusedAttn)
+          : (memory.matmulSeconds(acc, tokens, keys, d, batch * heads, act, attnFormat, attnPeak)
+              + memory.matmulSeconds(acc, tokens, d, keys, batch * heads, act, attnFormat,
+                  attnPeak)) * pairs / (tokens * keys);
+    }
     if (attention == Attention.STANDARD) {
       return attentionProducts(m, acc, batch, tokens, heads, act, attnFormat, attnPeak)
           + 2 * act * heads * (double) tokens * tokens * batch / bandwidth;

@@ -24,11 +24,14 @@ import io.hyperframes.workload.Attention;
  * @param attention how the prefill computes attention: {@link Attention#FLASH} (a fused context
  *     kernel, the serving engines' default) or {@link Attention#STANDARD} (materialised scores)
  * @param speculative speculative decoding ({@code workload.speculative}), or null for none
+ * @param prefixCacheHitRate share of each prompt found in the prefix cache, in [0, 1)
+ *     ({@code workload.prefixCacheHitRate}; {@link #cachedPromptTokens})
  */
 public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
     int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
     double tpotSloSeconds, double sloPercentile, int blockTokens,
-    DecodeAttention decodeAttention, Attention attention, Speculative speculative) {
+    DecodeAttention decodeAttention, Attention attention, Speculative speculative,
+    double prefixCacheHitRate) {
 
   public InferenceWorkload {
     checkArgument(weights != null, "workload.precision: must be given");
@@ -49,6 +52,32 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
     Checks.positive("workload.blockTokens", blockTokens);
     checkArgument(decodeAttention != null, "workload.decodeAttention: must be given");
     checkArgument(attention != null, "workload.attention: must be given");
+    checkArgument(Double.isFinite(prefixCacheHitRate) && prefixCacheHitRate >= 0
+        && prefixCacheHitRate < 1, "workload.prefixCacheHitRate: must be in [0, 1), got %s",
+        prefixCacheHitRate);
+  }
+
+  /** A workload without a prefix cache. */
+  public InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
+      int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
+      double tpotSloSeconds, double sloPercentile, int blockTokens,
+      DecodeAttention decodeAttention, Attention attention, Speculative speculative) {
+    this(weights, kvCache, batchSize, promptTokens, outputTokens, arrivalRatePerSecond,
+        ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens, decodeAttention, attention,
+        speculative, 0.0);
+  }
+
+  /**
+   * Prompt tokens whose keys and values the prefix cache already holds, so that prefill skips
+   * them: the hit rate's share of the prompt, at most all but its last token, in whole KV blocks
+   * (vLLM's automatic prefix caching reuses full blocks only, and "when all tokens hit the cache,
+   * we must recompute the last token to obtain logits": {@code max_cache_hit_length =
+   * request.num_tokens - 1}; vllm-project/vllm {@code vllm/v1/core/kv_cache_manager.py},
+   * {@code get_computed_blocks}, at 003df296).
+   */
+  public int cachedPromptTokens() {
+    double hit = Math.min(prefixCacheHitRate * promptTokens, promptTokens - 1.0);
+    return (int) (Math.floor(hit / blockTokens) * blockTokens);
   }
 
   /** A workload without speculative decoding. */
@@ -86,21 +115,28 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
   public InferenceWorkload withBatchSize(int sequences) {
     return new InferenceWorkload(weights, kvCache, sequences, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative);
+        decodeAttention, attention, speculative, prefixCacheHitRate);
   }
 
   /** This workload with other weight and KV-cache formats. */
   public InferenceWorkload withFormats(NumberFormat weightFormat, NumberFormat kvFormat) {
     return new InferenceWorkload(weightFormat, kvFormat, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative);
+        decodeAttention, attention, speculative, prefixCacheHitRate);
   }
 
   /** This workload with speculative decoding {@code s} (null: none). */
   public InferenceWorkload withSpeculative(Speculative s) {
     return new InferenceWorkload(weights, kvCache, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, s);
+        decodeAttention, attention, s, prefixCacheHitRate);
+  }
+
+  /** This workload with a prefix-cache hit rate of {@code rate}. */
+  public InferenceWorkload withPrefixCacheHitRate(double rate) {
+    return new InferenceWorkload(weights, kvCache, batchSize, promptTokens, outputTokens,
+        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
+        decodeAttention, attention, speculative, rate);
   }
 
   /** The format the matmuls run in: FP16 for integer (weight-only) formats. */

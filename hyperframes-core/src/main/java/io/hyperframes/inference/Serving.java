@@ -91,7 +91,9 @@ public final class Serving {
             : DecodeAttention.fromId("workload.decodeAttention", w.decodeAttention()),
         w.attention() == null ? Attention.FLASH
             : Attention.fromId("workload.attention", w.attention()),
-        speculative(w.speculative(), catalog));
+        speculative(w.speculative(), catalog),
+        w.prefixCacheHitRate() == null ? 0.0
+            : Checks.finite("workload.prefixCacheHitRate", w.prefixCacheHitRate()));
     int tp;
     int ep = 1;
     int pp = 1;

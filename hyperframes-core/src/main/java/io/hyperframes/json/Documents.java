@@ -595,7 +595,7 @@ public final class Documents {
   public record Inference(String type, String precision, String kvCachePrecision,
       Integer batchSize, Integer promptTokens, Integer outputTokens, Double arrivalRatePerSecond,
       Slo latencySlo, Integer concurrency, Integer blockTokens, String decodeAttention,
-      String attention, Speculation speculative) {}
+      String attention, Speculation speculative, Double prefixCacheHitRate) {}
 
   /**
    * {@code workload.speculative} of a serving request: {@code method} (mtp, eagle, draft),

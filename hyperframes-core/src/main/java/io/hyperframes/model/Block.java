@@ -201,6 +201,14 @@ public sealed interface Block {
       return window == null ? 1.0 : window.pairShare(s);
     }
 
+    /**
+     * {@link #pairShare()} of the queries at positions {@code (from, to]}: a prompt whose first
+     * {@code from} tokens are cached ({@link SlidingWindowSpec#pairShare(double, double)}).
+     */
+    public double pairShare(double from, double to) {
+      return window == null ? 1.0 : window.pairShare(from, to);
+    }
+
     /** Forward FLOPs of QKᵀ and A·V per token over the whole sequence, before the window. */
     public double scoreFlopsPerToken() {
       return mla != null ? 2.0 * seqLen * (double) (qDim() + valueDim())

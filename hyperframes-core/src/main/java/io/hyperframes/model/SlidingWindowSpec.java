@@ -56,6 +56,29 @@ public record SlidingWindowSpec(int tokens, int fullAttentionEvery, boolean chun
    * diagonal, s·W − W²/2 pairs, over s²/2), 1 when the window covers the sequence. Chunked:
    * n = ⌊s/W⌋ full chunks of W²/2 pairs and a last one of r = s − n·W tokens, (n·W² + r²) / s².
    */
+  /**
+   * Query-key pairs of the queries at positions {@code (from, to]} of a causal sequence (a prompt
+   * whose first {@code from} tokens are already in the KV cache), as a share of full causal
+   * attention's over the same queries: {@code (G(to) − G(from)) / (to²/2 − from²/2)} with
+   * {@code G(s)} the pairs of the first s queries (continuous, as {@link #pairShare(double)},
+   * which is {@code from = 0}).
+   */
+  public double pairShare(double from, double to) {
+    double full = (to * to - from * from) / 2;
+    return full > 0 ? Math.min(1.0, (windowPairs(to) - windowPairs(from)) / full) : 1.0;
+  }
+
+  /** Pairs the first {@code s} queries of a causal sequence compute under this window. */
+  private double windowPairs(double s) {
+    double w = tokens;
+    if (chunked) {
+      double n = Math.floor(s / w);
+      double r = s - n * w;
+      return (n * w * w + r * r) / 2;
+    }
+    return s <= w ? s * s / 2 : w * w / 2 + (s - w) * w;
+  }
+
   public double pairShare(double s) {
     double w = tokens;
     if (w >= s) {

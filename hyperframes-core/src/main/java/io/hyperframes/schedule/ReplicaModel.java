@@ -197,7 +197,8 @@ public record ReplicaModel(int gpus, int gpuMilli, int maxBatch, long kvTokens, 
   private static InferenceWorkload workload(InferenceWorkload w, int batch, int prompt,
       int output) {
     return new InferenceWorkload(w.weights(), w.kvCache(), batch, prompt, output, 0, 0, 0,
-        w.sloPercentile(), w.blockTokens(), w.decodeAttention(), w.attention(), w.speculative());
+        w.sloPercentile(), w.blockTokens(), w.decodeAttention(), w.attention(), w.speculative(),
+        w.prefixCacheHitRate());
   }
 
   /**
