@@ -32,7 +32,7 @@ import java.util.List;
  * @param batchSize sequences per batch
  * @param expertWeightBytesPerDecodeStep routed-expert weights one decode step of the batch reads
  *     on the busiest device: the experts its tokens touch in every MoE layer of the stage (0 for
- *     a dense model)
+ *     a dense model); with speculative decoding the verification's γ + 1 tokens per sequence
  * @param speculative the speculative decoding estimated ({@code workload.speculative}), or
  *     null; {@code decodeSecondsPerToken} is then a draft-and-verify step divided by the tokens
  *     it yields ({@link #tokensPerDecodeStep})

@@ -207,7 +207,9 @@ public final class InferenceEstimator {
             + m.layers() * acc.kernel(compute).servingFirstTokenLayerSeconds(),
         kvPerToken, kvPerToken * keptPerSequence,
         maxBatch, (int) devices, w.outputTokens(), w.batchSize(),
-        expertBytesPerDecodeStep(m, layersPerStage, tp, ep, w.batchSize(), wb), spec);
+        // A speculative step's verification routes γ + 1 tokens per sequence.
+        expertBytesPerDecodeStep(m, layersPerStage, tp, ep,
+            w.batchSize() * (spec == null ? 1 : spec.tokens() + 1), wb), spec);
   }
 
   /** The rules speculative decoding needs of the model and the layout, each named. */

@@ -66,6 +66,11 @@ class SpeculativeDecodingTest {
         .speculative("mtp", 1, 0.85).run().estimate();
     assertTrue(v3.feasible(), v3.reasons().toString());
     assertEquals(1.85, v3.tokensPerDecodeStep(), 1e-12);
+    // The verification routes 2 tokens per sequence: it touches more experts than one token.
+    InferenceEstimate plainV3 = HyperFrames.serve().model("deepseek-v3")
+        .accelerator("h200-sxm-141gb").devices(8).precision("fp8").batch(8).prompt(2048)
+        .output(512).run().estimate();
+    assertTrue(v3.expertWeightBytesPerDecodeStep() > plainV3.expertWeightBytesPerDecodeStep());
   }
 
   @Test
