@@ -173,15 +173,16 @@ public final class InferenceEstimator {
     }
 
     List<Block> blocks = m.blocks();
-    double prefill = layersPerStage * pp * layer(m, blocks, cluster, tp, ep, w.batchSize(),
-        fresh, w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention(),
-        w.attention())
-        + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
+    double prefillLayer = layer(m, blocks, cluster, tp, ep, w.batchSize(), fresh,
+        w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention(), w.attention());
+    double prefillLogits = logits(m, acc, tp, w.batchSize(), e, wb, compute, peak);
+    double prefill = layersPerStage * pp * prefillLayer + prefillLogits
         + (pp - 1) * pipeline(cluster, tp, replicas, prefillTokens * m.hidden() * act / tp);
     double context = w.promptTokens() + w.outputTokens() / 2.0;
-    double decode = layersPerStage * pp * layer(m, blocks, cluster, tp, ep, w.batchSize(), 1,
-        context, e, wb, kb, compute, peak, false, w.decodeAttention(), w.attention())
-        + logits(m, acc, tp, w.batchSize(), e, wb, compute, peak)
+    double decodeLayer = layer(m, blocks, cluster, tp, ep, w.batchSize(), 1, context, e, wb, kb,
+        compute, peak, false, w.decodeAttention(), w.attention());
+    double decodeLogits = logits(m, acc, tp, w.batchSize(), e, wb, compute, peak);
+    double decode = layersPerStage * pp * decodeLayer + decodeLogits
         + (pp - 1) * pipeline(cluster, tp, replicas,
             (double) w.batchSize() * m.hidden() * act / tp);
     if (spec != null) {
@@ -193,12 +194,12 @@ public final class InferenceEstimator {
           gamma + 1, context, e, wb, kb, compute, peak, false, w.decodeAttention(),
           w.attention())
           + logits(m, acc, tp, w.batchSize() * (gamma + 1), e, wb, compute, peak);
-      double draft = gamma * draftStep(m, blocks, cluster, spec, tp, ep, w.batchSize(), 1,
-          context, e, wb, kb, compute, peak, false, w);
+      double draft = gamma * draftStep(m, cluster, spec, tp, decodeLayer + decodeLogits,
+          w.batchSize(), 1, context, e, wb, kb, compute, peak, false, w);
       decode = (draft + verify) / spec.expectedTokensPerStep();
       // The draft reads the prompt too: its own prefill (one layer for MTP and EAGLE).
-      prefill += draftStep(m, blocks, cluster, spec, tp, ep, w.batchSize(), fresh,
-          w.promptTokens(), e, wb, kb, compute, peak, true, w);
+      prefill += draftStep(m, cluster, spec, tp, prefillLayer + prefillLogits, w.batchSize(),
+          fresh, w.promptTokens(), e, wb, kb, compute, peak, true, w);
     }
     return new InferenceEstimate(reasons.isEmpty(), reasons, tp, ep, pp, replicas,
         m.parameters(),
@@ -260,30 +261,27 @@ public final class InferenceEstimator {
 
   /**
    * One draft pass for {@code batch} sequences of {@code tokens} new tokens: for MTP and EAGLE
-   * one layer of the model's average shape with the output head (EAGLE also its 2h × h input
-   * layer), for a draft model its whole forward with its own output head.
+   * {@code modelPass}, the model's own layer (its average shape) with the output head for the
+   * same tokens (EAGLE also its 2h × h input layer); for a draft model its whole forward with its
+   * own output head.
    */
-  private double draftStep(TransformerSpec m, List<Block> blocks, Cluster cluster,
-      Speculative spec, int tp, int ep, int batch, int tokens, double context, double e,
-      double wb, double kb, NumberFormat compute, double peak, boolean prefill,
-      InferenceWorkload w) {
+  private double draftStep(TransformerSpec m, Cluster cluster, Speculative spec, int tp,
+      double modelPass, int batch, int tokens, double context, double e, double wb, double kb,
+      NumberFormat compute, double peak, boolean prefill, InferenceWorkload w) {
     Accelerator acc = cluster.accelerator();
-    // The output head runs on the positions whose next token is asked: every new one in
-    // decode, the last of each prompt in prefill (as the model's own prefill).
-    int heads = prefill ? batch : batch * tokens;
-    double rows = (double) batch * tokens;
     if (spec.method() == Speculative.Method.DRAFT) {
       TransformerSpec d = spec.draft();
+      // The output head runs on the positions whose next token is asked: every new one in
+      // decode, the last of each prompt in prefill (as the model's own prefill).
+      int outputRows = prefill ? batch : batch * tokens;
       return d.layers() * layer(d, d.blocks(), cluster, tp, 1, batch, tokens, context, e, wb,
           kb, compute, peak, prefill, w.decodeAttention(), w.attention())
-          + logits(d, acc, tp, heads, e, wb, compute, peak);
+          + logits(d, acc, tp, outputRows, e, wb, compute, peak);
     }
-    double step = layer(m, blocks, cluster, tp, ep, batch, tokens, context, e, wb, kb, compute,
-        peak, prefill, w.decodeAttention(), w.attention())
-        + logits(m, acc, tp, heads, e, wb, compute, peak);
+    double step = modelPass;
     if (spec.method() == Speculative.Method.EAGLE) {
-      step += memory.matmulSeconds(acc, rows, (double) m.hidden() / tp, 2.0 * m.hidden(), 1,
-          prefill ? e : wb, compute, peak);
+      step += memory.matmulSeconds(acc, (double) batch * tokens, (double) m.hidden() / tp,
+          2.0 * m.hidden(), 1, prefill ? e : wb, compute, peak);
     }
     return step;
   }

@@ -179,6 +179,17 @@ public enum Engine {
   }
 
   /**
+   * Why the engine cannot run expert tensor parallelism {@code etp} under expert parallelism
+   * {@code ep} ({@link #splitsExperts}), naming the field, the value and the engine; null when
+   * it can.
+   */
+  public String expertTensorParallelUnsupported(int etp, int ep) {
+    return etp == 1 || ep == 1 || splitsExperts() ? null : String.format(Locale.ROOT,
+        "layout.etp: %s is not run by %s, which keeps experts whole under expert parallelism"
+        + " (torchtitan's expert mesh has no tensor-parallel axis: etp 1)", etp, id);
+  }
+
+  /**
    * Whether, under ZeRO-3 with full recomputation, the recomputed forward pass gathers each
    * layer's parameters again. DeepSpeed fetches a sub-module's parameters in its forward
    * pre-hook and releases them in its forward post-hook ({@code pre_sub_module_forward_function}

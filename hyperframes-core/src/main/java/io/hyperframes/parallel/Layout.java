@@ -158,9 +158,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     Checks.positive("layout.cp", cp);
     checkArgument(etp >= 0, "layout.etp: must be > 0, got %s", etp);
     etp = etp == 0 ? engine.defaultExpertTensorParallel(tp, ep) : etp;
-    checkArgument(etp == 1 || ep == 1 || engine.splitsExperts(), "layout.etp: %s is not run by"
-        + " %s, which keeps experts whole under expert parallelism (torchtitan's expert mesh has"
-        + " no tensor-parallel axis: etp 1)", etp, engine.id());
+    String wholeExperts = engine.expertTensorParallelUnsupported(etp, ep);
+    checkArgument(wholeExperts == null, "%s", wholeExperts);
     // Megatron-Core: ep·etp divides tp·cp·dp; with etp = tp, ep divides cp·dp (named so).
     if (!expertGridFits(tp, cp, dp, ep, etp)) {
       throw new IllegalArgumentException(etp != tp

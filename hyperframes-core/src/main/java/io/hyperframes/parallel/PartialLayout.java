@@ -198,9 +198,9 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     // open or equal to tp it reduces to ep dividing dp·cp, whatever tp.
     // An engine that keeps experts whole under expert parallelism (fsdp) takes etp 1 when open.
     boolean whole = engine != null && !engine.splitsExperts() && ep != null && ep > 1;
-    checkArgument(!whole || etp == null || etp == 1, "layout.etp: %s is not run by %s, which"
-        + " keeps experts whole under expert parallelism (torchtitan's expert mesh has no"
-        + " tensor-parallel axis: etp 1)", etp, engine == null ? "" : engine.id());
+    String wholeExperts = whole && etp != null ? engine.expertTensorParallelUnsupported(etp, ep)
+        : null;
+    checkArgument(wholeExperts == null, "%s", wholeExperts);
     boolean expertsByTp = !whole && (etp == null || etp.equals(tp));
     int c = cp == null ? 1 : cp;
     checkArgument(!expertsByTp || ep == null || dp == null
@@ -286,9 +286,10 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
       return String.format(java.util.Locale.ROOT, "layout.ep: %s is run by megatron or fsdp in"
           + " HyperFrames' model, not by %s", ep, e.id());
     }
-    if (etp != null && etp > 1 && ep != null && ep > 1 && !e.splitsExperts()) {
-      return String.format(java.util.Locale.ROOT, "layout.etp: %s is not run by %s, which keeps"
-          + " experts whole under expert parallelism", etp, e.id());
+    String wholeExperts = etp != null && ep != null
+        ? e.expertTensorParallelUnsupported(etp, ep) : null;
+    if (wholeExperts != null) {
+      return wholeExperts;
     }
     if (Boolean.TRUE.equals(overlapMoeComm) && e != Engine.MEGATRON) {
       return String.format(java.util.Locale.ROOT, "layout.overlapMoeComm: is run by megatron in"

@@ -1146,7 +1146,7 @@ public final class TrainingEstimator {
           weightBytes), units * forwardUnit, kappa)
           + microBatches * exposed(groups.time(interconnect, cluster, Collective.REDUCE_SCATTER,
               gradBytes), units * backwardUnit, kappa);
-      default -> fullyShardedExposed(cluster, l, states, weightBytes, gradBytes, units,
+      default -> fullyShardedExposed(cluster, l, states, groups, weightBytes, gradBytes, units,
           forwardUnit, backwardUnit, microBatches, backwardWindow, kappa, subModules,
           recomputeUnit);
     };
@@ -1295,9 +1295,11 @@ public final class TrainingEstimator {
    * Collectives run over the shard group (the slowest link it spans: inter-node, the ring over
    * the node's NICs, or each rank's own NIC where {@link Engine#shardsAtRankNic}).
    * Hybrid sharding adds one all-reduce of the gradient shard across the replicas per step,
-   * overlapped with the last backward like a data-parallel reduction.
+   * overlapped with the last backward like a data-parallel reduction ({@code full}: the groups
+   * over all data-parallel ranks, whose replicas of a shard group reduce it).
    */
-  private double fullyShardedExposed(Cluster cluster, Layout l, ModelStates states, double weightBytes, double gradBytes, int units, double forwardUnit,
+  private double fullyShardedExposed(Cluster cluster, Layout l, ModelStates states,
+      ReductionGroups full, double weightBytes, double gradBytes, int units, double forwardUnit,
       double backwardUnit, int microBatches, double backwardWindow, double kappa,
       SubModules subModules, double recomputeUnit) {
     int shard = l.shardRanks();
@@ -1325,8 +1327,7 @@ public final class TrainingEstimator {
     // Hybrid sharding: each group's shard is all-reduced across its replicas once a step.
     double replicaReduce = 0.0;
     if (shard < l.gradientRanks()) {
-      ReductionGroups replicas = ReductionGroups.of(cluster, l, states, l.gradientRanks())
-          .replicasOf(l, shard);
+      ReductionGroups replicas = full.replicasOf(l, shard);
       replicaReduce = exposed(replicas.time(interconnect, cluster, Collective.ALL_REDUCE,
           gradBytes), backwardWindow, kappa);
     }
