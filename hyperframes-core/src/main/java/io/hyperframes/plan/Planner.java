@@ -49,15 +49,28 @@ public final class Planner {
    *    token falls as m grows (the bubble and the per-step communication are amortised). So for
    *    m ≥ p only the largest m, and the largest multiple of p (which admits interleaving), can be
    *    best; every m < p is still evaluated.
+   * 3. The step never shortens with more recomputation ({@link RecomputeBounds}).
    */
 
   private static final int[] MICRO_BATCHES = {1, 2, 4, 8, 16, 32};
   private static final int MAX_VIRTUAL_STAGES = 8;
 
   private final TrainingEstimator estimator;
+  /** Whether pruning rule 3 is on (off only in tests that check it changes nothing). */
+  private final boolean recomputeBounds;
 
   private Planner(TrainingEstimator estimator) {
+    this(estimator, true);
+  }
+
+  private Planner(TrainingEstimator estimator, boolean recomputeBounds) {
     this.estimator = estimator;
+    this.recomputeBounds = recomputeBounds;
+  }
+
+  /** The analytical planner without pruning rule 3 (for tests that compare against it). */
+  static Planner withoutRecomputeBounds() {
+    return new Planner(TrainingEstimator.analytical(), false);
   }
 
   /** A planner over the analytical models. */
@@ -281,12 +294,21 @@ public final class Planner {
             int micro = batch / (dp * mb);
             for (int v : virtualStages(p, t.pp(), perStage, micro)) {
               for (boolean sp : sps) {
+                RecomputeBounds bounds = new RecomputeBounds(r);
                 for (Recompute rc : recomputes) {
                   for (int ep : eps) {
                    for (int etp : expertTensorParallel(p, m, t.tp(), ep, t.engine())) {
                     Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
                         ep, t.cp(), etp);
                     if (l == null) {
+                      continue;
+                    }
+                    if (!r.exhaustive() && recomputeBounds
+                        && bounds.rankAfter(acc, p, m, cluster, l)) {
+                      acc.skipped++;
+                      if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
+                        throw new CancellationException("plan search cancelled");
+                      }
                       continue;
                     }
                     // Once this device count has a feasible best and the top list is full
@@ -297,15 +319,16 @@ public final class Planner {
                       acc.skipped++;
                     } else {
                       TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
-                      acc.offer(candidate(r, e, w, usable), order);
+                      acc.offer(bounds.record(l, candidate(r, e, w, usable)), order);
                       Layout deepEp = deepEpAlternative(p, m, cluster, l, e);
                       if (deepEp != null) {
                         TrainingEstimate d = estimator.evaluate(m, cluster, w, deepEp);
-                        acc.offer(candidate(r, d, w, usable), order);
+                        acc.offer(bounds.record(deepEp, candidate(r, d, w, usable)), order);
                         acc.evaluated++;
-                        offerOverlapped(r, p, m, cluster, w, deepEp, d, usable, acc, order);
+                        offerOverlapped(r, p, m, cluster, w, deepEp, d, usable, acc, order,
+                            bounds);
                       }
-                      offerOverlapped(r, p, m, cluster, w, l, e, usable, acc, order);
+                      offerOverlapped(r, p, m, cluster, w, l, e, usable, acc, order, bounds);
                     }
                     if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
                       throw new CancellationException("plan search cancelled");
@@ -464,11 +487,95 @@ public final class Planner {
   /** Evaluates and offers {@link #overlapAlternative} of {@code l}, when there is one. */
   private void offerOverlapped(PlanRequest r, PartialLayout p, ModelSpec m, Cluster cluster,
       TrainingWorkload w, Layout l, TrainingEstimate e, double usable, Accumulator acc,
-      Comparator<Candidate> order) {
+      Comparator<Candidate> order, RecomputeBounds bounds) {
     Layout overlapped = overlapAlternative(p, m, l, e);
     if (overlapped != null) {
-      acc.offer(candidate(r, estimator.evaluate(m, cluster, w, overlapped), w, usable), order);
+      acc.offer(bounds.record(overlapped,
+          candidate(r, estimator.evaluate(m, cluster, w, overlapped), w, usable)), order);
       acc.evaluated++;
+    }
+  }
+
+  /**
+   * Pruning rule 3. For fixed everything else, the step never shortens with more recomputation
+   * (none, selective, full: recomputation only adds forward passes; the jqwik law
+   * RecomputeOrderProperties), so neither does the objective of a fixed device count and batch
+   * (time, cost and throughput are monotone in the step). The search tries none first, then
+   * selective, then full. A layout is skipped, with the DeepEP and overlap alternatives it
+   * could have, when each of them has a counterpart under less recomputation (the same ep,
+   * etp, dispatcher and overlap) that ranks strictly after the last of a full top list of
+   * feasible plans: then so does it, and it can be neither a plan shown nor the best of its
+   * device count. One instance covers one (micro-batch, batch, interleaving, SP) group.
+   */
+  private static final class RecomputeBounds {
+    private final Objective objective;
+    /** Per (ep, etp): the largest objective key seen for [a2a, deepep, a2a+overlap, deepep+overlap]. */
+    private final Map<Integer, double[]> keys = new java.util.HashMap<>();
+
+    RecomputeBounds(PlanRequest r) {
+      this.objective = r.objective();
+    }
+
+    /** The objective as a number that grows with the step at a fixed device count and batch. */
+    private double key(Candidate c) {
+      return switch (objective) {
+        case TIME -> c.timeMetric();
+        case COST -> c.costMetric();
+        case THROUGHPUT -> -c.estimate().tokensPerSecond();
+        case DEVICES -> Double.NaN;
+      };
+    }
+
+    /** One key for an (ep, etp) pair (etp is at most a node's devices, under 4096). */
+    private static int expertKey(int ep, int etp) {
+      return ep * 4096 + etp;
+    }
+
+    private static int variant(Layout l) {
+      return (l.moeDispatcher() == MoeDispatcher.DEEPEP ? 1 : 0) + (l.overlapMoeComm() ? 2 : 0);
+    }
+
+    /** Records {@code c}, evaluated on {@code l}, as a bound for more recomputation. */
+    Candidate record(Layout l, Candidate c) {
+      double[] k = keys.computeIfAbsent(expertKey(l.ep(), l.etp()), x -> new double[] {
+          Double.NaN, Double.NaN, Double.NaN, Double.NaN});
+      double key = key(c);
+      int i = variant(l);
+      k[i] = Double.isNaN(k[i]) ? key : Math.max(k[i], key);
+      return c;
+    }
+
+    /** Whether {@code l} and every alternative it could have rank after the top list. */
+    boolean rankAfter(Accumulator acc, PartialLayout p, ModelSpec m, Cluster cluster,
+        Layout l) {
+      if (l.recompute() == Recompute.NONE || objective == Objective.DEVICES
+          || acc.top.size() < acc.capacity) {
+        return false;
+      }
+      Candidate last = acc.top.get(acc.top.size() - 1);
+      double[] k = keys.get(expertKey(l.ep(), l.etp()));
+      if (!last.estimate().feasible() || k == null) {
+        return false;
+      }
+      boolean deepEp = p.moeDispatcher() == null && m instanceof TransformerSpec t && t.isMoe()
+          && t.moe().routed() && t.moe().capacityFactor() == 0
+          && l.moeDispatcher() == MoeDispatcher.ALL_TO_ALL
+          && l.ep() * l.etp() > cluster.devicesPerNode();
+      boolean overlap = p.overlapMoeComm() == null && m instanceof TransformerSpec t
+          && t.isMoe() && t.mtpLayers() <= 1 && !l.overlapMoeComm()
+          && l.whyNotOverlapMoeComm() == null;
+      double bound = k[variant(l)];
+      if (deepEp) {
+        bound = Math.min(bound, k[1]);
+      }
+      if (overlap) {
+        bound = Math.min(bound, k[variant(l) + 2]);
+      }
+      if (deepEp && overlap) {
+        bound = Math.min(bound, k[3]);
+      }
+      // NaN (a counterpart not evaluated) compares false: no pruning.
+      return key(last) < bound;
     }
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.hardware.Catalog;
 import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.MoeSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.precision.Optimizer;
@@ -90,6 +91,110 @@ class PlannerProperties {
       assertEquals(y.estimate().memory().totalBytes(), x.estimate().memory().totalBytes(),
           1e-9 * y.estimate().memory().totalBytes(), "smallest infeasible footprint");
     }
+  }
+
+  /**
+   * Mixtures of experts whose expert-parallel group can cross nodes (DeepEP and overlap
+   * alternatives, pruning rule 3 on them), with and without multi-token prediction.
+   */
+  @Provide
+  Arbitrary<PlanRequest> moeProblems() {
+    // Wide enough that activations decide what fits on 40 and 80 GB, so that selective and
+    // full recomputation are the best plans of some device counts.
+    Arbitrary<TransformerSpec> models = Combinators.combine(Arbitraries.of(4, 8),
+        Arbitraries.of(8, 16), Arbitraries.of(1, 2), Arbitraries.of(0, 1),
+        Arbitraries.of(4096, 16384), Arbitraries.of(0, 1))
+        .as((l, experts, k, shared, s, mtp) -> new TransformerSpec("moe", l, 4096, 32, 8,
+            11008, true, 32000, s, false, 128, new MoeSpec(experts, k, 2048, shared,
+                shared * 2048, 1, 1, 0.0), null, null, mtp));
+    Arbitrary<int[]> devices = Arbitraries.of(new int[] {8, 8}, new int[] {16, 16},
+        new int[] {8, 32}, new int[] {32, 32});
+    Arbitrary<int[]> batch = Arbitraries.of(new int[] {64, 0, 0}, new int[] {0, 16, 64});
+    Arbitrary<Objective> objective = Arbitraries.of(Objective.TIME, Objective.COST,
+        Objective.THROUGHPUT);
+    Arbitrary<String> acc = Arbitraries.of("h100-sxm-80gb", "a100-sxm-40gb");
+    return Combinators.combine(models, acc, devices, batch, objective)
+        .as((m, a, d, b, o) -> {
+          var accelerator = Catalog.builtIn().accelerators().get(a);
+          var node = Catalog.builtIn().nodes().get(accelerator.defaultNode());
+          Cluster c = new Cluster(accelerator, 1, node.devicesPerNode(), accelerator.intraNode(),
+              node.interNode(), node.hostCores(), node.hostMemoryBytes());
+          TrainingWorkload w = new TrainingWorkload(PrecisionRecipe.named("p", "bf16-mixed"),
+              Optimizer.ADAM, b[0], 1e9);
+          return new PlanRequest(m, c, d[0], d[1], w, PartialLayout.OPEN, b[1], b[2], 0.05, 0,
+              List.of(), o, new Pricing(2.0, "test", 400, 1.2, 0.1), 3, false);
+        });
+  }
+
+  /**
+   * On mixtures of experts the pruned search finds the exhaustive search's best plan and, for
+   * every device count, the same best objective (the scaling curve).
+   */
+  @Property(tries = 60)
+  void prunedSearchAgreesWithExhaustiveSearchOnMoe(@ForAll("moeProblems") PlanRequest pruned) {
+    PlanRequest exhaustive = new PlanRequest(pruned.model(), pruned.cluster(),
+        pruned.minDevices(), pruned.maxDevices(), pruned.workload(), pruned.layout(),
+        pruned.minGlobalBatch(), pruned.maxGlobalBatch(), pruned.memoryHeadroom(),
+        pruned.deadlineDays(), pruned.precisions(), pruned.objective(), pruned.pricing(),
+        pruned.alternatives(), true);
+    Plan a = PLANNER.plan(pruned);
+    Plan b = PLANNER.plan(exhaustive);
+    assertTrue(b.candidatesEvaluated() >= a.candidatesEvaluated());
+    assertEquals(b.feasible(), a.feasible(), "feasibility");
+    assertEquals(b.scaling().size(), a.scaling().size(), "device counts");
+    for (int i = 0; i < b.scaling().size(); i++) {
+      Candidate y = b.scaling().get(i);
+      Candidate x = a.scaling().get(i);
+      assertEquals(y.estimate().devices(), x.estimate().devices());
+      if (y.estimate().feasible()) {
+        double want = metric(exhaustive, y);
+        assertEquals(want, metric(pruned, x), 1e-9 * Math.abs(want),
+            () -> "pruned best " + x.estimate().layout() + " vs exhaustive "
+                + y.estimate().layout());
+      }
+    }
+    if (b.best().estimate().feasible()) {
+      double want = metric(exhaustive, b.best());
+      assertEquals(want, metric(pruned, a.best()), 1e-9 * Math.abs(want), "best");
+    }
+  }
+
+  /**
+   * Pruning rule 3 (more recomputation never shortens the step) changes nothing: the best plan,
+   * every alternative and the best of every device count are those of the search without it.
+   */
+  @Property(tries = 300)
+  void recomputeBoundsChangeNothing(@ForAll("problems") PlanRequest dense,
+      @ForAll("moeProblems") PlanRequest moe, @ForAll boolean useMoe) {
+    PlanRequest r = useMoe ? moe : dense;
+    Plan a;
+    try {
+      a = PLANNER.plan(r);
+    } catch (IllegalArgumentException noLayout) {
+      return;
+    }
+    Plan b = WITHOUT_RULE_3.plan(r);
+    assertTrue(b.candidatesEvaluated() >= a.candidatesEvaluated());
+    assertSame(b.best(), a.best(), "best");
+    assertEquals(b.alternatives().size(), a.alternatives().size(), "alternatives");
+    for (int i = 0; i < b.alternatives().size(); i++) {
+      assertSame(b.alternatives().get(i), a.alternatives().get(i), "alternative " + i);
+    }
+    assertEquals(b.scaling().size(), a.scaling().size(), "device counts");
+    for (int i = 0; i < b.scaling().size(); i++) {
+      assertSame(b.scaling().get(i), a.scaling().get(i), "best of a device count");
+    }
+  }
+
+  private static final Planner WITHOUT_RULE_3 = Planner.withoutRecomputeBounds();
+
+  /** The same layout, batch, precision and step time. */
+  private static void assertSame(Candidate want, Candidate got, String what) {
+    assertEquals(want.estimate().layout(), got.estimate().layout(), what);
+    assertEquals(want.workload().globalBatchSize(), got.workload().globalBatchSize(), what);
+    assertEquals(want.workload().precision().name(), got.workload().precision().name(), what);
+    assertEquals(want.estimate().stepSeconds(), got.estimate().stepSeconds(), 0.0, what);
+    assertEquals(want.estimate().feasible(), got.estimate().feasible(), what);
   }
 
   private static double metric(PlanRequest r, Candidate c) {
