@@ -160,11 +160,12 @@ class PlannerProperties {
   }
 
   /**
-   * Pruning rule 3 (more recomputation never shortens the step) changes nothing: the best plan,
-   * every alternative and the best of every device count are those of the search without it.
+   * Pruning rules 3 and 4 (more recomputation never shortens the step nor grows the memory) and
+   * rule 1 per expert split change nothing: the best plan, every alternative and the best of
+   * every device count are those of the search without them.
    */
   @Property(tries = 300)
-  void recomputeBoundsChangeNothing(@ForAll("problems") PlanRequest dense,
+  void finePruningChangesNothing(@ForAll("problems") PlanRequest dense,
       @ForAll("moeProblems") PlanRequest moe, @ForAll boolean useMoe) {
     PlanRequest r = useMoe ? moe : dense;
     Plan a;
@@ -173,7 +174,7 @@ class PlannerProperties {
     } catch (IllegalArgumentException noLayout) {
       return;
     }
-    Plan b = WITHOUT_RULE_3.plan(r);
+    Plan b = WITHOUT_FINE_PRUNING.plan(r);
     assertTrue(b.candidatesEvaluated() >= a.candidatesEvaluated());
     assertSame(b.best(), a.best(), "best");
     assertEquals(b.alternatives().size(), a.alternatives().size(), "alternatives");
@@ -186,7 +187,7 @@ class PlannerProperties {
     }
   }
 
-  private static final Planner WITHOUT_RULE_3 = Planner.withoutRecomputeBounds();
+  private static final Planner WITHOUT_FINE_PRUNING = Planner.withoutFinePruning();
 
   /** The same layout, batch, precision and step time. */
   private static void assertSame(Candidate want, Candidate got, String what) {

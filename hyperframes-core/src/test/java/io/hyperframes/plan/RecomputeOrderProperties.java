@@ -23,10 +23,11 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
- * The law the planner's pruning rule 3 rests on: for a layout fixed in everything else (the
- * dispatcher and the expert-parallel overlap included), the step never shortens from no
- * recomputation to selective to full, on dense and mixture-of-experts models, with and without
- * pipelines, interleaving, ZeRO, context parallelism, FP8 and fused attention.
+ * The laws the planner's pruning rules 3 and 4 rest on: for a layout fixed in everything else
+ * (the dispatcher and the expert-parallel overlap included), from no recomputation to selective
+ * to full the step never shortens and the memory never grows, on dense and mixture-of-experts
+ * models, with and without pipelines, interleaving, ZeRO, context parallelism, FP8 and fused
+ * attention.
  */
 class RecomputeOrderProperties {
 
@@ -44,7 +45,7 @@ class RecomputeOrderProperties {
   }
 
   @Property(tries = 1000)
-  void moreRecomputationNeverShortensTheStep(@ForAll("models") String name,
+  void moreRecomputationNeverShortensTheStepNorGrowsTheMemory(@ForAll("models") String name,
       @ForAll("accelerators") String accelerator, @ForAll("tps") int tp, @ForAll("pps") int pp,
       @ForAll("small") int cpLog, @ForAll("small") int epLog, @ForAll("mbs") int mb,
       @ForAll boolean sp, @ForAll("zeros") int zero, @ForAll boolean deepEp,
@@ -71,6 +72,7 @@ class RecomputeOrderProperties {
     MoeDispatcher dispatcher = deepEp && m.isMoe() && m.moe().routed() && ep * etp > 1
         ? MoeDispatcher.DEEPEP : MoeDispatcher.ALL_TO_ALL;
     List<Double> steps = new ArrayList<>();
+    List<Double> bytes = new ArrayList<>();
     for (Recompute rc : List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL)) {
       // Megatron-LM runs ZeRO-2/3 (Megatron-FSDP) without a pipeline only.
       Layout l = new Layout(tp, pp, dp, v, mb, sp && tp > 1, rc, pp > 1 ? Math.min(zero, 1)
@@ -101,6 +103,14 @@ class RecomputeOrderProperties {
             + " s, shorter than " + before + " s with less recomputation");
       }
       steps.add(step);
+      double memory = e.memory().totalBytes();
+      assertTrue(memory == ESTIMATOR.deviceBytes(m, c, w, l), "deviceBytes is the memory");
+      if (!bytes.isEmpty()) {
+        double before = bytes.get(bytes.size() - 1);
+        assertTrue(memory <= before * (1 + 1e-12), name + " " + l + ": " + rc + " memory "
+            + memory + " B, more than " + before + " B with less recomputation");
+      }
+      bytes.add(memory);
     }
   }
 
