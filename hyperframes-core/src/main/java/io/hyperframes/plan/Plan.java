@@ -17,8 +17,7 @@ import java.util.List;
  * @param scaling the best candidate per device count, fewest devices first
  * @param goldenParameters settings derived from the best candidate
  * @param findings advice on the best candidate
- * @param candidatesEvaluated candidates whose estimate or memory the search computed (a layout
- *     an exact pruning rule skips before either is computed is not counted)
+ * @param candidatesEvaluated candidates evaluated by the search
  * @param seconds wall time of the search
  * @param objective what was optimised
  * @param request the request the plan answers (its model and cluster; the plan's device count is

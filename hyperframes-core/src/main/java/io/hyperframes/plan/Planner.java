@@ -48,41 +48,16 @@ public final class Planner {
    *    micro-batch count m only through min(p, m) (in-flight micro-batches, 1F1B), and time per
    *    token falls as m grows (the bubble and the per-step communication are amortised). So for
    *    m ≥ p only the largest m, and the largest multiple of p (which admits interleaving), can be
-   *    best; every m < p is still evaluated. Rule 1 also holds per expert split (ep, etp) of
-   *    a group: a split whose states exceed the memory is skipped once its device count is
-   *    settled (below).
-   * 3. The step never shortens with more recomputation ({@link RecomputeBounds}).
-   * 4. Memory never grows with more recomputation: on a settled device count, a split that does
-   *    not fit under the most recomputation tried does not fit under less.
-   * Rules 3 and 4 rest on the jqwik law RecomputeOrderProperties; PlannerProperties checks that
-   * the plans are those of the search without them.
+   *    best; every m < p is still evaluated.
    */
 
   private static final int[] MICRO_BATCHES = {1, 2, 4, 8, 16, 32};
   private static final int MAX_VIRTUAL_STAGES = 8;
 
   private final TrainingEstimator estimator;
-  /**
-   * Whether pruning rules 3 and 4 and rule 1 per expert split are on (off only in tests that
-   * check they change nothing).
-   */
-  private final boolean finePruning;
 
   private Planner(TrainingEstimator estimator) {
-    this(estimator, true);
-  }
-
-  private Planner(TrainingEstimator estimator, boolean finePruning) {
     this.estimator = estimator;
-    this.finePruning = finePruning;
-  }
-
-  /**
-   * The analytical planner without pruning rules 3 and 4 and without rule 1 per expert split
-   * (for tests that compare against it).
-   */
-  static Planner withoutFinePruning() {
-    return new Planner(TrainingEstimator.analytical(), false);
   }
 
   /** A planner over the analytical models. */
@@ -300,66 +275,18 @@ public final class Planner {
           smallest(r, t, cluster, precision, zero, dp, usable, acc, order);
           continue;
         }
-        // The expert splits of the group, one slot each: (ep, etp) for every etp of every ep.
-        List<int[]> experts = new ArrayList<>();
-        for (int ep : eps) {
-          for (int etp : expertTensorParallel(p, m, t.tp(), ep, t.engine())) {
-            experts.add(new int[] {ep, etp});
-          }
-        }
-        // Pruning rule 1 per split: a split whose model states alone exceed the usable memory
-        // cannot fit under any micro-batch, batch, interleaving, SP or recomputation; once the
-        // device count is settled its layouts are skipped without being built.
-        boolean[] statesTooLarge = new boolean[experts.size()];
-        if (!r.exhaustive() && finePruning) {
-          for (int i = 0; i < experts.size(); i++) {
-            Layout sl = layout(p.withoutOverlapMoeComm(), t.engine(), t.tp(), t.pp(), dp, 1, 1,
-                false, Recompute.NONE, zero, experts.get(i)[0], t.cp(), experts.get(i)[1]);
-            statesTooLarge[i] = sl != null
-                && estimator.modelStates(m, sl, probe).totalBytes() > usable;
-          }
-        }
         for (int mb : microBatches(p, m)) {
           for (int batch : batches(r, dp, mb, t.pp())) {
             TrainingWorkload w = workload(r, precision, batch, t.engine());
             int micro = batch / (dp * mb);
             for (int v : virtualStages(p, t.pp(), perStage, micro)) {
               for (boolean sp : sps) {
-                RecomputeBounds bounds = finePruning && !r.exhaustive()
-                    ? new RecomputeBounds(r, experts.size()) : null;
-                // Pruning rule 4: memory never grows with more recomputation, so on a settled
-                // device count a split that does not fit under the most recomputation tried
-                // fits under none; its layouts are skipped without being built.
-                boolean[] tooLarge = statesTooLarge;
-                Recompute most = recomputes.get(recomputes.size() - 1);
-                if (!r.exhaustive() && finePruning && recomputes.size() > 1
-                    && m instanceof TransformerSpec ts
-                    && acc.settled(t.devices())) {
-                  tooLarge = statesTooLarge.clone();
-                  for (int slot = 0; slot < experts.size(); slot++) {
-                    if (!tooLarge[slot]) {
-                      Layout full = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, most,
-                          zero, experts.get(slot)[0], t.cp(), experts.get(slot)[1]);
-                      tooLarge[slot] = full != null
-                          && estimator.deviceBytes(ts, cluster, w, full) > usable;
-                    }
-                  }
-                }
                 for (Recompute rc : recomputes) {
-                  for (int slot = 0; slot < experts.size(); slot++) {
-                    if (tooLarge[slot] && acc.settled(t.devices())) {
-                      acc.skipped++;
-                      continue;
-                    }
-                    int ep = experts.get(slot)[0];
-                    int etp = experts.get(slot)[1];
+                  for (int ep : eps) {
+                   for (int etp : expertTensorParallel(p, m, t.tp(), ep, t.engine())) {
                     Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
                         ep, t.cp(), etp);
                     if (l == null) {
-                      continue;
-                    }
-                    if (bounds != null && bounds.rankAfter(acc, p, m, cluster, l, slot)) {
-                      acc.skipped++;
                       continue;
                     }
                     // Once this device count has a feasible best and the top list is full
@@ -370,25 +297,20 @@ public final class Planner {
                       acc.skipped++;
                     } else {
                       TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
-                      Candidate ce = candidate(r, e, w, usable);
-                      acc.offer(ce, order);
-                      record(bounds, slot, l, ce);
+                      acc.offer(candidate(r, e, w, usable), order);
                       Layout deepEp = deepEpAlternative(p, m, cluster, l, e);
                       if (deepEp != null) {
                         TrainingEstimate d = estimator.evaluate(m, cluster, w, deepEp);
-                        Candidate cd = candidate(r, d, w, usable);
-                        acc.offer(cd, order);
-                        record(bounds, slot, deepEp, cd);
+                        acc.offer(candidate(r, d, w, usable), order);
                         acc.evaluated++;
-                        offerOverlapped(r, p, m, cluster, w, deepEp, d, usable, acc, order,
-                            bounds, slot);
+                        offerOverlapped(r, p, m, cluster, w, deepEp, d, usable, acc, order);
                       }
-                      offerOverlapped(r, p, m, cluster, w, l, e, usable, acc, order, bounds,
-                          slot);
+                      offerOverlapped(r, p, m, cluster, w, l, e, usable, acc, order);
                     }
                     if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
                       throw new CancellationException("plan search cancelled");
                     }
+                   }
                   }
                 }
               }
@@ -542,99 +464,11 @@ public final class Planner {
   /** Evaluates and offers {@link #overlapAlternative} of {@code l}, when there is one. */
   private void offerOverlapped(PlanRequest r, PartialLayout p, ModelSpec m, Cluster cluster,
       TrainingWorkload w, Layout l, TrainingEstimate e, double usable, Accumulator acc,
-      Comparator<Candidate> order, RecomputeBounds bounds, int slot) {
+      Comparator<Candidate> order) {
     Layout overlapped = overlapAlternative(p, m, l, e);
     if (overlapped != null) {
-      Candidate c = candidate(r, estimator.evaluate(m, cluster, w, overlapped), w, usable);
-      acc.offer(c, order);
-      record(bounds, slot, overlapped, c);
+      acc.offer(candidate(r, estimator.evaluate(m, cluster, w, overlapped), w, usable), order);
       acc.evaluated++;
-    }
-  }
-
-  private static void record(RecomputeBounds bounds, int slot, Layout l, Candidate c) {
-    if (bounds != null) {
-      bounds.record(slot, l, c);
-    }
-  }
-
-  /**
-   * Pruning rule 3. For fixed everything else, the step never shortens with more recomputation
-   * (none, selective, full: recomputation only adds forward passes; the jqwik law
-   * RecomputeOrderProperties), so neither does the objective of a fixed device count and batch
-   * (time, cost and throughput are monotone in the step). The search tries none first, then
-   * selective, then full. A layout is skipped, with the DeepEP and overlap alternatives it
-   * could have, when each of them has a counterpart under less recomputation (the same ep,
-   * etp, dispatcher and overlap) that ranks strictly after the last of a full top list of
-   * feasible plans: then so does it, and it can be neither a plan shown nor the best of its
-   * device count. One instance covers one (micro-batch, batch, interleaving, SP) group.
-   */
-  private static final class RecomputeBounds {
-    private final Objective objective;
-    /**
-     * Per expert split (slot) and variant (a2a, deepep, a2a+overlap, deepep+overlap): the
-     * largest objective key evaluated under less recomputation; NaN where none was.
-     */
-    private final double[] keys;
-
-    RecomputeBounds(PlanRequest r, int slots) {
-      this.objective = r.objective();
-      this.keys = new double[4 * slots];
-      java.util.Arrays.fill(keys, Double.NaN);
-    }
-
-    /** The objective as a number that grows with the step at a fixed device count and batch. */
-    private double key(Candidate c) {
-      return switch (objective) {
-        case TIME -> c.timeMetric();
-        case COST -> c.costMetric();
-        case THROUGHPUT -> -c.estimate().tokensPerSecond();
-        case DEVICES -> Double.NaN;
-      };
-    }
-
-    private static int variant(Layout l) {
-      return (l.moeDispatcher() == MoeDispatcher.DEEPEP ? 1 : 0) + (l.overlapMoeComm() ? 2 : 0);
-    }
-
-    /** Records {@code c}, evaluated on {@code l} of expert split {@code slot}, as a bound. */
-    void record(int slot, Layout l, Candidate c) {
-      int i = 4 * slot + variant(l);
-      double key = key(c);
-      keys[i] = Double.isNaN(keys[i]) ? key : Math.max(keys[i], key);
-    }
-
-    /** Whether {@code l} and every alternative it could have rank after the top list. */
-    boolean rankAfter(Accumulator acc, PartialLayout p, ModelSpec m, Cluster cluster, Layout l,
-        int slot) {
-      if (l.recompute() == Recompute.NONE || objective == Objective.DEVICES
-          || acc.top.size() < acc.capacity) {
-        return false;
-      }
-      Candidate last = acc.top.get(acc.top.size() - 1);
-      int base = 4 * slot;
-      double bound = keys[base + variant(l)];
-      if (!last.estimate().feasible() || Double.isNaN(bound)) {
-        return false;
-      }
-      boolean deepEp = p.moeDispatcher() == null && m instanceof TransformerSpec t && t.isMoe()
-          && t.moe().routed() && t.moe().capacityFactor() == 0
-          && l.moeDispatcher() == MoeDispatcher.ALL_TO_ALL
-          && l.ep() * l.etp() > cluster.devicesPerNode();
-      boolean overlap = p.overlapMoeComm() == null && m instanceof TransformerSpec t
-          && t.isMoe() && t.mtpLayers() <= 1 && !l.overlapMoeComm()
-          && l.whyNotOverlapMoeComm() == null;
-      if (deepEp) {
-        bound = Math.min(bound, keys[base + 1]);
-      }
-      if (overlap) {
-        bound = Math.min(bound, keys[base + variant(l) + 2]);
-      }
-      if (deepEp && overlap) {
-        bound = Math.min(bound, keys[base + 3]);
-      }
-      // NaN (a counterpart not evaluated) compares false: no pruning.
-      return key(last) < bound;
     }
   }
 

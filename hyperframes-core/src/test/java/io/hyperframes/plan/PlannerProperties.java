@@ -159,45 +159,6 @@ class PlannerProperties {
     }
   }
 
-  /**
-   * Pruning rules 3 and 4 (more recomputation never shortens the step nor grows the memory) and
-   * rule 1 per expert split change nothing: the best plan, every alternative and the best of
-   * every device count are those of the search without them.
-   */
-  @Property(tries = 300)
-  void finePruningChangesNothing(@ForAll("problems") PlanRequest dense,
-      @ForAll("moeProblems") PlanRequest moe, @ForAll boolean useMoe) {
-    PlanRequest r = useMoe ? moe : dense;
-    Plan a;
-    try {
-      a = PLANNER.plan(r);
-    } catch (IllegalArgumentException noLayout) {
-      return;
-    }
-    Plan b = WITHOUT_FINE_PRUNING.plan(r);
-    assertTrue(b.candidatesEvaluated() >= a.candidatesEvaluated());
-    assertSame(b.best(), a.best(), "best");
-    assertEquals(b.alternatives().size(), a.alternatives().size(), "alternatives");
-    for (int i = 0; i < b.alternatives().size(); i++) {
-      assertSame(b.alternatives().get(i), a.alternatives().get(i), "alternative " + i);
-    }
-    assertEquals(b.scaling().size(), a.scaling().size(), "device counts");
-    for (int i = 0; i < b.scaling().size(); i++) {
-      assertSame(b.scaling().get(i), a.scaling().get(i), "best of a device count");
-    }
-  }
-
-  private static final Planner WITHOUT_FINE_PRUNING = Planner.withoutFinePruning();
-
-  /** The same layout, batch, precision and step time. */
-  private static void assertSame(Candidate want, Candidate got, String what) {
-    assertEquals(want.estimate().layout(), got.estimate().layout(), what);
-    assertEquals(want.workload().globalBatchSize(), got.workload().globalBatchSize(), what);
-    assertEquals(want.workload().precision().name(), got.workload().precision().name(), what);
-    assertEquals(want.estimate().stepSeconds(), got.estimate().stepSeconds(), 0.0, what);
-    assertEquals(want.estimate().feasible(), got.estimate().feasible(), what);
-  }
-
   private static double metric(PlanRequest r, Candidate c) {
     return switch (r.objective()) {
       case TIME -> c.timeMetric();
