@@ -41,6 +41,11 @@ public final class Launch {
       throw new IllegalArgumentException("--emit: launch configurations are written for"
           + " transformer training (Megatron-LM, DeepSpeed, FSDP), not for a dense stack");
     }
+    if (target == Target.VLLM || target == Target.SGLANG || target == Target.TRTLLM) {
+      throw new IllegalArgumentException("--emit: " + target.id() + " launches a serving plan"
+          + " (a request with \"workload\": {\"type\": \"inference\"}), not a training plan;"
+          + " emit megatron, deepspeed, torchrun, dockerfile, kubernetes or jobset");
+    }
     Engine engine = plan.best().estimate().layout().engine();
     if (engine == Engine.MAXTEXT) {
       throw new IllegalArgumentException("--emit: " + target.id() + " launches a PyTorch"
@@ -53,6 +58,7 @@ public final class Launch {
       case TORCHRUN -> engine == Engine.MEGATRON || engine == Engine.FSDP ? null
           : "torchrun with Megatron-LM's pretrain_gpt.py or an FSDP script";
       case DOCKERFILE, KUBERNETES, JOBSET -> null;
+      case VLLM, SGLANG, TRTLLM -> throw new AssertionError(target);
     };
     if (mismatch != null) {
       throw new IllegalArgumentException("--emit: " + target.id() + " writes " + mismatch
@@ -84,15 +90,18 @@ public final class Launch {
       case DOCKERFILE -> Dockerfiles.training(job);
       case KUBERNETES -> Manifests.pytorchJob(job);
       case JOBSET -> Manifests.jobSet(job);
+      case VLLM, SGLANG, TRTLLM -> throw new AssertionError(target);
     };
   }
 
   /**
-   * A serving plan as {@code target}: {@link Target#KUBERNETES} only (a vLLM
-   * {@code Deployment}; the published vLLM image needs no Dockerfile).
+   * A serving plan as {@code target}: {@link Target#VLLM}, {@link Target#SGLANG} or
+   * {@link Target#TRTLLM} (one replica's launch line in that engine's options), or
+   * {@link Target#KUBERNETES} (a vLLM {@code Deployment}; the published vLLM image needs no
+   * Dockerfile).
    *
    * @throws IllegalArgumentException when the plan has no configuration meeting the SLO, or the
-   *     target is another
+   *     target is a training one
    */
   public static LaunchConfigs.Emitted serving(ServingPlans.Result result, Target target,
       LaunchOptions options) {
@@ -100,16 +109,22 @@ public final class Launch {
         "result, target and options: must be given");
     InferencePlanner.Config best = result.plan().best();
     checkArgument(best != null, "--emit: no configuration meets the SLO, nothing to launch");
-    checkArgument(target == Target.KUBERNETES, "--emit: a serving plan is emitted as kubernetes"
-        + " (a vLLM Deployment; the published vllm/vllm-openai image needs no Dockerfile), not"
-        + " %s", target.id());
-    List<String> notes = new ArrayList<>();
-    if (best.weights() != NumberFormat.FP8_E4M3 && best.weights() != NumberFormat.FP8_E5M2
-        && best.weights() != NumberFormat.FP16 && best.weights() != NumberFormat.BF16) {
-      notes.add("weights in " + best.weights().id() + ": load a checkpoint quantised to it (vLLM"
-          + " --quantization for the method of your checkpoint)");
-    }
-    return Manifests.deployment(result, best, options, notes);
+    checkArgument(target.serves(), "--emit: a serving plan is emitted as vllm, sglang, trtllm"
+        + " (one replica's launch line) or kubernetes (a vLLM Deployment), not %s", target.id());
+    return switch (target) {
+      case VLLM -> ServingCommands.vllm(result, best);
+      case SGLANG -> ServingCommands.sglang(result, best);
+      case TRTLLM -> ServingCommands.trtllm(result, best);
+      default -> {
+        List<String> notes = new ArrayList<>();
+        if (best.weights() != NumberFormat.FP8_E4M3 && best.weights() != NumberFormat.FP8_E5M2
+            && best.weights() != NumberFormat.FP16 && best.weights() != NumberFormat.BF16) {
+          notes.add("weights in " + best.weights().id() + ": load a checkpoint quantised to it"
+              + " (vLLM --quantization for the method of your checkpoint)");
+        }
+        yield Manifests.deployment(result, best, options, notes);
+      }
+    };
   }
 
   /**

@@ -157,28 +157,15 @@ final class Manifests {
     container.putArray("command").add("vllm").add("serve");
     ArrayNode args = container.putArray("args");
     args.add(model.name());
-    args.add("--tensor-parallel-size=" + c.tp());
-    if (c.ep() > 1) {
-      // vLLM splits the experts over the tp ranks (FusedMoEParallelConfig.make: ep_size =
-      // tp_size), the split the serving planner searches.
-      args.add("--enable-expert-parallel");
-    }
-    args.add("--max-num-seqs=" + c.batchLimit());
-    args.add("--max-model-len=" + model.seqLen());
-    if (c.kvCache().isFp8()) {
-      args.add("--kv-cache-dtype=fp8");
-    }
-    if (c.weights().isFp8()) {
-      args.add("--quantization=fp8");
-    }
-    args.add("--port=8000");
-    container.putArray("ports").addObject().put("containerPort", 8000).put("name", "http");
+    ServingCommands.vllmArgs(result, c, notes).forEach(args::add);
+    container.putArray("ports").addObject().put("containerPort", ServingCommands.PORT)
+        .put("name", "http");
     ObjectNode res = container.putObject("resources");
     res.putObject("limits").put(GPU, Integer.toString(c.tp()));
     res.putObject("requests").put(GPU, Integer.toString(c.tp()));
     for (String probe : List.of("readinessProbe", "livenessProbe")) {
       ObjectNode p = container.putObject(probe);
-      p.putObject("httpGet").put("path", "/health").put("port", 8000);
+      p.putObject("httpGet").put("path", "/health").put("port", ServingCommands.PORT);
       p.put("initialDelaySeconds", 60);
       p.put("periodSeconds", probe.equals("readinessProbe") ? 5 : 10);
     }

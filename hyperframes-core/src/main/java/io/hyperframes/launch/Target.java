@@ -20,12 +20,23 @@ public enum Target {
    */
   KUBERNETES("kubernetes"),
   /** A Kubernetes {@code JobSet} (jobset.x-k8s.io/v1alpha2) for training. */
-  JOBSET("jobset");
+  JOBSET("jobset"),
+  /** A {@code vllm serve} line for one replica of a serving plan. */
+  VLLM("vllm"),
+  /** An SGLang {@code python -m sglang.launch_server} line for one replica of a serving plan. */
+  SGLANG("sglang"),
+  /** A TensorRT-LLM {@code trtllm-serve} line for one replica of a serving plan. */
+  TRTLLM("trtllm");
 
   private final String id;
 
   Target(String id) {
     this.id = id;
+  }
+
+  /** Whether the target launches a serving plan (vllm, sglang, trtllm; kubernetes does both). */
+  public boolean serves() {
+    return this == VLLM || this == SGLANG || this == TRTLLM || this == KUBERNETES;
   }
 
   /** The command-line id ("kubernetes"). */

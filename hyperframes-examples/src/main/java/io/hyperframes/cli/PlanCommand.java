@@ -94,13 +94,15 @@ final class PlanCommand implements Callable<Integer> {
       description = "table (default), json, markdown or html (self-contained, with charts).")
   Format format;
 
-  enum Engine { megatron, deepspeed, torchrun, dockerfile, kubernetes, jobset }
+  enum Engine { megatron, deepspeed, torchrun, dockerfile, kubernetes, jobset, vllm, sglang,
+    trtllm }
 
   @Option(names = "--emit", paramLabel = "TARGET",
       description = "Print what launches the best plan instead of the report: megatron"
           + " (pretrain_gpt.py arguments), deepspeed (config JSON), torchrun (launch line),"
           + " dockerfile (layered image: base, framework, code), kubernetes (Kubeflow"
-          + " PyTorchJob; a vLLM Deployment for serving) or jobset (JobSet) (docs/launch.md).")
+          + " PyTorchJob; a vLLM Deployment for serving) or jobset (JobSet); for a serving plan"
+          + " also vllm, sglang or trtllm (one replica's launch line) (docs/launch.md).")
   Engine emit;
 
   @Option(names = "--name", defaultValue = "hyperframes-train",
@@ -148,8 +150,10 @@ final class PlanCommand implements Callable<Integer> {
           o = o.withName("hyperframes-serve");
           name = o.name();
         }
-        return emitted(io.hyperframes.launch.Launch.serving(result,
-            io.hyperframes.launch.Target.fromId("--emit", emit.name()), o), "yaml");
+        io.hyperframes.launch.Target target =
+            io.hyperframes.launch.Target.fromId("--emit", emit.name());
+        return emitted(io.hyperframes.launch.Launch.serving(result, target, o),
+            target == io.hyperframes.launch.Target.KUBERNETES ? "yaml" : "text");
       }
       var out = spec.commandLine().getOut();
       if (format == Format.json) {

@@ -1,0 +1,240 @@
+package io.hyperframes.launch;
+
+import io.hyperframes.inference.InferencePlanner;
+import io.hyperframes.inference.InferenceWorkload;
+import io.hyperframes.inference.ServingPlans;
+import io.hyperframes.inference.Speculative;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.NumberFormat;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The launch line of a serving plan's best configuration for one replica, in each engine's own
+ * vocabulary: {@code vllm serve}, SGLang's {@code python -m sglang.launch_server} and
+ * TensorRT-LLM's {@code trtllm-serve}. Every option written is in the engine's option list at
+ * the release docs/launch.md names (LaunchServingTest checks each against a copy of it).
+ *
+ * <p>What every line says, from the plan: the tensor-parallel size, expert parallelism when the
+ * plan splits the experts, the batch limit (the most sequences a replica runs at once), the
+ * context length (the model's sequence), FP8 weights and KV cache when the plan chose them,
+ * prefix caching when the workload counts on it, and speculative decoding as the workload
+ * states it.
+ */
+final class ServingCommands {
+
+  static final int PORT = 8000;
+
+  private ServingCommands() {}
+
+  /**
+   * {@code vllm serve} arguments after the model (vllm/engine/arg_utils.py; the port:
+   * vllm/entrypoints/openai/cli_args.py).
+   */
+  static List<String> vllmArgs(ServingPlans.Result result, InferencePlanner.Config c,
+      List<String> notes) {
+    TransformerSpec model = result.request().model();
+    InferenceWorkload w = result.request().workload();
+    List<String> args = new ArrayList<>();
+    args.add("--tensor-parallel-size=" + c.tp());
+    if (c.ep() > 1) {
+      // vLLM splits the experts over the tp ranks (FusedMoEParallelConfig.make: ep_size =
+      // tp_size), the split the serving planner searches.
+      args.add("--enable-expert-parallel");
+    }
+    args.add("--max-num-seqs=" + c.batchLimit());
+    args.add("--max-model-len=" + model.seqLen());
+    if (c.kvCache().isFp8()) {
+      args.add("--kv-cache-dtype=fp8");
+    }
+    if (c.weights().isFp8()) {
+      args.add("--quantization=fp8");
+    }
+    if (w.prefixCacheHitRate() > 0) {
+      args.add("--enable-prefix-caching");
+    }
+    Speculative s = w.speculative();
+    if (s != null) {
+      // SpeculativeConfig (vllm/config/speculative.py): method, num_speculative_tokens, and
+      // the draft's path for an EAGLE head or a draft model.
+      String method = switch (s.method()) {
+        case MTP -> "mtp";
+        case EAGLE -> "eagle";
+        case DRAFT -> "draft_model";
+      };
+      String json = "{\"method\": \"" + method + "\", \"num_speculative_tokens\": " + s.tokens()
+          + (s.method() == Speculative.Method.MTP ? ""
+              : ", \"model\": \"" + draftPath(s, model) + "\"") + "}";
+      args.add("--speculative-config=" + json);
+      draftNote(s, model, notes);
+    }
+    args.add("--port=" + PORT);
+    return args;
+  }
+
+  /** {@code vllm serve MODEL ...}: one replica. */
+  static LaunchConfigs.Emitted vllm(ServingPlans.Result result, InferencePlanner.Config c) {
+    List<String> notes = new ArrayList<>();
+    List<String> args = new ArrayList<>();
+    args.add("vllm serve " + result.request().model().name());
+    for (String a : vllmArgs(result, c, notes)) {
+      args.add(quoted(a));
+    }
+    return new LaunchConfigs.Emitted(String.join(" \\\n  ", args) + "\n",
+        common(result, c, "vllm serve", notes));
+  }
+
+  /**
+   * {@code python -m sglang.launch_server ...} (python/sglang/srt/server_args.py): one replica.
+   * The draft of speculative decoding runs as SGLang's EAGLE worker, which also drives a
+   * multi-token-prediction module; a separate draft model is its STANDALONE algorithm.
+   */
+  static LaunchConfigs.Emitted sglang(ServingPlans.Result result, InferencePlanner.Config c) {
+    TransformerSpec model = result.request().model();
+    InferenceWorkload w = result.request().workload();
+    List<String> notes = new ArrayList<>();
+    List<String> args = new ArrayList<>();
+    args.add("python -m sglang.launch_server");
+    args.add("--model-path " + model.name());
+    args.add("--tp-size " + c.tp());
+    if (c.ep() > 1) {
+      args.add("--ep-size " + c.ep());
+    }
+    args.add("--max-running-requests " + c.batchLimit());
+    args.add("--context-length " + model.seqLen());
+    if (c.kvCache().isFp8()) {
+      args.add("--kv-cache-dtype fp8_e4m3");
+    }
+    if (c.weights().isFp8()) {
+      args.add("--quantization fp8");
+    }
+    if (w.prefixCacheHitRate() == 0) {
+      // SGLang's radix cache is on by default; the plan counts on no prefix hits.
+      notes.add("the plan assumes no prefix-cache hits (workload.prefixCacheHitRate 0);"
+          + " SGLang's radix cache stays on and can only help");
+    }
+    Speculative s = w.speculative();
+    if (s != null) {
+      args.add("--speculative-algorithm " + (s.method() == Speculative.Method.DRAFT
+          ? "STANDALONE" : "EAGLE"));
+      args.add("--speculative-num-steps " + s.tokens());
+      args.add("--speculative-eagle-topk 1");
+      args.add("--speculative-num-draft-tokens " + (s.tokens() + 1));
+      if (s.method() != Speculative.Method.MTP) {
+        args.add("--speculative-draft-model-path " + draftPath(s, model));
+      }
+      draftNote(s, model, notes);
+    }
+    args.add("--port " + PORT);
+    return new LaunchConfigs.Emitted(String.join(" \\\n  ", args) + "\n",
+        common(result, c, "sglang.launch_server", notes));
+  }
+
+  /**
+   * {@code trtllm-serve MODEL ...} (tensorrt_llm/commands/serve.py, the PyTorch backend): one
+   * replica. Prefix caching (block reuse) and speculative decoding are LLM API options
+   * (tensorrt_llm/llmapi/llm_args.py: {@code kv_cache_config}, {@code speculative_config}),
+   * which trtllm-serve reads from the YAML file of {@code --extra_llm_api_options}: the line
+   * writes that file first. The KV-cache and weight formats are not options there: they come
+   * with the checkpoint's quantisation, and the notes say so.
+   */
+  static LaunchConfigs.Emitted trtllm(ServingPlans.Result result, InferencePlanner.Config c) {
+    TransformerSpec model = result.request().model();
+    InferenceWorkload w = result.request().workload();
+    List<String> notes = new ArrayList<>();
+    List<String> yaml = new ArrayList<>();
+    // Block reuse is on by default (KvCacheConfig.enable_block_reuse): state the plan's choice.
+    yaml.add("kv_cache_config:");
+    yaml.add("  enable_block_reuse: " + (w.prefixCacheHitRate() > 0));
+    Speculative s = w.speculative();
+    if (s != null) {
+      yaml.add("speculative_config:");
+      switch (s.method()) {
+        case MTP -> {
+          yaml.add("  decoding_type: MTP");
+          yaml.add("  num_nextn_predict_layers: " + s.tokens());
+        }
+        case EAGLE -> {
+          yaml.add("  decoding_type: Eagle");
+          yaml.add("  max_draft_len: " + s.tokens());
+          yaml.add("  speculative_model: " + draftPath(s, model));
+        }
+        case DRAFT -> {
+          yaml.add("  decoding_type: DraftTarget");
+          yaml.add("  max_draft_len: " + s.tokens());
+          yaml.add("  speculative_model: " + draftPath(s, model));
+        }
+      }
+      draftNote(s, model, notes);
+    }
+    if (c.weights().isFp8() || c.kvCache().isFp8()) {
+      notes.add("FP8 " + (c.weights().isFp8() && c.kvCache().isFp8() ? "weights and KV cache"
+          : c.weights().isFp8() ? "weights" : "KV cache") + ": not an option of trtllm-serve"
+          + " or of the LLM API's KvCacheConfig at the pinned commits; serve a checkpoint"
+          + " quantised to it");
+    }
+    List<String> args = new ArrayList<>();
+    args.add("trtllm-serve " + model.name());
+    args.add("--backend pytorch");
+    args.add("--tp_size " + c.tp());
+    if (c.ep() > 1) {
+      args.add("--ep_size " + c.ep());
+    }
+    args.add("--max_batch_size " + c.batchLimit());
+    args.add("--max_seq_len " + model.seqLen());
+    args.add("--extra_llm_api_options extra-llm-api-options.yaml");
+    args.add("--port " + PORT);
+    String text = "cat > extra-llm-api-options.yaml <<'EOF'\n" + String.join("\n", yaml)
+        + "\nEOF\n" + String.join(" \\\n  ", args) + "\n";
+    return new LaunchConfigs.Emitted(text, common(result, c, "trtllm-serve", notes));
+  }
+
+  /** Where the draft's weights are: a placeholder the operator replaces. */
+  private static String draftPath(Speculative s, TransformerSpec model) {
+    return switch (s.method()) {
+      case MTP -> model.name();
+      case EAGLE -> "EAGLE_HEAD_OF_" + model.name();
+      case DRAFT -> s.draft().name();
+    };
+  }
+
+  private static void draftNote(Speculative s, TransformerSpec model, List<String> notes) {
+    notes.add(String.format(Locale.ROOT, "speculative decoding (%s, %d draft tokens, acceptance"
+        + " %.2f as the workload states it): %s", s.method().id(), s.tokens(), s.acceptance(),
+        switch (s.method()) {
+          case MTP -> "the model's own multi-token-prediction module; its checkpoint must hold"
+              + " it";
+          case EAGLE -> "replace EAGLE_HEAD_OF_" + model.name() + " by the path of an EAGLE"
+              + " head trained for this model";
+          case DRAFT -> "replace " + s.draft().name() + " by the draft model's Hugging Face id or"
+              + " path";
+        }));
+  }
+
+  /** Notes every line shares: the model name to replace and the replicas to start. */
+  private static List<String> common(ServingPlans.Result result, InferencePlanner.Config c,
+      String engine, List<String> notes) {
+    List<String> out = new ArrayList<>();
+    out.add(engine + " " + result.request().model().name() + ": replace the catalog name by the"
+        + " model's Hugging Face id or checkpoint path");
+    out.add(String.format(Locale.ROOT, "one replica of %d GPUs; the plan runs %d replica%s (%d"
+        + " devices)%s, at most %d sequences each", c.tp(), c.replicas(),
+        c.replicas() == 1 ? "" : "s", c.devices(), c.replicas() == 1 ? ""
+            : " behind a load balancer", c.batchLimit()));
+    if (c.weights() != NumberFormat.FP8_E4M3 && c.weights() != NumberFormat.FP8_E5M2
+        && c.weights() != NumberFormat.FP16 && c.weights() != NumberFormat.BF16) {
+      out.add("weights in " + c.weights().id() + ": load a checkpoint quantised to it");
+    }
+    out.addAll(notes);
+    return out;
+  }
+
+  /** An argument as a shell word: single-quoted when it holds a space, a quote or a brace. */
+  private static String quoted(String arg) {
+    if (arg.matches("[A-Za-z0-9_./=:,+-]*")) {
+      return arg;
+    }
+    return "'" + arg.replace("'", "'\\''") + "'";
+  }
+}

@@ -1,0 +1,268 @@
+package io.hyperframes.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.inference.InferencePlanner;
+import io.hyperframes.inference.ServingPlans;
+import io.hyperframes.json.Json;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code --emit vllm | sglang | trtllm} on serving plans: every option written is in the
+ * engine's option list at the pinned commit (test resources launch/vllm-options.txt,
+ * sglang-options.txt, trtllm-options.txt and trtllm-llm-api-keys.txt, each with its repository,
+ * file and commit), every value of a closed choice is one of the values listed there, and the
+ * line says what the plan chose.
+ */
+class LaunchServingTest {
+
+  /** Plans that exercise every option: FP8, expert parallelism, prefix caching, each draft. */
+  private static final List<String> REQUESTS = List.of(
+      LaunchTest.SERVING,
+      """
+      {"model": {"catalog": "mixtral-8x7b"},
+       "cluster": {"accelerator": "h100-sxm-80gb", "devices": 8},
+       "workload": {"type": "inference", "precision": "fp16", "batchSize": 64,
+                    "promptTokens": 1024, "outputTokens": 256, "arrivalRatePerSecond": 20,
+                    "prefixCacheHitRate": 0.5,
+                    "latencySlo": {"ttftSeconds": 0.5, "tpotSeconds": 0.05, "percentile": 99}}}
+      """,
+      """
+      {"model": {"catalog": "llama3-70b"},
+       "cluster": {"accelerator": "h100-sxm-80gb", "devices": 8},
+       "workload": {"type": "inference", "precision": "fp8", "batchSize": 8,
+                    "promptTokens": 1024, "outputTokens": 256, "arrivalRatePerSecond": 2,
+                    "speculative": {"method": "eagle", "tokens": 3, "acceptance": 0.8},
+                    "latencySlo": {"ttftSeconds": 1.0, "tpotSeconds": 0.05, "percentile": 99}}}
+      """,
+      """
+      {"model": {"catalog": "llama3-70b"},
+       "cluster": {"accelerator": "h100-sxm-80gb", "devices": 8},
+       "workload": {"type": "inference", "precision": "fp8", "batchSize": 8,
+                    "promptTokens": 1024, "outputTokens": 256, "arrivalRatePerSecond": 2,
+                    "speculative": {"method": "draft", "tokens": 4, "acceptance": 0.7,
+                                    "draftModel": {"catalog": "llama3-8b"}},
+                    "latencySlo": {"ttftSeconds": 1.0, "tpotSeconds": 0.05, "percentile": 99}}}
+      """,
+      """
+      {"model": {"catalog": "deepseek-v3"},
+       "cluster": {"accelerator": "h200-sxm-141gb", "devices": 8},
+       "workload": {"type": "inference", "precision": "fp8", "batchSize": 8,
+                    "promptTokens": 2048, "outputTokens": 512, "arrivalRatePerSecond": 0.5,
+                    "speculative": {"method": "mtp", "tokens": 1, "acceptance": 0.85},
+                    "latencySlo": {"ttftSeconds": 5.0, "tpotSeconds": 0.2, "percentile": 99}}}
+      """);
+
+  // Closed choices, from the "Accepted values" comments of the option files.
+  /** vllm/config/cache.py @ c1d86421 CacheDType. */
+  private static final Set<String> VLLM_KV = Set.of("auto", "bfloat16", "fp8", "fp8_e4m3",
+      "fp8_e5m2", "fp8_inc", "fp8_ds_mla");
+  /** vllm/config/speculative.py @ f19b16d9 SpeculativeMethod (the current spellings). */
+  private static final Set<String> VLLM_METHODS = Set.of("ngram", "medusa", "mlp_speculator",
+      "draft_model", "suffix", "eagle", "eagle3", "mtp", "ngram_gpu");
+  /** vllm/config/speculative.py @ f19b16d9 SpeculativeConfig fields a user sets. */
+  private static final Set<String> VLLM_SPEC_KEYS = Set.of("method", "num_speculative_tokens",
+      "model");
+  /** vllm quantization/__init__.py @ 05d90956 QuantizationMethods (the ones emitted). */
+  private static final Set<String> VLLM_QUANT = Set.of("fp8");
+  /** python/sglang/srt/server_args.py @ 001067ff kv_cache_dtype choices. */
+  private static final Set<String> SGLANG_KV = Set.of("auto", "fp8_e5m2", "fp8_e4m3", "mxfp8",
+      "bf16", "bfloat16", "nvfp4", "fp4_mx_block16", "fp4_e2m1");
+  /** The same file: QUANTIZATION_CHOICES. */
+  private static final Set<String> SGLANG_QUANT = Set.of("awq", "fp8", "mxfp8", "gptq",
+      "marlin", "gptq_marlin", "awq_marlin", "bitsandbytes", "gguf", "modelopt", "mlx_q8",
+      "unquant", "humming");
+  /** The same file: the built-in speculative algorithms its help text names. */
+  private static final Set<String> SGLANG_ALGORITHMS = Set.of("EAGLE", "EAGLE3", "NEXTN",
+      "STANDALONE", "NGRAM", "DFLASH", "DSPARK");
+
+  private static final Pattern OPTION = Pattern.compile("(?<=\\s|^|')(--[a-z0-9][a-z0-9_-]*)");
+
+  @Test
+  void everyVllmOptionIsInVllmsOptionList() throws IOException {
+    Set<String> known = names("vllm-options.txt");
+    boolean sawEp = false;
+    boolean sawPrefix = false;
+    Set<String> methods = new HashSet<>();
+    for (ServingPlans.Result r : plans()) {
+      InferencePlanner.Config best = r.plan().best();
+      String text = Launch.serving(r, Target.VLLM, LaunchOptions.defaults()).text();
+      assertTrue(text.startsWith("vllm serve " + r.request().model().name() + " \\\n"), text);
+      for (String o : options(text)) {
+        assertTrue(known.contains(o), o + " is not a vllm serve option at the pinned commit: "
+            + text);
+      }
+      assertTrue(text.contains("--tensor-parallel-size=" + best.tp()), text);
+      assertTrue(text.contains("--max-num-seqs=" + best.batchLimit()), text);
+      assertTrue(text.contains("--max-model-len=" + r.request().model().seqLen()), text);
+      assertEquals(best.ep() > 1, text.contains("--enable-expert-parallel"), text);
+      sawEp |= best.ep() > 1;
+      value(text, "--kv-cache-dtype=").ifPresent(v -> assertTrue(VLLM_KV.contains(v), v));
+      value(text, "--quantization=").ifPresent(v -> assertTrue(VLLM_QUANT.contains(v), v));
+      assertEquals(r.request().workload().prefixCacheHitRate() > 0,
+          text.contains("--enable-prefix-caching"), text);
+      sawPrefix |= text.contains("--enable-prefix-caching");
+      var spec = r.request().workload().speculative();
+      assertEquals(spec != null, text.contains("--speculative-config="), text);
+      if (spec != null) {
+        String json = text.substring(text.indexOf("--speculative-config=") + 21);
+        json = json.substring(0, json.indexOf('}') + 1);
+        var node = Json.parseObject("speculative-config", json);
+        node.fieldNames().forEachRemaining(k -> assertTrue(VLLM_SPEC_KEYS.contains(k), k));
+        String method = node.get("method").asText();
+        assertTrue(VLLM_METHODS.contains(method), method);
+        methods.add(method);
+        assertEquals(spec.tokens(), node.get("num_speculative_tokens").asInt());
+      }
+    }
+    assertTrue(sawEp, "one plan splits the experts");
+    assertTrue(sawPrefix, "one plan caches prefixes");
+    assertEquals(Set.of("eagle", "draft_model", "mtp"), methods);
+  }
+
+  @Test
+  void everySglangOptionIsInSglangsOptionList() throws IOException {
+    Set<String> known = names("sglang-options.txt");
+    for (ServingPlans.Result r : plans()) {
+      InferencePlanner.Config best = r.plan().best();
+      String text = Launch.serving(r, Target.SGLANG, LaunchOptions.defaults()).text();
+      assertTrue(text.startsWith("python -m sglang.launch_server \\\n"), text);
+      for (String o : options(text)) {
+        assertTrue(known.contains(o), o + " is not an SGLang server option at the pinned"
+            + " commit: " + text);
+      }
+      assertTrue(text.contains("--tp-size " + best.tp()), text);
+      assertTrue(text.contains("--max-running-requests " + best.batchLimit()), text);
+      assertEquals(best.ep() > 1, text.contains("--ep-size " + best.ep()), text);
+      spaced(text, "--kv-cache-dtype").ifPresent(v -> assertTrue(SGLANG_KV.contains(v), v));
+      spaced(text, "--quantization").ifPresent(v -> assertTrue(SGLANG_QUANT.contains(v), v));
+      var spec = r.request().workload().speculative();
+      assertEquals(spec != null, text.contains("--speculative-algorithm"), text);
+      if (spec != null) {
+        String algorithm = spaced(text, "--speculative-algorithm").orElseThrow();
+        assertTrue(SGLANG_ALGORITHMS.contains(algorithm), algorithm);
+        assertEquals(Integer.toString(spec.tokens() + 1),
+            spaced(text, "--speculative-num-draft-tokens").orElseThrow(), text);
+      }
+    }
+  }
+
+  @Test
+  void everyTrtllmOptionAndYamlKeyIsInTensorRtLlmsLists() throws IOException {
+    Set<String> known = names("trtllm-options.txt");
+    Set<String> keys = names("trtllm-llm-api-keys.txt");
+    for (ServingPlans.Result r : plans()) {
+      InferencePlanner.Config best = r.plan().best();
+      LaunchConfigs.Emitted e = Launch.serving(r, Target.TRTLLM, LaunchOptions.defaults());
+      String text = e.text();
+      String yaml = text.substring(text.indexOf("<<'EOF'\n") + 8, text.indexOf("\nEOF\n"));
+      String line = text.substring(text.indexOf("\nEOF\n") + 5);
+      assertTrue(line.startsWith("trtllm-serve " + r.request().model().name() + " \\\n"), text);
+      for (String o : options(line)) {
+        assertTrue(known.contains(o), o + " is not a trtllm-serve option at the pinned commit: "
+            + text);
+      }
+      assertTrue(line.contains("--tp_size " + best.tp()), text);
+      assertTrue(line.contains("--max_batch_size " + best.batchLimit()), text);
+      assertEquals(best.ep() > 1, line.contains("--ep_size " + best.ep()), text);
+      // Two-level YAML: every section.key and decoding type in the LLM API's lists.
+      String section = null;
+      for (String y : yaml.split("\n")) {
+        if (!y.startsWith(" ")) {
+          section = y.substring(0, y.indexOf(':'));
+          continue;
+        }
+        String key = y.strip().substring(0, y.strip().indexOf(':'));
+        assertTrue(keys.contains(section + "." + key), section + "." + key);
+        if (key.equals("decoding_type")) {
+          String type = y.substring(y.indexOf(':') + 1).strip();
+          assertTrue(keys.contains("decoding_type=" + type), type);
+        }
+      }
+      assertEquals(r.request().workload().prefixCacheHitRate() > 0,
+          yaml.contains("enable_block_reuse: true"), yaml);
+      if (best.kvCache().isFp8() || best.weights().isFp8()) {
+        assertTrue(e.notes().stream().anyMatch(n -> n.startsWith("FP8")), e.notes().toString());
+      }
+    }
+  }
+
+  @Test
+  void serviceLinesRefuseTrainingPlansAndTrainingTargetsRefuseServingPlans() {
+    ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r", LaunchTest.SERVING),
+        Catalog.builtIn());
+    String msg = assertThrows(IllegalArgumentException.class,
+        () -> Launch.serving(r, Target.MEGATRON, LaunchOptions.defaults())).getMessage();
+    assertTrue(msg.contains("vllm, sglang, trtllm") && msg.contains("megatron"), msg);
+    var plan = LaunchTest.plan(LaunchTest.SINGLE_NODE);
+    for (Target t : List.of(Target.VLLM, Target.SGLANG, Target.TRTLLM)) {
+      String m = assertThrows(IllegalArgumentException.class,
+          () -> plan.emit(t)).getMessage();
+      assertTrue(m.contains(t.id()) && m.contains("serving plan"), m);
+    }
+    assertEquals(Target.TRTLLM, Target.fromId("--emit", "trtllm"));
+  }
+
+  private static List<ServingPlans.Result> plans() {
+    List<ServingPlans.Result> out = new ArrayList<>();
+    for (String request : REQUESTS) {
+      ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r", request),
+          Catalog.builtIn());
+      assertNotNull(r.plan().best(), () -> "no configuration meets the SLO: " + request);
+      out.add(r);
+    }
+    return out;
+  }
+
+  private static List<String> options(String text) {
+    List<String> out = new ArrayList<>();
+    Matcher m = OPTION.matcher(text);
+    while (m.find()) {
+      out.add(m.group(1));
+    }
+    assertFalse(out.isEmpty(), text);
+    return out;
+  }
+
+  /** The value after {@code prefix} up to the next space or line end. */
+  private static java.util.Optional<String> value(String text, String prefix) {
+    int i = text.indexOf(prefix);
+    if (i < 0) {
+      return java.util.Optional.empty();
+    }
+    String rest = text.substring(i + prefix.length());
+    return java.util.Optional.of(rest.split("[\\s\\\\]", 2)[0]);
+  }
+
+  /** The word after {@code option} and a space. */
+  private static java.util.Optional<String> spaced(String text, String option) {
+    return value(text, option + " ");
+  }
+
+  private static Set<String> names(String resource) throws IOException {
+    try (InputStream in = LaunchServingTest.class.getResourceAsStream("/launch/" + resource)) {
+      Set<String> out = new HashSet<>();
+      for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+        String t = line.strip();
+        if (!t.isEmpty() && !t.startsWith("#")) {
+          out.add(t);
+        }
+      }
+      return out;
+    }
+  }
+}
