@@ -222,7 +222,8 @@ class LaunchConfigsTest {
     assertTrue(e.text().contains("--nnodes=" + nodes), e.text());
   }
 
-  private static Set<String> names(String resource) throws IOException {
+  /** The names of a test resource under launch/, one a line, without comments. */
+  static Set<String> names(String resource) throws IOException {
     try (InputStream in = LaunchConfigsTest.class.getResourceAsStream("/launch/" + resource)) {
       Set<String> out = new HashSet<>();
       for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {

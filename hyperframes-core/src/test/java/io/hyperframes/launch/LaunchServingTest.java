@@ -11,8 +11,6 @@ import io.hyperframes.inference.InferencePlanner;
 import io.hyperframes.inference.ServingPlans;
 import io.hyperframes.json.Json;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -254,15 +252,6 @@ class LaunchServingTest {
   }
 
   private static Set<String> names(String resource) throws IOException {
-    try (InputStream in = LaunchServingTest.class.getResourceAsStream("/launch/" + resource)) {
-      Set<String> out = new HashSet<>();
-      for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-        String t = line.strip();
-        if (!t.isEmpty() && !t.startsWith("#")) {
-          out.add(t);
-        }
-      }
-      return out;
-    }
+    return LaunchConfigsTest.names(resource);
   }
 }
