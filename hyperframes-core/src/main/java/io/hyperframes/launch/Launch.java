@@ -7,7 +7,6 @@ import io.hyperframes.inference.ServingPlans;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.plan.Plan;
-import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -117,11 +116,8 @@ public final class Launch {
       case TRTLLM -> ServingCommands.trtllm(result, best);
       default -> {
         List<String> notes = new ArrayList<>();
-        if (best.weights() != NumberFormat.FP8_E4M3 && best.weights() != NumberFormat.FP8_E5M2
-            && best.weights() != NumberFormat.FP16 && best.weights() != NumberFormat.BF16) {
-          notes.add("weights in " + best.weights().id() + ": load a checkpoint quantised to it"
-              + " (vLLM --quantization for the method of your checkpoint)");
-        }
+        ServingCommands.weightsNote(best,
+            " (vLLM --quantization for the method of your checkpoint)", notes);
         yield Manifests.deployment(result, best, options, notes);
       }
     };

@@ -155,13 +155,9 @@ final class ServingCommands {
           yaml.add("  decoding_type: MTP");
           yaml.add("  num_nextn_predict_layers: " + s.tokens());
         }
-        case EAGLE -> {
-          yaml.add("  decoding_type: Eagle");
-          yaml.add("  max_draft_len: " + s.tokens());
-          yaml.add("  speculative_model: " + draftPath(s, model));
-        }
-        case DRAFT -> {
-          yaml.add("  decoding_type: DraftTarget");
+        case EAGLE, DRAFT -> {
+          yaml.add("  decoding_type: " + (s.method() == Speculative.Method.EAGLE ? "Eagle"
+              : "DraftTarget"));
           yaml.add("  max_draft_len: " + s.tokens());
           yaml.add("  speculative_model: " + draftPath(s, model));
         }
@@ -190,7 +186,11 @@ final class ServingCommands {
     return new LaunchConfigs.Emitted(text, common(result, c, "trtllm-serve", notes));
   }
 
-  /** Where the draft's weights are: a placeholder the operator replaces. */
+  /**
+   * Where the draft's weights are: the model's own checkpoint for MTP, the draft model's name,
+   * or for an EAGLE head (which no request names) a marked name the notes tell the operator to
+   * replace by the head's path.
+   */
   private static String draftPath(Speculative s, TransformerSpec model) {
     return switch (s.method()) {
       case MTP -> model.name();
@@ -222,12 +222,21 @@ final class ServingCommands {
         + " devices)%s, at most %d sequences each", c.tp(), c.replicas(),
         c.replicas() == 1 ? "" : "s", c.devices(), c.replicas() == 1 ? ""
             : " behind a load balancer", c.batchLimit()));
-    if (c.weights() != NumberFormat.FP8_E4M3 && c.weights() != NumberFormat.FP8_E5M2
-        && c.weights() != NumberFormat.FP16 && c.weights() != NumberFormat.BF16) {
-      out.add("weights in " + c.weights().id() + ": load a checkpoint quantised to it");
-    }
+    weightsNote(c, "", out);
     out.addAll(notes);
     return out;
+  }
+
+  /**
+   * Adds to {@code notes}, for weights in a format other than FP8, FP16 or BF16 (which every
+   * engine loads as they are), that the checkpoint must be quantised to it; {@code how} says
+   * how the engine is told (empty for nothing more).
+   */
+  static void weightsNote(InferencePlanner.Config c, String how, List<String> notes) {
+    if (c.weights() != NumberFormat.FP8_E4M3 && c.weights() != NumberFormat.FP8_E5M2
+        && c.weights() != NumberFormat.FP16 && c.weights() != NumberFormat.BF16) {
+      notes.add("weights in " + c.weights().id() + ": load a checkpoint quantised to it" + how);
+    }
   }
 
   /** An argument as a shell word: single-quoted when it holds a space, a quote or a brace. */
