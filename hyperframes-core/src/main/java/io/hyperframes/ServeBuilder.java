@@ -140,6 +140,69 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
         models);
   }
 
+  /**
+   * {@code workload.mode}: "fixed" (the default: the batch given) or "capacity" (the throughput
+   * the replicas sustain when requests always wait; {@link InferenceResult#capacity()}).
+   */
+  public ServeBuilder mode(String mode) {
+    return copy(tree.with("workload.mode", mode), catalog, models);
+  }
+
+  /** {@code workload.engine}: the scheduler of capacity mode ("vllm", "sglang", "trtllm"). */
+  public ServeBuilder engine(String engine) {
+    return copy(tree.with("workload.engine", engine), catalog, models);
+  }
+
+  /** {@code workload.maxNumSeqs}: running requests at most (capacity mode). */
+  public ServeBuilder maxNumSeqs(int requests) {
+    return copy(tree.with("workload.maxNumSeqs", requests), catalog, models);
+  }
+
+  /** {@code workload.maxNumTokens}: tokens one iteration computes at most (capacity mode). */
+  public ServeBuilder maxNumTokens(int tokens) {
+    return copy(tree.with("workload.maxNumTokens", tokens), catalog, models);
+  }
+
+  /** {@code workload.memoryFraction}: the engine's memory fraction (capacity mode). */
+  public ServeBuilder memoryFraction(double fraction) {
+    return copy(tree.with("workload.memoryFraction", fraction), catalog, models);
+  }
+
+  /** {@code workload.chunkedPrefill}: whether long prompts are split (capacity mode). */
+  public ServeBuilder chunkedPrefill(boolean chunked) {
+    return copy(tree.with("workload.chunkedPrefill", chunked), catalog, models);
+  }
+
+  /**
+   * {@code workload.promptTokens} as a distribution (capacity mode): each length with its
+   * weight, in the map's order.
+   */
+  public ServeBuilder prompts(java.util.Map<Integer, Double> weights) {
+    return copy(tree.with("workload.promptTokens", lengths("workload.promptTokens", weights)),
+        catalog, models);
+  }
+
+  /** {@code workload.outputTokens} as a distribution (capacity mode). */
+  public ServeBuilder outputs(java.util.Map<Integer, Double> weights) {
+    return copy(tree.with("workload.outputTokens", lengths("workload.outputTokens", weights)),
+        catalog, models);
+  }
+
+  private static com.fasterxml.jackson.databind.node.ArrayNode lengths(String field,
+      java.util.Map<Integer, Double> weights) {
+    if (weights == null) {
+      throw new IllegalArgumentException(field + ": must be given");
+    }
+    var a = io.hyperframes.json.Json.mapper().createArrayNode();
+    weights.forEach((tokens, weight) -> {
+      if (tokens == null || weight == null) {
+        throw new IllegalArgumentException(field + ": a length or weight is null");
+      }
+      a.addArray().add(tokens).add(weight);
+    });
+    return a;
+  }
+
   /** {@code pricing.pricePerDeviceHour}: USD per device-hour of a serving plan. */
   public ServeBuilder pricePerDeviceHour(double usd) {
     return copy(tree.with("pricing.pricePerDeviceHour", usd), catalog, models);

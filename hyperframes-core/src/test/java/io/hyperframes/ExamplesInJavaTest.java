@@ -39,7 +39,7 @@ class ExamplesInJavaTest {
     List<String> covered = List.of("10b-on-2t.json", "13b-cost.json", "70b-8xh100-20rps.json",
         "70b-finetune.json", "7b-fp16-4096.json", "gpt3-175b-a100.json", "llama2-70b-h100.json",
         "llama65b-2048.json", "serve-70b-slo.json", "serve-llama2-70b-h100-tp4-fp8.json",
-        "serve-mixtral-8xh100-slo.json");
+        "serve-llama3-70b-capacity.json", "serve-mixtral-8xh100-slo.json");
     try (Stream<Path> files = Files.list(Path.of("..", "examples"))) {
       assertEquals(covered, files.map(p -> p.getFileName().toString())
           .filter(n -> n.endsWith(".json")).sorted().toList());
@@ -109,7 +109,23 @@ class ExamplesInJavaTest {
     ServeBuilder replica = HyperFrames.serve().model("llama2-70b").accelerator("h100-sxm-80gb")
         .devices(4).precision("fp8").kvCachePrecision("fp8").batch(128).prompt(1024)
         .output(256).layout(l -> l.tp(4).pp(1).dp(1));
+    ServeBuilder capacity = HyperFrames.serve().model("llama3-70b").accelerator("h100-sxm-80gb")
+        .devices(8).mode("capacity").engine("vllm").precision("fp8").kvCachePrecision("fp8")
+        .prompt(1000).output(1000).layout(l -> l.tp(4).dp(2));
     Catalog catalog = Catalog.builtIn();
+    assertEquals(Serving.parse(example("serve-llama3-70b-capacity.json"), catalog),
+        capacity.request());
+    assertEquals(Serving.evaluate(Serving.parse(example("serve-llama3-70b-capacity.json"),
+        catalog)).capacity(), capacity.run().capacity());
+    // A distribution written with the builder reads as its JSON list.
+    var mixed = HyperFrames.serve().model("llama3-70b").accelerator("h100-sxm-80gb")
+        .devices(8).mode("capacity").engine("vllm").precision("fp8").kvCachePrecision("fp8")
+        .prompts(java.util.Map.of(500, 1.0)).outputs(java.util.Map.of(2000, 1.0))
+        .layout(l -> l.tp(4).dp(2));
+    assertEquals(Serving.parse(example("serve-llama3-70b-capacity.json")
+        .replace("\"promptTokens\": 1000", "\"promptTokens\": [[500, 1]]")
+        .replace("\"outputTokens\": 1000", "\"outputTokens\": [[2000, 1]]"), catalog),
+        mixed.request());
     assertEquals(Serving.parse(example("serve-llama2-70b-h100-tp4-fp8.json"), catalog),
         replica.request());
     assertEquals(Serving.parse(example("70b-8xh100-20rps.json"), catalog), rps.request());

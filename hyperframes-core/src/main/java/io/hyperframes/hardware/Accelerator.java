@@ -125,6 +125,17 @@ public record Accelerator(
         intervals, source);
   }
 
+  /**
+   * This accelerator with {@code bytes} of device memory (a what-if: a smaller card of the same
+   * chip, or memory another process holds).
+   */
+  public Accelerator withMemoryBytes(double bytes) {
+    return new Accelerator(id, name, peakFlopsPerSecond, bytes,
+        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
+        memoryEfficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, kernels,
+        intervals, source);
+  }
+
   /** This accelerator with another sustained memory-bandwidth fraction (calibration). */
   public Accelerator withMemoryEfficiency(double efficiency) {
     return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,

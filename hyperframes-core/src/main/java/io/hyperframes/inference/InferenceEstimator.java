@@ -144,14 +144,7 @@ public final class InferenceEstimator {
     long tokens = (long) w.promptTokens() + w.outputTokens();
     long paged = (tokens + w.blockTokens() - 1) / w.blockTokens() * w.blockTokens();
     // Windowed layers keep the blocks their last W tokens can span (ceil(W/block) + 1).
-    double keptPerSequence = paged;
-    if (m.slidingWindow() != null) {
-      double windowed = m.windowedLayerShare();
-      long windowBlocks = ((long) m.slidingWindow().tokens() + w.blockTokens() - 1)
-          / w.blockTokens() + 1;
-      keptPerSequence = (1 - windowed) * paged
-          + windowed * Math.min(paged, windowBlocks * w.blockTokens());
-    }
+    double keptPerSequence = keptTokens(m, paged, w.blockTokens());
     double kvPerSequenceDevice = kvPerTokenDevice * keptPerSequence;
     double kv = kvPerSequenceDevice * w.batchSize();
     // Prefix caching: prefill computes only the prompt tokens the cache does not hold
@@ -211,6 +204,102 @@ public final class InferenceEstimator {
         // A speculative step's verification routes γ + 1 tokens per sequence.
         expertBytesPerDecodeStep(m, layersPerStage, tp, ep,
             w.batchSize() * (spec == null ? 1 : spec.tokens() + 1), wb), spec);
+  }
+
+  /**
+   * KV-cache positions a sequence of {@code paged} tokens (whole blocks) keeps per layer on
+   * average: all of them in full-attention layers; in windowed layers the blocks its last W
+   * tokens can span (ceil(W/block) + 1).
+   */
+  static double keptTokens(TransformerSpec m, double paged, int blockTokens) {
+    if (m.slidingWindow() == null) {
+      return paged;
+    }
+    double windowed = m.windowedLayerShare();
+    long windowBlocks = ((long) m.slidingWindow().tokens() + blockTokens - 1) / blockTokens + 1;
+    return (1 - windowed) * paged + windowed * Math.min(paged, windowBlocks * blockTokens);
+  }
+
+  /**
+   * KV-cache bytes one token keeps on a device of a replica with {@code tp} ranks and one
+   * pipeline stage, in every layer ({@link #keptTokens} scales it for windowed layers).
+   */
+  static double kvBytesPerTokenPerDevice(TransformerSpec m, InferenceWorkload w, int tp) {
+    return m.layers() * m.kvCacheElementsPerTokenPerLayer(tp) * w.kvCache().bytes();
+  }
+
+  /**
+   * Activation bytes per device of an iteration that prefills {@code tokens} tokens: the hidden
+   * states in and out and the MLP's inner columns, as {@link #estimate} counts a prefill's.
+   */
+  static double prefillActivationBytes(TransformerSpec m, InferenceWorkload w, int tp,
+      double tokens) {
+    double act = Math.max(2, w.compute().bytes());
+    return act * tokens * (2.0 * m.hidden() + (m.gatedMlp() ? 3.0 : 2.0) * m.activeFfnHidden()
+        / tp);
+  }
+
+  /**
+   * One iteration of a continuous-batching server on one replica of {@code tp} ranks and one
+   * pipeline stage, as vLLM's and TensorRT-LLM's schedulers build it: the decoding sequences'
+   * next tokens and the prefill of new prompts flattened into one batch of rows. Every matmul,
+   * element-wise pass and tensor-parallel all-reduce runs once over all rows (the weights are
+   * read once per iteration); decode attention reads each decoding sequence's cache over
+   * {@code decodeContext} positions; each prompt's prefill attention is that of
+   * {@link #estimate}'s prefill (causal, over the positions the prefix cache does not hold); the
+   * output head runs on the decoding rows and on the last row of each prompt.
+   *
+   * @param decodes sequences decoding one token each (a mean: fractional values allowed)
+   * @param decodeContext positions each decoding sequence attends to, on average
+   * @param prompts prompts prefilled in this iteration (a mean: fractional values allowed)
+   * @param prompt the prompts' lengths
+   */
+  double iterationSeconds(TransformerSpec m, Cluster cluster, InferenceWorkload w, int tp,
+      int ep, double decodes, double decodeContext, double prompts, LengthDistribution prompt) {
+    checkArgument(decodes >= 0 && prompts >= 0 && decodes + prompts > 0,
+        "iteration: decodes %s and prompts %s must be >= 0, not both 0", decodes, prompts);
+    Accelerator acc = cluster.accelerator();
+    NumberFormat compute = w.compute();
+    double peak = precision.peakFlopsPerSecond(acc, compute);
+    KernelEfficiency kernel = acc.kernel(compute);
+    double e = compute.bytes();
+    double wb = w.weights().bytes();
+    double kb = w.kvCache().bytes();
+    double act = Math.max(2, e);
+    double bandwidth = memory.streamingBytesPerSecond(acc);
+    double heads = (double) m.heads() / tp;
+    // Fresh prompt tokens per prompt (prefix caching) and each length's prefill attention.
+    double freshTokens = 0.0;
+    double[] attention = new double[prompt.bins().size()];
+    for (int i = 0; i < attention.length; i++) {
+      LengthDistribution.Bin bin = prompt.bins().get(i);
+      int cached = w.withLengths(bin.tokens(), 1).cachedPromptTokens();
+      int fresh = bin.tokens() - cached;
+      freshTokens += bin.weight() * fresh;
+      attention[i] = prompts > 0 ? prefillAttention(m, acc, w.attention(), 1, fresh, cached,
+          heads, act, bandwidth, compute, peak) : 0.0;
+    }
+    double rows = decodes + prompts * freshTokens;
+    // Weights stream in their stored format once a decode shares the iteration (weight-only
+    // formats), as in a decode step; a prefill-only iteration computes in the compute format.
+    double we = decodes > 0 ? wb : e;
+    double t = blocksSeconds(m, m.blocks(), cluster, tp, ep, rows, we, compute, peak, a -> {
+      double seconds = 0.0;
+      for (int i = 0; i < attention.length; i++) {
+        LengthDistribution.Bin bin = prompt.bins().get(i);
+        int cached = w.withLengths(bin.tokens(), 1).cachedPromptTokens();
+        double pairs = w.attention() == Attention.STANDARD ? 1.0
+            : cached > 0 ? a.pairShare(cached, bin.tokens()) : a.pairShare(bin.tokens());
+        seconds += prompts * bin.weight() * attention[i] * pairs;
+      }
+      if (decodes > 0) {
+        double span = a.window() == null ? decodeContext : a.window().decodeSpan(decodeContext);
+        seconds += decodeAttentionSeconds(m, acc, kernel, tp, decodes, span, kb, heads,
+            w.decodeAttention(), compute, peak) + kernel.servingLayerOverheadSeconds();
+      }
+      return seconds;
+    });
+    return m.layers() * t + logits(m, acc, tp, decodes + prompts, e, wb, compute, peak);
   }
 
   /** The rules speculative decoding needs of the model and the layout, each named. */
@@ -331,7 +420,6 @@ public final class InferenceEstimator {
     Accelerator acc = cluster.accelerator();
     KernelEfficiency kernel = acc.kernel(compute);
     double rows = (double) batch * tokens;
-    double h = m.hidden();
     // Weight-only quantised formats stream fewer bytes per weight: scale the element size of
     // each matmul by wb/e on the weight operand through an effective element size.
     double we = prefill ? e : wb;
@@ -345,11 +433,38 @@ public final class InferenceEstimator {
         ? prefillAttention(m, acc, attention, batch, tokens, cached, heads, act, bandwidth,
             compute, peak)
         : 0.0;
-    // One layer summed over the model's layer blocks (TransformerSpec#blocks), each weighted by
-    // its share of the layers: the matmuls (attention's QKV and output projections, a dense MLP,
-    // an MoE layer's router, touched and shared experts), the attention, and the element-wise
-    // bytes (each side's norm and residual, 5 passes over h; the MLP's activation over its inner
-    // columns).
+    return blocksSeconds(m, blocks, cluster, tp, ep, rows, we, compute, peak, a -> {
+      if (prefill) {
+        // A fused kernel computes only the band of a windowed layer; an unfused one computes
+        // every score and masks.
+        return fullPrefill * (attention == Attention.STANDARD ? 1.0
+            : cached > 0 ? a.pairShare(cached, cached + tokens) : a.pairShare(tokens));
+      }
+      // A windowed layer reads and scores at most its window. A decode step's kernels are
+      // small enough that their launch and synchronisation show. (Adding the same overhead to
+      // prefill moved FasterTransformer's A100 prefill, a shared case, from +12.8 % to
+      // +15.5 %: the overhead stays a decode constant.)
+      double span = a.window() == null ? context : a.window().decodeSpan(context);
+      return decodeAttentionSeconds(m, acc, kernel, tp, batch, span, kb, heads,
+          decodeAttention, compute, peak) + kernel.servingLayerOverheadSeconds();
+    });
+  }
+
+  /**
+   * One layer over {@code rows} token rows, summed over the model's layer blocks
+   * ({@link TransformerSpec#blocks}), each weighted by its share of the layers: the matmuls
+   * (attention's QKV and output projections, a dense MLP, an MoE layer's router, touched and
+   * shared experts), the attention ({@code attention}: its seconds in one attention block), the
+   * element-wise bytes (each side's norm and residual, 5 passes over h; the MLP's activation
+   * over its inner columns) and the two tensor-parallel all-reduces.
+   */
+  private double blocksSeconds(TransformerSpec m, List<Block> blocks, Cluster cluster, int tp,
+      int ep, double rows, double we, NumberFormat compute, double peak,
+      java.util.function.ToDoubleFunction<Block.Attention> attention) {
+    Accelerator acc = cluster.accelerator();
+    double h = m.hidden();
+    double act = Math.max(2, compute.bytes()); // 16-bit activations between kernels (estimate)
+    double bandwidth = memory.streamingBytesPerSecond(acc);
     double t = 0.0;
     double elementwise = 0.0;
     double layers = m.layers();
@@ -361,22 +476,7 @@ public final class InferenceEstimator {
     for (Block block : blocks) {
       double share = block.count() / layers;
       if (block instanceof Block.Attention a) {
-        double seconds = projections;
-        if (prefill) {
-          // A fused kernel computes only the band of a windowed layer; an unfused one computes
-          // every score and masks.
-          seconds += fullPrefill * (attention == Attention.STANDARD ? 1.0
-              : cached > 0 ? a.pairShare(cached, cached + tokens) : a.pairShare(tokens));
-        } else {
-          // A windowed layer reads and scores at most its window. A decode step's kernels are
-          // small enough that their launch and synchronisation show. (Adding the same overhead
-          // to prefill moved FasterTransformer's A100 prefill, a shared case, from +12.8 % to
-          // +15.5 %: the overhead stays a decode constant.)
-          double span = a.window() == null ? context : a.window().decodeSpan(context);
-          seconds += decodeAttentionSeconds(m, acc, kernel, tp, batch, span, kb, heads,
-              decodeAttention, compute, peak) + kernel.servingLayerOverheadSeconds();
-        }
-        t += share * seconds;
+        t += share * (projections + attention.applyAsDouble(a));
         elementwise += share * side;
       } else if (block instanceof Block.Mlp mlp) {
         t += share * mlpMatmuls(m, acc, rows, (double) mlp.ffnHidden() / tp, we, compute, peak);
@@ -417,7 +517,7 @@ public final class InferenceEstimator {
    * decode attention streams the KV cache at a fitted fraction of the bandwidth.
    */
   private double decodeAttentionSeconds(TransformerSpec m, Accelerator acc,
-      KernelEfficiency kernel, int tp, int batch, double context, double kb, double heads,
+      KernelEfficiency kernel, int tp, double batch, double context, double kb, double heads,
       DecodeAttention decodeAttention, NumberFormat compute, double peak) {
     int kvHeads = Math.max(1, m.kvHeads() / tp);
     int readers = Math.max(1, decodeAttention.headsRead(m.heads(), m.kvHeads()) / tp);
@@ -430,7 +530,7 @@ public final class InferenceEstimator {
       // Latent attention decodes on the cache as stored (the up-projections absorbed into
       // the query and the output; DeepSeek-V2 §2.1.2): each rank reads the whole latent and
       // rotary key, and its heads score over r_kv + d_r and sum values over r_kv.
-      kvRead = (double) batch * context * m.kvCacheElementsPerTokenPerLayer(tp) * kb;
+      kvRead = batch * context * m.kvCacheElementsPerTokenPerLayer(tp) * kb;
       flops = 2.0 * batch * context * heads
           * (m.mla().kvCacheElements() + m.mla().kvLoraRank());
     }
@@ -488,7 +588,7 @@ public final class InferenceEstimator {
    * passes over them.
    */
   private double prefillAttention(TransformerSpec m, Accelerator acc, Attention attention,
-      int batch, int tokens, double cached, double heads, double act, double bandwidth,
+      double batch, int tokens, double cached, double heads, double act, double bandwidth,
       NumberFormat compute, double peak) {
     NumberFormat attnFormat = attentionFormat(acc, compute);
     double attnPeak = attnFormat == compute ? peak
@@ -526,7 +626,7 @@ public final class InferenceEstimator {
   }
 
   /** The score (Q·Kᵀ) and value (P·V) products of one layer's attention over all s² pairs. */
-  private double attentionProducts(TransformerSpec m, Accelerator acc, int batch, int tokens,
+  private double attentionProducts(TransformerSpec m, Accelerator acc, double batch, int tokens,
       double heads, double act, NumberFormat format, double peak) {
     return memory.matmulSeconds(acc, tokens, tokens, m.headDim(), batch * heads, act, format,
         peak)
@@ -547,7 +647,7 @@ public final class InferenceEstimator {
         : acc.supports(NumberFormat.FP16) ? NumberFormat.FP16 : compute;
   }
 
-  private double logits(TransformerSpec m, Accelerator acc, int tp, int batch, double e,
+  private double logits(TransformerSpec m, Accelerator acc, int tp, double batch, double e,
       double wb, NumberFormat compute, double peak) {
     return memory.matmulSeconds(acc, batch, (double) m.vocab() / tp, m.hidden(), 1, wb, compute,
         peak);

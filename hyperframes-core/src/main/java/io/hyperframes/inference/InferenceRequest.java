@@ -8,14 +8,22 @@ import io.hyperframes.model.TransformerSpec;
 /**
  * A serving estimate request: model, cluster, workload and the replica layout ({@code ep}: the
  * routed experts split over ep of the tp ranks, {@link InferenceEstimator#estimate(TransformerSpec,
- * Cluster, InferenceWorkload, int, int, int, int)}).
+ * Cluster, InferenceWorkload, int, int, int, int)}); {@code capacity}, with
+ * {@code workload.mode} capacity, the scheduler and length distributions of a capacity estimate
+ * ({@link Capacity}), else null.
  */
 public record InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
-    int tp, int ep, int pp, int replicas) {
+    int tp, int ep, int pp, int replicas, CapacityWorkload capacity) {
   public InferenceRequest {
     checkArgument(model != null, "model: an architecture is needed for inference");
     checkArgument(cluster != null, "cluster: must be given");
     checkArgument(workload != null, "workload: must be given");
+  }
+
+  /** A fixed-batch request ({@code workload.mode} fixed: no capacity estimate). */
+  public InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
+      int tp, int ep, int pp, int replicas) {
+    this(model, cluster, workload, tp, ep, pp, replicas, null);
   }
 
   /** A request without expert parallelism ({@code ep = 1}). */

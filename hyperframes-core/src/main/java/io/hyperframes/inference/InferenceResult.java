@@ -18,11 +18,21 @@ import java.util.List;
  * @param findings advice
  * @param latencyModel what gave the percentiles under load: "analytical" (the cluster model,
  *     inside its validated domain), "simulation" (outside it), or "unloaded" (no arrival rate)
+ * @param capacity the throughput at capacity ({@code workload.mode} capacity), else null
  */
 public record InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
     double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
-    double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel) {
+    double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel,
+    CapacityEstimate capacity) {
   public InferenceResult {
     findings = ImmutableList.copyOf(findings);
+  }
+
+  /** A result without a capacity estimate ({@code workload.mode} fixed). */
+  public InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
+      double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
+      double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel) {
+    this(estimate, p50LatencySeconds, p99LatencySeconds, ttftP50Seconds, ttftP99Seconds,
+        capacityPerSecond, devicesNeeded, findings, latencyModel, null);
   }
 }

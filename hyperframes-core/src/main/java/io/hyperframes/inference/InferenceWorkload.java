@@ -118,6 +118,13 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
         decodeAttention, attention, speculative, prefixCacheHitRate);
   }
 
+  /** This workload with prompts of {@code prompt} and outputs of {@code output} tokens. */
+  public InferenceWorkload withLengths(int prompt, int output) {
+    return new InferenceWorkload(weights, kvCache, batchSize, prompt, output,
+        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
+        decodeAttention, attention, speculative, prefixCacheHitRate);
+  }
+
   /** This workload with other weight and KV-cache formats. */
   public InferenceWorkload withFormats(NumberFormat weightFormat, NumberFormat kvFormat) {
     return new InferenceWorkload(weightFormat, kvFormat, batchSize, promptTokens, outputTokens,

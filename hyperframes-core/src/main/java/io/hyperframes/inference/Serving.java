@@ -61,16 +61,34 @@ public final class Serving {
     NumberFormat kv = w.kvCachePrecision() != null
         ? format("workload.kvCachePrecision", w.kvCachePrecision())
         : weights.isFloating() && weights.bytes() >= 2 ? weights : NumberFormat.FP16;
-    if (w.batchSize() == null && w.concurrency() == null) {
+    boolean capacityMode = mode(w.mode());
+    if (w.batchSize() == null && w.concurrency() == null && !capacityMode) {
       throw new IllegalArgumentException("workload.batchSize: missing required field (or give"
           + " workload.concurrency)");
     }
     int b = w.batchSize() != null ? Checks.positive("workload.batchSize", w.batchSize())
-        : Checks.positive("workload.concurrency", w.concurrency());
-    int prompt = Checks.positive("workload.promptTokens",
-        Documents.required("workload.promptTokens", w.promptTokens()));
-    int output = Checks.positive("workload.outputTokens",
-        Documents.required("workload.outputTokens", w.outputTokens()));
+        : w.concurrency() != null ? Checks.positive("workload.concurrency", w.concurrency()) : 1;
+    LengthDistribution prompts = lengths("workload.promptTokens", w.promptTokens(),
+        capacityMode);
+    LengthDistribution outputs = lengths("workload.outputTokens", w.outputTokens(),
+        capacityMode);
+    // The fixed estimate beside a capacity one runs the mean lengths.
+    int prompt = (int) Math.max(1, Math.round(prompts.mean()));
+    int output = (int) Math.max(1, Math.round(outputs.mean()));
+    if (!capacityMode) {
+      for (Object[] f : new Object[][] {{"engine", w.engine()}, {"maxNumSeqs", w.maxNumSeqs()},
+          {"maxNumTokens", w.maxNumTokens()}, {"memoryFraction", w.memoryFraction()},
+          {"chunkedPrefill", w.chunkedPrefill()}}) {
+        if (f[1] != null) {
+          throw new IllegalArgumentException("workload." + f[0] + ": needs workload.mode"
+              + " capacity (got " + f[1] + " with mode fixed)");
+        }
+      }
+    } else if (w.arrivalRatePerSecond() != null) {
+      throw new IllegalArgumentException("workload.arrivalRatePerSecond: capacity mode finds the"
+          + " highest sustained rate; leave the rate out (or use workload.mode fixed), got "
+          + w.arrivalRatePerSecond());
+    }
     double arrival = w.arrivalRatePerSecond() == null ? 0
         : Checks.nonNegative("workload.arrivalRatePerSecond", w.arrivalRatePerSecond());
     double ttft = 0;
@@ -85,8 +103,12 @@ public final class Serving {
       percentile = slo.percentile() == null ? 99
           : Checks.finite("workload.latencySlo.percentile", slo.percentile());
     }
+    ServingEngine engine = w.engine() == null ? ServingEngine.VLLM
+        : ServingEngine.fromId("workload.engine", w.engine());
+    int blockTokens = w.blockTokens() != null ? w.blockTokens()
+        : capacityMode ? engine.defaultBlockTokens() : 16;
     InferenceWorkload workload = new InferenceWorkload(weights, kv, b, prompt, output, arrival,
-        ttft, tpot, percentile, w.blockTokens() == null ? 16 : w.blockTokens(),
+        ttft, tpot, percentile, blockTokens,
         w.decodeAttention() == null ? DecodeAttention.GROUPED
             : DecodeAttention.fromId("workload.decodeAttention", w.decodeAttention()),
         w.attention() == null ? Attention.FLASH
@@ -108,7 +130,83 @@ public final class Serving {
       tp = largestTp(m, cluster);
       dp = Math.max(1, cluster.devices() / tp);
     }
-    return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp);
+    CapacityWorkload capacity = null;
+    if (capacityMode) {
+      int budget = w.maxNumTokens() != null
+          ? Checks.positive("workload.maxNumTokens", w.maxNumTokens())
+          : engine.defaultMaxNumTokens(cluster.accelerator());
+      capacity = new CapacityWorkload(engine,
+          w.maxNumSeqs() != null ? Checks.positive("workload.maxNumSeqs", w.maxNumSeqs())
+              : engine.defaultMaxNumSeqs(cluster.accelerator()),
+          budget,
+          w.memoryFraction() != null ? memoryFraction(w.memoryFraction())
+              : engine.defaultMemoryFraction(cluster.accelerator(), tp, budget),
+          w.chunkedPrefill() != null ? w.chunkedPrefill() : engine.chunksPrefill(),
+          prompts, outputs);
+    }
+    return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp, capacity);
+  }
+
+  private static double memoryFraction(double value) {
+    Checks.finite("workload.memoryFraction", value);
+    if (!(value > 0 && value <= 1)) {
+      throw new IllegalArgumentException("workload.memoryFraction: must be in (0, 1], got "
+          + value);
+    }
+    return value;
+  }
+
+  /** {@code workload.mode}: true for capacity, false for fixed (the default). */
+  private static boolean mode(String value) {
+    if (value == null) {
+      return false;
+    }
+    return switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "fixed" -> false;
+      case "capacity" -> true;
+      case "slo" -> throw new IllegalArgumentException("workload.mode: slo is not implemented"
+          + " yet; use fixed with workload.latencySlo (the devices an SLO needs) or capacity");
+      default -> throw new IllegalArgumentException("workload.mode: unknown mode '" + value
+          + "' (fixed, capacity)");
+    };
+  }
+
+  /**
+   * A length field: a whole number ≥ 1, or with {@code distribution} allowed a list of
+   * {@code [tokens, weight]} pairs or {@code {"tokens", "weight"}} objects.
+   */
+  static LengthDistribution lengths(String field, JsonNode node, boolean distribution) {
+    Documents.required(field, node);
+    if (node.isIntegralNumber()) {
+      if (!node.canConvertToInt() || node.asInt() < 1) {
+        throw new IllegalArgumentException(field + ": must be > 0, got " + node);
+      }
+      return LengthDistribution.of(field, List.of(new LengthDistribution.Bin(node.asInt(),
+          1.0)));
+    }
+    if (!node.isArray()) {
+      throw new IllegalArgumentException(field + ": must be a whole number of tokens"
+          + (distribution ? " or a list of [tokens, weight]" : "") + ", got " + node);
+    }
+    if (!distribution) {
+      throw new IllegalArgumentException(field + ": a length distribution needs workload.mode"
+          + " capacity; give a whole number of tokens for mode fixed");
+    }
+    List<LengthDistribution.Bin> bins = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      JsonNode e = node.get(i);
+      JsonNode tokens = e.isArray() && e.size() == 2 ? e.get(0) : e.isObject() ? e.get("tokens")
+          : null;
+      JsonNode weight = e.isArray() && e.size() == 2 ? e.get(1) : e.isObject() ? e.get("weight")
+          : null;
+      if (tokens == null || weight == null || !tokens.isIntegralNumber() || !tokens.canConvertToInt()
+          || !weight.isNumber()) {
+        throw new IllegalArgumentException(field + "[" + i + "]: must be [tokens, weight] or"
+            + " {\"tokens\": n, \"weight\": w} with whole tokens, got " + e);
+      }
+      bins.add(new LengthDistribution.Bin(tokens.asInt(), weight.asDouble()));
+    }
+    return LengthDistribution.of(field, bins);
   }
 
   /** {@code workload.speculative}, each missing or bad field named; null when absent. */
@@ -223,8 +321,10 @@ public final class Serving {
               + " unloaded", w.arrivalRatePerSecond(), capacity, p99, e.totalSeconds()),
           "add replicas (see devicesNeeded) or shorten outputs"));
     }
+    CapacityEstimate atCapacity = r.capacity() == null ? null
+        : Capacity.estimate(estimator, r, r.capacity());
     return new InferenceResult(e, p50, p99, ttft50, ttft99, capacity, needed, findings,
-        latencyModel);
+        latencyModel, atCapacity);
   }
 
   /**

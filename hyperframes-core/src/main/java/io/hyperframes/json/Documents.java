@@ -591,11 +591,20 @@ public final class Documents {
   /** {@code workload.latencySlo} of a serving request. */
   public record Slo(Double ttftSeconds, Double tpotSeconds, Double percentile) {}
 
-  /** {@code workload} of a serving request. */
+  /**
+   * {@code workload} of a serving request. {@code promptTokens} and {@code outputTokens} are a
+   * number, or with {@code mode} capacity a list of {@code [tokens, weight]} pairs (or
+   * {@code {"tokens", "weight"}} objects); {@code mode} is fixed (the default) or capacity, whose
+   * scheduler fields are {@code engine}, {@code maxNumSeqs}, {@code maxNumTokens},
+   * {@code memoryFraction} and {@code chunkedPrefill}.
+   */
   public record Inference(String type, String precision, String kvCachePrecision,
-      Integer batchSize, Integer promptTokens, Integer outputTokens, Double arrivalRatePerSecond,
+      Integer batchSize, com.fasterxml.jackson.databind.JsonNode promptTokens,
+      com.fasterxml.jackson.databind.JsonNode outputTokens, Double arrivalRatePerSecond,
       Slo latencySlo, Integer concurrency, Integer blockTokens, String decodeAttention,
-      String attention, Speculation speculative, Double prefixCacheHitRate) {}
+      String attention, Speculation speculative, Double prefixCacheHitRate, String mode,
+      String engine, Integer maxNumSeqs, Integer maxNumTokens, Double memoryFraction,
+      Boolean chunkedPrefill) {}
 
   /**
    * {@code workload.speculative} of a serving request: {@code method} (mtp, eagle, draft),

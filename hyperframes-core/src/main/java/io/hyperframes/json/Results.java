@@ -182,7 +182,7 @@ public final class Results {
 
   /** A serving estimate: configuration, memory, latency and findings. */
   public record Serving(boolean feasible, List<String> reasons, ServingLayout layout,
-      double parameters, ServingMemory memory, Inference inference,
+      double parameters, ServingMemory memory, Inference inference, Capacity capacity,
       List<FindingDocument> findings) {
 
     /** The document of {@code result}. */
@@ -199,13 +199,38 @@ public final class Results {
               result.ttftP99Seconds(), result.latencyModel(), result.capacityPerSecond(),
               result.devicesNeeded(), e.expertWeightBytesPerDecodeStep(),
               Speculation.of(e)),
+          Capacity.of(result.capacity()),
           FindingDocument.of(result.findings()));
     }
 
     Serving withMoreFindings(List<FindingDocument> more) {
       List<FindingDocument> all = new java.util.ArrayList<>(findings);
       all.addAll(more);
-      return new Serving(feasible, reasons, layout, parameters, memory, inference, all);
+      return new Serving(feasible, reasons, layout, parameters, memory, inference, capacity,
+          all);
+    }
+  }
+
+  /**
+   * {@code capacity}: the sustained throughput at capacity ({@code workload.mode} capacity;
+   * absent otherwise), {@link io.hyperframes.inference.CapacityEstimate}.
+   */
+  public record Capacity(boolean feasible, List<String> reasons, String engine,
+      double concurrency, String limitedBy, double kvCacheTokens, double requestsPerSecond,
+      double outputTokensPerSecond, double outputTokensPerSecondPerDevice,
+      double inputTokensPerSecond, double iterationSeconds, double decodesPerIteration,
+      double prefillTokensPerIteration, double tpotSeconds, double ttftSeconds,
+      double meanPromptTokens, double meanOutputTokens, int maxNumSeqs, int maxNumTokens,
+      double memoryFraction) {
+
+    static Capacity of(io.hyperframes.inference.CapacityEstimate c) {
+      return c == null ? null : new Capacity(c.feasible(), c.reasons(), c.engine().id(),
+          c.concurrency(), c.limitedBy(), c.kvCacheTokens(), c.requestsPerSecond(),
+          c.outputTokensPerSecond(), c.outputTokensPerSecondPerDevice(),
+          c.inputTokensPerSecond(), c.iterationSeconds(), c.decodesPerIteration(),
+          c.prefillTokensPerIteration(), c.tpotSeconds(), c.ttftSeconds(),
+          c.meanPromptTokens(), c.meanOutputTokens(), c.maxNumSeqs(), c.maxNumTokens(),
+          c.memoryFraction());
     }
   }
 

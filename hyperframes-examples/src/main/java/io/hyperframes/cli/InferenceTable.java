@@ -41,6 +41,29 @@ final class InferenceTable {
     row(b, "total", e.totalSeconds() * 1e3, "ms");
     row(b, "tokens/s/device", e.outputTokensPerSecondPerDevice(), "generated");
     row(b, "devices needed", r.devicesNeeded(), "for the SLO");
+    var c = r.capacity();
+    if (c != null) {
+      b.append(String.format(Locale.ROOT, "at capacity (%s scheduler, max %s running, %d tokens"
+          + " per iteration, memory fraction %.3f)%n", c.engine().id(),
+          c.maxNumSeqs() == Integer.MAX_VALUE ? "unlimited" : String.valueOf(c.maxNumSeqs()),
+          c.maxNumTokens(), c.memoryFraction()));
+      if (!c.feasible()) {
+        c.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
+      } else {
+        row(b, "output tokens/s", c.outputTokensPerSecond(), String.format(Locale.ROOT,
+            "all replicas (%.4g per device)", c.outputTokensPerSecondPerDevice()));
+        row(b, "requests/s", c.requestsPerSecond(), String.format(Locale.ROOT,
+            "prompts %.4g, outputs %.4g tokens on average", c.meanPromptTokens(),
+            c.meanOutputTokens()));
+        row(b, "running", c.concurrency(), "requests per replica, limited by " + c.limitedBy());
+        row(b, "KV cache", c.kvCacheTokens(), "tokens per replica");
+        row(b, "iteration", c.iterationSeconds() * 1e3, String.format(Locale.ROOT,
+            "ms (%.4g decodes, %.4g prefill tokens)", c.decodesPerIteration(),
+            c.prefillTokensPerIteration()));
+        row(b, "TPOT", c.tpotSeconds() * 1e3, "ms at capacity");
+        row(b, "TTFT", c.ttftSeconds() * 1e3, "ms once admitted (the queue comes on top)");
+      }
+    }
     for (Finding f : r.findings()) {
       b.append(String.format(Locale.ROOT, "[%s] %s%n      %s; %s%n",
           f.severity().name().toLowerCase(Locale.ROOT), f.title(), f.evidence(), f.remedy()));
