@@ -78,7 +78,7 @@ public final class Serving {
     if (!capacityMode) {
       for (Object[] f : new Object[][] {{"engine", w.engine()}, {"maxNumSeqs", w.maxNumSeqs()},
           {"maxNumTokens", w.maxNumTokens()}, {"memoryFraction", w.memoryFraction()},
-          {"chunkedPrefill", w.chunkedPrefill()}}) {
+          {"chunkedPrefill", w.chunkedPrefill()}, {"engineSettings", w.engineSettings()}}) {
         if (f[1] != null) {
           throw new IllegalArgumentException("workload." + f[0] + ": needs workload.mode"
               + " capacity (got " + f[1] + " with mode fixed)");
@@ -132,19 +132,50 @@ public final class Serving {
     }
     CapacityWorkload capacity = null;
     if (capacityMode) {
+      boolean chunked = w.chunkedPrefill() != null ? w.chunkedPrefill() : engine.chunksPrefill();
+      int seqs = w.maxNumSeqs() != null ? Checks.positive("workload.maxNumSeqs", w.maxNumSeqs())
+          : engine.defaultMaxNumSeqs(cluster.accelerator());
       int budget = w.maxNumTokens() != null
           ? Checks.positive("workload.maxNumTokens", w.maxNumTokens())
           : engine.defaultMaxNumTokens(cluster.accelerator());
-      capacity = new CapacityWorkload(engine,
-          w.maxNumSeqs() != null ? Checks.positive("workload.maxNumSeqs", w.maxNumSeqs())
-              : engine.defaultMaxNumSeqs(cluster.accelerator()),
-          budget,
-          w.memoryFraction() != null ? memoryFraction(w.memoryFraction())
-              : engine.defaultMemoryFraction(cluster.accelerator(), tp, budget),
-          w.chunkedPrefill() != null ? w.chunkedPrefill() : engine.chunksPrefill(),
-          prompts, outputs);
+      double fraction = w.memoryFraction() != null ? memoryFraction(w.memoryFraction())
+          : engine.defaultMemoryFraction(cluster.accelerator(), tp, budget);
+      if (benchSettings(w.engineSettings(), engine, w)) {
+        int[] bench = ServingEngine.trtllmBenchSettings(cluster.accelerator(), tp,
+            InferenceEstimator.kvBytesPerTokenPerDevice(m, workload, 1), m.parameters()
+                * weights.bytes(), prompts.mean(), outputs.mean(), prompts.max(), fraction,
+            chunked);
+        seqs = bench[0];
+        budget = bench[1];
+      }
+      capacity = new CapacityWorkload(engine, seqs, budget, fraction, chunked, prompts, outputs);
     }
     return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp, capacity);
+  }
+
+  /**
+   * {@code workload.engineSettings}: "defaults" (the engine's, or the fields given) or
+   * "trtllm-bench" (the limits {@code trtllm-bench throughput} picks; engine trtllm, without
+   * maxNumSeqs or maxNumTokens).
+   */
+  private static boolean benchSettings(String value, ServingEngine engine,
+      Documents.Inference w) {
+    if (value == null || value.trim().equalsIgnoreCase("defaults")) {
+      return false;
+    }
+    if (!value.trim().equalsIgnoreCase("trtllm-bench")) {
+      throw new IllegalArgumentException("workload.engineSettings: unknown settings '" + value
+          + "' (defaults, trtllm-bench)");
+    }
+    if (engine != ServingEngine.TRTLLM) {
+      throw new IllegalArgumentException("workload.engineSettings: trtllm-bench needs"
+          + " workload.engine trtllm, got " + engine.id());
+    }
+    if (w.maxNumSeqs() != null || w.maxNumTokens() != null) {
+      throw new IllegalArgumentException("workload.engineSettings: trtllm-bench picks"
+          + " maxNumSeqs and maxNumTokens itself; leave them out");
+    }
+    return true;
   }
 
   private static double memoryFraction(double value) {

@@ -172,6 +172,35 @@ public enum ServingEngine {
   /** SGLang clips the output it reserves for at this many tokens ({@code CLIP_MAX_NEW_TOKENS}). */
   static final int SGLANG_CLIP_RESERVED_TOKENS = 4096;
 
+  /**
+   * The request limit and token budget {@code trtllm-bench throughput} picks when it is given
+   * neither ({@code workload.engineSettings: trtllm-bench}): the requests the KV cache holds at
+   * the mean lengths, (tp · device memory − weights) × fraction / (KV bytes per token × (ISL +
+   * OSL)), at most 4096, rounded up; the budget that many requests times 1 + ISL/OSL, at most
+   * 32768, rounded up to 256 below 4096 tokens (at least 2048), to 512 below 8192, else to
+   * 1024; without chunked prefill at least the longest prompt plus the request limit
+   * ({@code tensorrt_llm/bench/build/tuning.py} @ 04cba882, {@code get_benchmark_engine_settings};
+   * {@code tensorrt_llm/bench/benchmark/utils/general.py} @ 0171265e, {@code get_settings}).
+   *
+   * @param kvBytesPerToken KV-cache bytes of one token in the whole model
+   * @param weightBytes the model's weights in bytes
+   * @return {maxNumSeqs, maxNumTokens}
+   */
+  static int[] trtllmBenchSettings(Accelerator acc, int tp, double kvBytesPerToken,
+      double weightBytes, double isl, double osl, int maxIsl, double fraction,
+      boolean chunked) {
+    double requests = (tp * acc.memoryBytes() - weightBytes) * fraction
+        / (kvBytesPerToken * (isl + osl));
+    int seqs = (int) Math.max(1, Math.ceil(Math.min(Math.max(requests, 0), 4096)));
+    double raw = Math.min(seqs * (1 + isl / osl), 32768);
+    int tokens = raw < 4096 ? (int) Math.max(2048, 256 * Math.ceil(raw / 256))
+        : raw < 8192 ? (int) (512 * Math.ceil(raw / 512)) : (int) (1024 * Math.ceil(raw / 1024));
+    if (!chunked) {
+      tokens = Math.max(tokens, maxIsl + seqs);
+    }
+    return new int[] {seqs, tokens};
+  }
+
   private static boolean largeForVllm(Accelerator acc) {
     return acc.memoryBytes() >= VLLM_LARGE_DEVICE_BYTES
         && !acc.id().toLowerCase(Locale.ROOT).contains("a100");

@@ -596,7 +596,8 @@ public final class Documents {
    * number, or with {@code mode} capacity a list of {@code [tokens, weight]} pairs (or
    * {@code {"tokens", "weight"}} objects); {@code mode} is fixed (the default) or capacity, whose
    * scheduler fields are {@code engine}, {@code maxNumSeqs}, {@code maxNumTokens},
-   * {@code memoryFraction} and {@code chunkedPrefill}.
+   * {@code memoryFraction}, {@code chunkedPrefill} and {@code engineSettings} ("defaults" or
+   * "trtllm-bench": the limits trtllm-bench picks).
    */
   public record Inference(String type, String precision, String kvCachePrecision,
       Integer batchSize, com.fasterxml.jackson.databind.JsonNode promptTokens,
@@ -604,7 +605,7 @@ public final class Documents {
       Slo latencySlo, Integer concurrency, Integer blockTokens, String decodeAttention,
       String attention, Speculation speculative, Double prefixCacheHitRate, String mode,
       String engine, Integer maxNumSeqs, Integer maxNumTokens, Double memoryFraction,
-      Boolean chunkedPrefill) {}
+      Boolean chunkedPrefill, String engineSettings) {}
 
   /**
    * {@code workload.speculative} of a serving request: {@code method} (mtp, eagle, draft),

@@ -186,6 +186,16 @@ public final class Validator {
         case "kvCacheBytesPerToken" -> got = e.kvCacheBytesPerToken();
         case "kvCacheBytesPerSequence" -> got = e.kvCacheBytesPerSequence();
         case "outputTokensPerSecondPerDevice" -> got = e.outputTokensPerSecondPerDevice();
+        case "capacityOutputTokensPerSecond", "capacityOutputTokensPerSecondPerDevice" -> {
+          var c = r.capacity();
+          if (c == null) {
+            out.add(new CaseResult(id, f.getKey(), want, Double.NaN, Double.NaN,
+                "needs workload.mode capacity", "point"));
+            continue;
+          }
+          got = f.getKey().endsWith("PerDevice") ? c.outputTokensPerSecondPerDevice()
+              : c.outputTokensPerSecond();
+        }
         default -> {
           out.add(new CaseResult(id, f.getKey(), want, Double.NaN, Double.NaN,
               "metric not predicted by the inference estimator", "point"));

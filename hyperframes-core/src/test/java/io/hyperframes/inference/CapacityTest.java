@@ -160,6 +160,33 @@ class CapacityTest {
   }
 
   @Test
+  void trtllmBenchPicksItsOwnLimits() {
+    CapacityEstimate c = run(request("trtllm", "1000", ", \"engineSettings\": \"trtllm-bench\""))
+        .capacity();
+    // The requests the KV cache holds at the mean lengths (≤ 4096), and that many times
+    // 1 + ISL/OSL tokens rounded up to 1024 above 8192 (tuning.py).
+    assertTrue(c.maxNumSeqs() > 64 && c.maxNumSeqs() <= 4096, c::toString);
+    assertEquals(Math.min(32768, (int) (1024 * Math.ceil(2.0 * c.maxNumSeqs() / 1024))),
+        c.maxNumTokens(), c::toString);
+    var h100 = Catalog.builtIn().accelerators().get("h100-sxm-80gb");
+    int[] small = ServingEngine.trtllmBenchSettings(h100, 1, 1e6, 70e9, 2048, 128, 20000, 0.9,
+        false);
+    int seqs = (int) Math.ceil((h100.memoryBytes() - 70e9) * 0.9 / (1e6 * (2048 + 128)));
+    assertEquals(seqs, small[0]);
+    // seqs · 17 tokens is under 2048: the floor 2048, then the longest prompt plus the limit
+    // without chunking.
+    assertTrue(seqs * 17 < 2048);
+    assertEquals(20000 + seqs, small[1]);
+    assertTrue(bad(request("vllm", "1000", ", \"engineSettings\": \"trtllm-bench\""))
+        .getMessage().startsWith("workload.engineSettings: trtllm-bench needs"));
+    assertTrue(bad(request("trtllm", "1000", ", \"engineSettings\": \"bench\""))
+        .getMessage().startsWith("workload.engineSettings: unknown settings 'bench'"));
+    assertTrue(bad(request("trtllm", "1000",
+        ", \"engineSettings\": \"trtllm-bench\", \"maxNumSeqs\": 8")).getMessage()
+        .startsWith("workload.engineSettings: trtllm-bench picks"));
+  }
+
+  @Test
   void theJsonFormIsReadBack() {
     JsonNode json = Serving.toJson(run(request("sglang", "1000", "")));
     assertEquals("sglang", json.get("capacity").get("engine").asText());
