@@ -6,5 +6,5 @@ import picocli.CommandLine.Command;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure workloads on this machine.",
     subcommands = {BenchKernelsCommand.class, BenchTrainCommand.class, BenchInferCommand.class,
-        BenchAdaptersCommand.class, BenchCompressionCommand.class})
+        BenchAdaptersCommand.class, BenchCompressionCommand.class, BenchPlanCommand.class})
 final class BenchCommand {}

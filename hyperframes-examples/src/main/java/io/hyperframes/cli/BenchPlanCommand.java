@@ -1,0 +1,103 @@
+package io.hyperframes.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.hardware.Catalog;
+import io.hyperframes.json.Json;
+import io.hyperframes.plan.Plan;
+import io.hyperframes.plan.PlanRequest;
+import io.hyperframes.plan.Planner;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code hyperframes bench plan}: the training plan search of a request, run several times in
+ * one JVM. The first run pays the JIT's warm-up (on a 2-core machine the compiler thread takes a
+ * core for most of it); the later ones time the search itself, as a service planning more than
+ * once sees it.
+ */
+@Command(name = "plan", mixinStandardHelpOptions = true,
+    description = "Time a training plan search, repeated in one JVM: the first run with the JIT's"
+        + " warm-up, the later ones without.")
+final class BenchPlanCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--request", required = true, paramLabel = "FILE",
+      description = "A training plan request (as for hyperframes plan --request).")
+  Path request;
+
+  @Option(names = "--repeat", defaultValue = "3", description = "Searches in this JVM (1-20).")
+  int repeat;
+
+  @Option(names = "--catalog", paramLabel = "FILE", description = "User catalog overrides.")
+  Path catalog;
+
+  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
+  Format format;
+
+  @Override
+  public Integer call() throws Exception {
+    if (repeat < 1 || repeat > 20) {
+      throw new IllegalArgumentException("--repeat: must be in [1, 20], got " + repeat);
+    }
+    Catalog c = Catalogs.load(catalog, null);
+    var root = Json.parseObject("request", Files2.read("--request", request));
+    if (io.hyperframes.inference.Serving.isInference(root)) {
+      throw new IllegalArgumentException("--request: bench plan times training plans; "
+          + request + " is an inference request");
+    }
+    PlanRequest r = io.hyperframes.PlanRequests.parse(root.toString(), c);
+    Planner planner = Planner.analytical();
+    ObjectNode out = Json.mapper().createObjectNode();
+    ArrayNode runs = out.putArray("runs");
+    Plan first = null;
+    boolean sameBest = true;
+    double fastestLater = Double.NaN;
+    double firstSeconds = 0;
+    for (int i = 0; i < repeat; i++) {
+      long start = System.nanoTime();
+      Plan p = planner.plan(r);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      runs.addObject().put("seconds", seconds).put("candidates", p.candidatesEvaluated());
+      if (first == null) {
+        first = p;
+        firstSeconds = seconds;
+      } else {
+        sameBest &= p.best().estimate().equals(first.best().estimate());
+        fastestLater = Double.isNaN(fastestLater) ? seconds : Math.min(fastestLater, seconds);
+      }
+    }
+    out.put("firstSeconds", firstSeconds);
+    if (!Double.isNaN(fastestLater)) {
+      out.put("fastestLaterSeconds", fastestLater);
+    }
+    out.put("candidates", first.candidatesEvaluated());
+    out.put("sameBest", sameBest);
+    out.put("processors", Runtime.getRuntime().availableProcessors());
+    out.put("java", System.getProperty("java.vm.name") + " " + Runtime.version());
+    var w = spec.commandLine().getOut();
+    if (format == Format.json) {
+      w.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(out));
+    } else {
+      w.printf(Locale.ROOT, "bench plan: %s, %d candidates a search, %d processors, %s%n",
+          request.getFileName(), first.candidatesEvaluated(),
+          Runtime.getRuntime().availableProcessors(), out.get("java").asText());
+      for (int i = 0; i < runs.size(); i++) {
+        w.printf(Locale.ROOT, "  run %d  %8.2f s%s%n", i + 1,
+            runs.get(i).get("seconds").asDouble(), i == 0 ? "  (with the JIT's warm-up)" : "");
+      }
+      if (!Double.isNaN(fastestLater)) {
+        w.printf(Locale.ROOT, "fastest after the first: %.2f s (%.2fx the first); same best plan:"
+            + " %s%n", fastestLater, firstSeconds / fastestLater, sameBest ? "yes" : "NO");
+      }
+    }
+    w.flush();
+    return sameBest ? 0 : 1;
+  }
+}
