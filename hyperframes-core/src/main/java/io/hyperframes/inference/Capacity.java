@@ -93,7 +93,7 @@ public final class Capacity {
     }
     double meanPrompt = c.prompt().mean();
     double meanOutput = c.output().mean();
-    double fresh = c.prompt().meanOf(p -> p - w.withLengths(p, 1).cachedPromptTokens());
+    double fresh = c.prompt().meanOf(p -> p - w.cachedPromptTokens(p));
     if (!reasons.isEmpty()) {
       return new CapacityEstimate(false, reasons, engine, Math.max(0, n), "kv-cache", kvTokens,
           0, 0, 0, 0, 0, 0, 0, 0, 0, meanPrompt, meanOutput, c.maxNumSeqs(), budget,

@@ -151,8 +151,7 @@ public final class InferenceEstimator {
     // (InferenceWorkload#cachedPromptTokens); they attend to the cached ones.
     int fresh = w.promptTokens() - w.cachedPromptTokens();
     double prefillTokens = (double) w.batchSize() * fresh;
-    double activations = act * prefillTokens * (2.0 * m.hidden()
-        + (m.gatedMlp() ? 3.0 : 2.0) * m.activeFfnHidden() / tp);
+    double activations = prefillActivationBytes(m, w, tp, prefillTokens);
     double other = RUNTIME_RESERVE_BYTES + 4.0 * w.batchSize() * m.vocab() / tp;
     double capacity = acc.memoryBytes();
     double free = capacity - weights - activations - other;
@@ -271,12 +270,13 @@ public final class InferenceEstimator {
     // Fresh prompt tokens per prompt (prefix caching) and each length's prefill attention.
     double freshTokens = 0.0;
     double[] attention = new double[prompt.bins().size()];
+    int[] cached = new int[attention.length];
     for (int i = 0; i < attention.length; i++) {
       LengthDistribution.Bin bin = prompt.bins().get(i);
-      int cached = w.withLengths(bin.tokens(), 1).cachedPromptTokens();
-      int fresh = bin.tokens() - cached;
+      cached[i] = w.cachedPromptTokens(bin.tokens());
+      int fresh = bin.tokens() - cached[i];
       freshTokens += bin.weight() * fresh;
-      attention[i] = prompts > 0 ? prefillAttention(m, acc, w.attention(), 1, fresh, cached,
+      attention[i] = prompts > 0 ? prefillAttention(m, acc, w.attention(), 1, fresh, cached[i],
           heads, act, bandwidth, compute, peak) : 0.0;
     }
     double rows = decodes + prompts * freshTokens;
@@ -287,9 +287,8 @@ public final class InferenceEstimator {
       double seconds = 0.0;
       for (int i = 0; i < attention.length; i++) {
         LengthDistribution.Bin bin = prompt.bins().get(i);
-        int cached = w.withLengths(bin.tokens(), 1).cachedPromptTokens();
         double pairs = w.attention() == Attention.STANDARD ? 1.0
-            : cached > 0 ? a.pairShare(cached, bin.tokens()) : a.pairShare(bin.tokens());
+            : cached[i] > 0 ? a.pairShare(cached[i], bin.tokens()) : a.pairShare(bin.tokens());
         seconds += prompts * bin.weight() * attention[i] * pairs;
       }
       if (decodes > 0) {

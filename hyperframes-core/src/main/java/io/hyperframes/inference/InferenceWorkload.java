@@ -76,7 +76,12 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
    * {@code get_computed_blocks}, at 003df296).
    */
   public int cachedPromptTokens() {
-    double hit = Math.min(prefixCacheHitRate * promptTokens, promptTokens - 1.0);
+    return cachedPromptTokens(promptTokens);
+  }
+
+  /** {@link #cachedPromptTokens()} of a prompt of {@code prompt} tokens (a length distribution's). */
+  public int cachedPromptTokens(int prompt) {
+    double hit = Math.min(prefixCacheHitRate * prompt, prompt - 1.0);
     return (int) (Math.floor(hit / blockTokens) * blockTokens);
   }
 

@@ -93,7 +93,7 @@ public enum ServingEngine {
   public int defaultMaxNumTokens(Accelerator acc) {
     return switch (this) {
       case VLLM -> largeForVllm(acc) ? 8192 : 2048;
-      case SGLANG -> acc.memoryBytes() < 160.0 * (1 << 20) * 1024 ? 8192 : 16384;
+      case SGLANG -> acc.memoryBytes() < 160.0 * (1L << 30) ? 8192 : 16384;
       case TRTLLM -> 8192;
     };
   }

@@ -47,12 +47,13 @@ final class BenchPlanCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--repeat: must be in [1, 20], got " + repeat);
     }
     Catalog c = Catalogs.load(catalog, null);
-    var root = Json.parseObject("request", Files2.read("--request", request));
+    String json = Files2.read("--request", request);
+    var root = Json.parseObject("request", json);
     if (io.hyperframes.inference.Serving.isInference(root)) {
       throw new IllegalArgumentException("--request: bench plan times training plans; "
           + request + " is an inference request");
     }
-    PlanRequest r = io.hyperframes.PlanRequests.parse(root.toString(), c);
+    PlanRequest r = io.hyperframes.PlanRequests.parse(json, c);
     Planner planner = Planner.analytical();
     ObjectNode out = Json.mapper().createObjectNode();
     ArrayNode runs = out.putArray("runs");
