@@ -13,7 +13,13 @@ import java.util.List;
  */
 public interface ParallelismModel {
 
-  /** Model states of one device of the largest pipeline stage. */
+  /**
+   * Model states of one device of the largest pipeline stage. They depend on the layout's
+   * parallel degrees (tp, pp, dp, cp, ep, etp), ZeRO stage, engine, sharding and stage split,
+   * never on its micro-batch, interleaving, sequence parallelism, recomputation, dispatcher or
+   * overlap: the planner skips a group whose states do not fit and computes one group's states
+   * once ({@code Planner}, rule 1), so an implementation must keep that independence.
+   */
   ModelStates modelStates(ModelSpec model, Layout layout, PrecisionRecipe precision,
       Optimizer optimizer);
 

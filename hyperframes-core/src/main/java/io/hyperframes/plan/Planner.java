@@ -12,6 +12,7 @@ import io.hyperframes.parallel.CpCommType;
 import io.hyperframes.parallel.MoeDispatcher;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
+import io.hyperframes.parallel.ModelStates;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.parallel.Recompute;
 import io.hyperframes.precision.PrecisionRecipe;
@@ -53,6 +54,8 @@ public final class Planner {
 
   private static final int[] MICRO_BATCHES = {1, 2, 4, 8, 16, 32};
   private static final int MAX_VIRTUAL_STAGES = 8;
+  /** Expert tensor-parallel degrees tried per expert-parallel one ({@link #expertTensorParallel}). */
+  private static final int MAX_EXPERT_TENSOR_PARALLEL_CHOICES = 2;
 
   private final TrainingEstimator estimator;
 
@@ -275,51 +278,100 @@ public final class Planner {
           smallest(r, t, cluster, precision, zero, dp, usable, acc, order);
           continue;
         }
+        Group g = new Group(r, t, cluster, dp, zero, usable, sps, recomputes, eps, order,
+            listener, acc, new ModelStates[MAX_EXPERT_TENSOR_PARALLEL_CHOICES * eps.size()]);
         for (int mb : microBatches(p, m)) {
           for (int batch : batches(r, dp, mb, t.pp())) {
-            TrainingWorkload w = workload(r, precision, batch, t.engine());
-            int micro = batch / (dp * mb);
-            for (int v : virtualStages(p, t.pp(), perStage, micro)) {
-              for (boolean sp : sps) {
-                for (Recompute rc : recomputes) {
-                  for (int ep : eps) {
-                   for (int etp : expertTensorParallel(p, m, t.tp(), ep, t.engine())) {
-                    Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
-                        ep, t.cp(), etp);
-                    if (l == null) {
-                      continue;
-                    }
-                    // Once this device count has a feasible best and the top list is full
-                    // of feasible plans, a layout that cannot fit ranks after all of them:
-                    // its step time is not needed (the result is the same).
-                    if (m instanceof TransformerSpec ts && acc.settled(l.devices())
-                        && estimator.deviceBytes(ts, cluster, w, l) > usable) {
-                      acc.skipped++;
-                    } else {
-                      TrainingEstimate e = estimator.evaluate(m, cluster, w, l);
-                      acc.offer(candidate(r, e, w, usable), order);
-                      Layout deepEp = deepEpAlternative(p, m, cluster, l, e);
-                      if (deepEp != null) {
-                        TrainingEstimate d = estimator.evaluate(m, cluster, w, deepEp);
-                        acc.offer(candidate(r, d, w, usable), order);
-                        acc.evaluated++;
-                        offerOverlapped(r, p, m, cluster, w, deepEp, d, usable, acc, order);
-                      }
-                      offerOverlapped(r, p, m, cluster, w, l, e, usable, acc, order);
-                    }
-                    if ((++acc.evaluated & 4095) == 0 && listener.cancelled()) {
-                      throw new CancellationException("plan search cancelled");
-                    }
-                   }
-                  }
-                }
+            searchBatch(g, precision, mb, batch, perStage);
+          }
+        }
+      }
+    }
+    return acc;
+  }
+
+  /**
+   * What the loops under one (task, precision, ZeRO stage) share. The loops are split into
+   * methods called many times each (rather than one long method), so that the JIT compiles
+   * small methods once instead of recompiling one large loop nest on the stack.
+   */
+  private record Group(PlanRequest r, Task t, Cluster cluster, int dp, int zero, double usable,
+      List<Boolean> sps, List<Recompute> recomputes, List<Integer> eps,
+      Comparator<Candidate> order, PlanListener listener, Accumulator acc,
+      ModelStates[] states) {
+
+    /**
+     * The model states of {@code l}, the {@code etpIndex}-th expert tensor-parallel degree of the
+     * {@code epIndex}-th expert-parallel one, computed once per group: in a group they depend on
+     * nothing else (rule 1; {@link io.hyperframes.parallel.ParallelismModel#modelStates}).
+     */
+    ModelStates statesOf(TrainingEstimator estimator, int epIndex, int etpIndex, Layout l,
+        TrainingWorkload w) {
+      int i = MAX_EXPERT_TENSOR_PARALLEL_CHOICES * epIndex + etpIndex;
+      if (states[i] == null) {
+        states[i] = estimator.modelStates(r.model(), l, w);
+      }
+      return states[i];
+    }
+  }
+
+  /** Every layout of one group at micro-batch {@code mb} and global batch {@code batch}. */
+  private void searchBatch(Group g, PrecisionRecipe precision, int mb, int batch, int perStage) {
+    PlanRequest r = g.r();
+    Task t = g.t();
+    PartialLayout p = r.layout();
+    ModelSpec m = r.model();
+    Accumulator acc = g.acc();
+    TrainingWorkload w = workload(r, precision, batch, t.engine());
+    int micro = batch / (g.dp() * mb);
+    for (int v : virtualStages(p, t.pp(), perStage, micro)) {
+      for (boolean sp : g.sps()) {
+        for (Recompute rc : g.recomputes()) {
+          for (int i = 0; i < g.eps().size(); i++) {
+            int ep = g.eps().get(i);
+            List<Integer> etps = expertTensorParallel(p, m, t.tp(), ep, t.engine());
+            for (int j = 0; j < etps.size(); j++) {
+              Layout l = layout(p, t.engine(), t.tp(), t.pp(), g.dp(), v, mb, sp, rc, g.zero(),
+                  ep, t.cp(), etps.get(j));
+              if (l == null) {
+                continue;
+              }
+              consider(g, w, l, g.statesOf(estimator, i, j, l, w));
+              if ((++acc.evaluated & 4095) == 0 && g.listener().cancelled()) {
+                throw new CancellationException("plan search cancelled");
               }
             }
           }
         }
       }
     }
-    return acc;
+  }
+
+  /** Evaluates and offers one layout, with its DeepEP and overlap alternatives. */
+  private void consider(Group g, TrainingWorkload w, Layout l, ModelStates states) {
+    PlanRequest r = g.r();
+    ModelSpec m = r.model();
+    Accumulator acc = g.acc();
+    // Once this device count has a feasible best and the top list is full of feasible plans, a
+    // layout that cannot fit ranks after all of them: its step time is not needed (the result
+    // is the same).
+    if (m instanceof TransformerSpec ts && acc.settled(l.devices())
+        && estimator.deviceBytes(ts, g.cluster(), w, l, states) > g.usable()) {
+      acc.skipped++;
+      return;
+    }
+    PartialLayout p = r.layout();
+    Comparator<Candidate> order = g.order();
+    TrainingEstimate e = estimator.evaluate(m, g.cluster(), w, l, states);
+    acc.offer(candidate(r, e, w, g.usable()), order);
+    Layout deepEp = deepEpAlternative(p, m, g.cluster(), l, e);
+    if (deepEp != null) {
+      TrainingEstimate d = estimator.evaluate(m, g.cluster(), w, deepEp, states);
+      acc.offer(candidate(r, d, w, g.usable()), order);
+      acc.evaluated++;
+      offerOverlapped(r, p, m, g.cluster(), w, deepEp, d, g.usable(), acc, order);
+    }
+    offerOverlapped(r, p, m, g.cluster(), w, l, e, g.usable(), acc, order);
   }
 
   /** The least-memory member of a group: micro-batch 1, fewest micro-batches, SP, full recompute. */

@@ -190,9 +190,15 @@ public final class TrainingEstimator {
    */
   double deviceBytes(TransformerSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout) {
+    return deviceBytes(model, cluster, workload, layout, modelStates(model, layout, workload));
+  }
+
+  /** {@link #deviceBytes(TransformerSpec, Cluster, TrainingWorkload, Layout)} with the states. */
+  double deviceBytes(TransformerSpec model, Cluster cluster, TrainingWorkload workload,
+      Layout layout, ModelStates states) {
     Prepared p = prepared(model, workload);
     return memory(p.rank(layout), p.rankBlocks(layout), cluster.accelerator(), workload, layout,
-        modelStates(model, layout, workload)).totalBytes();
+        states).totalBytes();
   }
 
   /**
@@ -260,10 +266,25 @@ public final class TrainingEstimator {
   public TrainingEstimate evaluate(ModelSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout) {
     checkLayout(model, cluster, workload, layout);
+    return evaluateChecked(model, cluster, workload, layout,
+        parallelism.modelStates(model, layout, workload.precision(), workload.optimizer()));
+  }
+
+  /**
+   * {@link #evaluate(ModelSpec, Cluster, TrainingWorkload, Layout)} with the layout's model
+   * states already computed: the planner computes them once per group of layouts that differ
+   * only in what they do not depend on (rule 1 of {@link Planner}).
+   */
+  TrainingEstimate evaluate(ModelSpec model, Cluster cluster, TrainingWorkload workload,
+      Layout layout, ModelStates states) {
+    checkLayout(model, cluster, workload, layout);
+    return evaluateChecked(model, cluster, workload, layout, states);
+  }
+
+  private TrainingEstimate evaluateChecked(ModelSpec model, Cluster cluster,
+      TrainingWorkload workload, Layout layout, ModelStates states) {
     Accelerator acc = cluster.accelerator();
     PrecisionRecipe recipe = workload.precision();
-    ModelStates states =
-        parallelism.modelStates(model, layout, recipe, workload.optimizer());
     List<String> reasons = List.of();
     double peak = acc.supports(recipe.compute()) ? precisionModel.peakFlopsPerSecond(acc, recipe)
         : 0.0;
