@@ -141,8 +141,10 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
   }
 
   /**
-   * {@code workload.mode}: "fixed" (the default: the batch given) or "capacity" (the throughput
-   * the replicas sustain when requests always wait; {@link InferenceResult#capacity()}).
+   * {@code workload.mode}: "fixed" (the default: the batch given), "capacity" (the throughput
+   * the replicas sustain when requests always wait; {@link InferenceResult#capacity()}) or "slo"
+   * (the highest Poisson rate whose latencies meet the {@link #latencySlo} and
+   * {@link #timePerOutputToken} targets; {@link InferenceResult#slo()}).
    */
   public ServeBuilder mode(String mode) {
     return copy(tree.with("workload.mode", mode), catalog, models);

@@ -39,7 +39,8 @@ class ExamplesInJavaTest {
     List<String> covered = List.of("10b-on-2t.json", "13b-cost.json", "70b-8xh100-20rps.json",
         "70b-finetune.json", "7b-fp16-4096.json", "gpt3-175b-a100.json", "llama2-70b-h100.json",
         "llama65b-2048.json", "serve-70b-slo.json", "serve-llama2-70b-h100-tp4-fp8.json",
-        "serve-llama3-70b-capacity.json", "serve-mixtral-8xh100-slo.json");
+        "serve-llama3-70b-capacity.json", "serve-llama3-70b-slo-mode.json",
+        "serve-mixtral-8xh100-slo.json");
     try (Stream<Path> files = Files.list(Path.of("..", "examples"))) {
       assertEquals(covered, files.map(p -> p.getFileName().toString())
           .filter(n -> n.endsWith(".json")).sorted().toList());
@@ -117,6 +118,12 @@ class ExamplesInJavaTest {
         capacity.request());
     assertEquals(Serving.evaluate(Serving.parse(example("serve-llama3-70b-capacity.json"),
         catalog)).capacity(), capacity.run().capacity());
+    ServeBuilder sloMode = HyperFrames.serve().model("llama3-70b").accelerator("h100-sxm-80gb")
+        .devices(8).mode("slo").precision("fp8").kvCachePrecision("fp8").prompt(1000)
+        .output(250).latencySlo(Duration.ofSeconds(1), 99)
+        .timePerOutputToken(Duration.ofMillis(50)).layout(l -> l.tp(4).dp(2));
+    assertEquals(Serving.parse(example("serve-llama3-70b-slo-mode.json"), catalog),
+        sloMode.request());
     // A distribution written with the builder reads as its JSON list.
     var mixed = HyperFrames.serve().model("llama3-70b").accelerator("h100-sxm-80gb")
         .devices(8).mode("capacity").engine("vllm").precision("fp8").kvCachePrecision("fp8")

@@ -10,14 +10,26 @@ import io.hyperframes.model.TransformerSpec;
  * routed experts split over ep of the tp ranks, {@link InferenceEstimator#estimate(TransformerSpec,
  * Cluster, InferenceWorkload, int, int, int, int)}); {@code capacity}, with
  * {@code workload.mode} capacity, the scheduler and length distributions of a capacity estimate
- * ({@link Capacity}), else null.
+ * ({@link Capacity}), else null; {@code slo}, with {@code workload.mode} slo, whether to find the
+ * highest load that meets the workload's SLO ({@link SloEstimate}).
  */
 public record InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
-    int tp, int ep, int pp, int replicas, CapacityWorkload capacity) {
+    int tp, int ep, int pp, int replicas, CapacityWorkload capacity, boolean slo) {
   public InferenceRequest {
     checkArgument(model != null, "model: an architecture is needed for inference");
     checkArgument(cluster != null, "cluster: must be given");
     checkArgument(workload != null, "workload: must be given");
+    checkArgument(!slo || workload.ttftSloSeconds() > 0 || workload.tpotSloSeconds() > 0,
+        "workload.latencySlo: slo mode needs a target, ttftSeconds or tpotSeconds (or both)");
+    checkArgument(!slo || workload.arrivalRatePerSecond() == 0, "workload.arrivalRatePerSecond:"
+        + " slo mode finds the highest rate that meets workload.latencySlo, got %s",
+        workload.arrivalRatePerSecond());
+  }
+
+  /** A request in mode fixed or capacity (no SLO search). */
+  public InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
+      int tp, int ep, int pp, int replicas, CapacityWorkload capacity) {
+    this(model, cluster, workload, tp, ep, pp, replicas, capacity, false);
   }
 
   /** A fixed-batch request ({@code workload.mode} fixed: no capacity estimate). */

@@ -19,13 +19,23 @@ import java.util.List;
  * @param latencyModel what gave the percentiles under load: "analytical" (the cluster model,
  *     inside its validated domain), "simulation" (outside it), or "unloaded" (no arrival rate)
  * @param capacity the throughput at capacity ({@code workload.mode} capacity), else null
+ * @param slo the highest load meeting the SLO ({@code workload.mode} slo), else null
  */
 public record InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
     double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
     double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel,
-    CapacityEstimate capacity) {
+    CapacityEstimate capacity, SloEstimate slo) {
   public InferenceResult {
     findings = ImmutableList.copyOf(findings);
+  }
+
+  /** A result without an SLO search ({@code workload.mode} fixed or capacity). */
+  public InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
+      double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
+      double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel,
+      CapacityEstimate capacity) {
+    this(estimate, p50LatencySeconds, p99LatencySeconds, ttftP50Seconds, ttftP99Seconds,
+        capacityPerSecond, devicesNeeded, findings, latencyModel, capacity, null);
   }
 
   /** A result without a capacity estimate ({@code workload.mode} fixed). */

@@ -61,8 +61,10 @@ public final class Serving {
     NumberFormat kv = w.kvCachePrecision() != null
         ? format("workload.kvCachePrecision", w.kvCachePrecision())
         : weights.isFloating() && weights.bytes() >= 2 ? weights : NumberFormat.FP16;
-    boolean capacityMode = mode(w.mode());
-    if (w.batchSize() == null && w.concurrency() == null && !capacityMode) {
+    String mode = mode(w.mode());
+    boolean capacityMode = mode.equals("capacity");
+    boolean sloMode = mode.equals("slo");
+    if (w.batchSize() == null && w.concurrency() == null && !capacityMode && !sloMode) {
       throw new IllegalArgumentException("workload.batchSize: missing required field (or give"
           + " workload.concurrency)");
     }
@@ -81,13 +83,18 @@ public final class Serving {
           {"chunkedPrefill", w.chunkedPrefill()}, {"engineSettings", w.engineSettings()}}) {
         if (f[1] != null) {
           throw new IllegalArgumentException("workload." + f[0] + ": needs workload.mode"
-              + " capacity (got " + f[1] + " with mode fixed)");
+              + " capacity (got " + f[1] + " with mode " + mode + ")");
         }
       }
     } else if (w.arrivalRatePerSecond() != null) {
       throw new IllegalArgumentException("workload.arrivalRatePerSecond: capacity mode finds the"
           + " highest sustained rate; leave the rate out (or use workload.mode fixed), got "
           + w.arrivalRatePerSecond());
+    }
+    if (sloMode && w.arrivalRatePerSecond() != null) {
+      throw new IllegalArgumentException("workload.arrivalRatePerSecond: slo mode finds the"
+          + " highest rate that meets workload.latencySlo; leave the rate out (or use"
+          + " workload.mode fixed), got " + w.arrivalRatePerSecond());
     }
     double arrival = w.arrivalRatePerSecond() == null ? 0
         : Checks.nonNegative("workload.arrivalRatePerSecond", w.arrivalRatePerSecond());
@@ -102,6 +109,10 @@ public final class Serving {
           : Checks.positive("workload.latencySlo.tpotSeconds", slo.tpotSeconds());
       percentile = slo.percentile() == null ? 99
           : Checks.finite("workload.latencySlo.percentile", slo.percentile());
+    }
+    if (sloMode && ttft == 0 && tpot == 0) {
+      throw new IllegalArgumentException("workload.latencySlo: slo mode needs a target,"
+          + " ttftSeconds or tpotSeconds (or both)");
     }
     ServingEngine engine = w.engine() == null ? ServingEngine.VLLM
         : ServingEngine.fromId("workload.engine", w.engine());
@@ -150,7 +161,7 @@ public final class Serving {
       }
       capacity = new CapacityWorkload(engine, seqs, budget, fraction, chunked, prompts, outputs);
     }
-    return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp, capacity);
+    return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp, capacity, sloMode);
   }
 
   /**
@@ -188,17 +199,16 @@ public final class Serving {
   }
 
   /** {@code workload.mode}: true for capacity, false for fixed (the default). */
-  private static boolean mode(String value) {
+  /** {@code workload.mode}: "fixed" (the default), "capacity" or "slo". */
+  private static String mode(String value) {
     if (value == null) {
-      return false;
+      return "fixed";
     }
-    return switch (value.trim().toLowerCase(Locale.ROOT)) {
-      case "fixed" -> false;
-      case "capacity" -> true;
-      case "slo" -> throw new IllegalArgumentException("workload.mode: slo is not implemented"
-          + " yet; use fixed with workload.latencySlo (the devices an SLO needs) or capacity");
+    String mode = value.trim().toLowerCase(Locale.ROOT);
+    return switch (mode) {
+      case "fixed", "capacity", "slo" -> mode;
       default -> throw new IllegalArgumentException("workload.mode: unknown mode '" + value
-          + "' (fixed, capacity)");
+          + "' (fixed, capacity, slo)");
     };
   }
 
@@ -221,7 +231,7 @@ public final class Serving {
     }
     if (!distribution) {
       throw new IllegalArgumentException(field + ": a length distribution needs workload.mode"
-          + " capacity; give a whole number of tokens for mode fixed");
+          + " capacity; give a whole number of tokens for modes fixed and slo");
     }
     List<LengthDistribution.Bin> bins = new ArrayList<>();
     for (int i = 0; i < node.size(); i++) {
@@ -354,8 +364,9 @@ public final class Serving {
     }
     CapacityEstimate atCapacity = r.capacity() == null ? null
         : Capacity.estimate(estimator, r, r.capacity());
+    SloEstimate underSlo = r.slo() && e.feasible() ? SloSearch.estimate(estimator, r) : null;
     return new InferenceResult(e, p50, p99, ttft50, ttft99, capacity, needed, findings,
-        latencyModel, atCapacity);
+        latencyModel, atCapacity, underSlo);
   }
 
   /**

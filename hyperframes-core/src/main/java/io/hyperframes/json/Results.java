@@ -182,7 +182,7 @@ public final class Results {
 
   /** A serving estimate: configuration, memory, latency and findings. */
   public record Serving(boolean feasible, List<String> reasons, ServingLayout layout,
-      double parameters, ServingMemory memory, Inference inference, Capacity capacity,
+      double parameters, ServingMemory memory, Inference inference, Capacity capacity, Slo slo,
       List<FindingDocument> findings) {
 
     /** The document of {@code result}. */
@@ -199,7 +199,7 @@ public final class Results {
               result.ttftP99Seconds(), result.latencyModel(), result.capacityPerSecond(),
               result.devicesNeeded(), e.expertWeightBytesPerDecodeStep(),
               Speculation.of(e)),
-          Capacity.of(result.capacity()),
+          Capacity.of(result.capacity()), Slo.of(result.slo()),
           FindingDocument.of(result.findings()));
     }
 
@@ -207,7 +207,7 @@ public final class Results {
       List<FindingDocument> all = new java.util.ArrayList<>(findings);
       all.addAll(more);
       return new Serving(feasible, reasons, layout, parameters, memory, inference, capacity,
-          all);
+          slo, all);
     }
   }
 
@@ -231,6 +231,26 @@ public final class Results {
           c.prefillTokensPerIteration(), c.tpotSeconds(), c.ttftSeconds(),
           c.meanPromptTokens(), c.meanOutputTokens(), c.maxNumSeqs(), c.maxNumTokens(),
           c.memoryFraction());
+    }
+  }
+
+  /**
+   * {@code slo}: the highest load whose latencies meet the SLO ({@code workload.mode} slo; absent
+   * otherwise), {@link io.hyperframes.inference.SloEstimate}.
+   */
+  public record Slo(boolean feasible, List<String> reasons, double ttftSloSeconds,
+      double tpotSloSeconds, double percentile, double requestsPerSecond,
+      double outputTokensPerSecond, double outputTokensPerSecondPerDevice,
+      double capacityRequestsPerSecond, double shareOfCapacity, double ttftSeconds,
+      double tpotSeconds, double p50LatencySeconds, double p99LatencySeconds, String limitedBy,
+      int simulatedRequests, int ratesTried) {
+
+    static Slo of(io.hyperframes.inference.SloEstimate s) {
+      return s == null ? null : new Slo(s.feasible(), s.reasons(), s.ttftSloSeconds(),
+          s.tpotSloSeconds(), s.percentile(), s.requestsPerSecond(), s.outputTokensPerSecond(),
+          s.outputTokensPerSecondPerDevice(), s.capacityRequestsPerSecond(), s.shareOfCapacity(),
+          s.ttftSeconds(), s.tpotSeconds(), s.p50LatencySeconds(), s.p99LatencySeconds(),
+          s.limitedBy(), s.simulatedRequests(), s.ratesTried());
     }
   }
 

@@ -130,7 +130,8 @@ class CapacityTest {
     assertTrue(bad(request("vllm", "1000", "").replace("\"capacity\"", "\"peak\""))
         .getMessage().startsWith("workload.mode: unknown mode 'peak'"));
     assertTrue(bad(request("vllm", "1000", "").replace("\"capacity\"", "\"slo\""))
-        .getMessage().startsWith("workload.mode: slo"));
+        .getMessage().startsWith("workload.engine: needs workload.mode capacity (got vllm with"
+            + " mode slo)"));
     assertTrue(bad(request("vllm-x", "1000", "")).getMessage()
         .startsWith("workload.engine: unknown serving engine 'vllm-x'"));
     assertTrue(bad(request("vllm", "[[1000, -1]]", "")).getMessage()

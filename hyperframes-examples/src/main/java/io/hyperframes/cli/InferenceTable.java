@@ -64,11 +64,36 @@ final class InferenceTable {
         row(b, "TTFT", c.ttftSeconds() * 1e3, "ms once admitted (the queue comes on top)");
       }
     }
+    var slo = r.slo();
+    if (slo != null) {
+      b.append(String.format(Locale.ROOT, "under the SLO (TTFT p%s %s, TPOT %s; %d requests"
+          + " simulated a rate, %d rates)%n", trim(slo.percentile()),
+          slo.ttftSloSeconds() > 0 ? trim(slo.ttftSloSeconds() * 1e3) + " ms" : "none",
+          slo.tpotSloSeconds() > 0 ? trim(slo.tpotSloSeconds() * 1e3) + " ms" : "none",
+          slo.simulatedRequests(), slo.ratesTried()));
+      if (!slo.feasible()) {
+        slo.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
+      } else {
+        row(b, "requests/s", slo.requestsPerSecond(), String.format(Locale.ROOT,
+            "all replicas, %.1f %% of capacity (%.4g), limited by %s",
+            100 * slo.shareOfCapacity(), slo.capacityRequestsPerSecond(), slo.limitedBy()));
+        row(b, "output tokens/s", slo.outputTokensPerSecond(), String.format(Locale.ROOT,
+            "all replicas (%.4g per device)", slo.outputTokensPerSecondPerDevice()));
+        row(b, "TTFT", slo.ttftSeconds() * 1e3, "ms at p" + trim(slo.percentile()));
+        row(b, "TPOT", slo.tpotSeconds() * 1e3, "ms (median request)");
+        row(b, "latency p50", slo.p50LatencySeconds() * 1e3, "ms");
+        row(b, "latency p99", slo.p99LatencySeconds() * 1e3, "ms");
+      }
+    }
     for (Finding f : r.findings()) {
       b.append(String.format(Locale.ROOT, "[%s] %s%n      %s; %s%n",
           f.severity().name().toLowerCase(Locale.ROOT), f.title(), f.evidence(), f.remedy()));
     }
     return b.toString();
+  }
+
+  private static String trim(double v) {
+    return v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.4g", v);
   }
 
   private static void row(StringBuilder b, String name, double value, String unit) {
