@@ -1,7 +1,8 @@
 /**
  * HyperFrames core: the planner, its models, catalogs, serving, calibration and validation (pure
  * Java, no native code). Exports the API packages only; {@code io.hyperframes.json} (the JSON
- * documents bound by Jackson) is internal. On the class path the jar works unchanged.
+ * documents bound by Jackson) and {@code io.hyperframes.trace} (the CSV trace reader) are
+ * internal. On the class path the jar works unchanged.
  */
 module io.hyperframes.core {
   requires com.google.common;

@@ -190,6 +190,20 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
         catalog, models);
   }
 
+  /**
+   * {@code workload.promptTokens} and {@code outputTokens} read from a CSV trace (capacity mode):
+   * its {@code ContextTokens} and {@code GeneratedTokens} columns, as in the Azure LLM inference
+   * traces; a relative path is read from the working directory.
+   */
+  public ServeBuilder lengthsTrace(String file) {
+    if (file == null || file.isBlank()) {
+      throw new IllegalArgumentException("workload.promptTokens.trace: must be a file path");
+    }
+    var json = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    return copy(tree.with("workload.promptTokens", json.objectNode().put("trace", file))
+        .with("workload.outputTokens", json.objectNode().put("trace", file)), catalog, models);
+  }
+
   private static com.fasterxml.jackson.databind.node.ArrayNode lengths(String field,
       java.util.Map<Integer, Double> weights) {
     if (weights == null) {

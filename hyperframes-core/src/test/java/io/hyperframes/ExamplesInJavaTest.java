@@ -39,7 +39,8 @@ class ExamplesInJavaTest {
     List<String> covered = List.of("10b-on-2t.json", "13b-cost.json", "70b-8xh100-20rps.json",
         "70b-finetune.json", "7b-fp16-4096.json", "gpt3-175b-a100.json", "llama2-70b-h100.json",
         "llama65b-2048.json", "serve-70b-slo.json", "serve-llama2-70b-h100-tp4-fp8.json",
-        "serve-llama3-70b-capacity.json", "serve-llama3-70b-slo-mode.json",
+        "serve-llama3-70b-azure-conv.json", "serve-llama3-70b-capacity.json",
+        "serve-llama3-70b-slo-mode.json",
         "serve-mixtral-8xh100-slo.json");
     try (Stream<Path> files = Files.list(Path.of("..", "examples"))) {
       assertEquals(covered, files.map(p -> p.getFileName().toString())
@@ -124,6 +125,14 @@ class ExamplesInJavaTest {
         .timePerOutputToken(Duration.ofMillis(50)).layout(l -> l.tp(4).dp(2));
     assertEquals(Serving.parse(example("serve-llama3-70b-slo-mode.json"), catalog),
         sloMode.request());
+    // A trace's path is read from the working directory: the examples are run from the
+    // repository's root, these tests from the module's.
+    ServeBuilder trace = HyperFrames.serve().model("llama3-70b").accelerator("h100-sxm-80gb")
+        .devices(8).mode("capacity").engine("vllm").precision("fp8").kvCachePrecision("fp8")
+        .lengthsTrace("../docs/validation/azure-llm/AzureLLMInferenceTrace_conv.csv")
+        .layout(l -> l.tp(4).dp(2));
+    assertEquals(Serving.parse(example("serve-llama3-70b-azure-conv.json")
+        .replace("\"docs/", "\"../docs/"), catalog), trace.request());
     // A distribution written with the builder reads as its JSON list.
     var mixed = HyperFrames.serve().model("llama3-70b").accelerator("h100-sxm-80gb")
         .devices(8).mode("capacity").engine("vllm").precision("fp8").kvCachePrecision("fp8")

@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
-/** The module exports the API packages and keeps the JSON helpers internal. */
+/** The module exports the API packages and keeps the JSON and trace helpers internal. */
 class ModuleDescriptorTest {
 
   @Test
@@ -22,10 +22,12 @@ class ModuleDescriptorTest {
     }
     Set<String> packages = new TreeSet<>(m.getDescriptor().packages());
     packages.remove("io.hyperframes.json");
+    packages.remove("io.hyperframes.trace");
     // resource folders (catalog data, and the test resources patched into the module)
     packages.removeIf(p -> !p.startsWith("io.hyperframes")
         || p.startsWith("io.hyperframes.catalog"));
     assertEquals(packages, exported);
     assertTrue(!exported.contains("io.hyperframes.json"));
+    assertTrue(!exported.contains("io.hyperframes.trace"));
   }
 }

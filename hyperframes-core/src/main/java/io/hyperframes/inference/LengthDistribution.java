@@ -62,6 +62,41 @@ public record LengthDistribution(List<Bin> bins) {
     return new LengthDistribution(out.build());
   }
 
+  /**
+   * The distribution of observed lengths ({@code samples}, each in [1, 2^24]) summarised in at
+   * most {@code groups} bins: the samples sorted and split into consecutive groups of equal
+   * counts, each group a bin at its mean length rounded to a whole token and weighted by its
+   * count, equal lengths merged. The longest sample is a bin of its own, since an engine refuses
+   * by the longest prompt. The mean stays within half a token of the samples'.
+   */
+  public static LengthDistribution ofSamples(String field, int[] samples, int groups) {
+    checkArgument(samples != null && samples.length > 0, "%s: no lengths to summarise", field);
+    checkArgument(groups >= 2, "%s: groups must be >= 2, got %s", field, groups);
+    int[] sorted = samples.clone();
+    java.util.Arrays.sort(sorted);
+    checkArgument(sorted[0] >= 1 && sorted[sorted.length - 1] <= MAX_TOKENS, "%s: every length"
+        + " must be in [1, %s], got %s to %s", field, MAX_TOKENS, sorted[0],
+        sorted[sorted.length - 1]);
+    java.util.TreeMap<Integer, Double> merged = new java.util.TreeMap<>();
+    int rest = sorted.length - 1;
+    int k = Math.min(groups - 1, rest);
+    for (int g = 0; g < k; g++) {
+      int from = (int) ((long) rest * g / k);
+      int to = (int) ((long) rest * (g + 1) / k);
+      if (to > from) {
+        double sum = 0;
+        for (int i = from; i < to; i++) {
+          sum += sorted[i];
+        }
+        merged.merge((int) Math.round(sum / (to - from)), (double) (to - from), Double::sum);
+      }
+    }
+    merged.merge(sorted[rest], 1.0, Double::sum);
+    List<Bin> bins = new java.util.ArrayList<>();
+    merged.forEach((tokens, weight) -> bins.add(new Bin(tokens, weight)));
+    return of(field, bins);
+  }
+
   /** Mean length. */
   public double mean() {
     double m = 0;

@@ -13,6 +13,7 @@ import io.hyperframes.json.Results;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.trace.Csv;
 import io.hyperframes.workload.Attention;
 import java.util.ArrayList;
 import java.util.List;
@@ -212,6 +213,63 @@ public final class Serving {
     };
   }
 
+  /** Bins a trace's lengths are summarised in ({@link LengthDistribution#ofSamples}). */
+  static final int TRACE_GROUPS = 64;
+
+  /**
+   * Lengths read from a CSV trace, {@code {"trace": FILE, "column": NAME}}: every row's
+   * {@code column} (default: the Azure LLM inference traces' {@code ContextTokens} for prompts,
+   * {@code GeneratedTokens} for outputs; docs/validation/azure-llm), rows of 0 tokens left out,
+   * summarised in {@link #TRACE_GROUPS} bins. A relative path is read from the working
+   * directory. Prompt and output lengths are read as two distributions (their pairing in the
+   * trace is not kept).
+   */
+  static LengthDistribution traceLengths(String field, JsonNode node) {
+    for (java.util.Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!name.equals("trace") && !name.equals("column")) {
+        throw new IllegalArgumentException(field + "." + name + ": unknown field (a trace has"
+            + " trace and column)");
+      }
+    }
+    JsonNode file = node.get("trace");
+    if (!file.isTextual() || file.asText().isBlank()) {
+      throw new IllegalArgumentException(field + ".trace: must be a file path, got " + file);
+    }
+    JsonNode columnNode = node.get("column");
+    if (columnNode != null && (!columnNode.isTextual() || columnNode.asText().isBlank())) {
+      throw new IllegalArgumentException(field + ".column: must be a column name, got "
+          + columnNode);
+    }
+    String column = columnNode != null ? columnNode.asText()
+        : field.endsWith("promptTokens") ? "ContextTokens" : "GeneratedTokens";
+    java.nio.file.Path path;
+    try {
+      path = java.nio.file.Path.of(file.asText());
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new IllegalArgumentException(field + ".trace: not a file path: " + file.asText(), e);
+    }
+    if (!java.nio.file.Files.isRegularFile(path)) {
+      throw new IllegalArgumentException(field + ".trace: no such file " + path + " (a relative"
+          + " path is read from the working directory)");
+    }
+    Csv csv = Csv.open(path, column);
+    int[] lengths = new int[csv.rows().size()];
+    int n = 0;
+    for (Csv.Row row : csv.rows()) {
+      long tokens = csv.integer(row, column, 0, LengthDistribution.MAX_TOKENS);
+      if (tokens > 0) {
+        lengths[n++] = (int) tokens;
+      }
+    }
+    if (n == 0) {
+      throw new IllegalArgumentException(field + ".trace: " + path + " has no row with "
+          + column + " > 0");
+    }
+    return LengthDistribution.ofSamples(field, java.util.Arrays.copyOf(lengths, n),
+        TRACE_GROUPS);
+  }
+
   /**
    * A length field: a whole number ≥ 1, or with {@code distribution} allowed a list of
    * {@code [tokens, weight]} pairs or {@code {"tokens", "weight"}} objects.
@@ -225,9 +283,17 @@ public final class Serving {
       return LengthDistribution.of(field, List.of(new LengthDistribution.Bin(node.asInt(),
           1.0)));
     }
+    if (node.isObject() && node.has("trace")) {
+      if (!distribution) {
+        throw new IllegalArgumentException(field + ": a trace needs workload.mode capacity; give"
+            + " a whole number of tokens for modes fixed and slo");
+      }
+      return traceLengths(field, node);
+    }
     if (!node.isArray()) {
       throw new IllegalArgumentException(field + ": must be a whole number of tokens"
-          + (distribution ? " or a list of [tokens, weight]" : "") + ", got " + node);
+          + (distribution ? ", a list of [tokens, weight] or {\"trace\": file}" : "") + ", got "
+          + node);
     }
     if (!distribution) {
       throw new IllegalArgumentException(field + ": a length distribution needs workload.mode"

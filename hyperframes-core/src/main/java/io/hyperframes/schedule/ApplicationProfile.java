@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hyperframes.json.Json;
+import io.hyperframes.trace.Csv;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -78,8 +79,8 @@ public final class ApplicationProfile {
     int shortest = Integer.MAX_VALUE;
     int i = 0;
     for (Map.Entry<Integer, Path> e : validations.entrySet()) {
-      Traces.Csv csv = Traces.Csv.open(e.getValue(), "progress", "grad_sqr", "grad_var");
-      List<Traces.Csv.Row> rows = csv.rows();
+      Csv csv = Csv.open(e.getValue(), "progress", "grad_sqr", "grad_var");
+      List<Csv.Row> rows = csv.rows();
       batchSizes[i] = e.getKey();
       progress[i] = rows.stream().mapToDouble(r -> csv.number(r, "progress")).toArray();
       gradSqr[i] = rows.stream().mapToDouble(r -> csv.number(r, "grad_sqr")).toArray();
@@ -92,7 +93,7 @@ public final class ApplicationProfile {
         name, shortest, maxEpochs);
     this.maxEpochs = maxEpochs;
 
-    Traces.Csv pl = Traces.Csv.open(dir.resolve("placements.csv"), "placement", "local_bsz",
+    Csv pl = Csv.open(dir.resolve("placements.csv"), "placement", "local_bsz",
         "step_time", "sync_time");
     Map<String, TreeMap<Long, double[]>> rowsByPlacement = new LinkedHashMap<>();
     // Grid points of the interpolation: the placements' means per (nodes, GPUs, batch), then
@@ -101,7 +102,7 @@ public final class ApplicationProfile {
     Map<List<Long>, Integer> counts = new HashMap<>();
     long minLocal = Long.MAX_VALUE;
     long maxLocal = 0;
-    for (Traces.Csv.Row r : pl.rows()) {
+    for (Csv.Row r : pl.rows()) {
       String digits = pl.text(r, "placement", false);
       if (!digits.chars().allMatch(c -> c >= '1' && c <= '9')) {
         throw pl.error(r, "placement", "must be GPUs per node as digits 1-9, got '" + digits
@@ -142,10 +143,10 @@ public final class ApplicationProfile {
       points.add(new long[] {e.getKey().get(0), e.getKey().get(1), e.getKey().get(2)});
       values.add(new double[] {e.getValue()[0] / c, e.getValue()[1] / c});
     }
-    Traces.Csv sc = Traces.Csv.open(dir.resolve("scalability.csv"), "num_nodes",
+    Csv sc = Csv.open(dir.resolve("scalability.csv"), "num_nodes",
         "num_replicas", "local_bsz", "step_time", "sync_time");
     long maxNodes = 0;
-    for (Traces.Csv.Row r : sc.rows()) {
+    for (Csv.Row r : sc.rows()) {
       long nodes = sc.integer(r, "num_nodes", 1, 1 << 10);
       points.add(new long[] {nodes, sc.integer(r, "num_replicas", 1, 1 << 12),
           sc.integer(r, "local_bsz", 1, 1 << 15)});
