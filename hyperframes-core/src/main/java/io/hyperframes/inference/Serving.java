@@ -199,7 +199,6 @@ public final class Serving {
     return value;
   }
 
-  /** {@code workload.mode}: true for capacity, false for fixed (the default). */
   /** {@code workload.mode}: "fixed" (the default), "capacity" or "slo". */
   private static String mode(String value) {
     if (value == null) {
@@ -548,7 +547,7 @@ public final class Serving {
    */
   static boolean meets(ServingLoad.Percentiles q, InferenceWorkload w) {
     double ttft = q.ttftAt(w.sloPercentile());
-    double tpot = (q.p50() - q.ttftP50()) / Math.max(1, w.outputTokens() - 1);
+    double tpot = SloSearch.tpot(q, w);
     return (w.ttftSloSeconds() == 0 || ttft <= w.ttftSloSeconds())
         && (w.tpotSloSeconds() == 0 || tpot <= w.tpotSloSeconds());
   }

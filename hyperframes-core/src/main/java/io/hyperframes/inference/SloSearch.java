@@ -78,7 +78,11 @@ final class SloSearch {
         limitedBy, Serving.SIMULATED_REQUESTS, tried);
   }
 
-  /** Time per output token of the median request, as {@link Serving#meets} reads it. */
+  /**
+   * Time per output token of the median request: its decode time (median latency less median
+   * time to first token) over its tokens after the first, the figure {@link Serving#meets}
+   * compares with the target.
+   */
   static double tpot(ServingLoad.Percentiles q, InferenceWorkload w) {
     return (q.p50() - q.ttftP50()) / Math.max(1, w.outputTokens() - 1);
   }
