@@ -71,10 +71,12 @@ public final class Serving {
     }
     int b = w.batchSize() != null ? Checks.positive("workload.batchSize", w.batchSize())
         : w.concurrency() != null ? Checks.positive("workload.concurrency", w.concurrency()) : 1;
+    // Prompts and outputs from one trace read it once.
+    java.util.Map<java.nio.file.Path, Csv> traces = new java.util.HashMap<>();
     LengthDistribution prompts = lengths("workload.promptTokens", w.promptTokens(),
-        capacityMode);
+        capacityMode, traces);
     LengthDistribution outputs = lengths("workload.outputTokens", w.outputTokens(),
-        capacityMode);
+        capacityMode, traces);
     // The fixed estimate beside a capacity one runs the mean lengths.
     int prompt = (int) Math.max(1, Math.round(prompts.mean()));
     int output = (int) Math.max(1, Math.round(outputs.mean()));
@@ -110,10 +112,6 @@ public final class Serving {
           : Checks.positive("workload.latencySlo.tpotSeconds", slo.tpotSeconds());
       percentile = slo.percentile() == null ? 99
           : Checks.finite("workload.latencySlo.percentile", slo.percentile());
-    }
-    if (sloMode && ttft == 0 && tpot == 0) {
-      throw new IllegalArgumentException("workload.latencySlo: slo mode needs a target,"
-          + " ttftSeconds or tpotSeconds (or both)");
     }
     ServingEngine engine = w.engine() == null ? ServingEngine.VLLM
         : ServingEngine.fromId("workload.engine", w.engine());
@@ -220,10 +218,11 @@ public final class Serving {
    * {@code column} (default: the Azure LLM inference traces' {@code ContextTokens} for prompts,
    * {@code GeneratedTokens} for outputs; docs/validation/azure-llm), rows of 0 tokens left out,
    * summarised in {@link #TRACE_GROUPS} bins. A relative path is read from the working
-   * directory. Prompt and output lengths are read as two distributions (their pairing in the
-   * trace is not kept).
+   * directory; {@code traces} holds the files already read for this request. Prompt and output
+   * lengths are read as two distributions (their pairing in the trace is not kept).
    */
-  static LengthDistribution traceLengths(String field, JsonNode node) {
+  static LengthDistribution traceLengths(String field, JsonNode node,
+      java.util.Map<java.nio.file.Path, Csv> traces) {
     for (java.util.Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!name.equals("trace") && !name.equals("column")) {
@@ -252,7 +251,8 @@ public final class Serving {
       throw new IllegalArgumentException(field + ".trace: no such file " + path + " (a relative"
           + " path is read from the working directory)");
     }
-    Csv csv = Csv.open(path, column);
+    Csv csv = traces.computeIfAbsent(path, Csv::open);
+    csv.require(column);
     int[] lengths = new int[csv.rows().size()];
     int n = 0;
     for (Csv.Row row : csv.rows()) {
@@ -273,7 +273,8 @@ public final class Serving {
    * A length field: a whole number ≥ 1, or with {@code distribution} allowed a list of
    * {@code [tokens, weight]} pairs or {@code {"tokens", "weight"}} objects.
    */
-  static LengthDistribution lengths(String field, JsonNode node, boolean distribution) {
+  static LengthDistribution lengths(String field, JsonNode node, boolean distribution,
+      java.util.Map<java.nio.file.Path, Csv> traces) {
     Documents.required(field, node);
     if (node.isIntegralNumber()) {
       if (!node.canConvertToInt() || node.asInt() < 1) {
@@ -287,7 +288,7 @@ public final class Serving {
         throw new IllegalArgumentException(field + ": a trace needs workload.mode capacity; give"
             + " a whole number of tokens for modes fixed and slo");
       }
-      return traceLengths(field, node);
+      return traceLengths(field, node, traces);
     }
     if (!node.isArray()) {
       throw new IllegalArgumentException(field + ": must be a whole number of tokens"

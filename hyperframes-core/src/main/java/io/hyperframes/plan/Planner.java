@@ -369,9 +369,9 @@ public final class Planner {
       TrainingEstimate d = estimator.evaluate(m, g.cluster(), w, deepEp, states);
       acc.offer(candidate(r, d, w, g.usable()), order);
       acc.evaluated++;
-      offerOverlapped(r, p, m, g.cluster(), w, deepEp, d, g.usable(), acc, order);
+      offerOverlapped(r, p, m, g.cluster(), w, deepEp, d, states, g.usable(), acc, order);
     }
-    offerOverlapped(r, p, m, g.cluster(), w, l, e, g.usable(), acc, order);
+    offerOverlapped(r, p, m, g.cluster(), w, l, e, states, g.usable(), acc, order);
   }
 
   /** The least-memory member of a group: micro-batch 1, fewest micro-batches, SP, full recompute. */
@@ -513,13 +513,17 @@ public final class Planner {
     return l.withOverlapMoeComm(true);
   }
 
-  /** Evaluates and offers {@link #overlapAlternative} of {@code l}, when there is one. */
+  /**
+   * Evaluates and offers {@link #overlapAlternative} of {@code l}, when there is one, with
+   * {@code l}'s model states (the overlap changes none).
+   */
   private void offerOverlapped(PlanRequest r, PartialLayout p, ModelSpec m, Cluster cluster,
-      TrainingWorkload w, Layout l, TrainingEstimate e, double usable, Accumulator acc,
-      Comparator<Candidate> order) {
+      TrainingWorkload w, Layout l, TrainingEstimate e, ModelStates states, double usable,
+      Accumulator acc, Comparator<Candidate> order) {
     Layout overlapped = overlapAlternative(p, m, l, e);
     if (overlapped != null) {
-      acc.offer(candidate(r, estimator.evaluate(m, cluster, w, overlapped), w, usable), order);
+      acc.offer(candidate(r, estimator.evaluate(m, cluster, w, overlapped, states), w, usable),
+          order);
       acc.evaluated++;
     }
   }

@@ -21,6 +21,7 @@ public final class Csv {
   private final Path file;
   private final Map<String, Integer> columns = new HashMap<>();
   private final List<Row> rows = new ArrayList<>();
+  private String header;
 
   /** One data row and the line it is on. */
   public record Row(int line, String[] fields) {}
@@ -35,14 +36,12 @@ public final class Csv {
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       String header = in.readLine();
       checkArgument(header != null, "%s: empty file, expected a header row", file);
+      c.header = header;
       String[] names = header.strip().split(",", -1);
       for (int i = 0; i < names.length; i++) {
         c.columns.put(names[i].strip(), i);
       }
-      for (String r : required) {
-        checkArgument(c.columns.containsKey(r), "%s:1: missing column '%s' (header: %s)",
-            file, r, header);
-      }
+      c.require(required);
       String line;
       int n = 1;
       while ((line = in.readLine()) != null) {
@@ -83,6 +82,14 @@ public final class Csv {
       }
     }
     return out;
+  }
+
+  /** Checks that the header names every one of {@code columns}. */
+  public void require(String... columns) {
+    for (String r : columns) {
+      checkArgument(this.columns.containsKey(r), "%s:1: missing column '%s' (header: %s)", file,
+          r, header);
+    }
   }
 
   public boolean has(String column) {

@@ -64,7 +64,7 @@ class ModelStatesInvarianceProperties {
       @ForAll("tps") int tp, @ForAll("pps") int pp, @ForAll("small") int epLog,
       @ForAll("small") int zeroPick, @ForAll boolean wholeExperts, @ForAll boolean fp8,
       @ForAll("mbs") int mb, @ForAll("recomputes") Recompute rc, @ForAll boolean sp,
-      @ForAll boolean interleave, @ForAll boolean deepEp) {
+      @ForAll boolean interleave, @ForAll boolean deepEp, @ForAll boolean overlap) {
     TransformerSpec m = Catalog.builtIn().models().get(name);
     int ep = m.isMoe() ? 1 << (epLog + 1) : 1;
     int etp = wholeExperts && m.isMoe() ? 1 : tp;
@@ -80,6 +80,10 @@ class ModelStatesInvarianceProperties {
         ? MoeDispatcher.DEEPEP : MoeDispatcher.ALL_TO_ALL;
     Layout other = new Layout(tp, pp, dp, v, mb, sp && tp > 1, rc, zero, Engine.MEGATRON, 0,
         true, ep, 1, CpCommType.P2P, etp, null, dispatcher);
+    if (overlap && other.whyNotOverlapMoeComm() == null
+        && TrainingEstimator.overlapUnsupported(other) == null) {
+      other = other.withOverlapMoeComm(true);
+    }
     assertEquals(ESTIMATOR.modelStates(m, reference, w), ESTIMATOR.modelStates(m, other, w),
         name + ": " + other + " against " + reference);
   }
