@@ -171,10 +171,13 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
               + " data-parallel degree is dp·cp / ep)", ep, dp * cp));
     }
     checkArgument(cpCommType != null, "layout.cpCommType: must be given");
-    checkArgument(recompute == Recompute.SELECTIVE || recomputeModules == null
-        || recomputeModules.isEmpty(), "layout.recomputeModules: %s needs layout.recompute"
-        + " selective (Megatron-Core --recompute-granularity selective), got %s",
-        recomputeModules == null ? "" : RecomputeModule.ids(recomputeModules), recompute.id());
+    if (recompute != Recompute.SELECTIVE && recomputeModules != null
+        && !recomputeModules.isEmpty()) {
+      // The message is built only when it is thrown: a search builds millions of layouts.
+      throw new IllegalArgumentException(String.format("layout.recomputeModules: %s needs"
+          + " layout.recompute selective (Megatron-Core --recompute-granularity selective), got"
+          + " %s", RecomputeModule.ids(recomputeModules), recompute.id()));
+    }
     recomputeModules = recompute != Recompute.SELECTIVE ? Set.of()
         : recomputeModules == null || recomputeModules.isEmpty() ? RecomputeModule.DEFAULT
             : Sets.immutableEnumSet(recomputeModules);
@@ -299,7 +302,9 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
 
   /** Whether the backward reruns {@code module}'s forward (selective recomputation only). */
   public boolean recomputes(RecomputeModule module) {
-    return recomputeModules.contains(module);
+    // Only selective recomputation names modules (the set is empty otherwise): most layouts a
+    // search evaluates answer here, without a set lookup.
+    return recompute == Recompute.SELECTIVE && recomputeModules.contains(module);
   }
 
   /**

@@ -355,14 +355,19 @@ public final class Planner {
     // Once this device count has a feasible best and the top list is full of feasible plans, a
     // layout that cannot fit ranks after all of them: its step time is not needed (the result
     // is the same).
-    if (m instanceof TransformerSpec ts && acc.settled(l.devices())
-        && estimator.deviceBytes(ts, g.cluster(), w, l, states) > g.usable()) {
-      acc.skipped++;
-      return;
+    MemoryBreakdown memory = null;
+    if (m instanceof TransformerSpec ts && acc.settled(l.devices())) {
+      memory = estimator.memory(ts, g.cluster(), w, l, states);
+      if (memory.totalBytes() > g.usable()) {
+        acc.skipped++;
+        return;
+      }
     }
     PartialLayout p = r.layout();
     Comparator<Candidate> order = g.order();
-    TrainingEstimate e = estimator.evaluate(m, g.cluster(), w, l, states);
+    TrainingEstimate e = memory != null
+        ? estimator.evaluate((TransformerSpec) m, g.cluster(), w, l, states, memory)
+        : estimator.evaluate(m, g.cluster(), w, l, states);
     acc.offer(candidate(r, e, w, g.usable()), order);
     Layout deepEp = deepEpAlternative(p, m, g.cluster(), l, e);
     if (deepEp != null) {

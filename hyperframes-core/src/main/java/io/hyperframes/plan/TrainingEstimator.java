@@ -196,9 +196,20 @@ public final class TrainingEstimator {
   /** {@link #deviceBytes(TransformerSpec, Cluster, TrainingWorkload, Layout)} with the states. */
   double deviceBytes(TransformerSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout, ModelStates states) {
+    return memory(model, cluster, workload, layout, states).totalBytes();
+  }
+
+  /**
+   * The memory per device of a transformer layout, as {@link #evaluate} reports it, without its
+   * step time; {@link #evaluate(ModelSpec, Cluster, TrainingWorkload, Layout, ModelStates,
+   * MemoryBreakdown)} takes it back so that a layout the planner has already sized is not sized
+   * twice. The layout must be valid ({@link #evaluate} checks it).
+   */
+  MemoryBreakdown memory(TransformerSpec model, Cluster cluster, TrainingWorkload workload,
+      Layout layout, ModelStates states) {
     Prepared p = prepared(model, workload);
     return memory(p.rank(layout), p.rankBlocks(layout), cluster.accelerator(), workload, layout,
-        states).totalBytes();
+        states);
   }
 
   /**
@@ -267,7 +278,7 @@ public final class TrainingEstimator {
       Layout layout) {
     checkLayout(model, cluster, workload, layout);
     return evaluateChecked(model, cluster, workload, layout,
-        parallelism.modelStates(model, layout, workload.precision(), workload.optimizer()));
+        parallelism.modelStates(model, layout, workload.precision(), workload.optimizer()), null);
   }
 
   /**
@@ -278,11 +289,23 @@ public final class TrainingEstimator {
   TrainingEstimate evaluate(ModelSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout, ModelStates states) {
     checkLayout(model, cluster, workload, layout);
-    return evaluateChecked(model, cluster, workload, layout, states);
+    return evaluateChecked(model, cluster, workload, layout, states, null);
   }
 
+  /**
+   * {@link #evaluate(ModelSpec, Cluster, TrainingWorkload, Layout, ModelStates)} of a transformer
+   * layout whose memory {@link #memory(TransformerSpec, Cluster, TrainingWorkload, Layout,
+   * ModelStates)} already gave, for the same arguments.
+   */
+  TrainingEstimate evaluate(TransformerSpec model, Cluster cluster, TrainingWorkload workload,
+      Layout layout, ModelStates states, MemoryBreakdown memory) {
+    checkLayout(model, cluster, workload, layout);
+    return evaluateChecked(model, cluster, workload, layout, states, memory);
+  }
+
+  /** The estimate; {@code known} is the layout's memory when the caller has it, else null. */
   private TrainingEstimate evaluateChecked(ModelSpec model, Cluster cluster,
-      TrainingWorkload workload, Layout layout, ModelStates states) {
+      TrainingWorkload workload, Layout layout, ModelStates states, MemoryBreakdown known) {
     Accelerator acc = cluster.accelerator();
     PrecisionRecipe recipe = workload.precision();
     List<String> reasons = List.of();
@@ -309,7 +332,8 @@ public final class TrainingEstimator {
     Prepared prepared = prepared(m, workload);
     TransformerSpec busiest = prepared.rank(layout);
     List<Block> blocks = prepared.rankBlocks(layout);
-    MemoryBreakdown memory = memory(busiest, blocks, acc, workload, layout, states);
+    MemoryBreakdown memory = known != null ? known
+        : memory(busiest, blocks, acc, workload, layout, states);
     reasons = withMemoryReason(reasons, memory, acc);
 
     TimeBreakdown time = peak > 0 ? stepTime(busiest, blocks, cluster, workload, layout, states,
