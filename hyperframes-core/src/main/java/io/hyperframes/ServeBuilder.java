@@ -195,6 +195,29 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
    * its {@code ContextTokens} and {@code GeneratedTokens} columns, as in the Azure LLM inference
    * traces; a relative path is read from the working directory.
    */
+  /**
+   * {@code layout.disaggregated}: prompts on a prefill pool of {@code prefillReplicas} replicas
+   * of {@code prefillTp} devices, tokens on a decode pool likewise, each pool's routed experts
+   * over its {@code ep} ranks (docs/inference.md, "Disaggregated prefill and decode").
+   */
+  public ServeBuilder disaggregated(int prefillTp, int prefillEp, int prefillReplicas,
+      int decodeTp, int decodeEp, int decodeReplicas) {
+    String p = "layout.disaggregated.prefill.";
+    String d = "layout.disaggregated.decode.";
+    return copy(tree.with(p + "tp", prefillTp).with(p + "ep", prefillEp)
+        .with(p + "replicas", prefillReplicas).with(d + "tp", decodeTp).with(d + "ep", decodeEp)
+        .with(d + "replicas", decodeReplicas), catalog, models);
+  }
+
+  /**
+   * {@code layout.disaggregated.prefill.twoBatchOverlap} and {@code ...decode.twoBatchOverlap}:
+   * each pool's steps as two halves, one's expert exchange behind the other's computation.
+   */
+  public ServeBuilder twoBatchOverlap(boolean prefill, boolean decode) {
+    return copy(tree.with("layout.disaggregated.prefill.twoBatchOverlap", prefill)
+        .with("layout.disaggregated.decode.twoBatchOverlap", decode), catalog, models);
+  }
+
   public ServeBuilder lengthsTrace(String file) {
     if (file == null || file.isBlank()) {
       throw new IllegalArgumentException("workload.promptTokens.trace: must be a file path");

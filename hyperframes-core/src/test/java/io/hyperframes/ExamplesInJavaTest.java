@@ -38,7 +38,8 @@ class ExamplesInJavaTest {
   void everyExampleHasItsJavaTwinHere() throws IOException {
     List<String> covered = List.of("10b-on-2t.json", "13b-cost.json", "70b-8xh100-20rps.json",
         "70b-finetune.json", "7b-fp16-4096.json", "gpt3-175b-a100.json", "llama2-70b-h100.json",
-        "llama65b-2048.json", "serve-70b-slo.json", "serve-llama2-70b-h100-tp4-fp8.json",
+        "llama65b-2048.json", "serve-70b-slo.json", "serve-deepseek-v3-disaggregated.json",
+        "serve-llama2-70b-h100-tp4-fp8.json",
         "serve-llama3-70b-azure-conv.json", "serve-llama3-70b-capacity.json",
         "serve-llama3-70b-slo-mode.json",
         "serve-mixtral-8xh100-slo.json");
@@ -125,6 +126,15 @@ class ExamplesInJavaTest {
         .timePerOutputToken(Duration.ofMillis(50)).layout(l -> l.tp(4).dp(2));
     assertEquals(Serving.parse(example("serve-llama3-70b-slo-mode.json"), catalog),
         sloMode.request());
+    ServeBuilder disaggregated = HyperFrames.serve().model("deepseek-v3")
+        .accelerator("h100-sxm-80gb").devices(96).precision("fp8")
+        .kvCachePrecision("bf16").batch(8).prompt(2000).output(500)
+        .latencySlo(Duration.ofSeconds(2), 99).timePerOutputToken(Duration.ofMillis(100))
+        .disaggregated(1, 16, 32, 1, 32, 64).twoBatchOverlap(true, true);
+    assertEquals(Serving.parse(example("serve-deepseek-v3-disaggregated.json"), catalog),
+        disaggregated.request());
+    assertEquals(Serving.evaluate(Serving.parse(example("serve-deepseek-v3-disaggregated.json"),
+        catalog)).disaggregated(), disaggregated.run().disaggregated());
     // A trace's path is read from the working directory: the examples are run from the
     // repository's root, these tests from the module's.
     ServeBuilder trace = HyperFrames.serve().model("llama3-70b").accelerator("h100-sxm-80gb")

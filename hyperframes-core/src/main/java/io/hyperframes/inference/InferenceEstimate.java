@@ -59,6 +59,33 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
   }
 
   /**
+   * This estimate as a pool that only decodes holds it: no prefill working set, and
+   * {@code maxBatch} sequences at most; feasible and reasons as given.
+   */
+  InferenceEstimate decodeOnly(long maxBatch, boolean isFeasible, List<String> why) {
+    return new InferenceEstimate(isFeasible, why, tp, ep, pp, replicas, parameters, weightsBytes,
+        kvCacheBytes, 0.0, otherBytes, prefillSeconds, decodeSecondsPerToken,
+        requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatch, devices,
+        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative);
+  }
+
+  /** This estimate with {@code seconds} as its prefill (the batch's time to first token). */
+  InferenceEstimate withPrefillSeconds(double seconds) {
+    return new InferenceEstimate(feasible, reasons, tp, ep, pp, replicas, parameters,
+        weightsBytes, kvCacheBytes, activationsBytes, otherBytes, seconds, decodeSecondsPerToken,
+        requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices,
+        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative);
+  }
+
+  /** This estimate with {@code feasible} and {@code reasons} in place of its own. */
+  InferenceEstimate withReasons(boolean isFeasible, List<String> why) {
+    return new InferenceEstimate(isFeasible, why, tp, ep, pp, replicas, parameters, weightsBytes,
+        kvCacheBytes, activationsBytes, otherBytes, prefillSeconds, decodeSecondsPerToken,
+        requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices,
+        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative);
+  }
+
+  /**
    * Tokens a decode step yields per sequence on average: 1, or with speculative decoding
    * {@link Speculative#expectedTokensPerStep}.
    */

@@ -7,6 +7,7 @@ import io.hyperframes.hardware.KernelEfficiency;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
+import io.hyperframes.interconnect.ExpertExchange;
 import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
 import io.hyperframes.precision.PrecisionModel;
@@ -56,6 +57,11 @@ public final class InferenceEstimator {
     return new InferenceEstimator(precision, memory, interconnect);
   }
 
+  /** The interconnect model this estimator times collectives with. */
+  InterconnectModel interconnect() {
+    return interconnect;
+  }
+
   /** The estimator over the analytical models. */
   public static InferenceEstimator analytical() {
     return new InferenceEstimator(PrecisionModel.analytical(), MemoryHierarchyModel.analytical(),
@@ -94,6 +100,20 @@ public final class InferenceEstimator {
    */
   public InferenceEstimate estimate(TransformerSpec m, Cluster cluster, InferenceWorkload w,
       int tp, int ep, int pp, int replicas) {
+    return estimate(m, cluster, w, tp, ep, pp, replicas, false);
+  }
+
+  /**
+   * {@link #estimate(TransformerSpec, Cluster, InferenceWorkload, int, int, int, int)}, with
+   * {@code twoBatchOverlap}: where the experts span replicas (ep &gt; tp), each step runs its batch
+   * as two halves, the expert exchange of one behind the computation of the other (SGLang's
+   * two-batch overlap, DeepSeek's dual micro-batch overlap: DeepSeek-V3 §3.4.1 for prefill,
+   * "Day 6" inference overview for both phases). A layer then takes twice the longer of a half's
+   * computation and its exchange, and each half reads the weights again. Without an exchange
+   * (ep ≤ tp) the flag changes nothing.
+   */
+  public InferenceEstimate estimate(TransformerSpec m, Cluster cluster, InferenceWorkload w,
+      int tp, int ep, int pp, int replicas, boolean twoBatchOverlap) {
     checkArgument(m != null && cluster != null && w != null, "request: model, cluster and"
         + " workload must be given");
     checkArgument(tp > 0 && pp > 0 && replicas > 0, "layout: tp, pp and dp must be > 0, got"
@@ -104,10 +124,20 @@ public final class InferenceEstimator {
     if (ep > 1) {
       checkArgument(m.isMoe() && m.moe().routed(), "layout.ep: %s needs a mixture-of-experts"
           + " model with routed experts (model.moe)", ep);
-      checkArgument(tp % ep == 0, "layout.ep: %s does not divide layout.tp %s (a replica's"
-          + " experts are split over its tensor-parallel ranks, ep·etp = tp)", ep, tp);
+      checkArgument(tp % ep == 0 || ep % tp == 0, "layout.ep: %s does not divide layout.tp %s,"
+          + " nor is it a multiple of it (ep ≤ tp: a replica's experts are split over its"
+          + " tensor-parallel ranks, ep·etp = tp; ep > tp: whole experts over ep/tp replicas"
+          + " that run attention data-parallel)", ep, tp);
       checkArgument(m.moe().experts() % ep == 0, "layout.ep: %s does not divide"
           + " model.moe.experts %s", ep, m.moe().experts());
+      if (ep > tp) {
+        checkArgument(pp == 1, "layout.ep: %s is larger than layout.tp %s (experts over several"
+            + " replicas), which is modelled without pipeline parallelism, got layout.pp %s", ep,
+            tp, pp);
+        checkArgument(replicas % (ep / tp) == 0, "layout.ep: %s spans ep/tp = %s replicas"
+            + " (attention data-parallel), which does not divide the %s replicas (layout.dp)",
+            ep, ep / tp, replicas);
+      }
     }
     checkArgument(pp <= m.layers(), "layout.pp: %s is larger than model.layers %s", pp,
         m.layers());
@@ -132,6 +162,10 @@ public final class InferenceEstimator {
     double weights = (layersPerStage * m.parametersPerLayer() / tp
         + (double) m.vocab() * m.hidden() / tp * (m.tiedEmbeddings() ? 1 : 2) / Math.min(pp, 2))
         * wb;
+    if (ep > tp) {
+      // Whole experts over the ep ranks of ep/tp replicas: a device keeps E/ep of them, not E/tp.
+      weights -= layersPerStage * routedParametersPerLayer(m) * (1.0 / tp - 1.0 / ep) * wb;
+    }
     Speculative spec = w.speculative();
     if (spec != null) {
       checkSpeculative(m, spec, tp, ep, pp);
@@ -165,14 +199,22 @@ public final class InferenceEstimator {
     }
 
     List<Block> blocks = m.blocks();
-    double prefillLayer = layer(m, blocks, cluster, tp, ep, w.batchSize(), fresh,
-        w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention(), w.attention());
+    boolean overlap = twoBatchOverlap && ep > tp;
+    double prefillLayer = overlap
+        ? overlappedLayer(m, blocks, cluster, tp, ep, w.batchSize(), fresh, w.promptTokens(), e,
+            wb, kb, compute, peak, true, w.decodeAttention(), w.attention())
+        : layer(m, blocks, cluster, tp, ep, w.batchSize(), fresh,
+            w.promptTokens(), e, wb, kb, compute, peak, true, w.decodeAttention(), w.attention(),
+            true);
     double prefillLogits = logits(m, acc, tp, w.batchSize(), e, wb, compute, peak);
     double prefill = layersPerStage * pp * prefillLayer + prefillLogits
         + (pp - 1) * pipeline(cluster, tp, replicas, prefillTokens * m.hidden() * act / tp);
     double context = w.promptTokens() + w.outputTokens() / 2.0;
-    double decodeLayer = layer(m, blocks, cluster, tp, ep, w.batchSize(), 1, context, e, wb, kb,
-        compute, peak, false, w.decodeAttention(), w.attention());
+    double decodeLayer = overlap
+        ? overlappedLayer(m, blocks, cluster, tp, ep, w.batchSize(), 1, context, e, wb, kb,
+            compute, peak, false, w.decodeAttention(), w.attention())
+        : layer(m, blocks, cluster, tp, ep, w.batchSize(), 1, context, e, wb, kb,
+            compute, peak, false, w.decodeAttention(), w.attention(), true);
     double decodeLogits = logits(m, acc, tp, w.batchSize(), e, wb, compute, peak);
     double decode = layersPerStage * pp * decodeLayer + decodeLogits
         + (pp - 1) * pipeline(cluster, tp, replicas,
@@ -184,7 +226,7 @@ public final class InferenceEstimator {
       int gamma = spec.tokens();
       double verify = layersPerStage * pp * layer(m, blocks, cluster, tp, ep, w.batchSize(),
           gamma + 1, context, e, wb, kb, compute, peak, false, w.decodeAttention(),
-          w.attention())
+          w.attention(), true)
           + logits(m, acc, tp, w.batchSize() * (gamma + 1), e, wb, compute, peak);
       double draft = gamma * draftStep(m, cluster, spec, tp, decodeLayer + decodeLogits,
           w.batchSize(), 1, context, e, wb, kb, compute, peak, false, w);
@@ -283,7 +325,7 @@ public final class InferenceEstimator {
     // Weights stream in their stored format once a decode shares the iteration (weight-only
     // formats), as in a decode step; a prefill-only iteration computes in the compute format.
     double we = decodes > 0 ? wb : e;
-    double t = blocksSeconds(m, m.blocks(), cluster, tp, ep, rows, we, compute, peak, a -> {
+    double t = blocksSeconds(m, m.blocks(), cluster, tp, ep, rows, we, compute, peak, true, a -> {
       double seconds = 0.0;
       for (int i = 0; i < attention.length; i++) {
         LengthDistribution.Bin bin = prompt.bins().get(i);
@@ -363,7 +405,7 @@ public final class InferenceEstimator {
       // decode, the last of each prompt in prefill (as the model's own prefill).
       int outputRows = prefill ? batch : batch * tokens;
       return d.layers() * layer(d, d.blocks(), cluster, tp, 1, batch, tokens, context, e, wb,
-          kb, compute, peak, prefill, w.decodeAttention(), w.attention())
+          kb, compute, peak, prefill, w.decodeAttention(), w.attention(), true)
           + logits(d, acc, tp, outputRows, e, wb, compute, peak);
     }
     double step = modelPass;
@@ -391,9 +433,21 @@ public final class InferenceEstimator {
           * expertsTouched(moe.experts(), moe.topK(), batch)
           * m.mlpParameters(moe.expertFfnHidden()) / tp * weightBytes;
     }
+    if (ep > tp) {
+      // The ep/tp replicas' tokens all reach the group's ranks, each holding whole experts.
+      return layersPerStage * m.moeLayerShare()
+          * busiestRankExperts(moe.experts(), moe.topK(), (double) batch * (ep / tp), ep)
+          * m.mlpParameters(moe.expertFfnHidden()) * weightBytes;
+    }
     return layersPerStage * m.moeLayerShare()
         * busiestRankExperts(moe.experts(), moe.topK(), batch, ep)
         * m.mlpParameters(moe.expertFfnHidden()) * ep / tp * weightBytes;
+  }
+
+  /** Routed-expert weights of one layer, averaged over the layers (0 for a dense model). */
+  static double routedParametersPerLayer(TransformerSpec m) {
+    return m.isMoe() ? m.moeLayerShare() * m.moe().experts()
+        * m.mlpParameters(m.moe().expertFfnHidden()) : 0.0;
   }
 
   /**
@@ -410,15 +464,33 @@ public final class InferenceEstimator {
   }
 
   /**
+   * One layer under two-batch overlap: two halves of the batch, each computing while the other's
+   * expert exchange runs, so twice the longer of a half's computation and its exchange.
+   */
+  private double overlappedLayer(TransformerSpec m, List<Block> blocks, Cluster cluster, int tp,
+      int ep, int batch, int tokens, double context, double e, double wb, double kb,
+      NumberFormat compute, double peak, boolean prefill, DecodeAttention decodeAttention,
+      Attention attention) {
+    double half = batch / 2.0;
+    double computeHalf = layer(m, blocks, cluster, tp, ep, half, tokens, context, e, wb, kb,
+        compute, peak, prefill, decodeAttention, attention, false);
+    double exchangeHalf = m.moeLayerShare()
+        * expertExchangeSeconds(m, cluster, tp, ep, half * tokens, compute);
+    return 2 * Math.max(computeHalf, exchangeHalf);
+  }
+
+  /**
    * One layer for {@code batch} sequences of {@code tokens} new tokens each attending to
-   * {@code context} positions.
+   * {@code context} positions; {@code exchange}: with the expert exchange of experts spanning
+   * replicas (ep &gt; tp) added, else without it.
    */
   private double layer(TransformerSpec m, List<Block> blocks, Cluster cluster, int tp, int ep,
-      int batch, int tokens, double context, double e, double wb, double kb, NumberFormat compute,
-      double peak, boolean prefill, DecodeAttention decodeAttention, Attention attention) {
+      double batch, int tokens, double context, double e, double wb, double kb,
+      NumberFormat compute, double peak, boolean prefill, DecodeAttention decodeAttention,
+      Attention attention, boolean exchange) {
     Accelerator acc = cluster.accelerator();
     KernelEfficiency kernel = acc.kernel(compute);
-    double rows = (double) batch * tokens;
+    double rows = batch * tokens;
     // Weight-only quantised formats stream fewer bytes per weight: scale the element size of
     // each matmul by wb/e on the weight operand through an effective element size.
     double we = prefill ? e : wb;
@@ -432,7 +504,7 @@ public final class InferenceEstimator {
         ? prefillAttention(m, acc, attention, batch, tokens, cached, heads, act, bandwidth,
             compute, peak)
         : 0.0;
-    return blocksSeconds(m, blocks, cluster, tp, ep, rows, we, compute, peak, a -> {
+    return blocksSeconds(m, blocks, cluster, tp, ep, rows, we, compute, peak, exchange, a -> {
       if (prefill) {
         // A fused kernel computes only the band of a windowed layer; an unfused one computes
         // every score and masks.
@@ -458,7 +530,7 @@ public final class InferenceEstimator {
    * over its inner columns) and the two tensor-parallel all-reduces.
    */
   private double blocksSeconds(TransformerSpec m, List<Block> blocks, Cluster cluster, int tp,
-      int ep, double rows, double we, NumberFormat compute, double peak,
+      int ep, double rows, double we, NumberFormat compute, double peak, boolean exchange,
       java.util.function.ToDoubleFunction<Block.Attention> attention) {
     Accelerator acc = cluster.accelerator();
     double h = m.hidden();
@@ -484,7 +556,9 @@ public final class InferenceEstimator {
         io.hyperframes.model.MoeSpec spec = moe.moe();
         double inner = spec.routedPerToken() * spec.expertFfnHidden()
             + spec.sharedExperts() * (double) spec.sharedExpertFfnHidden();
-        t += share * moeSeconds(m, acc, rows, tp, ep, we, compute, peak);
+        t += share * (moeSeconds(m, acc, rows, tp, ep, we, compute, peak)
+            + (exchange && ep > tp ? expertExchangeSeconds(m, cluster, tp, ep, rows, compute)
+                : 0.0));
         elementwise += share * (side + passes * act * rows * inner / tp);
       }
     }
@@ -495,6 +569,31 @@ public final class InferenceEstimator {
           .seconds();
     }
     return t;
+  }
+
+  /**
+   * The dispatch and combine of one MoE layer whose experts span ep/tp replicas (ep > tp): each
+   * of a replica's tp ranks sends its share of the {@code rows} tokens to the ranks holding their
+   * experts and gets the expert outputs back, as DeepEP's kernels move them
+   * ({@link InterconnectModel#forwardedExchange}: a token crosses the network once per other node
+   * it is routed to and is forwarded inside the node to each destination rank, DeepSeek-V3
+   * §3.2.2). The dispatch carries the hidden state in the matmul format (FP8 where the weights are
+   * FP8, as DeepEP's dispatch does), the combine in 16 bits.
+   */
+  private double expertExchangeSeconds(TransformerSpec m, Cluster cluster, int tp, int ep,
+      double rows, NumberFormat compute) {
+    io.hyperframes.model.MoeSpec moe = m.moe();
+    double tokens = rows / tp;
+    if (!(tokens > 0)) {
+      return 0.0;
+    }
+    CollectiveGroup group = new CollectiveGroup(ep, Math.min(ep, cluster.devicesPerNode()));
+    double dispatchBytes = m.hidden() * compute.bytes();
+    double combineBytes = m.hidden() * Math.max(2, compute.bytes());
+    return interconnect.forwardedExchange(cluster, new ExpertExchange(tokens, dispatchBytes,
+        moe.experts(), moe.topK(), group, moe.groups(), moe.groupTopK())).seconds()
+        + interconnect.forwardedExchange(cluster, new ExpertExchange(tokens, combineBytes,
+            moe.experts(), moe.topK(), group, moe.groups(), moe.groupTopK())).seconds();
   }
 
   /**
@@ -553,14 +652,17 @@ public final class InferenceEstimator {
           (double) moe.expertFfnHidden() / tp, we, compute, peak);
     } else {
       // The busiest rank: its touched experts, and the token copies routed to it (each of the
-      // rows·k copies lands on one of ep ranks), each expert at the width ep/tp of one.
-      double touched = busiestRankExperts(moe.experts(), moe.topK(), rows, ep);
-      long assignments = Math.round(rows * moe.topK());
+      // rows·k copies lands on one of ep ranks), each expert at the width ep/tp of one. With
+      // ep > tp the group's rows are those of its ep/tp replicas, and each expert is whole.
+      double groupRows = ep > tp ? rows * (ep / tp) : rows;
+      int width = Math.max(tp, ep);
+      double touched = busiestRankExperts(moe.experts(), moe.topK(), groupRows, ep);
+      long assignments = Math.round(groupRows * moe.topK());
       double copies = Math.max((double) assignments / ep,
           ExpertBalance.expectedMax(assignments, 1.0 / ep, ep))
           * moe.routedPerToken() / moe.topK();
       experts = touched * mlpMatmuls(m, acc, copies / touched,
-          (double) moe.expertFfnHidden() * ep / tp, we, compute, peak);
+          (double) moe.expertFfnHidden() * ep / width, we, compute, peak);
     }
     double shared = moe.sharedExperts() > 0 ? mlpMatmuls(m, acc, rows,
         moe.sharedExperts() * (double) moe.sharedExpertFfnHidden() / tp, we, compute, peak)

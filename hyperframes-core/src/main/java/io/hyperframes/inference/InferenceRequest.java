@@ -11,10 +11,13 @@ import io.hyperframes.model.TransformerSpec;
  * Cluster, InferenceWorkload, int, int, int, int)}); {@code capacity}, with
  * {@code workload.mode} capacity, the scheduler and length distributions of a capacity estimate
  * ({@link Capacity}), else null; {@code slo}, with {@code workload.mode} slo, whether to find the
- * highest load that meets the workload's SLO ({@link SloEstimate}).
+ * highest load that meets the workload's SLO ({@link SloEstimate}); {@code disaggregated}, with
+ * {@code layout.disaggregated}, the prefill and decode pools ({@link DisaggregatedEstimate}),
+ * else null: {@code tp}, {@code ep}, {@code pp} and {@code replicas} are then the decode pool's.
  */
 public record InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
-    int tp, int ep, int pp, int replicas, CapacityWorkload capacity, boolean slo) {
+    int tp, int ep, int pp, int replicas, CapacityWorkload capacity, boolean slo,
+    Disaggregation disaggregated) {
   public InferenceRequest {
     checkArgument(model != null, "model: an architecture is needed for inference");
     checkArgument(cluster != null, "cluster: must be given");
@@ -24,6 +27,26 @@ public record InferenceRequest(TransformerSpec model, Cluster cluster, Inference
     checkArgument(!slo || workload.arrivalRatePerSecond() == 0, "workload.arrivalRatePerSecond:"
         + " slo mode finds the highest rate that meets workload.latencySlo, got %s",
         workload.arrivalRatePerSecond());
+    checkArgument(disaggregated == null || (!slo && capacity == null), "layout.disaggregated:"
+        + " estimated in workload.mode fixed (its pools' batches are set by the layout, memory"
+        + " and workload.latencySlo), got mode %s", slo ? "slo" : "capacity");
+    checkArgument(disaggregated == null || workload.arrivalRatePerSecond() == 0,
+        "workload.arrivalRatePerSecond: layout.disaggregated gives the rate the pools sustain;"
+        + " a load on them is not simulated, got %s", workload.arrivalRatePerSecond());
+  }
+
+  /** A request in mode fixed, capacity or slo on one pool of replicas. */
+  public InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
+      int tp, int ep, int pp, int replicas, CapacityWorkload capacity, boolean slo) {
+    this(model, cluster, workload, tp, ep, pp, replicas, capacity, slo, null);
+  }
+
+  /** A disaggregated request: the decode pool's layout, and both pools. */
+  public static InferenceRequest disaggregated(TransformerSpec model, Cluster cluster,
+      InferenceWorkload workload, Disaggregation pools) {
+    checkArgument(pools != null, "layout.disaggregated: must be given");
+    return new InferenceRequest(model, cluster, workload, pools.decode().tp(),
+        pools.decode().ep(), 1, pools.decode().replicas(), null, false, pools);
   }
 
   /** A request in mode fixed or capacity (no SLO search). */

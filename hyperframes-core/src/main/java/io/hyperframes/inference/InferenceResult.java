@@ -20,13 +20,25 @@ import java.util.List;
  *     inside its validated domain), "simulation" (outside it), or "unloaded" (no arrival rate)
  * @param capacity the throughput at capacity ({@code workload.mode} capacity), else null
  * @param slo the highest load meeting the SLO ({@code workload.mode} slo), else null
+ * @param disaggregated the prefill and decode pools ({@code layout.disaggregated}), else null;
+ *     {@code estimate} is then the decode pool's at its batch, and the latencies those of a
+ *     request without queueing
  */
 public record InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
     double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
     double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel,
-    CapacityEstimate capacity, SloEstimate slo) {
+    CapacityEstimate capacity, SloEstimate slo, DisaggregatedEstimate disaggregated) {
   public InferenceResult {
     findings = ImmutableList.copyOf(findings);
+  }
+
+  /** A result on one pool of replicas (no {@code layout.disaggregated}). */
+  public InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
+      double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
+      double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel,
+      CapacityEstimate capacity, SloEstimate slo) {
+    this(estimate, p50LatencySeconds, p99LatencySeconds, ttftP50Seconds, ttftP99Seconds,
+        capacityPerSecond, devicesNeeded, findings, latencyModel, capacity, slo, null);
   }
 
   /** A result without an SLO search ({@code workload.mode} fixed or capacity). */

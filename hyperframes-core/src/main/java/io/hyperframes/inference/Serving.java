@@ -126,6 +126,9 @@ public final class Serving {
         speculative(w.speculative(), catalog),
         w.prefixCacheHitRate() == null ? 0.0
             : Checks.finite("workload.prefixCacheHitRate", w.prefixCacheHitRate()));
+    if (l != null && l.disaggregated() != null) {
+      return disaggregatedRequest(m, cluster, workload, l, w, capacityMode, sloMode);
+    }
     int tp;
     int ep = 1;
     int pp = 1;
@@ -160,7 +163,67 @@ public final class Serving {
       }
       capacity = new CapacityWorkload(engine, seqs, budget, fraction, chunked, prompts, outputs);
     }
+    if (ep > tp && (arrival > 0 || capacityMode || sloMode || ttft > 0 || tpot > 0)) {
+      throw new IllegalArgumentException(String.format(Locale.ROOT, "layout.ep: %s over"
+          + " layout.tp %s (experts over ep/tp replicas) is estimated for fixed batches and"
+          + " in layout.disaggregated pools; %s is not modelled with it", ep, tp,
+          arrival > 0 ? "workload.arrivalRatePerSecond" : capacityMode || sloMode
+              ? "workload.mode " + mode : "workload.latencySlo"));
+    }
     return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp, capacity, sloMode);
+  }
+
+  /** A request with {@code layout.disaggregated}: its pools, each field named. */
+  private static InferenceRequest disaggregatedRequest(TransformerSpec m, Cluster cluster,
+      InferenceWorkload workload, Documents.ServingLayout l, Documents.Inference w,
+      boolean capacityMode, boolean sloMode) {
+    for (Object[] f : new Object[][] {{"tp", l.tp()}, {"ep", l.ep()}, {"pp", l.pp()},
+        {"dp", l.dp()}}) {
+      if (f[1] != null) {
+        throw new IllegalArgumentException("layout." + f[0] + ": give it per pool in"
+            + " layout.disaggregated (prefill and decode), not beside it (got " + f[1] + ")");
+      }
+    }
+    if (capacityMode || sloMode) {
+      throw new IllegalArgumentException("workload.mode: layout.disaggregated is estimated in"
+          + " mode fixed (its batches are set by the layout, memory and workload.latencySlo),"
+          + " got " + (capacityMode ? "capacity" : "slo"));
+    }
+    if (w.arrivalRatePerSecond() != null) {
+      throw new IllegalArgumentException("workload.arrivalRatePerSecond: layout.disaggregated"
+          + " gives the rate the pools sustain; a load on them is not simulated, got "
+          + w.arrivalRatePerSecond());
+    }
+    Documents.Disaggregated d = l.disaggregated();
+    Disaggregation pools = new Disaggregation(
+        pool("layout.disaggregated.prefill", d.prefill()),
+        pool("layout.disaggregated.decode", d.decode()));
+    if (pools.devices() != cluster.devices()) {
+      throw new IllegalArgumentException(String.format(Locale.ROOT, "layout.disaggregated: the"
+          + " pools' devices, prefill %s + decode %s = %s, do not equal cluster.devices %s",
+          pools.prefill().devices(), pools.decode().devices(), pools.devices(),
+          cluster.devices()));
+    }
+    return InferenceRequest.disaggregated(m, cluster, workload, pools);
+  }
+
+  private static Disaggregation.Pool pool(String field, Documents.ServingPool p) {
+    if (p == null) {
+      throw new IllegalArgumentException(field + ": missing required field (tp, ep, replicas,"
+          + " batch, twoBatchOverlap, redundantExperts)");
+    }
+    int tp = p.tp() == null ? 1 : Checks.positive(field + ".tp", p.tp());
+    int ep = p.ep() == null ? 1 : Checks.positive(field + ".ep", p.ep());
+    int replicas = Checks.positive(field + ".replicas",
+        Documents.required(field + ".replicas", p.replicas()));
+    int batch = p.batch() == null ? 0 : Checks.positive(field + ".batch", p.batch());
+    int redundant = p.redundantExperts() == null ? 0 : p.redundantExperts();
+    if (redundant < 0) {
+      throw new IllegalArgumentException(field + ".redundantExperts: must be >= 0, got "
+          + redundant);
+    }
+    return new Disaggregation.Pool(tp, ep, replicas, batch,
+        Boolean.TRUE.equals(p.twoBatchOverlap()), redundant);
   }
 
   /**
@@ -386,6 +449,9 @@ public final class Serving {
     if (r == null || estimator == null) {
       throw new IllegalArgumentException("request: request and estimator must be given");
     }
+    if (r.disaggregated() != null) {
+      return evaluateDisaggregated(r, estimator);
+    }
     InferenceEstimate e = estimator.estimate(r.model(), r.cluster(), r.workload(), r.tp(), r.ep(),
         r.pp(), r.replicas());
     InferenceWorkload w = r.workload();
@@ -433,6 +499,23 @@ public final class Serving {
     SloEstimate underSlo = r.slo() && e.feasible() ? SloSearch.estimate(estimator, r) : null;
     return new InferenceResult(e, p50, p99, ttft50, ttft99, capacity, needed, findings,
         latencyModel, atCapacity, underSlo);
+  }
+
+  /**
+   * A disaggregated request ({@link Disaggregated}): the result's estimate is the decode pool's
+   * at its batch, with the pair's reasons, and as its prefill the prefill pool's batch with the
+   * exposed KV transfer (so that its TTFT is the pair's); its latencies are those of a request
+   * without queueing (the pair's TTFT, then the decode pool's TPOT).
+   */
+  private static InferenceResult evaluateDisaggregated(InferenceRequest r,
+      InferenceEstimator estimator) {
+    DisaggregatedEstimate d = Disaggregated.estimate(estimator, r);
+    InferenceEstimate decode = d.decode().estimate();
+    InferenceEstimate e = decode.withReasons(d.feasible(), d.reasons())
+        .withPrefillSeconds(d.ttftSeconds() - decode.requestSeconds());
+    double total = d.ttftSeconds() + r.workload().outputTokens() * d.decode().tpotSeconds();
+    return new InferenceResult(e, total, total, d.ttftSeconds(), d.ttftSeconds(), 0,
+        r.cluster().devices(), findings(e, r), "unloaded", null, null, d);
   }
 
   /**

@@ -615,8 +615,28 @@ public final class Documents {
   public record Speculation(String method, Integer tokens, Double acceptance,
       Model draftModel) {}
 
-  /** {@code layout} of a serving request. */
-  public record ServingLayout(Integer tp, Integer ep, Integer pp, Integer dp) {}
+  /**
+   * {@code layout} of a serving request: one pool of replicas ({@code tp}, {@code ep},
+   * {@code pp}, {@code dp}), or {@code disaggregated} prefill and decode pools.
+   */
+  public record ServingLayout(Integer tp, Integer ep, Integer pp, Integer dp,
+      Disaggregated disaggregated) {
+
+    /** One pool of replicas. */
+    public ServingLayout(Integer tp, Integer ep, Integer pp, Integer dp) {
+      this(tp, ep, pp, dp, null);
+    }
+  }
+
+  /** {@code layout.disaggregated}: the prefill and decode pools. */
+  public record Disaggregated(ServingPool prefill, ServingPool decode) {}
+
+  /**
+   * A pool of {@code layout.disaggregated}: replicas of tp devices, ep, its batch, two-batch
+   * overlap and redundant experts.
+   */
+  public record ServingPool(Integer tp, Integer ep, Integer replicas, Integer batch,
+      Boolean twoBatchOverlap, Integer redundantExperts) {}
 
   /** A serving estimate request. */
   public record Serve(Model model, Cluster cluster, Inference workload, ServingLayout layout) {}

@@ -183,7 +183,7 @@ public final class Results {
   /** A serving estimate: configuration, memory, latency and findings. */
   public record Serving(boolean feasible, List<String> reasons, ServingLayout layout,
       double parameters, ServingMemory memory, Inference inference, Capacity capacity, Slo slo,
-      List<FindingDocument> findings) {
+      Disaggregated disaggregated, List<FindingDocument> findings) {
 
     /** The document of {@code result}. */
     public static Serving of(InferenceResult result) {
@@ -200,14 +200,14 @@ public final class Results {
               result.devicesNeeded(), e.expertWeightBytesPerDecodeStep(),
               Speculation.of(e)),
           Capacity.of(result.capacity()), Slo.of(result.slo()),
-          FindingDocument.of(result.findings()));
+          Disaggregated.of(result.disaggregated()), FindingDocument.of(result.findings()));
     }
 
     Serving withMoreFindings(List<FindingDocument> more) {
       List<FindingDocument> all = new java.util.ArrayList<>(findings);
       all.addAll(more);
       return new Serving(feasible, reasons, layout, parameters, memory, inference, capacity,
-          slo, all);
+          slo, disaggregated, all);
     }
   }
 
@@ -253,6 +253,66 @@ public final class Results {
           s.limitedBy(), s.simulatedRequests(), s.ratesTried());
     }
   }
+
+  /**
+   * {@code disaggregated}: the prefill and decode pools ({@code layout.disaggregated}; absent
+   * otherwise), {@link io.hyperframes.inference.DisaggregatedEstimate}.
+   */
+  public record Disaggregated(boolean feasible, List<String> reasons, PrefillPool prefill,
+      DecodePool decode, double kvBytesPerRequest, double kvTransferSeconds,
+      double kvTransferExposedSeconds, double ttftSeconds, double requestsPerSecond,
+      double outputTokensPerSecond, double outputTokensPerSecondPerDevice, String limitedBy,
+      Balanced balanced) {
+
+    static Disaggregated of(io.hyperframes.inference.DisaggregatedEstimate d) {
+      if (d == null) {
+        return null;
+      }
+      var p = d.prefill();
+      var q = d.decode();
+      var pe = p.estimate();
+      var qe = q.estimate();
+      return new Disaggregated(d.feasible(), d.reasons(),
+          new PrefillPool(pe.devices(), pe.tp(), pe.ep(), pe.replicas(),
+              d.pools().prefill().twoBatchOverlap(), d.pools().prefill().redundantExperts(),
+              p.batch(),
+              p.batchLimitedBy(), pe.prefillSeconds(), p.periodSeconds(),
+              p.inputTokensPerSecond(), p.inputTokensPerSecondPerDevice(),
+              p.inputTokensPerSecondPerNode(), p.requestsPerSecond(), pe.weightsBytes(),
+              pe.totalBytes()),
+          new DecodePool(qe.devices(), qe.tp(), qe.ep(), qe.replicas(),
+              d.pools().decode().twoBatchOverlap(), d.pools().decode().redundantExperts(),
+              q.batch(),
+              q.batchLimitedBy(), q.maxBatch(), q.tpotSeconds(), q.outputTokensPerSecond(),
+              q.outputTokensPerSecondPerDevice(), q.outputTokensPerSecondPerNode(),
+              q.requestsPerSecond(), qe.weightsBytes(), qe.totalBytes()),
+          d.kvBytesPerRequest(), d.kvTransferSeconds(), d.kvTransferExposedSeconds(),
+          d.ttftSeconds(), d.requestsPerSecond(), d.outputTokensPerSecond(),
+          d.outputTokensPerSecondPerDevice(), d.limitedBy(),
+          new Balanced(d.balanced().prefillReplicas(), d.balanced().decodeReplicas(),
+              d.balanced().requestsPerSecond(), d.balanced().devices()));
+    }
+  }
+
+  /** {@code disaggregated.prefill}: the prefill pool at its batch (bytes per device). */
+  public record PrefillPool(int devices, int tp, int ep, int replicas, boolean twoBatchOverlap,
+      int redundantExperts, int batchPerReplica,
+      String batchLimitedBy, double prefillSeconds, double periodSeconds,
+      double inputTokensPerSecond, double inputTokensPerSecondPerDevice,
+      double inputTokensPerSecondPerNode, double requestsPerSecond, double weightsBytes,
+      double totalBytes) {}
+
+  /** {@code disaggregated.decode}: the decode pool at its batch (bytes per device). */
+  public record DecodePool(int devices, int tp, int ep, int replicas, boolean twoBatchOverlap,
+      int redundantExperts, int batchPerReplica,
+      String batchLimitedBy, long maxBatchPerReplica, double tpotSeconds,
+      double outputTokensPerSecond, double outputTokensPerSecondPerDevice,
+      double outputTokensPerSecondPerNode, double requestsPerSecond, double weightsBytes,
+      double totalBytes) {}
+
+  /** {@code disaggregated.balanced}: the split of the same devices that sustains the most. */
+  public record Balanced(int prefillReplicas, int decodeReplicas, double requestsPerSecond,
+      int devices) {}
 
   /**
    * {@code layout} of a serving estimate ({@code ep}: the routed experts split over ep of the tp

@@ -186,6 +186,16 @@ public final class Validator {
         case "kvCacheBytesPerToken" -> got = e.kvCacheBytesPerToken();
         case "kvCacheBytesPerSequence" -> got = e.kvCacheBytesPerSequence();
         case "outputTokensPerSecondPerDevice" -> got = e.outputTokensPerSecondPerDevice();
+        case "prefillInputTokensPerSecondPerNode", "decodeOutputTokensPerSecondPerNode" -> {
+          var d = r.disaggregated();
+          if (d == null) {
+            out.add(new CaseResult(id, f.getKey(), want, Double.NaN, Double.NaN,
+                "needs layout.disaggregated", "point"));
+            continue;
+          }
+          got = f.getKey().startsWith("prefill") ? d.prefill().inputTokensPerSecondPerNode()
+              : d.decode().outputTokensPerSecondPerNode();
+        }
         case "capacityOutputTokensPerSecond", "capacityOutputTokensPerSecondPerDevice" -> {
           var c = r.capacity();
           if (c == null) {

@@ -12,9 +12,10 @@ final class InferenceTable {
   static String render(InferenceResult r) {
     InferenceEstimate e = r.estimate();
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "HyperFrames inference estimate: tp=%d%s pp=%d"
-        + " replicas=%d (%d devices)%n", e.tp(), e.ep() > 1 ? " ep=" + e.ep() : "", e.pp(),
-        e.replicas(), e.devices()));
+    b.append(String.format(Locale.ROOT, "HyperFrames inference estimate%s: tp=%d%s pp=%d"
+        + " replicas=%d (%d devices)%n", r.disaggregated() != null ? " (disaggregated; memory"
+            + " and TPOT: the decode pool)" : "", e.tp(), e.ep() > 1 ? " ep=" + e.ep() : "",
+        e.pp(), e.replicas(), e.devices()));
     b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
     e.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
     b.append("memory per device\n");
@@ -85,11 +86,46 @@ final class InferenceTable {
         row(b, "latency p99", slo.p99LatencySeconds() * 1e3, "ms");
       }
     }
+    var d = r.disaggregated();
+    if (d != null) {
+      var p = d.prefill();
+      var q = d.decode();
+      b.append(String.format(Locale.ROOT, "disaggregated (prefill: %s; decode: %s)%n",
+          pool(d.pools().prefill()), pool(d.pools().decode())));
+      d.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
+      row(b, "prefill", p.inputTokensPerSecond(), String.format(Locale.ROOT, "input tokens/s"
+          + " (%.4g per device, %.4g per node); %d prompts a replica (%s), %.4g ms a batch",
+          p.inputTokensPerSecondPerDevice(), p.inputTokensPerSecondPerNode(), p.batch(),
+          p.batchLimitedBy(), p.estimate().prefillSeconds() * 1e3));
+      row(b, "decode", q.outputTokensPerSecond(), String.format(Locale.ROOT, "output tokens/s"
+          + " (%.4g per device, %.4g per node); %d sequences a replica (%s, at most %d), TPOT"
+          + " %.4g ms", q.outputTokensPerSecondPerDevice(), q.outputTokensPerSecondPerNode(),
+          q.batch(), q.batchLimitedBy(), q.maxBatch(), q.tpotSeconds() * 1e3));
+      row(b, "KV transfer", d.kvTransferSeconds() * 1e3, String.format(Locale.ROOT, "ms a"
+          + " prefill batch (%.4g MiB a request; %.4g ms exposed)",
+          d.kvBytesPerRequest() / (1 << 20), d.kvTransferExposedSeconds() * 1e3));
+      row(b, "TTFT", d.ttftSeconds() * 1e3, "ms without queueing");
+      row(b, "requests/s", d.requestsPerSecond(), String.format(Locale.ROOT, "the pair, limited"
+          + " by %s (prefill %.4g, decode %.4g)", d.limitedBy(), p.requestsPerSecond(),
+          q.requestsPerSecond()));
+      row(b, "output tokens/s", d.outputTokensPerSecond(), String.format(Locale.ROOT,
+          "(%.4g per device)", d.outputTokensPerSecondPerDevice()));
+      var bal = d.balanced();
+      row(b, "balanced", bal.requestsPerSecond(), String.format(Locale.ROOT, "requests/s with"
+          + " %d prefill and %d decode replicas (%d devices)", bal.prefillReplicas(),
+          bal.decodeReplicas(), bal.devices()));
+    }
     for (Finding f : r.findings()) {
       b.append(String.format(Locale.ROOT, "[%s] %s%n      %s; %s%n",
           f.severity().name().toLowerCase(Locale.ROOT), f.title(), f.evidence(), f.remedy()));
     }
     return b.toString();
+  }
+
+  private static String pool(io.hyperframes.inference.Disaggregation.Pool p) {
+    return String.format(Locale.ROOT, "%d devices, tp %d, ep %d, %d replicas%s%s", p.devices(),
+        p.tp(), p.ep(), p.replicas(), p.twoBatchOverlap() ? ", two-batch overlap" : "",
+        p.redundantExperts() > 0 ? ", " + p.redundantExperts() + " redundant experts" : "");
   }
 
   private static String trim(double v) {
