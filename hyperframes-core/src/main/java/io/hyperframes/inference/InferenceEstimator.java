@@ -736,12 +736,12 @@ public final class InferenceEstimator {
   }
 
   /**
-   * The format prefill attention computes in: BF16 (else FP16) for FP8 weights, as training's
-   * FP8 recipes keep attention in their 16-bit activation format
+   * The format prefill attention computes in: BF16 (else FP16) for FP8 or NVFP4 weights, as
+   * training's FP8 recipes keep attention in their 16-bit activation format
    * ({@link io.hyperframes.precision.PrecisionRecipe#attentionFormat}); else the compute format.
    */
   static NumberFormat attentionFormat(Accelerator acc, NumberFormat compute) {
-    if (!compute.isFp8()) {
+    if (!compute.isNarrowFloat()) {
       return compute;
     }
     return acc.supports(NumberFormat.BF16) ? NumberFormat.BF16

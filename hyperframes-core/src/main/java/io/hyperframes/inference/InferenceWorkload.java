@@ -9,8 +9,10 @@ import io.hyperframes.workload.Attention;
 /**
  * A serving workload.
  *
- * @param weights format the weights are stored in (fp32, fp16, bf16, fp8, int8, int4); 8- and
- *     4-bit integer weights are dequantised to FP16 for the matmuls (weight-only quantisation)
+ * @param weights format the weights are stored in (fp32, fp16, bf16, fp8, nvfp4, int8, int4);
+ *     8- and 4-bit integer weights are dequantised to FP16 for the matmuls (weight-only
+ *     quantisation); floating formats compute in themselves (NVFP4: FP4 weights and
+ *     activations on Blackwell's FP4 tensor cores)
  * @param kvCache format of the KV cache
  * @param batchSize sequences decoded together
  * @param promptTokens tokens per prompt

@@ -420,7 +420,7 @@ public final class Serving {
         NumberFormat f = NumberFormat.fromId(field, v);
         if (f == NumberFormat.TF32 || f == NumberFormat.FP64) {
           throw new IllegalArgumentException(field + ": '" + value + "' is not a serving format"
-              + " (fp32, fp16, bf16, fp8, int8, int4)");
+              + " (fp32, fp16, bf16, fp8, nvfp4, int8, int4)");
         }
         yield f;
       }

@@ -18,7 +18,14 @@ public enum NumberFormat {
   FP8_E4M3("fp8-e4m3", 1.0, 4, 3, 448.0),
   FP8_E5M2("fp8-e5m2", 1.0, 5, 2, 57344.0),
   INT8("int8", 1.0, 0, 0, 127.0),
-  INT4("int4", 0.5, 0, 0, 7.0);
+  INT4("int4", 0.5, 0, 0, 7.0),
+  /**
+   * NVIDIA's NVFP4: E2M1 elements (largest magnitude 6) in blocks of 16 sharing an E4M3 scale,
+   * 4.5 bits an element with the scales (the tensor's one FP32 scale is not counted); the
+   * block-scaled FP4 that Blackwell's tensor cores compute in (sources in docs/inference.md,
+   * "FP4").
+   */
+  NVFP4("nvfp4", 0.5625, 2, 1, 6.0);
 
   private final String id;
   private final double bytes;
@@ -67,6 +74,14 @@ public enum NumberFormat {
   /** Whether this is one of the two 8-bit floating formats (E4M3, E5M2). */
   public boolean isFp8() {
     return this == FP8_E4M3 || this == FP8_E5M2;
+  }
+
+  /**
+   * Whether this is a floating format narrower than 16 bits (FP8, NVFP4): engines keep the
+   * activations between kernels and attention in 16 bits around its matmuls.
+   */
+  public boolean isNarrowFloat() {
+    return isFp8() || this == NVFP4;
   }
 
   /**
