@@ -59,20 +59,8 @@ final class Disaggregated {
     Prefill pre = prefill(estimator, m, prefillCluster, cluster, w, p, batch);
     if (p.batch() == 0 && w.ttftSloSeconds() > 0 && pre.ttft() > w.ttftSloSeconds()) {
       prefillLimit = "ttft";
-      int lo = 1;
-      int hi = batch - 1;
-      Prefill best = prefill(estimator, m, prefillCluster, cluster, w, p, 1);
-      while (lo <= hi) {
-        int mid = (lo + hi) >>> 1;
-        Prefill t = prefill(estimator, m, prefillCluster, cluster, w, p, mid);
-        if (t.ttft() <= w.ttftSloSeconds()) {
-          best = t;
-          lo = mid + 1;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      pre = best;
+      pre = largest(batch - 1, b -> prefill(estimator, m, prefillCluster, cluster, w, p, b),
+          t -> t.ttft() <= w.ttftSloSeconds());
       if (pre.ttft() > w.ttftSloSeconds()) {
         reasons.add(String.format(Locale.ROOT, "ttft: %.3g s with one prompt per prefill"
             + " replica exceeds the %.3g s target", pre.ttft(), w.ttftSloSeconds()));
@@ -108,21 +96,9 @@ final class Disaggregated {
     InferenceEstimate de = decode(estimator, m, decodeCluster, w, q, decodeBatch);
     if (q.batch() == 0 && w.tpotSloSeconds() > 0 && de.tpotSeconds() > w.tpotSloSeconds()) {
       decodeLimit = "tpot";
-      int lo = 1;
-      int hi = decodeBatch - 1;
-      InferenceEstimate best = decode(estimator, m, decodeCluster, w, q, 1);
-      while (lo <= hi) {
-        int mid = (lo + hi) >>> 1;
-        InferenceEstimate t = decode(estimator, m, decodeCluster, w, q, mid);
-        if (t.tpotSeconds() <= w.tpotSloSeconds()) {
-          best = t;
-          lo = mid + 1;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      de = best;
-      decodeBatch = best.batchSize();
+      de = largest(decodeBatch - 1, b -> decode(estimator, m, decodeCluster, w, q, b),
+          t -> t.tpotSeconds() <= w.tpotSloSeconds());
+      decodeBatch = de.batchSize();
       if (de.tpotSeconds() > w.tpotSloSeconds()) {
         reasons.add(String.format(Locale.ROOT, "tpot: %.3g s with one sequence per decode"
             + " replica exceeds the %.3g s target", de.tpotSeconds(), w.tpotSloSeconds()));
@@ -149,6 +125,29 @@ final class Disaggregated {
     return new DisaggregatedEstimate(d, reasons.isEmpty(), reasons, prefillPool, decodePool,
         pre.kvBytesPerRequest(), pre.transfer(), pre.exposed(), pre.ttft(), rate, output,
         output / cluster.devices(), limitedBy, balanced);
+  }
+
+  /**
+   * The estimate at the largest batch in [1, {@code most}] that {@code meets} accepts, by
+   * bisection (a larger batch never meets a target a smaller one misses: its prefill and its
+   * decode step are no shorter); the estimate at batch 1 when none does.
+   */
+  private static <T> T largest(int most, java.util.function.IntFunction<T> at,
+      java.util.function.Predicate<T> meets) {
+    int lo = 1;
+    int hi = most;
+    T best = at.apply(1);
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      T t = at.apply(mid);
+      if (meets.test(t)) {
+        best = t;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return best;
   }
 
   /** A prefill replica at one batch: the estimate, the transfer and the times they give. */

@@ -2,8 +2,6 @@ package io.hyperframes.cli;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,17 +15,10 @@ class CapacityChecksCliTest {
   void theHeldOutReportIsPrinted() throws Exception {
     String out = CliTest.validatedInDocs("capacity-checks-devguide.json");
     assertTrue(out.contains("Mean |error| 13.93 %"), out);
-    Matcher m = Pattern.compile("(?m)^\\| trtllmdev-\\S+ \\| capacityOutputTokensPerSecondPerDevice"
-        + " \\| [0-9.]+ \\| [0-9.]+ \\| ([-+][0-9.]+) % \\|").matcher(out);
-    int rows = 0;
-    int within = 0;
-    int slow = 0;
-    while (m.find()) {
-      double e = Double.parseDouble(m.group(1));
-      rows++;
-      within += Math.abs(e) <= 15 ? 1 : 0;
-      slow += e < 0 ? 1 : 0;
-    }
-    assertTrue(rows == 7 && within == 4 && slow == 7, rows + " " + within + " " + slow);
+    java.util.List<Double> errors = CliTest.errors(out, "trtllmdev-\\S+",
+        "capacityOutputTokensPerSecondPerDevice");
+    long within = errors.stream().filter(e -> Math.abs(e) <= 15).count();
+    long slow = errors.stream().filter(e -> e < 0).count();
+    assertTrue(errors.size() == 7 && within == 4 && slow == 7, errors.toString());
   }
 }

@@ -57,6 +57,21 @@ class CliTest {
     return out;
   }
 
+  /**
+   * The errors in percent of the rows of a {@code validate --format markdown} report whose case
+   * id matches {@code ids} and whose metric is {@code metric} (regular expressions without
+   * capturing groups), in the report's order.
+   */
+  static java.util.List<Double> errors(String report, String ids, String metric) {
+    java.util.List<Double> out = new java.util.ArrayList<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\| " + ids + " \\| "
+        + metric + " \\| [0-9.e+]+ \\| [0-9.e+]+ \\| ([-+][0-9.]+) % \\|").matcher(report);
+    while (m.find()) {
+      out.add(Double.parseDouble(m.group(1)));
+    }
+    return out;
+  }
+
   /** Asserts that the document prints every non-blank line of a command's output. */
   static void assertPrints(Path document, String output) throws IOException {
     String text = Files.readString(document, java.nio.charset.StandardCharsets.UTF_8);
