@@ -109,8 +109,9 @@ public final class InferenceEstimator {
    * as two halves, the expert exchange of one behind the computation of the other (SGLang's
    * two-batch overlap, DeepSeek's dual micro-batch overlap: DeepSeek-V3 §3.4.1 for prefill,
    * "Day 6" inference overview for both phases). A layer then takes twice the longer of a half's
-   * computation and its exchange, and each half reads the weights again. Without an exchange
-   * (ep ≤ tp) the flag changes nothing.
+   * exchange and its computation slowed by the exchange's SMs ({@link #EXCHANGE_OVERLAP_COST}),
+   * and each half reads the weights again. Without an exchange (ep ≤ tp) the flag changes
+   * nothing.
    */
   public InferenceEstimate estimate(TransformerSpec m, Cluster cluster, InferenceWorkload w,
       int tp, int ep, int pp, int replicas, boolean twoBatchOverlap) {
@@ -464,8 +465,22 @@ public final class InferenceEstimator {
   }
 
   /**
+   * Share of the compute throughput the expert exchange takes while it overlaps a computation:
+   * DeepEP's high-throughput kernels run on {@code Buffer.num_sms = 20} SMs ("the SMs used in
+   * high-throughput kernels", deep_ep/buffer.py of deepseek-ai/DeepEP @ dcfd9548) of a Hopper
+   * GPU's 132 (H100 SXM5: "132 SMs", https://glennklockwood.com/garden/processors/h100 and
+   * NVIDIA's H100 specification table as at
+   * https://archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html). A prior, not fitted; other
+   * generations take the same share, and decode's low-latency kernels are not told apart.
+   */
+  static final double EXCHANGE_OVERLAP_COST = 20.0 / 132.0;
+
+  /**
    * One layer under two-batch overlap: two halves of the batch, each computing while the other's
-   * expert exchange runs, so twice the longer of a half's computation and its exchange.
+   * expert exchange runs. While both run, the computation goes at 1 − κ
+   * ({@link #EXCHANGE_OVERLAP_COST}), so a half's exchange of a seconds beside its computation of
+   * c exposes {@code max(a − c, κ·a)} (the law of overlapped collectives in training,
+   * docs/model-reference.md): a layer takes {@code 2·max(a, c + κ·a)}.
    */
   private double overlappedLayer(TransformerSpec m, List<Block> blocks, Cluster cluster, int tp,
       int ep, int batch, int tokens, double context, double e, double wb, double kb,
@@ -476,7 +491,7 @@ public final class InferenceEstimator {
         compute, peak, prefill, decodeAttention, attention, false);
     double exchangeHalf = m.moeLayerShare()
         * expertExchangeSeconds(m, cluster, tp, ep, half * tokens, compute);
-    return 2 * Math.max(computeHalf, exchangeHalf);
+    return 2 * Math.max(exchangeHalf, computeHalf + EXCHANGE_OVERLAP_COST * exchangeHalf);
   }
 
   /**
