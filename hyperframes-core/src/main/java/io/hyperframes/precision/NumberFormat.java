@@ -22,8 +22,8 @@ public enum NumberFormat {
   /**
    * NVIDIA's NVFP4: E2M1 elements (largest magnitude 6) in blocks of 16 sharing an E4M3 scale,
    * 4.5 bits an element with the scales (the tensor's one FP32 scale is not counted); the
-   * block-scaled FP4 that Blackwell's tensor cores compute in (sources in docs/inference.md,
-   * "FP4").
+   * block-scaled FP4 that Blackwell's tensor cores compute in (NVIDIA TransformerEngine,
+   * docs/features/low_precision_training/nvfp4/nvfp4.rst @ 41f6cbf1; docs/inference.md, "FP4").
    */
   NVFP4("nvfp4", 0.5625, 2, 1, 6.0);
 
