@@ -37,6 +37,7 @@ final class Disaggregated {
 
   private Disaggregated() {}
 
+  /** The estimate of {@code r}, whose pools add up to its cluster ({@link InferenceRequest}). */
   static DisaggregatedEstimate estimate(InferenceEstimator estimator, InferenceRequest r) {
     Disaggregation d = r.disaggregated();
     checkArgument(d != null, "layout.disaggregated: must be given");
@@ -45,9 +46,6 @@ final class Disaggregated {
     InferenceWorkload w = r.workload();
     Disaggregation.Pool p = d.prefill();
     Disaggregation.Pool q = d.decode();
-    checkArgument(d.devices() == cluster.devices(), "layout.disaggregated: the pools' devices,"
-        + " prefill %s + decode %s = %s, do not equal cluster.devices %s", p.devices(),
-        q.devices(), d.devices(), cluster.devices());
     List<String> reasons = new ArrayList<>();
     Cluster prefillCluster = cluster.withDevices(p.devices());
     Cluster decodeCluster = cluster.withDevices(q.devices());
@@ -74,10 +72,10 @@ final class Disaggregated {
     }
     double fresh = w.promptTokens() - w.cachedPromptTokens();
     double prefillRequests = p.replicas() * (double) pre.batch() / pre.period();
+    double inputRate = prefillRequests * fresh;
     DisaggregatedEstimate.PrefillPool prefillPool = new DisaggregatedEstimate.PrefillPool(pe,
-        pre.batch(), prefillLimit, pre.period(), prefillRequests * fresh,
-        prefillRequests * fresh / p.devices(), prefillRequests * fresh / p.devices() * nodes,
-        prefillRequests);
+        pre.batch(), prefillLimit, pre.period(), inputRate, inputRate / p.devices(),
+        inputRate / p.devices() * nodes, prefillRequests);
 
     // Decode pool.
     long maxBatch = decode(estimator, m, decodeCluster, w, q, 1).maxBatchSize();

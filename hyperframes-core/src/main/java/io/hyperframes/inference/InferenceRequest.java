@@ -30,6 +30,11 @@ public record InferenceRequest(TransformerSpec model, Cluster cluster, Inference
     checkArgument(disaggregated == null || (!slo && capacity == null), "layout.disaggregated:"
         + " estimated in workload.mode fixed (its pools' batches are set by the layout, memory"
         + " and workload.latencySlo), got mode %s", slo ? "slo" : "capacity");
+    checkArgument(disaggregated == null || disaggregated.devices() == cluster.devices(),
+        "layout.disaggregated: the pools' devices, prefill %s + decode %s = %s, do not equal"
+        + " cluster.devices %s", disaggregated == null ? 0 : disaggregated.prefill().devices(),
+        disaggregated == null ? 0 : disaggregated.decode().devices(),
+        disaggregated == null ? 0 : disaggregated.devices(), cluster.devices());
     checkArgument(disaggregated == null || workload.arrivalRatePerSecond() == 0,
         "workload.arrivalRatePerSecond: layout.disaggregated gives the rate the pools sustain;"
         + " a load on them is not simulated, got %s", workload.arrivalRatePerSecond());

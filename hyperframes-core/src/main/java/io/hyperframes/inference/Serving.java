@@ -198,12 +198,6 @@ public final class Serving {
     Disaggregation pools = new Disaggregation(
         pool("layout.disaggregated.prefill", d.prefill()),
         pool("layout.disaggregated.decode", d.decode()));
-    if (pools.devices() != cluster.devices()) {
-      throw new IllegalArgumentException(String.format(Locale.ROOT, "layout.disaggregated: the"
-          + " pools' devices, prefill %s + decode %s = %s, do not equal cluster.devices %s",
-          pools.prefill().devices(), pools.decode().devices(), pools.devices(),
-          cluster.devices()));
-    }
     return InferenceRequest.disaggregated(m, cluster, workload, pools);
   }
 
