@@ -1,8 +1,9 @@
 /**
  * HyperFrames core: the planner, its models, catalogs, serving, calibration and validation (pure
- * Java, no native code). Exports the API packages only; {@code io.hyperframes.json} (the JSON
- * documents bound by Jackson) and {@code io.hyperframes.trace} (the CSV trace reader) are
- * internal. On the class path the jar works unchanged.
+ * Java, no native code). Exports the API packages only; {@code io.hyperframes.json} (the Jackson
+ * set-up every document is read and written with) and {@code io.hyperframes.trace} (the CSV
+ * trace reader) are internal. On the class path the jar works unchanged. The packages, their
+ * layers and the order of the layers: docs/ARCHITECTURE.md.
  */
 module io.hyperframes.core {
   requires com.google.common;
@@ -14,6 +15,7 @@ module io.hyperframes.core {
 
   exports io.hyperframes;
   exports io.hyperframes.calibrate;
+  exports io.hyperframes.catalog;
   exports io.hyperframes.diagnose;
   exports io.hyperframes.hardware;
   exports io.hyperframes.inference;
@@ -24,16 +26,22 @@ module io.hyperframes.core {
   exports io.hyperframes.parallel;
   exports io.hyperframes.plan;
   exports io.hyperframes.precision;
+  exports io.hyperframes.precision.model;
   exports io.hyperframes.report;
+  exports io.hyperframes.request;
   exports io.hyperframes.runtime;
   exports io.hyperframes.schedule;
   exports io.hyperframes.spi;
-  exports io.hyperframes.tuning;
   exports io.hyperframes.validate;
   exports io.hyperframes.workload;
 
-  // The request and result documents are records bound by Jackson.
-  opens io.hyperframes.json to com.fasterxml.jackson.databind;
+  // The request, catalog and result documents are records bound or written by Jackson.
+  opens io.hyperframes.catalog to com.fasterxml.jackson.databind;
+  opens io.hyperframes.request to com.fasterxml.jackson.databind;
+  opens io.hyperframes.diagnose to com.fasterxml.jackson.databind;
+  opens io.hyperframes.plan to com.fasterxml.jackson.databind;
+  opens io.hyperframes.inference to com.fasterxml.jackson.databind;
+  opens io.hyperframes.validate to com.fasterxml.jackson.databind;
 
   uses io.hyperframes.spi.BackendProvider;
 }

@@ -1,6 +1,8 @@
 package io.hyperframes;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.request.EstimateRequest;
+import io.hyperframes.request.Requests;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.plan.TrainingEstimate;
 import java.util.function.UnaryOperator;
 

@@ -1,5 +1,7 @@
 package io.hyperframes;
 
+import io.hyperframes.request.EstimateRequest;
+import io.hyperframes.request.Requests;
 import io.hyperframes.plan.TrainingEstimate;
 import io.hyperframes.plan.TrainingEstimator;
 

@@ -1,10 +1,11 @@
 package io.hyperframes;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.ModelDocuments;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ParametersOnlySpec;
 import io.hyperframes.model.TransformerSpec;
-import io.hyperframes.json.Documents;
+import io.hyperframes.request.Documents;
 import io.hyperframes.json.Json;
 import java.util.function.UnaryOperator;
 
@@ -49,7 +50,7 @@ public abstract class JobBuilder<B extends JobBuilder<B>> {
     if (stack == null) {
       throw new IllegalArgumentException("model: must be given");
     }
-    return copy(tree.with("model", Json.tree(Documents.Model.of(stack))), catalog, models);
+    return copy(tree.with("model", Json.tree(ModelDocuments.Model.of(stack))), catalog, models);
   }
 
   /**

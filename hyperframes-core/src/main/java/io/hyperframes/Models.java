@@ -5,7 +5,7 @@ import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
 import io.hyperframes.parallel.ParallelismModel;
 import io.hyperframes.plan.TrainingEstimator;
-import io.hyperframes.precision.PrecisionModel;
+import io.hyperframes.precision.model.PrecisionModel;
 
 /**
  * The four models every job composes. A builder given {@code models(...)} uses them for all it

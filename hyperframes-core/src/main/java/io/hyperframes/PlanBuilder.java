@@ -1,7 +1,7 @@
 package io.hyperframes;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.json.Json;
 import io.hyperframes.plan.Objective;
 import io.hyperframes.plan.Plan;

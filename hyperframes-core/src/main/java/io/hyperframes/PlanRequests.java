@@ -1,10 +1,10 @@
 package io.hyperframes;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Checks;
 import io.hyperframes.hardware.Cluster;
-import io.hyperframes.json.Documents;
+import io.hyperframes.request.Documents;
 import io.hyperframes.json.Json;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.DenseStackSpec;
@@ -44,12 +44,12 @@ public final class PlanRequests {
   /** Reads a parsed plan request against {@code catalog}. */
   static PlanRequest fromJson(JsonNode root, Catalog catalog) {
     Documents.Plan doc = Json.bind(root, Documents.Plan.class, "");
-    ModelSpec model = Documents.required("model", doc.model()).resolve(catalog);
-    Documents.Devices devices = Documents.required("cluster", doc.cluster()).deviceRange();
+    ModelSpec model = Json.required("model", doc.model()).resolve(catalog);
+    Documents.Devices devices = Json.required("cluster", doc.cluster()).deviceRange();
     int min = devices.min();
     int max = devices.max();
     Cluster cluster = doc.cluster().resolve(catalog, devices.range() ? 1 : min);
-    TrainingWorkload w = Documents.required("workload", doc.workload()).resolve();
+    TrainingWorkload w = Json.required("workload", doc.workload()).resolve();
     PartialLayout layout = doc.layout() == null ? PartialLayout.OPEN : doc.layout().resolve();
     java.util.Map<io.hyperframes.parallel.Engine, Cluster> engineClusters =
         new java.util.EnumMap<>(io.hyperframes.parallel.Engine.class);
@@ -84,7 +84,7 @@ public final class PlanRequests {
       if (c.precisions() != null) {
         for (String p : c.precisions()) {
           PrecisionRecipe recipe = PrecisionRecipe.named("constraints.precisions",
-              Documents.required("constraints.precisions", p));
+              Json.required("constraints.precisions", p));
           precisions.add(recipe.name().equals(w.precision().name()) ? w.precision() : recipe);
         }
       }

@@ -1,6 +1,6 @@
 package io.hyperframes;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.inference.InferenceRequest;
 import io.hyperframes.inference.InferenceResult;
 import io.hyperframes.inference.Serving;

@@ -2,7 +2,8 @@ package io.hyperframes;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.json.Documents;
+import io.hyperframes.catalog.ModelDocuments;
+import io.hyperframes.request.Documents;
 import io.hyperframes.json.Json;
 import io.hyperframes.model.TransformerSpec;
 
@@ -99,6 +100,6 @@ final class Tree {
     if (m == null) {
       throw new IllegalArgumentException("model: must be given");
     }
-    return Json.tree(Documents.Model.of(m));
+    return Json.tree(ModelDocuments.Model.of(m));
   }
 }

@@ -1,6 +1,6 @@
 package io.hyperframes;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.validate.ValidationReport;
 import io.hyperframes.validate.Validator;
 import java.io.IOException;

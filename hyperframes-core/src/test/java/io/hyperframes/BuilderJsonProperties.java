@@ -1,5 +1,6 @@
 package io.hyperframes;
 
+import io.hyperframes.request.Requests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -96,7 +97,7 @@ class BuilderJsonProperties {
   @Property(tries = 1000)
   void servingRequestsRoundTrip(@ForAll("serveBuilders") ServeBuilder b) {
     assertEquals(b.request(), io.hyperframes.inference.Serving.parse(b.toJson(),
-        io.hyperframes.hardware.Catalog.builtIn()));
+        io.hyperframes.catalog.Catalog.builtIn()));
   }
 
   private record Mistake(String name, Supplier<Object> builder, String json) {}
@@ -215,7 +216,7 @@ class BuilderJsonProperties {
           () -> {
             if (m.json().contains("\"inference\"")) {
               io.hyperframes.inference.Serving.evaluate(io.hyperframes.inference.Serving.parse(
-                  m.json(), io.hyperframes.hardware.Catalog.builtIn()));
+                  m.json(), io.hyperframes.catalog.Catalog.builtIn()));
             } else {
               HyperFrames.estimate(m.json());
             }

@@ -1,9 +1,10 @@
 package io.hyperframes;
 
+import io.hyperframes.request.Requests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.inference.InferencePlanner;
 import io.hyperframes.inference.Serving;
 import io.hyperframes.inference.ServingPlans;

@@ -17,7 +17,7 @@ import io.hyperframes.parallel.Recompute;
 import io.hyperframes.plan.Objective;
 import io.hyperframes.plan.Plan;
 import io.hyperframes.plan.TrainingEstimate;
-import io.hyperframes.tuning.GoldenParameter;
+import io.hyperframes.plan.GoldenParameter;
 import io.hyperframes.validate.ValidationReport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -140,8 +140,8 @@ class FrontDoorTest {
   /** A precision model with half the catalog's peaks: serving prefill, compute-bound, slows. */
   @Test
   void aUsersPrecisionAndMemoryModelsReachServingAndTraining() {
-    io.hyperframes.precision.PrecisionModel halfPeak =
-        new io.hyperframes.precision.PrecisionModel() {
+    io.hyperframes.precision.model.PrecisionModel halfPeak =
+        new io.hyperframes.precision.model.PrecisionModel() {
           @Override
           public double peakFlopsPerSecond(io.hyperframes.hardware.Accelerator a,
               io.hyperframes.precision.PrecisionRecipe recipe) {
@@ -207,7 +207,7 @@ class FrontDoorTest {
     var java = serve.plan().plan().best();
     var file = io.hyperframes.inference.ServingPlans.plan(io.hyperframes.json.Json
         .parseObject("request", example("serve-70b-slo.json")),
-        io.hyperframes.hardware.Catalog.builtIn()).plan().best();
+        io.hyperframes.catalog.Catalog.builtIn()).plan().best();
     assertEquals(file.tp(), java.tp());
     assertEquals(file.replicas(), java.replicas());
     assertEquals(file.weights(), java.weights());

@@ -2,7 +2,7 @@ package io.hyperframes;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.inference.InferenceResult;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Recompute;

@@ -1,6 +1,6 @@
 package io.hyperframes.bench;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.Layout;

@@ -10,7 +10,7 @@ import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.ExpertExchange;
 import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.memory.MemoryHierarchyModel;
-import io.hyperframes.precision.PrecisionModel;
+import io.hyperframes.precision.model.PrecisionModel;
 import io.hyperframes.model.Block;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;

@@ -2,14 +2,14 @@ package io.hyperframes.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.catalog.ModelDocuments;
 import io.hyperframes.diagnose.Finding;
 import io.hyperframes.diagnose.Severity;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Checks;
 import io.hyperframes.hardware.Cluster;
-import io.hyperframes.json.Documents;
+import io.hyperframes.request.Documents;
 import io.hyperframes.json.Json;
-import io.hyperframes.json.Results;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
@@ -44,21 +44,21 @@ public final class Serving {
     return request(doc.model(), doc.cluster(), doc.workload(), doc.layout(), catalog);
   }
 
-  static InferenceRequest request(Documents.Model modelDoc, Documents.Cluster clusterDoc,
+  static InferenceRequest request(ModelDocuments.Model modelDoc, Documents.Cluster clusterDoc,
       Documents.Inference w, Documents.ServingLayout l, Catalog catalog) {
-    ModelSpec model = Documents.required("model", modelDoc).resolve(catalog);
-    Cluster cluster = Documents.required("cluster", clusterDoc).resolve(catalog);
+    ModelSpec model = Json.required("model", modelDoc).resolve(catalog);
+    Cluster cluster = Json.required("cluster", clusterDoc).resolve(catalog);
     if (!(model instanceof TransformerSpec m)) {
       throw new IllegalArgumentException("model: inference needs an architecture (layers,"
           + " hidden, heads ...), not only a parameter count");
     }
-    Documents.required("workload", w);
+    Json.required("workload", w);
     if (w.type() != null && !w.type().equalsIgnoreCase("inference")) {
       throw new IllegalArgumentException("workload.type: '" + w.type()
           + "' is not an inference workload (serving needs \"inference\")");
     }
     NumberFormat weights = format("workload.precision",
-        Documents.required("workload.precision", w.precision()));
+        Json.required("workload.precision", w.precision()));
     NumberFormat kv = w.kvCachePrecision() != null
         ? format("workload.kvCachePrecision", w.kvCachePrecision())
         : weights.isFloating() && weights.bytes() >= 2 ? weights : NumberFormat.FP16;
@@ -209,7 +209,7 @@ public final class Serving {
     int tp = p.tp() == null ? 1 : Checks.positive(field + ".tp", p.tp());
     int ep = p.ep() == null ? 1 : Checks.positive(field + ".ep", p.ep());
     int replicas = Checks.positive(field + ".replicas",
-        Documents.required(field + ".replicas", p.replicas()));
+        Json.required(field + ".replicas", p.replicas()));
     int batch = p.batch() == null ? 0 : Checks.positive(field + ".batch", p.batch());
     int redundant = p.redundantExperts() == null ? 0 : p.redundantExperts();
     if (redundant < 0) {
@@ -332,7 +332,7 @@ public final class Serving {
    */
   static LengthDistribution lengths(String field, JsonNode node, boolean distribution,
       java.util.Map<java.nio.file.Path, Csv> traces) {
-    Documents.required(field, node);
+    Json.required(field, node);
     if (node.isIntegralNumber()) {
       if (!node.canConvertToInt() || node.asInt() < 1) {
         throw new IllegalArgumentException(field + ": must be > 0, got " + node);
@@ -379,10 +379,10 @@ public final class Serving {
       return null;
     }
     Speculative.Method method = Speculative.Method.fromId("workload.speculative.method",
-        Documents.required("workload.speculative.method", s.method()));
-    int tokens = Documents.required("workload.speculative.tokens", s.tokens());
+        Json.required("workload.speculative.method", s.method()));
+    int tokens = Json.required("workload.speculative.tokens", s.tokens());
     double acceptance = Checks.finite("workload.speculative.acceptance",
-        Documents.required("workload.speculative.acceptance", s.acceptance()));
+        Json.required("workload.speculative.acceptance", s.acceptance()));
     TransformerSpec draft = null;
     if (s.draftModel() != null) {
       ModelSpec d = s.draftModel().resolve(catalog);
@@ -674,12 +674,12 @@ public final class Serving {
 
   /**
    * The JSON form: feasible, reasons, layout, parameters, memory, inference, findings (written by
-   * Jackson from {@link Results.Serving}).
+   * Jackson from {@link ServingJson.Serving}).
    */
   public static ObjectNode toJson(InferenceResult result) {
     if (result == null) {
       throw new IllegalArgumentException("result: must be given");
     }
-    return Json.tree(Results.Serving.of(result));
+    return Json.tree(ServingJson.Serving.of(result));
   }
 }

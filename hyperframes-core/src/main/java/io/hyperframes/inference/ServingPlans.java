@@ -2,11 +2,10 @@ package io.hyperframes.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Checks;
-import io.hyperframes.json.Documents;
+import io.hyperframes.request.Documents;
 import io.hyperframes.json.Json;
-import io.hyperframes.json.Results;
 import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,7 +71,7 @@ public final class ServingPlans {
       return out;
     }
     for (String id : ids) {
-      NumberFormat format = NumberFormat.fromId(path, Documents.required(path, id));
+      NumberFormat format = NumberFormat.fromId(path, Json.required(path, id));
       if (format == NumberFormat.TF32 || format == NumberFormat.FP64) {
         throw new IllegalArgumentException(path + ": '" + id + "' is not a serving format");
       }
@@ -101,7 +100,7 @@ public final class ServingPlans {
           r.cluster().withDevices(b.devices()), chosen, b.tp(), b.ep(), 1, b.replicas()),
           result.estimator());
     }
-    return Json.tree(Results.ServingPlanDocument.of(plan, best));
+    return Json.tree(ServingJson.ServingPlanDocument.of(plan, best));
   }
 
   /** One line describing a configuration. */

@@ -54,6 +54,22 @@ public final class Json {
           JsonInclude.Include.NON_NULL))
       .build();
 
+  /** A string field: null when absent; blank is rejected. */
+  public static String text(String path, String value) {
+    if (value != null && value.isBlank()) {
+      throw new IllegalArgumentException(path + ": must not be empty");
+    }
+    return value;
+  }
+
+  /** {@code value}, or a "missing required field" error naming {@code path}. */
+  public static <T> T required(String path, T value) {
+    if (value == null) {
+      throw new IllegalArgumentException(path + ": missing required field");
+    }
+    return value;
+  }
+
   /** The shared mapper (thread-safe once configured). */
   public static ObjectMapper mapper() {
     return MAPPER;

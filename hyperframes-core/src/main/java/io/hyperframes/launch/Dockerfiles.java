@@ -1,6 +1,5 @@
 package io.hyperframes.launch;
 
-import io.hyperframes.HyperFrames;
 import io.hyperframes.parallel.Engine;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +37,7 @@ final class Dockerfiles {
     StringBuilder d = new StringBuilder();
     d.append("# syntax=docker/dockerfile:1\n");
     d.append(String.format(Locale.ROOT, "# Emitted by HyperFrames %s: %s on %d devices, engine %s"
-        + " (tp %d, pp %d, dp %d).%n", HyperFrames.version(), job.model().name(), job.devices(),
+        + " (tp %d, pp %d, dp %d).%n", version(), job.model().name(), job.devices(),
         job.engine().id(), job.plan().best().estimate().layout().tp(),
         job.plan().best().estimate().layout().pp(), job.plan().best().estimate().layout().dp()));
     d.append("# Three stages, least to most often changed: base, framework, code.\n\n");
@@ -101,5 +100,11 @@ final class Dockerfiles {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** The version in the jar's manifest (the same jar as {@code HyperFrames.version()}). */
+  private static String version() {
+    String v = Dockerfiles.class.getPackage().getImplementationVersion();
+    return v == null ? "dev" : v;
   }
 }

@@ -24,6 +24,18 @@ public final class Launch {
   private Launch() {}
 
   /**
+   * The plan as text a team launches: engine arguments or configuration, a layered Dockerfile,
+   * or Kubernetes manifests (docs/launch.md), with the default options
+   * ({@link LaunchOptions#defaults}).
+   *
+   * @throws IllegalArgumentException when the target cannot express this plan (a dense stack,
+   *     a MaxText layout), naming why
+   */
+  public static String emit(Plan plan, Target target) {
+    return training(plan, target, LaunchOptions.defaults()).text();
+  }
+
+  /**
    * A training plan as {@code target}.
    *
    * @throws IllegalArgumentException when an argument is missing, or the target cannot express

@@ -12,7 +12,7 @@ import io.hyperframes.parallel.RecomputeModule;
 import io.hyperframes.plan.Candidate;
 import io.hyperframes.precision.NumberFormat;
 import io.hyperframes.precision.PrecisionRecipe;
-import io.hyperframes.tuning.GoldenParameter;
+import io.hyperframes.plan.GoldenParameter;
 import io.hyperframes.workload.Attention;
 import java.util.ArrayList;
 import java.util.List;

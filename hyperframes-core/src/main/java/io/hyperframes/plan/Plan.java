@@ -2,7 +2,7 @@ package io.hyperframes.plan;
 
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.diagnose.Finding;
-import io.hyperframes.tuning.GoldenParameter;
+import io.hyperframes.plan.GoldenParameter;
 import java.util.List;
 
 /**
@@ -27,19 +27,6 @@ public record Plan(boolean feasible, List<String> reasons, Candidate best,
     List<Candidate> alternatives, List<Candidate> pareto, List<Candidate> scaling,
     List<GoldenParameter> goldenParameters, List<Finding> findings, long candidatesEvaluated,
     double seconds, Objective objective, PlanRequest request) {
-
-  /**
-   * The plan as text a team launches: engine arguments or configuration, a layered Dockerfile,
-   * or Kubernetes manifests (docs/launch.md), with the default options
-   * ({@link io.hyperframes.launch.LaunchOptions#defaults}).
-   *
-   * @throws IllegalArgumentException when the target cannot express this plan (a dense stack,
-   *     a MaxText layout), naming why
-   */
-  public String emit(io.hyperframes.launch.Target target) {
-    return io.hyperframes.launch.Launch.training(this, target,
-        io.hyperframes.launch.LaunchOptions.defaults()).text();
-  }
 
   /**
    * How the best plan's engine was chosen: fixed by {@code layout.engine}, the only engine the

@@ -3,7 +3,7 @@ package io.hyperframes.plan;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableList;
-import io.hyperframes.diagnose.TrainingFindings;
+import io.hyperframes.plan.TrainingFindings;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
@@ -16,7 +16,7 @@ import io.hyperframes.parallel.ModelStates;
 import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.parallel.Recompute;
 import io.hyperframes.precision.PrecisionRecipe;
-import io.hyperframes.tuning.GoldenParameters;
+import io.hyperframes.plan.GoldenParameters;
 import io.hyperframes.workload.TrainingWorkload;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -3,7 +3,7 @@ package io.hyperframes.plan;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableList;
-import io.hyperframes.EstimateRequest;
+import io.hyperframes.request.EstimateRequest;
 import io.hyperframes.hardware.Accelerator;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.hardware.KernelEfficiency;
@@ -28,7 +28,7 @@ import io.hyperframes.parallel.PartialLayout;
 import io.hyperframes.parallel.Recompute;
 import io.hyperframes.parallel.RecomputeModule;
 import io.hyperframes.precision.NumberFormat;
-import io.hyperframes.precision.PrecisionModel;
+import io.hyperframes.precision.model.PrecisionModel;
 import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.workload.Attention;
 import io.hyperframes.workload.GradientCompression;

@@ -6,7 +6,7 @@ import io.hyperframes.plan.MemoryBreakdown;
 import io.hyperframes.plan.Plan;
 import io.hyperframes.plan.TimeBreakdown;
 import io.hyperframes.plan.TrainingEstimate;
-import io.hyperframes.tuning.GoldenParameter;
+import io.hyperframes.plan.GoldenParameter;
 import java.util.List;
 import java.util.Locale;
 

@@ -3,7 +3,7 @@ package io.hyperframes.validate;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.json.Json;
-import io.hyperframes.json.Results;
+
 import java.util.List;
 
 /** Results of a validation run, one row per compared figure. */
@@ -29,7 +29,7 @@ public record ValidationReport(List<CaseResult> cases) {
    * boundMet, note) and the mean and maximum error (field names are a contract).
    */
   public ObjectNode toJson() {
-    return Json.tree(Results.Validation.of(this));
+    return Json.tree(ValidationJson.Validation.of(this));
   }
 
   /** Rows whose id starts with {@code prefix} and whose metric is {@code metric}. */

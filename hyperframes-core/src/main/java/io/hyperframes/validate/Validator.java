@@ -1,16 +1,16 @@
 package io.hyperframes.validate;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.EstimateRequest;
-import io.hyperframes.Requests;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.request.EstimateRequest;
+import io.hyperframes.request.Requests;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Checks;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.InterconnectModel;
 import io.hyperframes.json.Json;
-import io.hyperframes.json.Documents;
+import io.hyperframes.request.Documents;
 import io.hyperframes.plan.TrainingEstimate;
 import io.hyperframes.plan.TrainingEstimator;
 import java.util.ArrayList;
@@ -88,11 +88,11 @@ public final class Validator {
     for (Documents.Case c : doc.cases()) {
       String id = c.id() != null ? c.id() : "case[" + index + "]";
       index++;
-      Map<String, JsonNode> expected = Documents.required(id + ".expected", c.expected());
+      Map<String, JsonNode> expected = Json.required(id + ".expected", c.expected());
       if (c.collective() != null) {
         collective(id, c.collective(), expected, out);
       } else {
-        JsonNode request = Documents.required(id + ".request", c.request());
+        JsonNode request = Json.required(id + ".request", c.request());
         if (!request.isObject()) {
           throw new IllegalArgumentException(id + ".request: must be an object");
         }
@@ -223,12 +223,12 @@ public final class Validator {
     Collective op;
     try {
       cluster = c.cluster(catalog);
-      op = Collective.fromId(p + ".op", Documents.required(p + ".op", c.op()));
+      op = Collective.fromId(p + ".op", Json.required(p + ".op", c.op()));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(id + ": " + e.getMessage(), e);
     }
     double bytes = Checks.positive(p + ".messageBytes",
-        Documents.required(p + ".messageBytes", c.messageBytes()));
+        Json.required(p + ".messageBytes", c.messageBytes()));
     int n = cluster.devices();
     CollectiveGroup group = new CollectiveGroup(n, Math.min(n, cluster.devicesPerNode()));
     var t = interconnect.time(cluster, op, bytes, group);

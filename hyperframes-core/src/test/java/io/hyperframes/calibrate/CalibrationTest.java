@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.calibrate.Calibration.Constant;
 import io.hyperframes.calibrate.Calibration.Fitted;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.KernelEfficiency;
 import io.hyperframes.json.Json;
 import io.hyperframes.precision.NumberFormat;

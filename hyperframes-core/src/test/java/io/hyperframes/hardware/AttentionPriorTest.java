@@ -1,5 +1,6 @@
 package io.hyperframes.hardware;
 
+import io.hyperframes.catalog.Catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

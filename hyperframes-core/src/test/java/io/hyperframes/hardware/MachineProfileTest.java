@@ -1,11 +1,13 @@
 package io.hyperframes.hardware;
 
+import io.hyperframes.catalog.Catalog;
+import io.hyperframes.catalog.MachineProfile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.Requests;
+import io.hyperframes.request.Requests;
 import io.hyperframes.plan.TrainingEstimate;
 import io.hyperframes.plan.TrainingEstimator;
 import io.hyperframes.precision.NumberFormat;

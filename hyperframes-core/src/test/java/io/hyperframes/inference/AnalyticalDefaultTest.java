@@ -3,7 +3,7 @@ package io.hyperframes.inference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import org.junit.jupiter.api.Test;
 
 /**

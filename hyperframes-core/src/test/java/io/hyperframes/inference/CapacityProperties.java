@@ -3,7 +3,7 @@ package io.hyperframes.inference;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.hardware.Accelerator;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;

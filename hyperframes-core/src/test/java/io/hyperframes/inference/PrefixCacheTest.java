@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.HyperFrames;
 import io.hyperframes.ServeBuilder;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.SlidingWindowSpec;
 import io.hyperframes.model.TransformerSpec;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.json.Json;
 import org.junit.jupiter.api.Test;
 

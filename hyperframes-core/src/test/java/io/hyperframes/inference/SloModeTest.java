@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hyperframes.HyperFrames;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

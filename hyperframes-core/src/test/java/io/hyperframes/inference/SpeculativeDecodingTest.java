@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.hyperframes.HyperFrames;
 import io.hyperframes.ServeBuilder;
 import io.hyperframes.json.Json;
-import io.hyperframes.json.Results;
+import io.hyperframes.inference.ServingJson;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -75,12 +75,12 @@ class SpeculativeDecodingTest {
 
   @Test
   void theJsonSaysWhatWasEstimatedAndNothingWithoutIt() {
-    JsonNode with = Json.mapper().valueToTree(Results.Serving.of(
+    JsonNode with = Json.mapper().valueToTree(ServingJson.Serving.of(
         llama70b(b -> b.speculative("eagle", 3, 0.8)).run()));
     assertEquals("eagle", with.at("/inference/speculative/method").asText());
     assertEquals(3, with.at("/inference/speculative/tokens").asInt());
     assertEquals(2.952, with.at("/inference/speculative/tokensPerDecodeStep").asDouble(), 1e-12);
-    JsonNode without = Json.mapper().valueToTree(Results.Serving.of(llama70b(b -> b).run()));
+    JsonNode without = Json.mapper().valueToTree(ServingJson.Serving.of(llama70b(b -> b).run()));
     assertTrue(without.at("/inference/speculative").isMissingNode(), without.toString());
     assertNull(llama70b(b -> b).run().estimate().speculative());
   }

@@ -2,7 +2,7 @@ package io.hyperframes.interconnect;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Cluster;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.hardware.NodeTemplate;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;
 import io.hyperframes.interconnect.InterconnectModel;
-import io.hyperframes.json.Documents;
+import io.hyperframes.request.Documents;
 import io.hyperframes.plan.Plan;
 import java.io.IOException;
 import java.util.List;
@@ -70,7 +70,7 @@ class Gb200Nvl72Test {
                       "trainingTokens": 1e10, "optimizer": "adam"},
          "layout": {"tp": 1, "pp": 1, "dp": 16, "microBatch": 1}}
         """);
-    List<JsonNode> docs = LaunchTest.validate(plan.emit(Target.KUBERNETES));
+    List<JsonNode> docs = LaunchTest.validate(Launch.emit(plan, Target.KUBERNETES));
     JsonNode job = docs.get(docs.size() - 1);
     int pods = 0;
     for (JsonNode r : job.at("/spec/pytorchReplicaSpecs")) {

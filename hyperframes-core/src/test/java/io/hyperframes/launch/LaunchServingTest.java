@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.inference.InferencePlanner;
 import io.hyperframes.inference.ServingPlans;
 import io.hyperframes.json.Json;
@@ -209,7 +209,7 @@ class LaunchServingTest {
     var plan = LaunchTest.plan(LaunchTest.SINGLE_NODE);
     for (Target t : List.of(Target.VLLM, Target.SGLANG, Target.TRTLLM)) {
       String m = assertThrows(IllegalArgumentException.class,
-          () -> plan.emit(t)).getMessage();
+          () -> Launch.emit(plan, t)).getMessage();
       assertTrue(m.contains(t.id()) && m.contains("serving plan"), m);
     }
     assertEquals(Target.TRTLLM, Target.fromId("--emit", "trtllm"));

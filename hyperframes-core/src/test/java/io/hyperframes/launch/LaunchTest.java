@@ -13,12 +13,12 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import io.hyperframes.PlanRequests;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.inference.ServingPlans;
 import io.hyperframes.json.Json;
 import io.hyperframes.plan.Plan;
 import io.hyperframes.plan.Planner;
-import io.hyperframes.tuning.GoldenParameters;
+import io.hyperframes.plan.GoldenParameters;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -148,7 +148,7 @@ class LaunchTest {
   @Test
   void aPyTorchJobCarriesTheLayoutGangAndGoldenParameters() throws IOException {
     Plan plan = plan(THREE_D);
-    JsonNode job = validate(plan.emit(Target.KUBERNETES)).get(0);
+    JsonNode job = validate(Launch.emit(plan, Target.KUBERNETES)).get(0);
     assertEquals("PyTorchJob", job.get("kind").asText());
     assertEquals(128, job.at("/spec/runPolicy/schedulingPolicy/minAvailable").asInt(),
         "gang: every pod");
@@ -177,7 +177,7 @@ class LaunchTest {
 
   @Test
   void aJobSetRanksNodesByCompletionIndex() throws IOException {
-    JsonNode set = validate(plan(MULTI_NODE).emit(Target.JOBSET)).get(0);
+    JsonNode set = validate(Launch.emit(plan(MULTI_NODE), Target.JOBSET)).get(0);
     JsonNode job = set.at("/spec/replicatedJobs/0/template/spec");
     assertEquals(8, job.get("parallelism").asInt());
     assertEquals("Indexed", job.get("completionMode").asText());
@@ -188,7 +188,7 @@ class LaunchTest {
 
   @Test
   void deepSpeedShipsItsConfigAsAConfigMap() throws IOException {
-    List<JsonNode> docs = validate(plan(DEEPSPEED).emit(Target.KUBERNETES));
+    List<JsonNode> docs = validate(Launch.emit(plan(DEEPSPEED), Target.KUBERNETES));
     assertEquals("ConfigMap", docs.get(0).get("kind").asText());
     JsonNode config = Json.parseObject("ds", docs.get(0).at("/data/ds_config.json").asText());
     assertEquals(1, config.at("/zero_optimization/stage").asInt());
@@ -219,7 +219,7 @@ class LaunchTest {
   void everyDockerfileParsesAndItsStagesRunBaseFrameworkCode() {
     for (String request : List.of(SINGLE_NODE, MULTI_NODE, THREE_D, ZERO3_FSDP, DEEPSPEED)) {
       Plan plan = plan(request);
-      String text = plan.emit(Target.DOCKERFILE);
+      String text = Launch.emit(plan, Target.DOCKERFILE);
       List<DockerfileGrammar.Instruction> ins = DockerfileGrammar.parse(text);
       List<String> stages = new ArrayList<>();
       for (DockerfileGrammar.Instruction i : ins) {
@@ -256,7 +256,7 @@ class LaunchTest {
          "layout": {"tp": 1, "pp": 1, "dp": 1}}
         """);
     assertTrue(assertThrows(IllegalArgumentException.class,
-        () -> dense.emit(Target.KUBERNETES)).getMessage().contains("dense stack"));
+        () -> Launch.emit(dense, Target.KUBERNETES)).getMessage().contains("dense stack"));
   }
 
   /**
@@ -281,7 +281,7 @@ class LaunchTest {
          "layout": {"tp": %d, "pp": %d, "dp": %d, "microBatch": 1}}
         """, template, devices, 8 * dp * pp, tp, pp, dp));
     Target t = target == 0 ? Target.KUBERNETES : Target.JOBSET;
-    List<JsonNode> docs = validate(plan.emit(t));
+    List<JsonNode> docs = validate(Launch.emit(plan, t));
     JsonNode job = docs.get(docs.size() - 1);
     assertPodsTimesGpus(plan, job);
     int perNode = Math.min(devices, 8);

@@ -104,11 +104,11 @@ class PlanIsWhatLaunchesProperties {
     Plan plan = Planner.analytical().plan(PlanRequests.parse(new Ask("llama2-7b",
         "h100-sxm-80gb", 16, 128, "fsdp", 3, null).json()));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> plan.emit(Target.MEGATRON));
+        () -> Launch.emit(plan, Target.MEGATRON));
     assertTrue(e.getMessage().contains("fsdp") && e.getMessage().contains("megatron"),
         e.getMessage());
     IllegalArgumentException d = assertThrows(IllegalArgumentException.class,
-        () -> plan.emit(Target.DEEPSPEED));
+        () -> Launch.emit(plan, Target.DEEPSPEED));
     assertTrue(d.getMessage().contains("layout.engine"), d.getMessage());
   }
 
@@ -132,7 +132,7 @@ class PlanIsWhatLaunchesProperties {
   static Parsed launched(Plan plan, TransformerSpec model) {
     Engine engine = plan.best().estimate().layout().engine();
     return switch (engine) {
-      case MEGATRON -> megatron(plan.emit(Target.TORCHRUN), model);
+      case MEGATRON -> megatron(Launch.emit(plan, Target.TORCHRUN), model);
       case DEEPSPEED -> deepspeed(plan);
       case FSDP -> fsdp(Launch.training(plan, Target.TORCHRUN, LaunchOptions.defaults()));
       case MAXTEXT -> throw new AssertionError("maxtext is never searched");
@@ -179,7 +179,7 @@ class PlanIsWhatLaunchesProperties {
 
   /** DeepSpeed's configuration, and the Megatron-DeepSpeed arguments every manifest runs. */
   static Parsed deepspeed(Plan plan) {
-    JsonNode c = Json.parseObject("deepspeed", plan.emit(Target.DEEPSPEED));
+    JsonNode c = Json.parseObject("deepspeed", Launch.emit(plan, Target.DEEPSPEED));
     TrainingJob job = TrainingJob.of(plan, (TransformerSpec) plan.request().model(),
         LaunchOptions.defaults());
     assertEquals(c.toPrettyString(), job.deepspeedConfig(), "the manifests carry the same config");

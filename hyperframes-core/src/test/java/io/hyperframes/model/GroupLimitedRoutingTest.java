@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.hardware.Catalog;
-import io.hyperframes.json.Documents;
+import io.hyperframes.catalog.Catalog;
+import io.hyperframes.catalog.ModelDocuments;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,18 +29,18 @@ class GroupLimitedRoutingTest {
 
   @Test
   void aRequestBindsTheGroupsWithUnlimitedDefaults() {
-    MoeSpec open = new Documents.Moe(64, 6, 1408, null, null, null, null, null, null, null)
+    MoeSpec open = new ModelDocuments.Moe(64, 6, 1408, null, null, null, null, null, null, null)
         .resolve("model.moe");
     assertEquals(1, open.groups());
     assertEquals(1, open.groupTopK());
-    MoeSpec all = new Documents.Moe(64, 6, 1408, null, null, null, null, null, 8, null)
+    MoeSpec all = new ModelDocuments.Moe(64, 6, 1408, null, null, null, null, null, 8, null)
         .resolve("model.moe");
     assertEquals(8, all.groupTopK());
     assertFalse(all.groupLimited());
-    MoeSpec limited = new Documents.Moe(64, 6, 1408, null, null, null, null, null, 8, 3)
+    MoeSpec limited = new ModelDocuments.Moe(64, 6, 1408, null, null, null, null, null, 8, 3)
         .resolve("model.moe");
     assertTrue(limited.groupLimited());
-    assertEquals(limited, Documents.Moe.of(limited).resolve("model.moe"));
+    assertEquals(limited, ModelDocuments.Moe.of(limited).resolve("model.moe"));
   }
 
   @Test

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.HyperFrames;
-import io.hyperframes.Requests;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.request.Requests;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.json.Json;
 import io.hyperframes.workload.Attention;
 import org.junit.jupiter.api.Test;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.HyperFrames;
-import io.hyperframes.Requests;
+import io.hyperframes.request.Requests;
 import io.hyperframes.diagnose.Finding;
-import io.hyperframes.diagnose.TrainingFindings;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.plan.TrainingFindings;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.json.Json;
 import io.hyperframes.workload.GradientCompression;
 import java.util.List;

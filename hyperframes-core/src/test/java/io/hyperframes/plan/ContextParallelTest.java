@@ -33,7 +33,7 @@ class ContextParallelTest {
   }
 
   private static TrainingEstimate estimate(int devices, String layout) {
-    return TrainingEstimator.analytical().estimate(io.hyperframes.Requests.parse(
+    return TrainingEstimator.analytical().estimate(io.hyperframes.request.Requests.parse(
         request(devices, layout)));
   }
 
@@ -64,7 +64,7 @@ class ContextParallelTest {
     assertEquals(4, four.layout().cp());
     assertTrue(four.stepSeconds() < one.stepSeconds(), four.stepSeconds() + " vs "
         + one.stepSeconds());
-    JsonNode json = Json.mapper().valueToTree(io.hyperframes.json.Results.Estimate.of(four));
+    JsonNode json = Json.mapper().valueToTree(EstimateJson.Estimate.of(four));
     assertEquals(4, json.at("/layout/cp").asInt());
     assertEquals("p2p", json.at("/layout/cpCommType").asText());
     assertTrue(json.at("/time/exposedCommByKind/contextParallelSeconds").isNumber());

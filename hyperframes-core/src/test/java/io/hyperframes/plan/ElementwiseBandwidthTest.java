@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.EstimateBuilder;
 import io.hyperframes.HyperFrames;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.KernelEfficiency;
 import io.hyperframes.model.MoeSpec;
 import io.hyperframes.model.TransformerSpec;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.Requests;
+import io.hyperframes.request.Requests;
 import io.hyperframes.calibrate.Calibration;
 import io.hyperframes.calibrate.Calibration.Constant;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.json.Json;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.precision.NumberFormat;

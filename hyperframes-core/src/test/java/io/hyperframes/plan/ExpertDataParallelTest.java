@@ -3,7 +3,7 @@ package io.hyperframes.plan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.hyperframes.HyperFrames;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.interconnect.Collective;
 import io.hyperframes.interconnect.CollectiveGroup;

@@ -44,7 +44,7 @@ class ExpertOverlapProperties {
         + " \"sequenceParallel\": true, \"zeroStage\": 1, \"engine\": \"megatron\","
         + " \"recompute\": \"selective\", \"moeDispatcher\": \"" + dispatcher + "\","
         + " \"overlapMoeComm\": " + overlap + "}";
-    return TrainingEstimator.analytical().estimate(io.hyperframes.Requests.parse(
+    return TrainingEstimator.analytical().estimate(io.hyperframes.request.Requests.parse(
         "{\"model\": " + MODEL + ", \"cluster\": {\"accelerator\": \"h100-sxm-80gb\","
             + " \"devices\": 256}, \"workload\": {\"type\": \"training\", \"precision\":"
             + " \"bf16-mixed\", \"globalBatchSize\": " + batch * dp + "}, \"layout\": "

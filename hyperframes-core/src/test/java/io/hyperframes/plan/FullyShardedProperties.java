@@ -2,7 +2,7 @@ package io.hyperframes.plan;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.hardware.Fabric;
 import io.hyperframes.model.TransformerSpec;

@@ -3,7 +3,7 @@ package io.hyperframes.plan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.Requests;
+import io.hyperframes.request.Requests;
 import io.hyperframes.json.Json;
 import org.junit.jupiter.api.Test;
 

@@ -49,7 +49,7 @@ class LoadImbalanceProperties {
         + ", \"etp\": 1, \"microBatch\": 1, \"sequenceParallel\": " + (tp > 1)
         + ", \"zeroStage\": 1, \"engine\": \"megatron\", \"recompute\": \"selective\","
         + " \"moeDispatcher\": \"" + dispatcher + "\"}";
-    return TrainingEstimator.analytical().estimate(io.hyperframes.Requests.parse(
+    return TrainingEstimator.analytical().estimate(io.hyperframes.request.Requests.parse(
         "{\"model\": " + MODEL + ", \"cluster\": {\"accelerator\": \"h100-sxm-80gb\","
             + " \"devices\": 64}, \"workload\": {\"type\": \"training\", \"precision\":"
             + " \"bf16-mixed\", \"globalBatchSize\": " + batch * dp + ", \"moeLoadImbalance\": "

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.HyperFrames;
-import io.hyperframes.Requests;
+import io.hyperframes.request.Requests;
 import io.hyperframes.workload.TrainingWorkload;
 import org.junit.jupiter.api.Test;
 

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.EstimateRequest;
+import io.hyperframes.request.EstimateRequest;
 import io.hyperframes.HyperFrames;
-import io.hyperframes.Requests;
+import io.hyperframes.request.Requests;
 import io.hyperframes.diagnose.Finding;
-import io.hyperframes.diagnose.TrainingFindings;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.plan.TrainingFindings;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.json.Json;
 import io.hyperframes.workload.TrainingWorkload;
 import java.io.IOException;

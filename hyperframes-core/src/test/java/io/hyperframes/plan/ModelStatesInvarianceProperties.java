@@ -2,7 +2,7 @@ package io.hyperframes.plan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.CpCommType;
 import io.hyperframes.parallel.Engine;

@@ -1,5 +1,7 @@
 package io.hyperframes.plan;
 
+import io.hyperframes.PlanRequests;
+import io.hyperframes.launch.Launch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -35,7 +37,7 @@ class MoeDispatcherTest {
   }
 
   private static TrainingEstimate estimate(String layout) {
-    return TrainingEstimator.analytical().estimate(io.hyperframes.Requests.parse(
+    return TrainingEstimator.analytical().estimate(io.hyperframes.request.Requests.parse(
         request("", layout)));
   }
 
@@ -75,16 +77,14 @@ class MoeDispatcherTest {
     assertEquals("deepep", json.at("/layout/moeDispatcher").asText(), json.toString());
     assertEquals("alltoall", EstimateJson.toJson(estimate(", \"ep\": 32, \"etp\": 1"))
         .at("/layout/moeDispatcher").asText());
-    String launch = Planner.analytical().plan(io.hyperframes.PlanRequests.parse(
-        request("", ", \"ep\": 32, \"etp\": 1, \"moeDispatcher\": \"deepep\"")))
-        .emit(Target.MEGATRON);
+    String launch = Launch.emit(Planner.analytical().plan(PlanRequests.parse(
+        request("", ", \"ep\": 32, \"etp\": 1, \"moeDispatcher\": \"deepep\""))), Target.MEGATRON);
     assertTrue(launch.contains("--moe-token-dispatcher-type flex"), launch);
     assertTrue(launch.contains("--moe-flex-dispatcher-backend deepep"), launch);
     // A plan whose dispatcher is left open may take DeepEP across nodes
     // (Planner#deepEpAlternative); the all-to-all one is asked for by name.
-    String plain = Planner.analytical().plan(io.hyperframes.PlanRequests.parse(
-        request("", ", \"ep\": 32, \"etp\": 1, \"moeDispatcher\": \"alltoall\"")))
-        .emit(Target.MEGATRON);
+    String plain = Launch.emit(Planner.analytical().plan(PlanRequests.parse(
+        request("", ", \"ep\": 32, \"etp\": 1, \"moeDispatcher\": \"alltoall\""))), Target.MEGATRON);
     assertTrue(plain.contains("--moe-token-dispatcher-type alltoall"), plain);
     assertFalse(plain.contains("--moe-flex-dispatcher-backend"), plain);
   }
@@ -101,7 +101,7 @@ class MoeDispatcherTest {
             "deepep does not pad expert inputs to a capacity"});
     for (String[] b : bad) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> TrainingEstimator.analytical().estimate(io.hyperframes.Requests.parse(
+          () -> TrainingEstimator.analytical().estimate(io.hyperframes.request.Requests.parse(
               request(b[0], b[1]))));
       assertTrue(e.getMessage().startsWith("layout.moeDispatcher: "), e.getMessage());
       assertTrue(e.getMessage().contains(b[2]), e.getMessage());
@@ -132,8 +132,8 @@ class MoeDispatcherTest {
     assertTrue(hidden >= 39.0 / 512 - 1e-12 && hidden < 1, "overlapped / plain " + hidden);
     assertTrue(overlapped.stepSeconds() < plain.stepSeconds());
     assertTrue(EstimateJson.toJson(overlapped).at("/layout/overlapMoeComm").asBoolean());
-    String launch = Planner.analytical().plan(io.hyperframes.PlanRequests.parse(
-        request("", ep32 + ", \"overlapMoeComm\": true"))).emit(Target.MEGATRON);
+    String launch = Launch.emit(Planner.analytical().plan(PlanRequests.parse(
+        request("", ep32 + ", \"overlapMoeComm\": true"))), Target.MEGATRON);
     assertTrue(launch.contains("--overlap-moe-expert-parallel-comm --delay-wgrad-compute"),
         launch);
   }

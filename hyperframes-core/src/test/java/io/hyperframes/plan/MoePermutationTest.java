@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.hyperframes.HyperFrames;
 import io.hyperframes.LayoutSpec;
 import io.hyperframes.hardware.Accelerator;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.memory.MemoryHierarchyModel;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.parallel.Layout;

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.EstimateBuilder;
-import io.hyperframes.EstimateRequest;
+import io.hyperframes.request.EstimateRequest;
 import io.hyperframes.HyperFrames;
-import io.hyperframes.Requests;
+import io.hyperframes.request.Requests;
 import io.hyperframes.diagnose.Finding;
-import io.hyperframes.diagnose.TrainingFindings;
+import io.hyperframes.plan.TrainingFindings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -140,7 +140,7 @@ class MoePlanTest {
     // experts per GPU, their states sharded over the 64 expert data-parallel ranks.
     assertTrue(e.memory().expertStatesBytes() > 0
         && e.memory().expertStatesBytes() < e.memory().modelStatesBytes(), e.memory().toString());
-    assertTrue(io.hyperframes.json.Json.mapper().valueToTree(io.hyperframes.json.Results
+    assertTrue(io.hyperframes.json.Json.mapper().valueToTree(EstimateJson
         .Estimate.of(e)).at("/memory/expertStatesBytes").isNumber());
     String guide = Files.readString(Path.of("..", "docs", "planning.md"),
         StandardCharsets.UTF_8).replaceAll("\\s+", " ");

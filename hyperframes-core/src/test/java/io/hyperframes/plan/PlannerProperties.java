@@ -3,7 +3,7 @@ package io.hyperframes.plan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.MoeSpec;
 import io.hyperframes.model.TransformerSpec;

@@ -2,7 +2,7 @@ package io.hyperframes.plan;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hyperframes.Requests;
+import io.hyperframes.request.Requests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

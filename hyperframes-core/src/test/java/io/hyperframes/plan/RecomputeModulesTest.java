@@ -1,5 +1,7 @@
 package io.hyperframes.plan;
 
+import io.hyperframes.PlanRequests;
+import io.hyperframes.launch.Launch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -39,7 +41,7 @@ class RecomputeModulesTest {
   }
 
   private static TrainingEstimate qwenLong(String recompute) {
-    return TrainingEstimator.analytical().estimate(io.hyperframes.Requests.parse(
+    return TrainingEstimator.analytical().estimate(io.hyperframes.request.Requests.parse(
         request(recompute)));
   }
 
@@ -86,7 +88,7 @@ class RecomputeModulesTest {
    */
   @Test
   void routedExpertsKeepTheirDispatchedCopies() {
-    io.hyperframes.EstimateRequest r = io.hyperframes.Requests.parse(
+    io.hyperframes.request.EstimateRequest r = io.hyperframes.request.Requests.parse(
         request(", \"recompute\": \"selective\""));
     io.hyperframes.model.TransformerSpec m = (io.hyperframes.model.TransformerSpec) r.model();
     io.hyperframes.precision.PrecisionRecipe p = r.workload().precision();
@@ -122,12 +124,12 @@ class RecomputeModulesTest {
 
   @Test
   void megatronLaunchNamesTheModules() {
-    String launch = Planner.analytical().plan(io.hyperframes.PlanRequests.parse(
-        request(", \"recomputeModules\": [\"layernorm\", \"moe\"]"))).emit(Target.MEGATRON);
+    String launch = Launch.emit(Planner.analytical().plan(PlanRequests.parse(
+        request(", \"recomputeModules\": [\"layernorm\", \"moe\"]"))), Target.MEGATRON);
     assertTrue(launch.contains("--recompute-granularity selective"), launch);
     assertTrue(launch.contains("--recompute-modules layernorm moe"), launch);
-    String plain = Planner.analytical().plan(io.hyperframes.PlanRequests.parse(
-        request(", \"recompute\": \"selective\""))).emit(Target.MEGATRON);
+    String plain = Launch.emit(Planner.analytical().plan(PlanRequests.parse(
+        request(", \"recompute\": \"selective\""))), Target.MEGATRON);
     assertTrue(plain.contains("--recompute-activations"), plain);
     assertFalse(plain.contains("--recompute-modules"), plain);
   }

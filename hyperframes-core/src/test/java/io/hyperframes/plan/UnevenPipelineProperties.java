@@ -43,7 +43,7 @@ class UnevenPipelineProperties {
   @Property(tries = 60)
   void theEvenSharesWrittenOutAreTheEvenLayout(@ForAll("models") String model,
       @ForAll("depths") int pp) {
-    int layers = io.hyperframes.hardware.Catalog.builtIn().model("model", model).layers();
+    int layers = io.hyperframes.catalog.Catalog.builtIn().model("model", model).layers();
     if (layers % pp != 0) {
       return;
     }

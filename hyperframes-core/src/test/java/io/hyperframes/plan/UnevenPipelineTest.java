@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.EstimateBuilder;
 import io.hyperframes.HyperFrames;
-import io.hyperframes.json.Results;
+
 import io.hyperframes.parallel.Recompute;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +41,7 @@ class UnevenPipelineTest {
     assertEquals(even.memory().totalBytes(), split.memory().totalBytes(),
         1e-12 * even.memory().totalBytes());
     assertEquals(10, split.layout().firstStageLayers());
-    Results.EstimateLayout written = Results.Estimate.of(split).layout();
+    EstimateJson.EstimateLayout written = EstimateJson.Estimate.of(split).layout();
     assertEquals(10, written.lastStageLayers());
   }
 

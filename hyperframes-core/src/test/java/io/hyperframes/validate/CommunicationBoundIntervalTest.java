@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.Requests;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.request.Requests;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.StepInterval;
 import io.hyperframes.json.Json;
 import io.hyperframes.plan.TrainingEstimate;

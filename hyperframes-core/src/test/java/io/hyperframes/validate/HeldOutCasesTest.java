@@ -79,7 +79,7 @@ class HeldOutCasesTest {
     shared.get("cases").forEach(cases::add);
     Json.parseObject("cases", read("training-cases.json")).get("cases").forEach(cases::add);
     var result = io.hyperframes.calibrate.Calibration.fit(doc.toString(),
-        io.hyperframes.hardware.Catalog.builtIn().withoutKernels(),
+        io.hyperframes.catalog.Catalog.builtIn().withoutKernels(),
         java.util.EnumSet.of(io.hyperframes.calibrate.Calibration.Constant.MATMUL_HALF_DIM,
             io.hyperframes.calibrate.Calibration.Constant.ATTENTION_EFFICIENCY),
         Map.of("hopper@fsdp",

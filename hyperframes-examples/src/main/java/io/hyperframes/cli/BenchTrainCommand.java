@@ -140,10 +140,10 @@ final class BenchTrainCommand implements Callable<Integer> {
       root.put("fusedKernels", fusedKernels);
       root.put("precision", precision);
       if (predict) {
-        io.hyperframes.hardware.MachineProfile p;
+        io.hyperframes.catalog.MachineProfile p;
         String from;
         if (profile != null) {
-          p = io.hyperframes.hardware.MachineProfile.read(profile);
+          p = io.hyperframes.catalog.MachineProfile.read(profile);
           from = profile.toString();
         } else {
           var err = spec.commandLine().getErr();

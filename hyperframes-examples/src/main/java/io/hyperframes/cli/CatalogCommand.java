@@ -1,7 +1,7 @@
 package io.hyperframes.cli;
 
 import io.hyperframes.hardware.Accelerator;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.NodeTemplate;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;

@@ -1,7 +1,7 @@
 package io.hyperframes.cli;
 
-import io.hyperframes.hardware.Catalog;
-import io.hyperframes.hardware.MachineProfile;
+import io.hyperframes.catalog.Catalog;
+import io.hyperframes.catalog.MachineProfile;
 import java.nio.file.Path;
 
 /** The catalog a command runs on: the built-in one, a user's overrides, a machine profile. */

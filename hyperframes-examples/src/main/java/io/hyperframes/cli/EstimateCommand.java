@@ -1,10 +1,10 @@
 package io.hyperframes.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.hyperframes.EstimateRequest;
+import io.hyperframes.request.EstimateRequest;
 import io.hyperframes.HyperFrames;
-import io.hyperframes.Requests;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.request.Requests;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.json.Json;
 import io.hyperframes.plan.EstimateJson;
 import io.hyperframes.plan.MemoryBreakdown;

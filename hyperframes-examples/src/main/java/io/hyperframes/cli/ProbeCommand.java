@@ -1,6 +1,6 @@
 package io.hyperframes.cli;
 
-import io.hyperframes.hardware.MachineProfile;
+import io.hyperframes.catalog.MachineProfile;
 import io.hyperframes.nd4j.probe.HostProbe;
 import io.hyperframes.precision.NumberFormat;
 import java.io.PrintWriter;

@@ -567,7 +567,7 @@ final class ScheduleCommand implements Callable<Integer> {
           + e.getMessage());
     }
     var request = io.hyperframes.inference.Serving.parse(json,
-        io.hyperframes.hardware.Catalog.builtIn());
+        io.hyperframes.catalog.Catalog.builtIn());
     double ttft = ttftSlo != null ? ttftSlo : request.workload().ttftSloSeconds();
     double tpot = tpotSlo != null ? tpotSlo : request.workload().tpotSloSeconds();
     if (!(ttft > 0) || !(tpot > 0)) {

@@ -1,9 +1,9 @@
 package io.hyperframes.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hyperframes.Requests;
-import io.hyperframes.hardware.Catalog;
-import io.hyperframes.hardware.MachineProfile;
+import io.hyperframes.request.Requests;
+import io.hyperframes.catalog.Catalog;
+import io.hyperframes.catalog.MachineProfile;
 import io.hyperframes.json.Json;
 import io.hyperframes.nd4j.probe.HostProbe;
 import io.hyperframes.plan.TimeBreakdown;

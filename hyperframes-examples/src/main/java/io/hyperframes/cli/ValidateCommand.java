@@ -52,7 +52,7 @@ final class ValidateCommand implements Callable<Integer> {
       return leaveOneSourceOut(Files2.read("--cases", cases));
     }
     Validator v = catalog == null ? Validator.analytical()
-        : Validator.on(io.hyperframes.hardware.Catalog.builtIn().withOverrides(catalog));
+        : Validator.on(io.hyperframes.catalog.Catalog.builtIn().withOverrides(catalog));
     ValidationReport r = v.run(Files2.read("--cases", cases));
     var out = spec.commandLine().getOut();
     switch (format) {
@@ -83,9 +83,9 @@ final class ValidateCommand implements Callable<Integer> {
   }
 
   private int leaveOneSourceOut(String text) {
-    io.hyperframes.hardware.Catalog shipped = catalog == null
-        ? io.hyperframes.hardware.Catalog.builtIn()
-        : io.hyperframes.hardware.Catalog.builtIn().withOverrides(catalog);
+    io.hyperframes.catalog.Catalog shipped = catalog == null
+        ? io.hyperframes.catalog.Catalog.builtIn()
+        : io.hyperframes.catalog.Catalog.builtIn().withOverrides(catalog);
     var result = io.hyperframes.calibrate.Calibration.fit(text, shipped.withoutKernels(),
         constants(), CalibrateCommand.scopes(scope));
     java.util.Map<String, CaseResult> inSample = new java.util.HashMap<>();
@@ -100,7 +100,7 @@ final class ValidateCommand implements Callable<Integer> {
       }
       // The regime of the case's estimate under the shipped catalog: its layout, or
       // communication-bound when exposed communication is half its step or more.
-      var r = io.hyperframes.Requests.fromJson(req, shipped);
+      var r = io.hyperframes.request.Requests.fromJson(req, shipped);
       var e = io.hyperframes.plan.TrainingEstimator.analytical().estimate(r);
       regimes.put(c.path("id").asText(), r.cluster().accelerator().generation() + " "
           + io.hyperframes.hardware.StepInterval.regime(e.layout().tp(), e.layout().pp(),
@@ -239,7 +239,7 @@ final class ValidateCommand implements Callable<Integer> {
    * all sources' residuals, as a catalog file ({@code --write-intervals}).
    */
   private void writeIntervals(java.util.List<Object[]> factors,
-      io.hyperframes.hardware.Catalog shipped, String text) {
+      io.hyperframes.catalog.Catalog shipped, String text) {
     java.util.Set<String> generations = new java.util.TreeSet<>();
     shipped.accelerators().values().forEach(a -> generations.add(a.generation()));
     long sources = factors.stream().map(f -> f[1]).distinct().count();

@@ -762,8 +762,8 @@ class CliTest {
         "--fit", "serving-overhead", "--catalog", first.toString(), "--out", second.toString());
     assertEquals(0, b.status(), b.err());
     assertTrue(b.out().contains("keeps the entries of"), b.out());
-    var firstCatalog = io.hyperframes.hardware.Catalog.builtIn().withOverrides(first);
-    var chained = io.hyperframes.hardware.Catalog.builtIn().withOverrides(second);
+    var firstCatalog = io.hyperframes.catalog.Catalog.builtIn().withOverrides(first);
+    var chained = io.hyperframes.catalog.Catalog.builtIn().withOverrides(second);
     assertEquals(firstCatalog.accelerators().get("h200-sxm-141gb").memoryEfficiency(),
         chained.accelerators().get("h200-sxm-141gb").memoryEfficiency(), 1e-12);
     assertTrue(Math.abs(chained.accelerators().get("h200-sxm-141gb").memoryEfficiency() - 0.85)

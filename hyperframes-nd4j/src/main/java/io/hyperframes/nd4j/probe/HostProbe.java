@@ -1,7 +1,7 @@
 package io.hyperframes.nd4j.probe;
 
 import com.google.common.base.Preconditions;
-import io.hyperframes.hardware.MachineProfile;
+import io.hyperframes.catalog.MachineProfile;
 import io.hyperframes.nd4j.Activation;
 import io.hyperframes.nd4j.FusedDense;
 import io.hyperframes.nd4j.Kernels;

@@ -1,4 +1,4 @@
-package io.hyperframes;
+package io.hyperframes.request;
 
 import static com.google.common.base.Preconditions.checkArgument;
 

@@ -1,9 +1,9 @@
-package io.hyperframes;
+package io.hyperframes.request;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.hardware.Catalog;
+import io.hyperframes.catalog.Catalog;
 import io.hyperframes.hardware.Cluster;
-import io.hyperframes.json.Documents;
+import io.hyperframes.request.Documents;
 import io.hyperframes.json.Json;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.parallel.PartialLayout;
@@ -34,9 +34,9 @@ public final class Requests {
       throw new IllegalArgumentException("request: must be a JSON object");
     }
     Documents.Estimate doc = Json.bind(root, Documents.Estimate.class, "");
-    ModelSpec model = Documents.required("model", doc.model()).resolve(catalog);
-    Cluster cluster = Documents.required("cluster", doc.cluster()).resolve(catalog);
-    TrainingWorkload workload = Documents.required("workload", doc.workload()).resolve();
+    ModelSpec model = Json.required("model", doc.model()).resolve(catalog);
+    Cluster cluster = Json.required("cluster", doc.cluster()).resolve(catalog);
+    TrainingWorkload workload = Json.required("workload", doc.workload()).resolve();
     PartialLayout layout = doc.layout() == null ? PartialLayout.OPEN : doc.layout().resolve();
     // Kernel constants scoped to the engine that runs the layout (Catalog#forEngine).
     return new EstimateRequest(model, catalog.forEngine(cluster, layout.engineOrDefault()),

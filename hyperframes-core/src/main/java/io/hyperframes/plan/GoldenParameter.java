@@ -1,4 +1,4 @@
-package io.hyperframes.tuning;
+package io.hyperframes.plan;
 
 /**
  * One entry of the golden parameter table: a setting, its value and why.

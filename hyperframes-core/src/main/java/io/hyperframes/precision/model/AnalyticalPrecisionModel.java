@@ -1,5 +1,6 @@
-package io.hyperframes.precision;
+package io.hyperframes.precision.model;
 
+import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.hardware.Accelerator;
 
 /** Peaks from the accelerator catalog. */

@@ -1,4 +1,4 @@
-package io.hyperframes.tuning;
+package io.hyperframes.plan;
 
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.hardware.Cluster;

@@ -1,5 +1,7 @@
-package io.hyperframes.diagnose;
+package io.hyperframes.plan;
 
+import io.hyperframes.diagnose.Finding;
+import io.hyperframes.diagnose.Severity;
 import com.google.common.collect.ImmutableList;
 import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.ModelSpec;

@@ -1,4 +1,4 @@
-package io.hyperframes.json;
+package io.hyperframes.catalog;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -111,12 +111,12 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
   /** A model architecture with its source. */
   public record ModelEntry(String id, Integer layers, Integer hidden, Integer heads,
       Integer kvHeads, Integer ffnHidden, Boolean gatedMlp, Integer vocab, Integer seqLen,
-      Boolean tiedEmbeddings, String source, Integer headDim, Documents.Moe moe,
-      Documents.Mla mla, Documents.SlidingWindow slidingWindow, Integer mtpLayers) {
+      Boolean tiedEmbeddings, String source, Integer headDim, ModelDocuments.Moe moe,
+      ModelDocuments.Mla mla, ModelDocuments.SlidingWindow slidingWindow, Integer mtpLayers) {
 
     /** The architecture fields in the request vocabulary. */
-    public Documents.Model architecture() {
-      return new Documents.Model(null, id, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp,
+    public ModelDocuments.Model architecture() {
+      return new ModelDocuments.Model(null, id, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp,
           vocab, seqLen, tiedEmbeddings, null, null, headDim, null, moe, mla, slidingWindow,
           mtpLayers);
     }

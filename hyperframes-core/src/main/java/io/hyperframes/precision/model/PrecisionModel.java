@@ -1,5 +1,7 @@
-package io.hyperframes.precision;
+package io.hyperframes.precision.model;
 
+import io.hyperframes.precision.NumberFormat;
+import io.hyperframes.precision.PrecisionRecipe;
 import io.hyperframes.hardware.Accelerator;
 
 /**

@@ -1,184 +1,16 @@
-package io.hyperframes.json;
+package io.hyperframes.inference;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
-import io.hyperframes.diagnose.Finding;
-import io.hyperframes.inference.InferenceEstimate;
-import io.hyperframes.inference.InferencePlanner;
-import io.hyperframes.inference.InferenceResult;
-import io.hyperframes.parallel.Layout;
-import io.hyperframes.plan.Candidate;
-import io.hyperframes.plan.Cost;
-import io.hyperframes.plan.MemoryBreakdown;
-import io.hyperframes.plan.Plan;
-import io.hyperframes.plan.TimeBreakdown;
-import io.hyperframes.plan.TrainingEstimate;
-import io.hyperframes.tuning.GoldenParameter;
-import io.hyperframes.validate.ValidationReport;
-import java.util.LinkedHashMap;
+import io.hyperframes.diagnose.FindingDocument;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
 /**
- * The result documents of docs/user-guide.md ("Output"), as records written by Jackson: one
- * record per JSON object, one component per field, in the documented order. Field names are a
- * contract read by other programs: add, never rename. Absent ({@code null}) fields are omitted.
+ * The serving result documents of docs/user-guide.md ("Output"), as records written by Jackson:
+ * one record per JSON object, one component per field, in the documented order. Field names are
+ * a contract read by other programs: add, never rename. Absent ({@code null}) fields are omitted.
  */
-public final class Results {
-  private Results() {}
-
-  /** A training estimate. */
-  public record Estimate(boolean feasible, List<String> reasons, EstimateLayout layout,
-      double parameters, double activeParameters, Memory memory, Time time, double mfu, double hfu,
-      double tflopsPerDevice, double modelTflopsPerDevice, double tokensPerSecond,
-      double tokensPerSecondPerDevice, double commShare, double scalingEfficiency, double trainingDays, double trainingDaysLow,
-      double trainingDaysHigh, Interval interval, double gpuHours, long devices) {
-
-    /** The document of {@code e}. */
-    public static Estimate of(TrainingEstimate e) {
-      Layout l = e.layout();
-      MemoryBreakdown m = e.memory();
-      TimeBreakdown t = e.time();
-      return new Estimate(e.feasible(), e.reasons(),
-          new EstimateLayout(l.tp(), l.pp(), l.dp(), l.virtualStages(), l.microBatch(),
-              l.sequenceParallel(), l.recompute().id(), l.zeroStage(), l.engine().id(),
-              l.shardGroupSize(), l.reshardAfterForward(), l.ep(), l.etp(), l.cp(),
-              l.cpCommType().id(),
-              io.hyperframes.parallel.RecomputeModule.ids(l.recomputeModules()),
-              l.moeDispatcher().id(), l.overlapMoeComm(), l.firstStageLayers(),
-              l.lastStageLayers()),
-          e.parameters(), e.activeParameters(),
-          new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
-              m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
-              m.layerStatesBytes(), m.expertStatesBytes()),
-          new Time(t.stepSeconds(), e.stepSecondsLow(), e.stepSecondsHigh(), t.computeSeconds(),
-              t.recomputeSeconds(), t.exposedCommSeconds(), t.bubbleSeconds(),
-              t.optimizerSeconds(), new CommByKind(t.tensorParallelCommSeconds(),
-                  t.pipelineCommSeconds(), t.dataParallelCommSeconds(), t.allToAllSeconds(),
-                  t.contextParallelSeconds())),
-          e.mfu(), e.hfu(), e.flopsPerSecondPerDevice() / 1e12,
-          e.modelFlopsPerSecondPerDevice() / 1e12, e.tokensPerSecond(),
-          e.tokensPerSecondPerDevice(), e.commShare(), e.scalingEfficiency(), e.trainingDays(),
-          e.trainingDaysLow(), e.trainingDaysHigh(),
-          new Interval(e.interval().low(), e.interval().high(), e.interval().cases(),
-              e.interval().source(), e.interval().regime()),
-          e.gpuHours(), e.devices());
-    }
-
-    Estimate withVerdict(boolean isFeasible, List<String> why) {
-      return new Estimate(isFeasible, why, layout, parameters, activeParameters, memory, time,
-          mfu, hfu,
-          tflopsPerDevice, modelTflopsPerDevice, tokensPerSecond, tokensPerSecondPerDevice,
-          commShare,
-          scalingEfficiency, trainingDays, trainingDaysLow, trainingDaysHigh, interval, gpuHours,
-          devices);
-    }
-  }
-
-  /** {@code layout} of an estimate. */
-  public record EstimateLayout(int tp, int pp, int dp, int virtualStages, int microBatch,
-      boolean sequenceParallel, String recompute, int zeroStage, String engine,
-      int shardGroupSize, boolean reshardAfterForward, int ep, int etp, int cp,
-      String cpCommType, List<String> recomputeModules, String moeDispatcher,
-      boolean overlapMoeComm, int firstStageLayers, int lastStageLayers) {}
-
-  /** {@code memory} of an estimate, bytes per device. */
-  public record Memory(double weightsBytes, double gradientsBytes, double optimizerBytes,
-      double activationsBytes, double otherBytes, double totalBytes, double modelStatesBytes,
-      double layerStatesBytes, double expertStatesBytes) {}
-
-  /** {@code time} of an estimate, seconds per step. */
-  public record Time(double stepSeconds, double stepSecondsLow, double stepSecondsHigh,
-      double computeSeconds, double recomputeSeconds, double exposedCommSeconds,
-      double bubbleSeconds, double optimizerSeconds, CommByKind exposedCommByKind) {}
-
-  /** {@code time.exposedCommByKind}. */
-  public record CommByKind(double tensorParallelSeconds, double pipelineSeconds,
-      double dataParallelSeconds, double allToAllSeconds, double contextParallelSeconds) {}
-
-  /**
-   * {@code interval}: the empirical step-time band, the generation and regime it was looked up
-   * for, the published cases of that regime it rests on (0: none, the source says so) and how it
-   * was derived.
-   */
-  public record Interval(double low, double high, int cases, String source, String regime) {}
-
-  /** A plan candidate: the estimate's fields plus its workload choices and cost. */
-  public record PlanCandidate(@JsonUnwrapped Estimate estimate, int globalBatchSize,
-      String precision, String attention, CandidateCost cost) {
-
-    /** The document of {@code c}. */
-    public static PlanCandidate of(Candidate c) {
-      Cost k = c.cost();
-      double low = c.estimate().interval().low();
-      double high = c.estimate().interval().high();
-      return new PlanCandidate(Estimate.of(c.estimate()), c.workload().globalBatchSize(),
-          c.workload().precision().name(),
-          c.workload().attention() == null ? null : c.workload().attention().id(),
-          new CandidateCost(k.devices(), k.trainingDays(), k.trainingDays() * low,
-              k.trainingDays() * high, k.totalUsd() * low, k.totalUsd() * high, k.gpuHours(),
-              k.usdPerDeviceHour(), k.computeUsd(), k.energyKwh(), k.energyUsd(), k.totalUsd(),
-              k.priceSource()));
-    }
-  }
-
-  /** {@code cost} of a candidate. */
-  public record CandidateCost(long devices, double trainingDays, double trainingDaysLow,
-      double trainingDaysHigh, double totalUsdLow, double totalUsdHigh, double gpuHours,
-      double usdPerDeviceHour, double computeUsd, double energyKwh, double energyUsd,
-      double totalUsd, String priceSource) {}
-
-  /**
-   * A plan: the best candidate's fields (with the plan's verdict and reasons), then the search,
-   * alternatives, Pareto front, scaling sweep, golden parameters and findings.
-   */
-  public record PlanDocument(@JsonUnwrapped PlanCandidate best, String objective,
-      PlanSearch search, List<PlanCandidate> alternatives, List<PlanCandidate> pareto,
-      List<PlanCandidate> scaling, Map<String, Golden> goldenParameters,
-      List<FindingDocument> findings) {
-
-    /** The document of {@code plan}. */
-    public static PlanDocument of(Plan plan) {
-      PlanCandidate b = PlanCandidate.of(plan.best());
-      PlanCandidate best = new PlanCandidate(
-          b.estimate().withVerdict(plan.feasible(), plan.reasons()), b.globalBatchSize(),
-          b.precision(), b.attention(), b.cost());
-      Map<String, Golden> golden = new LinkedHashMap<>();
-      for (GoldenParameter g : plan.goldenParameters()) {
-        Object v = g.value() instanceof Number n ? (Object) n.doubleValue()
-            : g.value() instanceof Boolean ? g.value() : String.valueOf(g.value());
-        golden.put(g.name(), new Golden(v, g.unit(), g.reason()));
-      }
-      return new PlanDocument(best, plan.objective().id(),
-          new PlanSearch(plan.candidatesEvaluated(), plan.seconds(),
-              plan.request() == null ? List.of() : plan.request().engines().stream()
-                  .map(io.hyperframes.parallel.Engine::id).toList(), plan.engineChoice()),
-          plan.alternatives().stream().map(PlanCandidate::of).toList(),
-          plan.pareto().stream().map(PlanCandidate::of).toList(),
-          plan.scaling().stream().map(PlanCandidate::of).toList(), golden,
-          FindingDocument.of(plan.findings()));
-    }
-  }
-
-  /** {@code search} of a plan. */
-  public record PlanSearch(long candidatesEvaluated, double seconds, List<String> engines,
-      String engineChoice) {}
-
-  /** One golden parameter: a number, a flag or a word, its unit and why. */
-  public record Golden(Object value, String unit, String reason) {}
-
-  /** One finding: {id, severity, title, evidence, remedy}. */
-  public record FindingDocument(String id, String severity, String title, String evidence,
-      String remedy) {
-
-    /** The documents of {@code findings}, in order. */
-    public static List<FindingDocument> of(List<Finding> findings) {
-      return findings.stream().map(f -> new FindingDocument(f.id(),
-          f.severity().name().toLowerCase(Locale.ROOT), f.title(), f.evidence(), f.remedy()))
-          .toList();
-    }
-  }
+public final class ServingJson {
+  private ServingJson() {}
 
   /** A serving estimate: configuration, memory, latency and findings. */
   public record Serving(boolean feasible, List<String> reasons, ServingLayout layout,
@@ -390,27 +222,4 @@ public final class Results {
 
   /** {@code search} of a serving plan. */
   public record ServingSearch(long candidatesEvaluated) {}
-
-  /** A validation report: every compared figure, then the mean and maximum error. */
-  public record Validation(List<ValidationCase> cases, double meanAbsRelativeError,
-      double maxAbsRelativeError) {
-
-    /** The document of {@code report}. */
-    public static Validation of(ValidationReport report) {
-      return new Validation(report.cases().stream().map(c -> new ValidationCase(c.id(),
-          c.metric(), c.expected(), c.compared() ? c.predicted() : null,
-          c.compared() ? c.relativeError() : null, c.bound(),
-          c.bound().equals("point") ? null : c.boundMet(), c.note())).toList(),
-          report.meanAbsRelativeError(), report.maxAbsRelativeError());
-    }
-  }
-
-  /**
-   * One figure: {@code predicted} and {@code relativeError} are {@code null} when the figure
-   * was not compared; {@code boundMet} is present for bounds other than "point".
-   */
-  public record ValidationCase(String id, String metric, double expected,
-      @JsonInclude(JsonInclude.Include.ALWAYS) Double predicted,
-      @JsonInclude(JsonInclude.Include.ALWAYS) Double relativeError, String bound,
-      Boolean boundMet, String note) {}
 }

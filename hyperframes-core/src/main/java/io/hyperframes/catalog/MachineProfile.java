@@ -1,5 +1,8 @@
-package io.hyperframes.hardware;
+package io.hyperframes.catalog;
 
+import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.hardware.Checks;
+import io.hyperframes.hardware.KernelEfficiency;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
@@ -8,7 +11,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSortedMap;
-import io.hyperframes.json.CatalogFile;
+import io.hyperframes.catalog.CatalogFile;
 import io.hyperframes.json.Json;
 import io.hyperframes.precision.NumberFormat;
 import java.io.IOException;

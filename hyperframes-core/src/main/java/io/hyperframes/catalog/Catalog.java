@@ -1,5 +1,12 @@
-package io.hyperframes.hardware;
+package io.hyperframes.catalog;
 
+import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.hardware.Checks;
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.hardware.Fabric;
+import io.hyperframes.hardware.KernelEfficiency;
+import io.hyperframes.hardware.NodeTemplate;
+import io.hyperframes.hardware.StepInterval;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.base.Supplier;
@@ -7,9 +14,9 @@ import com.google.common.base.Suppliers;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSortedMap;
 import io.hyperframes.json.Json;
-import io.hyperframes.json.CatalogFile;
+import io.hyperframes.catalog.CatalogFile;
 import io.hyperframes.parallel.Engine;
-import io.hyperframes.json.Documents;
+import io.hyperframes.request.Documents;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
 import java.io.IOException;
@@ -375,7 +382,7 @@ public final class Catalog {
       String id = id("accelerators", e.id());
       String p = "accelerators[" + id + "]";
       Map<NumberFormat, Double> peak = new LinkedHashMap<>();
-      Documents.required(p + ".peakTflops", e.peakTflops()).forEach((fmt, tflops) ->
+      Json.required(p + ".peakTflops", e.peakTflops()).forEach((fmt, tflops) ->
           peak.put(NumberFormat.fromId(p + ".peakTflops", fmt),
               num(p + ".peakTflops." + fmt, tflops) * 1e12));
       String link = text(p + ".intraNode", e.intraNode());
@@ -397,8 +404,8 @@ public final class Catalog {
     for (CatalogFile.NodeEntry e : list(file.nodes())) {
       String id = id("nodes", e.id());
       String p = "nodes[" + id + "]";
-      int perNode = Documents.required(p + ".devicesPerNode", e.devicesPerNode());
-      int nics = Checks.positive(p + ".nics", Documents.required(p + ".nics", e.nics()));
+      int perNode = Json.required(p + ".devicesPerNode", e.devicesPerNode());
+      int nics = Checks.positive(p + ".nics", Json.required(p + ".nics", e.nics()));
       String nicId = text(p + ".nic", e.nic());
       Fabric nic = f.get(nicId);
       checkArgument(nic != null, "%s.nic: unknown fabric '%s'", p, nicId);
@@ -407,7 +414,7 @@ public final class Catalog {
           nic.launchSeconds(), nic.efficiency(),
           nic.halfEfficiencyBytes(), nic.inNetworkReductionBytesPerSecond(), nic.source());
       n.put(id, new NodeTemplate(id, text(p + ".accelerator", e.accelerator()), perNode,
-          perDevice, Documents.required(p + ".hostCores", e.hostCores()),
+          perDevice, Json.required(p + ".hostCores", e.hostCores()),
           num(p + ".hostMemoryGiB", e.hostMemoryGiB()) * (1L << 30),
           text(p + ".source", e.source()), e.devicesPerHost() == null ? perNode
               : Checks.positive(p + ".devicesPerHost", e.devicesPerHost())));
@@ -475,7 +482,7 @@ public final class Catalog {
           String.join(", ", StepInterval.REGIMES));
       String p = "intervals[" + g + "/" + r + "]";
       iv.put(g + "/" + r, new StepInterval(num(p + ".low", e.low()), num(p + ".high", e.high()),
-          Documents.required(p + ".cases", e.cases()), text(p + ".source", e.source())));
+          Json.required(p + ".cases", e.cases()), text(p + ".source", e.source())));
     }
     Map<String, Accelerator> resolved = resolve(a, k);
     if (!iv.isEmpty()) {
@@ -505,10 +512,10 @@ public final class Catalog {
   }
 
   private static String text(String path, String value) {
-    return Documents.required(path, Documents.text(path, value));
+    return Json.required(path, Json.text(path, value));
   }
 
   private static double num(String path, Double value) {
-    return Checks.finite(path, Documents.required(path, value));
+    return Checks.finite(path, Json.required(path, value));
   }
 }

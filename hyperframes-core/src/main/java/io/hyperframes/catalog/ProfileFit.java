@@ -1,5 +1,6 @@
-package io.hyperframes.hardware;
+package io.hyperframes.catalog;
 
+import io.hyperframes.hardware.KernelEfficiency;
 import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
 import java.util.Arrays;
