@@ -27,7 +27,11 @@ import java.util.SplittableRandom;
 public final class Schedule {
   private Schedule() {}
 
-  /** A replay to configure; every option may be set once. */
+  /**
+   * A replay to configure. The builder is immutable (each call returns a new builder) and each
+   * option may be set once ({@link IllegalStateException} naming it); values are checked and
+   * files read when the replay runs, with messages that name the option and the value.
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -51,7 +55,8 @@ public final class Schedule {
    *
    * <p>The cluster is {@link #cluster(java.nio.file.Path)} (an openb node list), {@link
    * #cluster(int, int)} (uniform nodes) or {@link #nodes}. Options that the chosen kind does not
-   * read are an {@link IllegalStateException} when it runs, naming them.
+   * read are an {@link IllegalStateException} when it runs, naming them. Immutable: a builder
+   * may be kept and run again, or extended in two directions.
    *
    * <pre>{@code
    * Replay.Result r = HyperFrames.schedule().trace(Path.of("philly.csv")).cluster(100, 8)
@@ -59,162 +64,223 @@ public final class Schedule {
    * }</pre>
    */
   public static final class Builder {
-    private List<GpuNode> nodes;
+    /** The cluster as given: a node list, a node-list file, or uniform nodes. */
+    private Object cluster;
     private List<GpuPod> pods;
-    private Placement placement;
-    private double inflate = 1.0;
-    private boolean inflateSet;
+    private java.nio.file.Path trace;
+    /** The placement: a {@link Placement}, or a policy name resolved against the trace. */
+    private Object placement;
+    private Double inflate;
     private Long seed;
     private List<GpuJob> jobs;
-    private java.nio.file.Path philly;
-    private final List<GpuJob> extra = new ArrayList<>();
-    private List<GoodputReplay.Job> goodputJobs;
-    private java.util.Map<String, ApplicationProfile> profiles;
+    private List<GpuJob> extra = List.of();
+    private java.nio.file.Path applications;
     private java.util.function.Supplier<? extends RoundPolicy> rounds;
     private Integer interval;
     private QueuePolicy queue;
     private Replay.Disruptions disruptions;
-    private final List<ServingReplay.Load> services = new ArrayList<>();
+    /** The inference services: each a {@link ServingReplay.Load} or a service with its file. */
+    private List<Object> services = List.of();
     private ReplayMonitor monitor;
 
     private Builder() {}
 
+    private Builder copy() {
+      Builder b = new Builder();
+      b.cluster = cluster;
+      b.pods = pods;
+      b.trace = trace;
+      b.placement = placement;
+      b.inflate = inflate;
+      b.seed = seed;
+      b.jobs = jobs;
+      b.extra = extra;
+      b.applications = applications;
+      b.rounds = rounds;
+      b.interval = interval;
+      b.queue = queue;
+      b.disruptions = disruptions;
+      b.services = services;
+      b.monitor = monitor;
+      return b;
+    }
+
+    private Builder with(Object current, String option, Object shown,
+        java.util.function.Consumer<Builder> change) {
+      once(current != null, option, shown);
+      return changed(change);
+    }
+
+    /** A copy of this builder with {@code change} made to it. */
+    private Builder changed(java.util.function.Consumer<Builder> change) {
+      Builder b = copy();
+      change.accept(b);
+      return b;
+    }
+
+    private static void once(boolean set, String option, Object old) {
+      checkState(!set, "%s: already set to %s", option, old);
+    }
+
+    private static <T> List<T> plus(List<T> list, T item) {
+      List<T> out = new ArrayList<>(list);
+      out.add(item);
+      return List.copyOf(out);
+    }
+
     /**
-     * The trace, its kind recognised by its header: an openb pod list ({@link
-     * Traces#openbPods}: the tasks of {@link #run()}, or single-task jobs of {@link #replay()}),
-     * a Philly job list ({@link Traces#philly}, read when the replay runs, split by the
-     * cluster's largest GPU count per node) or a Pollux workload ({@link
-     * Traces#polluxWorkload}, for {@link #goodput()}).
-     *
-     * @throws IllegalArgumentException if the file cannot be read or is of none of these kinds
-     *     (an Azure LLM trace is given to {@link #serving} instead)
+     * The trace, its kind recognised by its header when the replay runs: an openb pod list
+     * ({@link Traces#openbPods}: the tasks of {@link #run()}, or single-task jobs of {@link
+     * #replay()}), a Philly job list ({@link Traces#philly}, split by the cluster's largest GPU
+     * count per node) or a Pollux workload ({@link Traces#polluxWorkload}, for {@link
+     * #goodput()}). A file that cannot be read or is of none of these kinds (an Azure LLM trace
+     * is given to {@link #serving} instead) is an {@link IllegalArgumentException} when the
+     * replay runs.
      */
     public Builder trace(java.nio.file.Path file) {
       checkArgument(file != null, "trace: file must be given");
-      String header;
-      try (var in = java.nio.file.Files.newBufferedReader(file)) {
-        header = String.valueOf(in.readLine());
-      } catch (java.io.IOException e) {
-        throw new IllegalArgumentException("trace: cannot read " + file + ": " + e.getMessage(),
-            e);
-      }
-      List<String> columns = java.util.Arrays.stream(header.split(",")).map(String::strip)
-          .toList();
-      if (columns.contains("gpu_milli")) {
-        return pods(Traces.openbPods(file).items());
-      }
-      if (columns.contains("num_gpus") && columns.contains("timestamp")) {
-        checkState(jobs == null && philly == null, "jobs: already set");
-        philly = file;
-        return this;
-      }
-      if (columns.contains("application") && columns.contains("num_replicas")) {
-        checkState(goodputJobs == null, "trace: a Pollux workload is already set");
-        goodputJobs = Traces.polluxWorkload(file).items();
-        return this;
-      }
-      checkArgument(!columns.contains("ContextTokens"), "trace: %s is an LLM inference"
-          + " request trace; give it to serving(service, file)", file);
-      throw new IllegalArgumentException("trace: " + file + " is not an openb pod list"
-          + " (gpu_milli), a Philly job list (timestamp, num_gpus) or a Pollux workload"
-          + " (application, num_replicas); header: " + header);
+      return with(trace, "trace", trace, b -> b.trace = file);
     }
 
-    /** A uniform cluster: {@code count} nodes of {@code gpusPerNode} GPUs, no CPU or memory limit. */
+    /**
+     * A uniform cluster: {@code count} nodes (1 to 1 000 000) of {@code gpusPerNode} GPUs (1 to
+     * 64), no CPU or memory limit.
+     */
     public Builder cluster(int count, int gpusPerNode) {
-      checkArgument(count >= 1 && count <= 1_000_000, "cluster.nodes: must be in [1, 1000000],"
-          + " got %s", count);
-      checkArgument(gpusPerNode >= 1 && gpusPerNode <= 64, "cluster.gpusPerNode: must be in"
-          + " [1, 64], got %s", gpusPerNode);
-      List<GpuNode> out = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        out.add(new GpuNode(String.format(java.util.Locale.ROOT, "node-%05d", i), 0, 0,
-            gpusPerNode, ""));
-      }
-      return nodes(out);
+      return withCluster(new Uniform(count, gpusPerNode));
+    }
+
+    /** The cluster. */
+    public Builder nodes(List<GpuNode> value) {
+      checkArgument(value != null, "nodes: must be given");
+      return withCluster(List.copyOf(value));
+    }
+
+    /** The cluster as a node list of that trace ({@link Traces#openbNodes}), read when it runs. */
+    public Builder cluster(java.nio.file.Path file) {
+      checkArgument(file != null, "cluster: file must be given");
+      return withCluster(file);
+    }
+
+    private Builder withCluster(Object value) {
+      return with(cluster, "nodes", cluster instanceof List<?> l ? l.size() + " nodes"
+          : cluster, b -> b.cluster = value);
     }
 
     /** The jobs of a time replay. */
     public Builder jobs(List<GpuJob> value) {
-      checkState(jobs == null && philly == null, "jobs: already set");
-      checkArgument(value != null && !value.isEmpty(), "jobs: at least one job");
-      jobs = List.copyOf(value);
-      return this;
+      checkArgument(value != null, "jobs: must be given");
+      return with(jobs, "jobs", jobs == null ? null : jobs.size() + " jobs",
+          b -> b.jobs = List.copyOf(value));
     }
 
     /** One more job of a time replay (a plan's: {@link GpuJob#fromPlan}); may be repeated. */
     public Builder job(GpuJob value) {
       checkArgument(value != null, "job: must be given");
-      extra.add(value);
-      return this;
+      return changed(b -> b.extra = plus(extra, value));
     }
 
     /** The queue policy of a time replay (default {@link QueuePolicy#fifo()}). */
     public Builder queue(QueuePolicy value) {
-      checkState(queue == null, "queue: already set to %s", queue == null ? null
-          : queue.name());
       checkArgument(value != null, "queue: must be given");
-      queue = value;
-      return this;
+      return with(queue, "queue", queue == null ? null : queue.name(), b -> b.queue = value);
     }
 
     /** Failures and restart cost of a time replay (default {@link Replay.Disruptions#NONE}). */
     public Builder disruptions(Replay.Disruptions value) {
-      checkState(disruptions == null, "disruptions: already set to %s", disruptions);
       checkArgument(value != null, "disruptions: must be given");
-      disruptions = value;
-      return this;
+      return with(disruptions, "disruptions", disruptions, b -> b.disruptions = value);
     }
 
     /** An inference service and its requests, for {@link #colocate()}; may be repeated. */
     public Builder serving(ServingReplay.Load value) {
       checkArgument(value != null, "serving: must be given");
-      services.add(value);
-      return this;
+      return changed(b -> b.services = plus(services, value));
     }
 
-    /** An inference service and its requests from an Azure LLM trace ({@link Traces#azureLlm}). */
+    /**
+     * An inference service and its requests from an Azure LLM trace ({@link Traces#azureLlm}),
+     * read when the replay runs.
+     */
     public Builder serving(InferenceService service, java.nio.file.Path requests) {
-      return serving(new ServingReplay.Load(service, Traces.azureLlm(requests).items()));
+      checkArgument(service != null && requests != null, "serving: service and requests must"
+          + " be given");
+      return changed(b -> b.services = plus(services, new ServingFile(service, requests)));
     }
 
-    /** The application profiles of a goodput replay ({@link ApplicationProfile#readAll}). */
+    /**
+     * The application profiles of a goodput replay ({@link ApplicationProfile#readAll}), read
+     * when it runs.
+     */
     public Builder applications(java.nio.file.Path index) {
-      checkState(profiles == null, "applications: already set");
-      profiles = ApplicationProfile.readAll(index);
-      return this;
+      checkArgument(index != null, "applications: file must be given");
+      return with(applications, "applications", applications, b -> b.applications = index);
     }
 
     /** The round policy of a goodput replay (default {@link RoundPolicy#tiresias()}). */
     public Builder rounds(java.util.function.Supplier<? extends RoundPolicy> value) {
-      checkState(rounds == null, "rounds: already set");
       checkArgument(value != null, "rounds: must be given");
-      rounds = value;
-      return this;
+      return with(rounds, "rounds", rounds, b -> b.rounds = value);
     }
 
-    /** The scheduling interval of a goodput replay in seconds (default 60). */
+    /** The scheduling interval of a goodput replay in seconds, at least 1 (default 60). */
     public Builder interval(int seconds) {
-      checkState(interval == null, "interval: already set to %s", interval);
-      checkArgument(seconds >= 1, "interval: must be >= 1, got %s", seconds);
-      interval = seconds;
-      return this;
+      return with(interval, "interval", interval, b -> b.interval = seconds);
     }
 
     /** Told the progress and polled for cancellation by time and goodput replays. */
     public Builder monitor(ReplayMonitor value) {
-      checkState(monitor == null, "monitor: already set");
       checkArgument(value != null, "monitor: must be given");
-      monitor = value;
-      return this;
+      return with(monitor, "monitor", monitor, b -> b.monitor = value);
+    }
+
+    /** The trace. */
+    public Builder pods(List<GpuPod> value) {
+      checkArgument(value != null, "pods: must be given");
+      return with(pods, "pods", pods == null ? null : pods.size() + " tasks",
+          b -> b.pods = List.copyOf(value));
+    }
+
+    /**
+     * The placement policy by name: random, bestfit, or fgd (its target workload from the
+     * trace's tasks), resolved when the replay runs.
+     */
+    public Builder policy(String name) {
+      checkArgument(name != null, "policy: must be given");
+      return withPlacement(name);
+    }
+
+    /** The placement policy. */
+    public Builder placement(Placement value) {
+      checkArgument(value != null, "placement: must be given");
+      return withPlacement(value);
+    }
+
+    private Builder withPlacement(Object value) {
+      return with(placement, "placement", placement instanceof Placement p ? p.name()
+          : placement, b -> b.placement = value);
+    }
+
+    /**
+     * Demand to reach, as a multiple of the cluster's GPU capacity in (0, 10], by appending
+     * copies of the trace's tasks (unset: the trace alone; the trace is never cut).
+     */
+    public Builder inflate(double ratio) {
+      return with(inflate, "inflate", inflate, b -> b.inflate = ratio);
+    }
+
+    /** The seed (default 42). */
+    public Builder seed(long value) {
+      return with(seed, "seed", seed, b -> b.seed = value);
     }
 
     /** Time replay of the jobs (no inference services: see {@link #colocate()}). */
     public Replay.Result replay() {
       checkState(services.isEmpty(), "serving: set, so replay with colocate()");
-      List<GpuJob> all = timeJobs(false);
-      return Replay.run(nodes, all, placement == null ? Placement.bestFit() : placement,
-          queue == null ? QueuePolicy.fifo() : queue, disruptions == null
+      Inputs in = resolve();
+      List<GpuJob> all = timeJobs(in, false);
+      return Replay.run(in.nodes, all, in.placement == null ? Placement.bestFit()
+          : in.placement, queue == null ? QueuePolicy.fifo() : queue, disruptions == null
               ? Replay.Disruptions.NONE : disruptions, seed == null ? 42 : seed,
           monitor == null ? ReplayMonitor.NONE : monitor);
     }
@@ -222,27 +288,36 @@ public final class Schedule {
     /** Time replay of the jobs and the replicas of the inference services ({@link #serving}). */
     public ServingReplay.Colocated colocate() {
       checkState(!services.isEmpty(), "serving: no inference service set (use replay())");
-      return ServingReplay.colocate(nodes, timeJobs(true), services, placement == null
-          ? Placement.bestFit() : placement, queue == null ? QueuePolicy.fifo() : queue,
+      Inputs in = resolve();
+      List<GpuJob> all = timeJobs(in, true);
+      List<ServingReplay.Load> loads = new ArrayList<>();
+      for (Object s : services) {
+        if (s instanceof ServingFile f) {
+          loads.add(new ServingReplay.Load(f.service(), Traces.azureLlm(f.requests()).items()));
+        } else {
+          loads.add((ServingReplay.Load) s);
+        }
+      }
+      return ServingReplay.colocate(in.nodes, all, loads, in.placement == null
+          ? Placement.bestFit() : in.placement, queue == null ? QueuePolicy.fifo() : queue,
           disruptions == null ? Replay.Disruptions.NONE : disruptions, seed == null ? 42 : seed,
           monitor == null ? ReplayMonitor.NONE : monitor);
     }
 
     /** The jobs of a time replay, checked for options it does not read; may be none if allowed. */
-    private List<GpuJob> timeJobs(boolean noneAllowed) {
-      checkState(nodes != null, "nodes: not set");
-      unused("time replay", inflateSet, "inflate", goodputJobs != null, "a Pollux workload",
-          profiles != null, "applications", rounds != null, "rounds", interval != null,
-          "interval");
+    private List<GpuJob> timeJobs(Inputs in, boolean noneAllowed) {
+      unused("time replay", inflate != null, "inflate", in.goodputJobs != null,
+          "a Pollux workload", applications != null, "applications", rounds != null, "rounds",
+          interval != null, "interval");
       List<GpuJob> all = new ArrayList<>();
-      if (philly != null) {
-        int widest = nodes.stream().mapToInt(GpuNode::gpus).max().orElse(0);
+      if (in.philly != null) {
+        int widest = in.nodes.stream().mapToInt(GpuNode::gpus).max().orElse(0);
         checkState(widest > 0, "nodes: no node has a GPU");
-        all.addAll(Traces.philly(philly, widest).items());
+        all.addAll(Traces.philly(in.philly, widest).items());
       } else if (jobs != null) {
         all.addAll(jobs);
-      } else if (pods != null) {
-        pods.forEach(p -> all.add(GpuJob.of(p)));
+      } else if (in.pods != null) {
+        in.pods.forEach(p -> all.add(GpuJob.of(p)));
       }
       all.addAll(extra);
       checkState(noneAllowed || !all.isEmpty(), "jobs: not set (trace, jobs or job)");
@@ -251,17 +326,19 @@ public final class Schedule {
 
     /** A goodput replay of the Pollux workload on the cluster (every node at most 9 GPUs). */
     public GoodputReplay.Result goodput() {
-      checkState(goodputJobs != null, "trace: no Pollux workload set");
-      checkState(profiles != null, "applications: not set");
-      checkState(nodes != null, "nodes: not set");
-      unused("goodput replay", inflateSet, "inflate", placement != null, "placement",
+      Inputs in = resolve();
+      checkState(in.goodputJobs != null, "trace: no Pollux workload set");
+      checkState(applications != null, "applications: not set");
+      unused("goodput replay", inflate != null, "inflate", placement != null, "placement",
           queue != null, "queue", disruptions != null, "disruptions", !services.isEmpty(),
-          "serving", jobs != null || philly != null || !extra.isEmpty(), "jobs", seed != null,
-          "seed");
-      int[] g = nodes.stream().mapToInt(GpuNode::gpus).toArray();
-      return GoodputReplay.run(g, goodputJobs, profiles, rounds == null ? RoundPolicy::tiresias
-          : rounds, interval == null ? 60 : interval, monitor == null ? ReplayMonitor.NONE
-          : monitor);
+          "serving", jobs != null || in.philly != null || !extra.isEmpty(), "jobs",
+          seed != null, "seed");
+      checkArgument(interval == null || interval >= 1, "interval: must be >= 1, got %s",
+          interval);
+      int[] g = in.nodes.stream().mapToInt(GpuNode::gpus).toArray();
+      return GoodputReplay.run(g, in.goodputJobs, ApplicationProfile.readAll(applications),
+          rounds == null ? RoundPolicy::tiresias : rounds, interval == null ? 60 : interval,
+          monitor == null ? ReplayMonitor.NONE : monitor);
     }
 
     private static void unused(String kind, Object... flags) {
@@ -274,80 +351,113 @@ public final class Schedule {
       checkState(set.isEmpty(), "%s: does not read %s", kind, String.join(", ", set));
     }
 
-    /** The cluster. */
-    public Builder nodes(List<GpuNode> value) {
-      checkState(nodes == null, "nodes: already set");
-      checkArgument(value != null && !value.isEmpty(), "nodes: at least one node");
-      nodes = List.copyOf(value);
-      return this;
+    /** {@link #cluster(int, int)} as given. */
+    private record Uniform(int count, int gpusPerNode) {
+      @Override
+      public String toString() {
+        return count + " nodes of " + gpusPerNode + " GPUs";
+      }
     }
 
-    /** The trace. */
-    public Builder pods(List<GpuPod> value) {
-      checkState(pods == null, "pods: already set");
-      checkArgument(value != null && !value.isEmpty(), "pods: at least one task");
-      pods = List.copyOf(value);
-      return this;
+    /** {@link #serving(InferenceService, java.nio.file.Path)} as given. */
+    private record ServingFile(InferenceService service, java.nio.file.Path requests) {}
+
+    /** What the options name, files read and values checked, as a replay runs. */
+    private record Inputs(List<GpuNode> nodes, List<GpuPod> pods, java.nio.file.Path philly,
+        List<GoodputReplay.Job> goodputJobs, Placement placement) {}
+
+    private Inputs resolve() {
+      checkState(cluster != null, "nodes: not set");
+      List<GpuNode> nodes;
+      if (cluster instanceof Uniform u) {
+        nodes = GpuNode.uniform(u.count(), u.gpusPerNode());
+      } else if (cluster instanceof java.nio.file.Path file) {
+        nodes = Traces.openbNodes(file).items();
+      } else {
+        nodes = castList(cluster);
+      }
+      checkArgument(!nodes.isEmpty(), "nodes: at least one node");
+      List<GpuPod> tasks = pods;
+      java.nio.file.Path philly = null;
+      List<GoodputReplay.Job> goodputJobs = null;
+      if (trace != null) {
+        switch (kind(trace)) {
+          case OPENB -> {
+            checkState(pods == null, "pods: already set, and trace %s is a pod list", trace);
+            tasks = Traces.openbPods(trace).items();
+          }
+          case PHILLY -> {
+            checkState(jobs == null, "jobs: already set, and trace %s is a job list", trace);
+            philly = trace;
+          }
+          case POLLUX -> goodputJobs = Traces.polluxWorkload(trace).items();
+        }
+      }
+      checkArgument(tasks == null || !tasks.isEmpty(), "pods: at least one task");
+      checkArgument(jobs == null || !jobs.isEmpty(), "jobs: at least one job");
+      checkArgument(inflate == null || (Double.isFinite(inflate) && inflate > 0
+          && inflate <= 10), "inflate: must be in (0, 10], got %s", inflate);
+      Placement p = null;
+      if (placement instanceof String name) {
+        checkState(tasks != null || !"fgd".equalsIgnoreCase(name),
+            "policy fgd: needs a trace of tasks (its target workload comes from it)");
+        p = Placement.named(name, tasks == null ? null : TargetWorkload.of(tasks));
+      } else if (placement != null) {
+        p = (Placement) placement;
+      }
+      return new Inputs(List.copyOf(nodes), tasks, philly, goodputJobs, p);
     }
 
-    /** The cluster as a node list of that trace ({@link Traces#openbNodes}). */
-    public Builder cluster(java.nio.file.Path file) {
-      return nodes(Traces.openbNodes(file).items());
+    @SuppressWarnings("unchecked")
+    private static List<GpuNode> castList(Object list) {
+      return (List<GpuNode>) list;
     }
 
-    /**
-     * The placement policy by name: random, bestfit, or fgd (its target workload from the trace,
-     * which must be set first).
-     */
-    public Builder policy(String name) {
-      checkState(pods != null || !"fgd".equalsIgnoreCase(name),
-          "policy fgd: set the trace first (its target workload comes from it)");
-      return placement(Placement.named(name, pods == null ? null : TargetWorkload.of(pods)));
-    }
+    private enum TraceKind { OPENB, PHILLY, POLLUX }
 
-    /** The placement policy. */
-    public Builder placement(Placement value) {
-      checkState(placement == null, "placement: already set to %s", placement);
-      checkArgument(value != null, "placement: must be given");
-      placement = value;
-      return this;
-    }
-
-    /**
-     * Demand to reach, as a multiple of the cluster's GPU capacity, by appending copies of the
-     * trace's tasks (unset: the trace alone; the trace is never cut).
-     */
-    public Builder inflate(double ratio) {
-      checkState(!inflateSet, "inflate: already set to %s", inflate);
-      checkArgument(Double.isFinite(ratio) && ratio > 0 && ratio <= 10,
-          "inflate: must be in (0, 10], got %s", ratio);
-      inflate = ratio;
-      inflateSet = true;
-      return this;
-    }
-
-    /** The seed (default 42). */
-    public Builder seed(long value) {
-      checkState(seed == null, "seed: already set to %s", seed);
-      seed = value;
-      return this;
+    private static TraceKind kind(java.nio.file.Path file) {
+      String header;
+      try (var in = java.nio.file.Files.newBufferedReader(file)) {
+        header = String.valueOf(in.readLine());
+      } catch (java.io.IOException e) {
+        throw new IllegalArgumentException("trace: cannot read " + file + ": " + e.getMessage(),
+            e);
+      }
+      List<String> columns = java.util.Arrays.stream(header.split(",")).map(String::strip)
+          .toList();
+      if (columns.contains("gpu_milli")) {
+        return TraceKind.OPENB;
+      }
+      if (columns.contains("num_gpus") && columns.contains("timestamp")) {
+        return TraceKind.PHILLY;
+      }
+      if (columns.contains("application") && columns.contains("num_replicas")) {
+        return TraceKind.POLLUX;
+      }
+      checkArgument(!columns.contains("ContextTokens"), "trace: %s is an LLM inference"
+          + " request trace; give it to serving(service, file)", file);
+      throw new IllegalArgumentException("trace: " + file + " is not an openb pod list"
+          + " (gpu_milli), a Philly job list (timestamp, num_gpus) or a Pollux workload"
+          + " (application, num_replicas); header: " + header);
     }
 
     /** Replays the trace's tasks (the allocation experiment of the class comment). */
     public ScheduleResult run() {
-      checkState(nodes != null, "nodes: not set");
-      checkState(pods != null, "pods: not set");
-      checkState(placement != null, "placement: not set");
-      unused("allocation replay", jobs != null || philly != null || !extra.isEmpty(), "jobs",
+      Inputs in = resolve();
+      checkState(in.pods != null, "pods: not set");
+      checkState(in.placement != null, "placement: not set");
+      unused("allocation replay", jobs != null || in.philly != null || !extra.isEmpty(), "jobs",
           queue != null, "queue", disruptions != null, "disruptions", !services.isEmpty(),
-          "serving", goodputJobs != null, "a Pollux workload", profiles != null, "applications",
-          rounds != null, "rounds", interval != null, "interval", monitor != null, "monitor");
+          "serving", in.goodputJobs != null, "a Pollux workload", applications != null,
+          "applications", rounds != null, "rounds", interval != null, "interval",
+          monitor != null, "monitor");
       long s = seed == null ? 42 : seed;
       SplittableRandom rng = new SplittableRandom(s);
-      ClusterState state = new ClusterState(nodes);
-      List<GpuPod> order = arrivals(pods, inflateSet ? inflate : 0, state.capacityMilli, rng);
-      int[] rank = permutation(nodes.size(), rng);
-      return Schedule.replay(state, order, rank, placement, rng, s);
+      ClusterState state = new ClusterState(in.nodes);
+      List<GpuPod> order = arrivals(in.pods, inflate != null ? inflate : 0, state.capacityMilli,
+          rng);
+      int[] rank = permutation(in.nodes.size(), rng);
+      return Schedule.replay(state, order, rank, in.placement, rng, s);
     }
   }
 

@@ -65,14 +65,34 @@ class ScheduleBuilderTest {
         .queue(QueuePolicy.sjf());
     var e = assertThrows(IllegalStateException.class, b::goodput);
     assertTrue(e.getMessage().contains("does not read queue"), e.getMessage());
-    var e2 = assertThrows(IllegalArgumentException.class, () -> HyperFrames.schedule()
-        .trace(ServingReplayTest.AZURE.resolve("AzureLLMInferenceTrace_code.csv")));
+    // Values are checked and files read when the replay runs, as in the other builders.
+    var azure = HyperFrames.schedule()
+        .trace(ServingReplayTest.AZURE.resolve("AzureLLMInferenceTrace_code.csv")).cluster(2, 8);
+    var e2 = assertThrows(IllegalArgumentException.class, azure::replay);
     assertTrue(e2.getMessage().contains("serving"), e2.getMessage());
     var e3 = assertThrows(IllegalStateException.class, () -> HyperFrames.schedule()
         .cluster(4, 8).replay());
     assertTrue(e3.getMessage().contains("jobs: not set"), e3.getMessage());
-    var e4 = assertThrows(IllegalArgumentException.class, () -> HyperFrames.schedule()
-        .cluster(0, 8));
-    assertTrue(e4.getMessage().contains("cluster.nodes"), e4.getMessage());
+    var zero = HyperFrames.schedule().cluster(0, 8).trace(PHILLY);
+    var e4 = assertThrows(IllegalArgumentException.class, zero::replay);
+    assertEquals("cluster.nodes: must be in [1, 1000000], got 0", e4.getMessage());
+    var missing = HyperFrames.schedule().trace(PHILLY.resolveSibling("no-such-trace.csv"))
+        .cluster(4, 8);
+    var e5 = assertThrows(IllegalArgumentException.class, missing::replay);
+    assertTrue(e5.getMessage().startsWith("trace: cannot read"), e5.getMessage());
+    var e6 = assertThrows(IllegalStateException.class, () -> HyperFrames.schedule()
+        .queue(QueuePolicy.sjf()).queue(QueuePolicy.fifo()));
+    assertEquals("queue: already set to sjf", e6.getMessage());
+  }
+
+  @Test
+  void aBuilderIsImmutableAndRunsAgain() {
+    var common = HyperFrames.schedule().trace(PHILLY).cluster(16, 8);
+    Replay.Result fifo = common.queue(QueuePolicy.fifo()).replay();
+    Replay.Result sjf = common.queue(QueuePolicy.sjf()).replay();
+    // common was not changed by either branch: it runs with the default queue (FIFO) again.
+    Replay.Result again = common.replay();
+    assertEquals(fifo.jobs(), again.jobs());
+    assertEquals(fifo.jobs().size(), sjf.jobs().size());
   }
 }
