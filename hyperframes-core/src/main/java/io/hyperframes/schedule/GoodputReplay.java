@@ -166,6 +166,24 @@ public final class GoodputReplay {
   }
 
   /**
+   * The jobs made elastic, as {@code schedule --mode goodput --elastic} does: a job of a known
+   * application may run on half its GPUs (at least one) up to twice them, but on no more GPUs
+   * than its batch fills at the application's smallest local batch (and never fewer than it
+   * asked); a job of an unknown application stays rigid.
+   */
+  public static List<Job> elastic(List<Job> jobs, Map<String, ApplicationProfile> applications) {
+    checkArgument(jobs != null && applications != null, "jobs and applications: must be given");
+    return jobs.stream().map(j -> {
+      ApplicationProfile app = applications.get(j.application());
+      if (app == null) {
+        return j;
+      }
+      int max = Math.max(j.gpus(), Math.min(2 * j.gpus(), j.batchSize() / app.minLocalBatch()));
+      return j.elastic(Math.max(1, (j.gpus() + 1) / 2), max);
+    }).toList();
+  }
+
+  /**
    * Replays {@code jobs} on {@code gpusPerNode.length} nodes.
    *
    * @param gpusPerNode GPUs on each node (each 1–9: placements are tabulated per digit)

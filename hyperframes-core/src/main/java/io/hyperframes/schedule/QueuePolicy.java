@@ -215,4 +215,25 @@ public interface QueuePolicy {
   static QueuePolicy elastic() {
     return new QueuePolicies.Elastic();
   }
+
+  /**
+   * A built-in policy by name, a new one each call (a policy keeps state through a replay):
+   * {@code fifo}, {@code sjf}, {@code backfill} ({@link #easyBackfill()}), {@code priority},
+   * {@code elastic}, or {@code quotas} with {@code quotaGpus} and {@code borrowing} (ignored by
+   * the others).
+   *
+   * @throws IllegalArgumentException naming {@code queue} and the value for an unknown name
+   */
+  static QueuePolicy named(String name, Map<String, Integer> quotaGpus, boolean borrowing) {
+    return switch (String.valueOf(name)) {
+      case "fifo" -> fifo();
+      case "sjf" -> sjf();
+      case "backfill" -> easyBackfill();
+      case "priority" -> priority();
+      case "elastic" -> elastic();
+      case "quotas" -> quotas(quotaGpus, borrowing);
+      default -> throw new IllegalArgumentException("queue: expected fifo, sjf, backfill,"
+          + " priority, quotas or elastic, got " + name);
+    };
+  }
 }

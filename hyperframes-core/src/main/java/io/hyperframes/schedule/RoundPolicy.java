@@ -94,4 +94,20 @@ public interface RoundPolicy {
   static RoundPolicy elasticFifo() {
     return new RoundPolicies.ElasticFifo();
   }
+
+  /**
+   * A built-in policy by name, a new one each call: {@code tiresias}, {@code fifo} or
+   * {@code elastic-fifo}.
+   *
+   * @throws IllegalArgumentException naming the value for an unknown name
+   */
+  static RoundPolicy named(String name) {
+    return switch (String.valueOf(name)) {
+      case "tiresias" -> tiresias();
+      case "fifo" -> fifo();
+      case "elastic-fifo" -> elasticFifo();
+      default -> throw new IllegalArgumentException("policy: mode goodput knows tiresias, fifo"
+          + " and elastic-fifo, got " + name);
+    };
+  }
 }

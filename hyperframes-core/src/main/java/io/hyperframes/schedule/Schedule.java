@@ -381,7 +381,7 @@ public final class Schedule {
       java.nio.file.Path philly = null;
       List<GoodputReplay.Job> goodputJobs = null;
       if (trace != null) {
-        switch (kind(trace)) {
+        switch (Traces.kind(trace)) {
           case OPENB -> {
             checkState(pods == null, "pods: already set, and trace %s is a pod list", trace);
             tasks = Traces.openbPods(trace).items();
@@ -411,34 +411,6 @@ public final class Schedule {
     @SuppressWarnings("unchecked")
     private static List<GpuNode> castList(Object list) {
       return (List<GpuNode>) list;
-    }
-
-    private enum TraceKind { OPENB, PHILLY, POLLUX }
-
-    private static TraceKind kind(java.nio.file.Path file) {
-      String header;
-      try (var in = java.nio.file.Files.newBufferedReader(file)) {
-        header = String.valueOf(in.readLine());
-      } catch (java.io.IOException e) {
-        throw new IllegalArgumentException("trace: cannot read " + file + ": " + e.getMessage(),
-            e);
-      }
-      List<String> columns = java.util.Arrays.stream(header.split(",")).map(String::strip)
-          .toList();
-      if (columns.contains("gpu_milli")) {
-        return TraceKind.OPENB;
-      }
-      if (columns.contains("num_gpus") && columns.contains("timestamp")) {
-        return TraceKind.PHILLY;
-      }
-      if (columns.contains("application") && columns.contains("num_replicas")) {
-        return TraceKind.POLLUX;
-      }
-      checkArgument(!columns.contains("ContextTokens"), "trace: %s is an LLM inference"
-          + " request trace; give it to serving(service, file)", file);
-      throw new IllegalArgumentException("trace: " + file + " is not an openb pod list"
-          + " (gpu_milli), a Philly job list (timestamp, num_gpus) or a Pollux workload"
-          + " (application, num_replicas); header: " + header);
     }
 
     /** Replays the trace's tasks (the allocation experiment of the class comment). */

@@ -191,4 +191,41 @@ public final class Traces {
     out.sort(java.util.Comparator.comparingDouble(LlmRequest::arrivalSeconds));
     return new Read<>(out, skipped);
   }
+
+  /** The kinds of trace {@link #kind} recognises. */
+  enum Kind { OPENB, PHILLY, POLLUX }
+
+  /**
+   * The kind of a trace file by its header: an openb pod list ({@code gpu_milli}), a Philly job
+   * list ({@code timestamp}, {@code num_gpus}) or a Pollux workload ({@code application},
+   * {@code num_replicas}).
+   *
+   * @throws IllegalArgumentException naming {@code trace} when the file cannot be read or is of
+   *     none of these kinds (an Azure LLM request trace is named as such)
+   */
+  static Kind kind(java.nio.file.Path file) {
+    String header;
+    try (var in = java.nio.file.Files.newBufferedReader(file)) {
+      header = String.valueOf(in.readLine());
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("trace: cannot read " + file + ": " + e.getMessage(),
+          e);
+    }
+    List<String> columns = java.util.Arrays.stream(header.split(",")).map(String::strip)
+        .toList();
+    if (columns.contains("gpu_milli")) {
+      return Kind.OPENB;
+    }
+    if (columns.contains("num_gpus") && columns.contains("timestamp")) {
+      return Kind.PHILLY;
+    }
+    if (columns.contains("application") && columns.contains("num_replicas")) {
+      return Kind.POLLUX;
+    }
+    checkArgument(!columns.contains("ContextTokens"), "trace: %s is an LLM inference"
+        + " request trace; give it to serving(service, file)", file);
+    throw new IllegalArgumentException("trace: " + file + " is not an openb pod list"
+        + " (gpu_milli), a Philly job list (timestamp, num_gpus) or a Pollux workload"
+        + " (application, num_replicas); header: " + header);
+  }
 }

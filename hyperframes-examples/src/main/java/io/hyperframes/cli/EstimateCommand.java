@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,14 +30,7 @@ final class EstimateCommand implements Callable<Integer> {
       description = "Request JSON (model, cluster, workload, layout).")
   Path request;
 
-  @Option(names = "--catalog", paramLabel = "FILE",
-      description = "User catalog file overriding or adding entries of the built-in catalog.")
-  Path catalog;
-
-  @Option(names = "--profile", paramLabel = "FILE",
-      description = "Machine profile from hyperframes probe: adds this host as accelerator"
-          + " 'host' (node template 'host-node') with its measured figures.")
-  Path profile;
+  @Mixin Catalogs catalogs;
 
   @Option(names = "--format", defaultValue = "table",
       description = "table (default) or json.")
@@ -44,7 +38,7 @@ final class EstimateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws JsonProcessingException {
-    Catalog c = Catalogs.load(catalog, profile);
+    Catalog c = catalogs.load();
     String text = Files2.read("--request", request);
     var root = Json.parseObject("request", text);
     if (io.hyperframes.inference.Serving.isInference(root)) {
@@ -61,7 +55,7 @@ final class EstimateCommand implements Callable<Integer> {
       return 0;
     }
     EstimateRequest r = Requests.fromJson(root, c);
-    TrainingEstimate e = catalog == null && profile == null ? HyperFrames.estimate(r)
+    TrainingEstimate e = catalogs.builtIn() ? HyperFrames.estimate(r)
         : io.hyperframes.plan.TrainingEstimator.analytical().estimate(r);
     var out = spec.commandLine().getOut();
     if (format == Format.json) {

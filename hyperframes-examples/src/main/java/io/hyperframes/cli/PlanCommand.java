@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -82,13 +83,7 @@ final class PlanCommand implements Callable<Integer> {
       description = "Price per device-hour (default: the catalog's list price).")
   Double price;
 
-  @Option(names = "--catalog", paramLabel = "FILE", description = "User catalog overrides.")
-  Path catalog;
-
-  @Option(names = "--profile", paramLabel = "FILE",
-      description = "Machine profile from hyperframes probe: adds this host as accelerator"
-          + " 'host' (node template 'host-node') with its measured figures.")
-  Path profile;
+  @Mixin Catalogs catalogs;
 
   @Option(names = "--format", defaultValue = "table",
       description = "table (default), json, markdown or html (self-contained, with charts).")
@@ -139,7 +134,7 @@ final class PlanCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws JsonProcessingException {
-    Catalog c = Catalogs.load(catalog, profile);
+    Catalog c = catalogs.load();
     String json = request != null ? Files2.read("--request", request) : shortForm();
     var root = Json.parseObject("request", json);
     if (io.hyperframes.inference.Serving.isInference(root)) {

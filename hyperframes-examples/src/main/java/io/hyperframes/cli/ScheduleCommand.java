@@ -3,14 +3,20 @@ package io.hyperframes.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.json.Json;
+import io.hyperframes.report.ScheduleReport;
 import io.hyperframes.schedule.GoodputReplay;
+import io.hyperframes.schedule.GpuJob;
 import io.hyperframes.schedule.GpuNode;
 import io.hyperframes.schedule.GpuPod;
 import io.hyperframes.schedule.Placement;
+import io.hyperframes.schedule.QueuePolicy;
+import io.hyperframes.schedule.Replay;
 import io.hyperframes.schedule.RoundPolicy;
 import io.hyperframes.schedule.Schedule;
 import io.hyperframes.schedule.ScheduleResult;
+import io.hyperframes.schedule.ServingReplay;
 import io.hyperframes.schedule.TargetWorkload;
+import io.hyperframes.schedule.TimeReplay;
 import io.hyperframes.schedule.Traces;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -281,30 +287,91 @@ final class ScheduleCommand implements Callable<Integer> {
   }
 
   private int timeReplay(long seed) throws Exception {
-    java.util.function.Supplier<io.hyperframes.schedule.QueuePolicy> queuePolicy =
-        switch (queue) {
-          case "fifo" -> io.hyperframes.schedule.QueuePolicy::fifo;
-          case "sjf" -> io.hyperframes.schedule.QueuePolicy::sjf;
-          case "backfill" -> io.hyperframes.schedule.QueuePolicy::easyBackfill;
-          case "priority" -> io.hyperframes.schedule.QueuePolicy::priority;
-          case "elastic" -> io.hyperframes.schedule.QueuePolicy::elastic;
-          case "quotas" -> {
-            java.util.Map<String, Integer> q = quotas();
-            yield () -> io.hyperframes.schedule.QueuePolicy.quotas(q, borrowing);
-          }
-          default -> throw new IllegalArgumentException("--queue: expected fifo, sjf, backfill,"
-              + " priority, quotas or elastic, got " + queue);
-        };
+    java.util.Map<String, Integer> quotaGpus = queue.equals("quotas") ? quotas() : null;
+    QueuePolicy first = cliName(() -> QueuePolicy.named(queue, quotaGpus, borrowing));
     if (quota != null && !queue.equals("quotas")) {
       throw new IllegalArgumentException("--quota: needs --queue quotas, got --queue " + queue);
     }
+    Replay.Disruptions disruptions = disruptions();
+    List<GpuNode> nodes = cluster != null ? Traces.openbNodes(cluster).items()
+        : uniformNodes(64);
+    TimeReplay.Workload workload = TimeReplay.read(trace, nodes);
+    if (elastic) {
+      workload = workload.elastic();
+    }
+    GpuJob planJob = planJob();
+    if (planJob != null) {
+      workload = workload.with(planJob);
+    }
+    List<ServingReplay.Load> services = services();
+    TargetWorkload target = TargetWorkload.of(workload.pods());
+    ObjectNode root = Json.mapper().createObjectNode();
+    root.put("mode", "time");
+    root.put("queue", queue);
+    root.put("jobs", workload.jobs().size());
+    root.put("trace", workload.philly() ? "philly" : "openb");
+    ArrayNode out = root.putArray("policies");
+    var err = spec.commandLine().getErr();
+    List<ScheduleReport.Series> series = new ArrayList<>();
+    double capacity = nodes.stream().mapToDouble(GpuNode::gpus).sum();
+    QueuePolicy queuePolicy = first;
+    for (String name : policies) {
+      long t0 = System.nanoTime();
+      Placement placement = Placement.named(name, target);
+      TimeReplay.Run run = TimeReplay.run(nodes, workload.jobs(), services, placement,
+          queuePolicy, disruptions, seed, new ProgressBar(err, name));
+      queuePolicy = QueuePolicy.named(queue, quotaGpus, borrowing);
+      err.printf(Locale.ROOT, "schedule: %s done in %.1f s%n", name,
+          (System.nanoTime() - t0) / 1e9);
+      err.flush();
+      timePolicy(out.addObject(), run, placement, planJob, capacity);
+      series.add(timeSeries(run, placement));
+    }
+    var o = spec.commandLine().getOut();
+    if (format == Format.json) {
+      o.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else if (format == Format.html) {
+      o.print(ScheduleReport.render("HyperFrames schedule: " + trace.getFileName(),
+          String.format(Locale.ROOT, "%d jobs at their trace times (%s), %d nodes, %.0f GPUs,"
+              + " %s queue%s.", workload.jobs().size(), workload.philly() ? "Philly" : "openb",
+              nodes.size(), capacity, queue, planJob == null ? "" : ", with the plan's job"),
+          capacity, series));
+    } else {
+      printTime(o, out, workload.jobs().size());
+    }
+    o.flush();
+    return 0;
+  }
+
+  /** A library call whose field names in errors become the command's option names. */
+  private static <T> T cliName(java.util.function.Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + e.getMessage(), e);
+    }
+  }
+
+  /** The uniform cluster of --nodes and --gpus-per-node (at most {@code maxGpus} a node). */
+  private List<GpuNode> uniformNodes(int maxGpus) {
+    if (nodeCount < 1 || nodeCount > 100_000) {
+      throw new IllegalArgumentException("--nodes: must be in [1, 100000], got " + nodeCount);
+    }
+    if (gpusPerNode < 1 || gpusPerNode > maxGpus) {
+      throw new IllegalArgumentException("--gpus-per-node: must be in [1, " + maxGpus
+          + "], got " + gpusPerNode);
+    }
+    return GpuNode.uniform(nodeCount, gpusPerNode);
+  }
+
+  /** The failures and restart cost of --node-mtbf-hours, --repair-hours and the others. */
+  private Replay.Disruptions disruptions() {
     if (nodeMtbfHours != null && !(nodeMtbfHours > 0)) {
       throw new IllegalArgumentException("--node-mtbf-hours: must be > 0, got "
           + nodeMtbfHours);
     }
-    io.hyperframes.schedule.Replay.Disruptions disruptions;
     try {
-      disruptions = new io.hyperframes.schedule.Replay.Disruptions(restartSeconds,
+      return new Replay.Disruptions(restartSeconds,
           nodeMtbfHours == null ? Double.POSITIVE_INFINITY : nodeMtbfHours * 3600,
           repairHours * 3600, jobFailureProbability);
     } catch (IllegalArgumentException e) {
@@ -312,222 +379,144 @@ final class ScheduleCommand implements Callable<Integer> {
           "--restart-seconds").replace("disruptions.repairSeconds", "--repair-hours")
           .replace("disruptions.jobFailureProbability", "--job-failure-probability"), e);
     }
-    List<GpuNode> nodes;
-    if (cluster != null) {
-      nodes = Traces.openbNodes(cluster).items();
-    } else {
-      if (nodeCount < 1 || nodeCount > 100_000) {
-        throw new IllegalArgumentException("--nodes: must be in [1, 100000], got " + nodeCount);
-      }
-      if (gpusPerNode < 1 || gpusPerNode > 64) {
-        throw new IllegalArgumentException("--gpus-per-node: must be in [1, 64], got "
-            + gpusPerNode);
-      }
-      nodes = new ArrayList<>();
-      for (int i = 0; i < nodeCount; i++) {
-        nodes.add(new GpuNode(String.format(Locale.ROOT, "node-%05d", i), 0, 0, gpusPerNode,
-            ""));
-      }
+  }
+
+  /** The job of the --plan request's best plan, submitted at --plan-at; null without one. */
+  private GpuJob planJob() {
+    if (plan == null) {
+      return null;
     }
-    List<io.hyperframes.schedule.GpuJob> jobs;
-    List<GpuPod> pods;
-    String header;
-    try (var in = java.nio.file.Files.newBufferedReader(trace)) {
-      header = String.valueOf(in.readLine());
+    if (!(planAt >= 0) || Double.isInfinite(planAt)) {
+      throw new IllegalArgumentException("--plan-at: must be finite and >= 0, got " + planAt);
+    }
+    String json;
+    try {
+      json = java.nio.file.Files.readString(plan);
     } catch (java.io.IOException e) {
-      throw new IllegalArgumentException("--trace: cannot read " + trace + ": " + e.getMessage());
+      throw new IllegalArgumentException("--plan: cannot read " + plan + ": "
+          + e.getMessage());
     }
-    boolean philly = header.contains("num_gpus") && header.contains("timestamp");
-    if (philly) {
-      int widest = nodes.stream().mapToInt(GpuNode::gpus).max().orElse(0);
-      if (widest == 0) {
-        throw new IllegalArgumentException("--cluster: no node has a GPU");
-      }
-      jobs = Traces.philly(trace, widest).items();
-      pods = jobs.stream().flatMap(j -> j.members().stream()).toList();
-    } else {
-      pods = Traces.openbPods(trace).items();
-      jobs = pods.stream().map(io.hyperframes.schedule.GpuJob::of).toList();
-    }
-    if (elastic) {
-      // Whole-GPU jobs become elastic over half to twice their GPUs; others stay rigid.
-      jobs = jobs.stream().map(j -> j.members().stream().allMatch(p -> p.gpus() > 0
-          && p.gpuMilli() == 1000 && p.cpuMilli() == 0 && p.memoryMib() == 0
-          && p.gpuModels().isEmpty()) ? j.elastic(Math.max(1, (j.wholeGpus() + 1) / 2),
-          2 * j.wholeGpus()) : j).toList();
-    }
-    io.hyperframes.schedule.GpuJob planJob = null;
-    io.hyperframes.plan.Plan planned = null;
-    if (plan != null) {
-      if (!(planAt >= 0) || Double.isInfinite(planAt)) {
-        throw new IllegalArgumentException("--plan-at: must be finite and >= 0, got " + planAt);
-      }
-      String json;
-      try {
-        json = java.nio.file.Files.readString(plan);
-      } catch (java.io.IOException e) {
-        throw new IllegalArgumentException("--plan: cannot read " + plan + ": "
-            + e.getMessage());
-      }
-      planned = io.hyperframes.plan.Planner.analytical().plan(
-          io.hyperframes.PlanRequests.parse(json));
-      planJob = io.hyperframes.schedule.GpuJob.fromPlan(planned, "plan", planAt);
-      List<io.hyperframes.schedule.GpuJob> with = new ArrayList<>(jobs);
-      with.add(planJob);
-      jobs = with;
-    }
-    List<io.hyperframes.schedule.ServingReplay.Load> services = services();
-    TargetWorkload target = TargetWorkload.of(pods);
-    ObjectNode root = Json.mapper().createObjectNode();
-    root.put("mode", "time");
-    root.put("queue", queue);
-    root.put("jobs", jobs.size());
-    root.put("trace", philly ? "philly" : "openb");
-    ArrayNode out = root.putArray("policies");
-    var err = spec.commandLine().getErr();
-    List<io.hyperframes.report.ScheduleReport.Series> series = new ArrayList<>();
-    double capacity = nodes.stream().mapToDouble(GpuNode::gpus).sum();
-    for (String name : policies) {
-      long t0 = System.nanoTime();
-      Placement placement = Placement.named(name, target);
-      io.hyperframes.schedule.Replay.Result r;
-      io.hyperframes.schedule.Replay.Result whole;
-      List<io.hyperframes.schedule.ServingReplay.Result> served = List.of();
-      if (services.isEmpty()) {
-        r = io.hyperframes.schedule.Replay.run(nodes, jobs, placement, queuePolicy.get(),
-            disruptions, seed, new ProgressBar(err, name));
-        whole = r;
+    return GpuJob.fromPlan(io.hyperframes.plan.Planner.analytical().plan(
+        io.hyperframes.PlanRequests.parse(json)), "plan", planAt);
+  }
+
+  /** One placement policy's object of the time replay's JSON. */
+  private static void timePolicy(ObjectNode po, TimeReplay.Run run, Placement placement,
+      GpuJob planJob, double capacity) {
+    Replay.Result r = run.training();
+    if (planJob != null) {
+      Replay.JobRecord rec = run.record(planJob);
+      ObjectNode pn = po.putObject("plan").put("gpus", planJob.gpuMilli() / 1000)
+          .put("members", planJob.members().size())
+          .put("arrivalSeconds", planJob.arrivalSeconds())
+          .put("durationSeconds", planJob.durationSeconds());
+      if (Double.isNaN(rec.startSeconds())) {
+        pn.putNull("startSeconds").putNull("finishSeconds").putNull("waitSeconds");
       } else {
-        var c = io.hyperframes.schedule.ServingReplay.colocate(nodes, jobs, services, placement,
-            queuePolicy.get(), disruptions, seed, new ProgressBar(err, name));
-        r = c.training();
-        whole = c.cluster();
-        served = c.services();
-      }
-      err.printf(Locale.ROOT, "schedule: %s done in %.1f s%n", name,
-          (System.nanoTime() - t0) / 1e9);
-      err.flush();
-      double queueing = r.jobs().stream().filter(j -> !Double.isNaN(j.startSeconds()))
-          .mapToDouble(io.hyperframes.schedule.Replay.JobRecord::queueingSeconds).average()
-          .orElse(Double.NaN);
-      ObjectNode po = out.addObject();
-      if (planJob != null) {
-        io.hyperframes.schedule.GpuJob pj = planJob;
-        var rec = r.jobs().stream().filter(j -> j.job() == pj).findFirst().orElseThrow();
-        ObjectNode pn = po.putObject("plan").put("gpus", pj.gpuMilli() / 1000)
-            .put("members", pj.members().size()).put("arrivalSeconds", pj.arrivalSeconds())
-            .put("durationSeconds", pj.durationSeconds());
-        if (Double.isNaN(rec.startSeconds())) {
-          pn.putNull("startSeconds").putNull("finishSeconds").putNull("waitSeconds");
-        } else {
-          pn.put("startSeconds", rec.startSeconds()).put("finishSeconds", rec.finishSeconds())
-              .put("waitSeconds", rec.queueingSeconds());
-        }
-      }
-      po.put("policy", placement.name()).put("meanJctSeconds", r.meanJctSeconds())
-          .put("p50JctSeconds", r.jctPercentileSeconds(0.5))
-          .put("p99JctSeconds", r.jctPercentileSeconds(0.99))
-          .put("meanQueueingSeconds", queueing).put("utilisation", r.utilisation())
-          .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable())
-          .put("preemptions", r.preemptions()).put("failures", r.failures())
-          .put("resizes", r.resizes()).put("fragmentation", whole.fragmentation().meanShare());
-      po.put("maxFinishTimeFairness", r.maxFinishTimeFairness(capacity));
-      if (!served.isEmpty()) {
-        ArrayNode sv = po.putArray("services");
-        for (var sr : served) {
-          ObjectNode so = sv.addObject().put("service", sr.service())
-              .put("requests", sr.requests()).put("finished", sr.finished())
-              .put("rejected", sr.rejected()).put("unfinished", sr.unfinished())
-              .put("restarted", sr.restarted()).put("sloAttainment", sr.sloAttainment());
-          number(so, "ttftP50Seconds", sr.ttftP50Seconds());
-          number(so, "ttftP99Seconds", sr.ttftP99Seconds());
-          number(so, "tpotP50Seconds", sr.tpotP50Seconds());
-          number(so, "tpotP99Seconds", sr.tpotP99Seconds());
-          so.put("replicaGpuHours", sr.replicaGpuHours()).put("meanReplicas",
-              sr.meanReplicas());
-        }
-      }
-      number(po, "jainFairness", r.jainFairness());
-      var row = summary(r.meanJctSeconds(), r.jctPercentileSeconds(0.5),
-          r.jctPercentileSeconds(0.99), r.makespanSeconds(), r.utilisation(),
-          "mean wait (s)", String.format(Locale.ROOT, "%.0f", queueing));
-      row.put("fragmentation", String.format(Locale.ROOT, "%.2f %%",
-          100 * whole.fragmentation().meanShare()));
-      for (var sr : served) {
-        row.put("SLO attainment, " + sr.service(), String.format(Locale.ROOT, "%.2f %%",
-            100 * sr.sloAttainment()));
-      }
-      series.add(new io.hyperframes.report.ScheduleReport.Series(placement.name(),
-          whole.allocatedGpus(600), r.jobs().stream().filter(j -> !Double.isNaN(j.finishSeconds()))
-              .mapToDouble(io.hyperframes.schedule.Replay.JobRecord::jctSeconds).toArray(),
-          row));
-    }
-    var o = spec.commandLine().getOut();
-    if (format == Format.json) {
-      o.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
-    } else if (format == Format.html) {
-      o.print(io.hyperframes.report.ScheduleReport.render("HyperFrames schedule: " + trace
-          .getFileName(), String.format(Locale.ROOT, "%d jobs at their trace times (%s), %d"
-          + " nodes, %.0f GPUs, %s queue%s.", jobs.size(), philly ? "Philly" : "openb",
-          nodes.size(), capacity, queue, planJob == null ? "" : ", with the plan's job"),
-          capacity, series));
-    } else {
-      o.printf(Locale.ROOT, "%d jobs at their trace times, queue %s%n", jobs.size(), queue);
-      o.printf(Locale.ROOT, "%-8s %14s %14s %14s %14s %11s %7s %7s %8s %8s %6s%n", "policy",
-          "mean JCT (s)", "p50 JCT (s)", "p99 JCT (s)", "mean wait (s)", "GPU util.", "frag.",
-          "never", "preempt.", "failures", "Jain");
-      for (var p : out) {
-        o.printf(Locale.ROOT, "%-8s %14.0f %14.0f %14.0f %14.0f %10.1f%% %6.1f%% %7d %8d %8d"
-            + " %6s%n",
-            p.get("policy").asText(), p.get("meanJctSeconds").asDouble(),
-            p.get("p50JctSeconds").asDouble(), p.get("p99JctSeconds").asDouble(),
-            p.get("meanQueueingSeconds").asDouble(), 100 * p.get("utilisation").asDouble(),
-            100 * p.get("fragmentation").asDouble(),
-            p.get("unschedulable").asInt(), p.get("preemptions").asInt(),
-            p.get("failures").asInt(), p.get("jainFairness").isNull() ? "-"
-                : String.format(Locale.ROOT, "%.3f", p.get("jainFairness").asDouble()));
-      }
-      for (var p : out) {
-        var sv = p.get("services");
-        if (sv == null) {
-          continue;
-        }
-        for (var x : sv) {
-          o.printf(Locale.ROOT, "%s: service %s: %.2f %% of %d requests within the targets;"
-              + " TTFT p50 %.3g s, p99 %.3g s; TPOT p50 %.3g s, p99 %.3g s; %.2f replicas on"
-              + " average, %.1f GPU-hours; %d unfinished, %d rejected, %d restarted%n",
-              p.get("policy").asText(), x.get("service").asText(),
-              100 * x.get("sloAttainment").asDouble(), x.get("requests").asInt(),
-              x.get("ttftP50Seconds").asDouble(), x.get("ttftP99Seconds").asDouble(),
-              x.get("tpotP50Seconds").asDouble(), x.get("tpotP99Seconds").asDouble(),
-              x.get("meanReplicas").asDouble(), x.get("replicaGpuHours").asDouble(),
-              x.get("unfinished").asInt(), x.get("rejected").asInt(),
-              x.get("restarted").asInt());
-        }
-      }
-      for (var p : out) {
-        var pn = p.get("plan");
-        if (pn == null) {
-          continue;
-        }
-        if (pn.get("startSeconds").isNull()) {
-          o.printf(Locale.ROOT, "%s: the plan's job (%d GPUs in %d members) never fits this"
-              + " cluster%n", p.get("policy").asText(), pn.get("gpus").asInt(),
-              pn.get("members").asInt());
-        } else {
-          o.printf(Locale.ROOT, "%s: the plan's job (%d GPUs, %.1f days) submitted at %.0f s"
-              + " starts at %.0f s (waits %.2f days) and finishes at %.0f s (day %.1f)%n",
-              p.get("policy").asText(), pn.get("gpus").asInt(),
-              pn.get("durationSeconds").asDouble() / 86_400,
-              pn.get("arrivalSeconds").asDouble(), pn.get("startSeconds").asDouble(),
-              pn.get("waitSeconds").asDouble() / 86_400,
-              pn.get("finishSeconds").asDouble(),
-              pn.get("finishSeconds").asDouble() / 86_400);
-        }
+        pn.put("startSeconds", rec.startSeconds()).put("finishSeconds", rec.finishSeconds())
+            .put("waitSeconds", rec.queueingSeconds());
       }
     }
-    o.flush();
-    return 0;
+    po.put("policy", placement.name()).put("meanJctSeconds", r.meanJctSeconds())
+        .put("p50JctSeconds", r.jctPercentileSeconds(0.5))
+        .put("p99JctSeconds", r.jctPercentileSeconds(0.99))
+        .put("meanQueueingSeconds", run.meanQueueingSeconds())
+        .put("utilisation", r.utilisation())
+        .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable())
+        .put("preemptions", r.preemptions()).put("failures", r.failures())
+        .put("resizes", r.resizes())
+        .put("fragmentation", run.cluster().fragmentation().meanShare());
+    po.put("maxFinishTimeFairness", r.maxFinishTimeFairness(capacity));
+    if (!run.services().isEmpty()) {
+      ArrayNode sv = po.putArray("services");
+      for (var sr : run.services()) {
+        ObjectNode so = sv.addObject().put("service", sr.service())
+            .put("requests", sr.requests()).put("finished", sr.finished())
+            .put("rejected", sr.rejected()).put("unfinished", sr.unfinished())
+            .put("restarted", sr.restarted()).put("sloAttainment", sr.sloAttainment());
+        number(so, "ttftP50Seconds", sr.ttftP50Seconds());
+        number(so, "ttftP99Seconds", sr.ttftP99Seconds());
+        number(so, "tpotP50Seconds", sr.tpotP50Seconds());
+        number(so, "tpotP99Seconds", sr.tpotP99Seconds());
+        so.put("replicaGpuHours", sr.replicaGpuHours()).put("meanReplicas",
+            sr.meanReplicas());
+      }
+    }
+    number(po, "jainFairness", r.jainFairness());
+  }
+
+  /** One placement policy's series of the HTML report. */
+  private static ScheduleReport.Series timeSeries(TimeReplay.Run run, Placement placement) {
+    Replay.Result r = run.training();
+    var row = summary(r.meanJctSeconds(), r.jctPercentileSeconds(0.5),
+        r.jctPercentileSeconds(0.99), r.makespanSeconds(), r.utilisation(),
+        "mean wait (s)", String.format(Locale.ROOT, "%.0f", run.meanQueueingSeconds()));
+    row.put("fragmentation", String.format(Locale.ROOT, "%.2f %%",
+        100 * run.cluster().fragmentation().meanShare()));
+    for (var sr : run.services()) {
+      row.put("SLO attainment, " + sr.service(), String.format(Locale.ROOT, "%.2f %%",
+          100 * sr.sloAttainment()));
+    }
+    return new ScheduleReport.Series(placement.name(), run.cluster().allocatedGpus(600),
+        r.jobs().stream().filter(j -> !Double.isNaN(j.finishSeconds()))
+            .mapToDouble(Replay.JobRecord::jctSeconds).toArray(), row);
+  }
+
+  /** The time replay as a table: policies, then services, then the plan's job. */
+  private void printTime(java.io.PrintWriter o, ArrayNode out, int jobs) {
+    o.printf(Locale.ROOT, "%d jobs at their trace times, queue %s%n", jobs, queue);
+    o.printf(Locale.ROOT, "%-8s %14s %14s %14s %14s %11s %7s %7s %8s %8s %6s%n", "policy",
+        "mean JCT (s)", "p50 JCT (s)", "p99 JCT (s)", "mean wait (s)", "GPU util.", "frag.",
+        "never", "preempt.", "failures", "Jain");
+    for (var p : out) {
+      o.printf(Locale.ROOT, "%-8s %14.0f %14.0f %14.0f %14.0f %10.1f%% %6.1f%% %7d %8d %8d"
+          + " %6s%n",
+          p.get("policy").asText(), p.get("meanJctSeconds").asDouble(),
+          p.get("p50JctSeconds").asDouble(), p.get("p99JctSeconds").asDouble(),
+          p.get("meanQueueingSeconds").asDouble(), 100 * p.get("utilisation").asDouble(),
+          100 * p.get("fragmentation").asDouble(),
+          p.get("unschedulable").asInt(), p.get("preemptions").asInt(),
+          p.get("failures").asInt(), p.get("jainFairness").isNull() ? "-"
+              : String.format(Locale.ROOT, "%.3f", p.get("jainFairness").asDouble()));
+    }
+    for (var p : out) {
+      var sv = p.get("services");
+      if (sv == null) {
+        continue;
+      }
+      for (var x : sv) {
+        o.printf(Locale.ROOT, "%s: service %s: %.2f %% of %d requests within the targets;"
+            + " TTFT p50 %.3g s, p99 %.3g s; TPOT p50 %.3g s, p99 %.3g s; %.2f replicas on"
+            + " average, %.1f GPU-hours; %d unfinished, %d rejected, %d restarted%n",
+            p.get("policy").asText(), x.get("service").asText(),
+            100 * x.get("sloAttainment").asDouble(), x.get("requests").asInt(),
+            x.get("ttftP50Seconds").asDouble(), x.get("ttftP99Seconds").asDouble(),
+            x.get("tpotP50Seconds").asDouble(), x.get("tpotP99Seconds").asDouble(),
+            x.get("meanReplicas").asDouble(), x.get("replicaGpuHours").asDouble(),
+            x.get("unfinished").asInt(), x.get("rejected").asInt(),
+            x.get("restarted").asInt());
+      }
+    }
+    for (var p : out) {
+      var pn = p.get("plan");
+      if (pn == null) {
+        continue;
+      }
+      if (pn.get("startSeconds").isNull()) {
+        o.printf(Locale.ROOT, "%s: the plan's job (%d GPUs in %d members) never fits this"
+            + " cluster%n", p.get("policy").asText(), pn.get("gpus").asInt(),
+            pn.get("members").asInt());
+      } else {
+        o.printf(Locale.ROOT, "%s: the plan's job (%d GPUs, %.1f days) submitted at %.0f s"
+            + " starts at %.0f s (waits %.2f days) and finishes at %.0f s (day %.1f)%n",
+            p.get("policy").asText(), pn.get("gpus").asInt(),
+            pn.get("durationSeconds").asDouble() / 86_400,
+            pn.get("arrivalSeconds").asDouble(), pn.get("startSeconds").asDouble(),
+            pn.get("waitSeconds").asDouble() / 86_400,
+            pn.get("finishSeconds").asDouble(),
+            pn.get("finishSeconds").asDouble() / 86_400);
+      }
+    }
   }
 
   private static void number(ObjectNode o, String field, double v) {
@@ -539,7 +528,7 @@ final class ScheduleCommand implements Callable<Integer> {
   }
 
   /** The --serve service and its --requests, or none. */
-  private List<io.hyperframes.schedule.ServingReplay.Load> services() {
+  private List<ServingReplay.Load> services() {
     if (serve == null) {
       if (requests != null) {
         throw new IllegalArgumentException("--requests: needs --serve (the replica's serving"
@@ -598,7 +587,7 @@ final class ScheduleCommand implements Callable<Integer> {
           .replace("--targetLoad", "--target-load").replace("--ttftSloSeconds", "--ttft-slo")
           .replace("--tpotSloSeconds", "--tpot-slo").replace("--drainSeconds", "--drain"), e);
     }
-    var load = new io.hyperframes.schedule.ServingReplay.Load(service,
+    var load = new ServingReplay.Load(service,
         Traces.azureLlm(requests).items());
     return List.of(serveAt > 0 ? load.startingAt(serveAt) : load);
   }
@@ -608,30 +597,15 @@ final class ScheduleCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--applications: the application index is required in"
           + " mode goodput (docs/validation/pollux/applications.json)");
     }
-    if (nodeCount < 1 || nodeCount > 100_000) {
-      throw new IllegalArgumentException("--nodes: must be in [1, 100000], got " + nodeCount);
-    }
-    if (gpusPerNode < 1 || gpusPerNode > 9) {
-      throw new IllegalArgumentException("--gpus-per-node: must be in [1, 9], got "
-          + gpusPerNode);
-    }
+    List<GpuNode> nodes = uniformNodes(9);
     if (interval < 1) {
       throw new IllegalArgumentException("--interval: must be >= 1 second, got " + interval);
     }
-    int[] cluster = new int[nodeCount];
-    java.util.Arrays.fill(cluster, gpusPerNode);
+    int[] cluster = nodes.stream().mapToInt(GpuNode::gpus).toArray();
     var apps = io.hyperframes.schedule.ApplicationProfile.readAll(applications);
     List<GoodputReplay.Job> jobs = Traces.polluxWorkload(trace).items();
     if (elastic) {
-      jobs = jobs.stream().map(j -> {
-        var app = apps.get(j.application());
-        if (app == null) {
-          return j;
-        }
-        int max = Math.max(j.gpus(), Math.min(2 * j.gpus(), j.batchSize()
-            / app.minLocalBatch()));
-        return j.elastic(Math.max(1, (j.gpus() + 1) / 2), max);
-      }).toList();
+      jobs = GoodputReplay.elastic(jobs, apps);
     }
     ObjectNode root = Json.mapper().createObjectNode();
     root.put("mode", "goodput");
@@ -641,18 +615,13 @@ final class ScheduleCommand implements Callable<Integer> {
     root.put("intervalSeconds", interval);
     ArrayNode out = root.putArray("policies");
     var err = spec.commandLine().getErr();
-    List<io.hyperframes.report.ScheduleReport.Series> series = new ArrayList<>();
+    List<ScheduleReport.Series> series = new ArrayList<>();
     for (String name : policies == null ? List.of("tiresias") : policies) {
-      java.util.function.Supplier<RoundPolicy> policy = switch (name) {
-        case "tiresias" -> RoundPolicy::tiresias;
-        case "fifo" -> RoundPolicy::fifo;
-        case "elastic-fifo" -> RoundPolicy::elasticFifo;
-        default -> throw new IllegalArgumentException("--policy: mode goodput knows tiresias,"
-            + " fifo and elastic-fifo, got " + name);
-      };
+      cliName(() -> RoundPolicy.named(name));
+      java.util.function.Supplier<RoundPolicy> policy = () -> RoundPolicy.named(name);
       GoodputReplay.Result r = GoodputReplay.run(cluster, jobs, apps, policy, interval,
           new ProgressBar(err, name));
-      series.add(new io.hyperframes.report.ScheduleReport.Series(r.policy(),
+      series.add(new ScheduleReport.Series(r.policy(),
           r.allocatedGpus(600), r.jobs().stream()
               .filter(j -> !Double.isNaN(j.finishSeconds()))
               .mapToDouble(GoodputReplay.JobRecord::jctSeconds).toArray(), summary(
@@ -687,7 +656,7 @@ final class ScheduleCommand implements Callable<Integer> {
     if (format == Format.json) {
       o.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else if (format == Format.html) {
-      o.print(io.hyperframes.report.ScheduleReport.render("HyperFrames schedule: " + trace
+      o.print(ScheduleReport.render("HyperFrames schedule: " + trace
           .getFileName(), String.format(Locale.ROOT, "%d training jobs on %d nodes x %d GPUs,"
           + " %d s scheduling rounds, progress by measured goodput (docs/scheduling.md).",
           jobs.size(), nodeCount, gpusPerNode, interval), (double) nodeCount * gpusPerNode,
