@@ -37,9 +37,10 @@ public final class Planner {
 
   /*
    * Search space, per device count N: tp (divisors of N up to a node that divide the heads),
-   * pp (divisors of N/tp up to the layers), dp = N/(tp·pp), ZeRO 0-3, micro-batch 1-32, the
-   * global batch, virtual stages (divisors of the stage's layers up to 8 when the micro-batch
-   * count is a multiple of pp), sequence parallelism, recomputation and the allowed precisions.
+   * pp (divisors of N/tp up to the layers), dp = N/(tp·pp), ZeRO 0-3, micro-batch 1-32
+   * (LayoutSpace.MICRO_BATCHES), the global batch, virtual stages (divisors of the stage's
+   * layers up to 8 when the micro-batch count is a multiple of pp), sequence parallelism,
+   * recomputation and the allowed precisions.
    *
    * Pruning, each exact (the jqwik property PlannerProperties checks pruned = exhaustive):
    * 1. Model states do not depend on micro-batch, batch, interleaving, SP or recomputation, and
@@ -52,7 +53,6 @@ public final class Planner {
    *    best; every m < p is still evaluated.
    */
 
-  private static final int[] MICRO_BATCHES = {1, 2, 4, 8, 16, 32};
   private static final int MAX_VIRTUAL_STAGES = 8;
   /** Expert tensor-parallel degrees tried per expert-parallel one ({@link #expertTensorParallel}). */
   private static final int MAX_EXPERT_TENSOR_PARALLEL_CHOICES = 2;
@@ -175,7 +175,7 @@ public final class Planner {
     ModelSpec m = r.model();
     PartialLayout p = r.layout();
     if (m instanceof DenseStackSpec) {
-      TrainingEstimator.checkDenseLayout(p);
+      LayoutSpace.checkDenseLayout(p);
     }
     int perNode = r.cluster().devicesPerNode();
     List<Integer> counts = new ArrayList<>();
@@ -197,14 +197,14 @@ public final class Planner {
       checkArgument(p.pp() <= layers(m), "layout.pp: %s is larger than model.layers %s", p.pp(),
           layers(m));
     }
-    TrainingEstimator.checkExpertTensorParallel(p, m);
+    LayoutSpace.checkExpertTensorParallel(p, m);
     checkArgument(!Boolean.TRUE.equals(p.overlapMoeComm())
         || m instanceof TransformerSpec tm && tm.isMoe(),
         "layout.overlapMoeComm: needs a mixture of experts (model.moe)");
     if (p.moeDispatcher() == io.hyperframes.parallel.MoeDispatcher.DEEPEP) {
       checkArgument(m instanceof TransformerSpec t && t.isMoe(), "layout.moeDispatcher: %s"
           + " needs a mixture of experts (model.moe)", p.moeDispatcher().id());
-      TrainingEstimator.checkMoeDispatcher((TransformerSpec) m, p.moeDispatcher());
+      LayoutSpace.checkMoeDispatcher((TransformerSpec) m, p.moeDispatcher());
     }
     List<Task> out = new ArrayList<>();
     for (int n : counts) {
@@ -245,7 +245,7 @@ public final class Planner {
     int dp = t.devices() / t.tp() / t.cp() / t.pp();
     double usable = cluster.accelerator().memoryBytes() * (1 - r.memoryHeadroom());
     int perStage = (layers(m) + t.pp() - 1) / t.pp();
-    List<Integer> zeros = TrainingEstimator.zeroStages(p, t.engine(), dp, t.pp(),
+    List<Integer> zeros = LayoutSpace.zeroStages(p, t.engine(), dp, t.pp(),
         r.workload().gradientCompression() != null);
     List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
         : t.tp() > 1 ? List.of(false, true) : List.of(false);
@@ -429,12 +429,12 @@ public final class Planner {
       return List.of(p.microBatch());
     }
     List<Integer> out = new ArrayList<>();
-    for (int mb : MICRO_BATCHES) {
+    for (int mb : LayoutSpace.MICRO_BATCHES) {
       out.add(mb);
     }
     if (m instanceof DenseStackSpec) {
       // A sample is one matmul row: a dense stack wants micro-batches of hundreds of rows.
-      for (int mb = 2 * MICRO_BATCHES[MICRO_BATCHES.length - 1]; mb <= DENSE_MAX_MICRO_BATCH;
+      for (int mb = 2 * LayoutSpace.MICRO_BATCHES[LayoutSpace.MICRO_BATCHES.length - 1]; mb <= DENSE_MAX_MICRO_BATCH;
           mb *= 2) {
         out.add(mb);
       }
@@ -545,7 +545,7 @@ public final class Planner {
 
   /**
    * The expert-parallel degrees the search tries on {@code engine}: those of
-   * {@link TrainingEstimator#expertParallel}, except that an engine other than Megatron-LM is
+   * {@link LayoutSpace#expertParallel}, except that an engine other than Megatron-LM is
    * searched at ep 1 unless the request names it ({@code layout.engine}) or fixes {@code ep}.
    * Expert parallelism on PyTorch FSDP ({@link Engine#runsExpertParallel}) multiplies the
    * candidates of a mixture of experts by the divisors of dp again (DeepSeek-V3 on 256-4096
@@ -557,7 +557,7 @@ public final class Planner {
     if (p.engine() == null && p.ep() == null && engine != Engine.MEGATRON) {
       return List.of(1);
     }
-    return TrainingEstimator.expertParallel(p, m instanceof TransformerSpec ts ? ts : null,
+    return LayoutSpace.expertParallel(p, m instanceof TransformerSpec ts ? ts : null,
         expertRanks(p, tp, dpCp), engine);
   }
 
@@ -612,7 +612,7 @@ public final class Planner {
       return null;
     }
     if (Boolean.TRUE.equals(p.overlapMoeComm())) {
-      return TrainingEstimator.overlapUnsupported(l) == null ? l.withOverlapMoeComm(true) : null;
+      return LayoutSpace.overlapUnsupported(l) == null ? l.withOverlapMoeComm(true) : null;
     }
     return l;
   }

@@ -67,17 +67,12 @@ public final class TrainingEstimator {
   /** Bytes the runtime keeps besides tensors: CUDA context, library workspaces, NCCL buffers. */
   static final double RUNTIME_RESERVE_BYTES = 1.5 * (1L << 30);
 
-  private static final int[] MICRO_BATCHES = {1, 2, 4, 8, 16, 32};
-
-  /**
-   * Gradient compression is modelled where one reduction per step carries the gradients: ZeRO 0
-   * (all-reduce) and 1 (reduce-scatter); ZeRO 2 and 3 reduce per micro-batch or per layer.
-   */
-  static final int MAX_COMPRESSED_ZERO_STAGE = 1;
 
   private final PrecisionModel precisionModel;
   private final MemoryHierarchyModel memoryModel;
   private final InterconnectModel interconnect;
+  private final DataParallelTime dataParallel;
+  private final ActivationExchange activations;
   private final ParallelismModel parallelism;
 
   /**
@@ -136,6 +131,8 @@ public final class TrainingEstimator {
     this.precisionModel = precisionModel;
     this.memoryModel = memoryModel;
     this.interconnect = interconnect;
+    this.dataParallel = new DataParallelTime(interconnect);
+    this.activations = new ActivationExchange(interconnect);
     this.parallelism = parallelism;
   }
 
@@ -168,7 +165,7 @@ public final class TrainingEstimator {
    */
   public TrainingEstimate estimate(EstimateRequest request) {
     checkArgument(request != null, "request: must be given");
-    List<Layout> candidates = candidates(request);
+    List<Layout> candidates = LayoutSpace.candidates(request);
     TrainingEstimate best = null;
     TrainingEstimate smallest = null;
     for (Layout layout : candidates) {
@@ -276,7 +273,7 @@ public final class TrainingEstimator {
   /** Evaluates one fully resolved layout (no search). */
   public TrainingEstimate evaluate(ModelSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout) {
-    checkLayout(model, cluster, workload, layout);
+    LayoutSpace.checkLayout(model, cluster, workload, layout);
     return evaluateChecked(model, cluster, workload, layout,
         parallelism.modelStates(model, layout, workload.precision(), workload.optimizer()), null);
   }
@@ -288,7 +285,7 @@ public final class TrainingEstimator {
    */
   TrainingEstimate evaluate(ModelSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout, ModelStates states) {
-    checkLayout(model, cluster, workload, layout);
+    LayoutSpace.checkLayout(model, cluster, workload, layout);
     return evaluateChecked(model, cluster, workload, layout, states, null);
   }
 
@@ -299,7 +296,7 @@ public final class TrainingEstimator {
    */
   TrainingEstimate evaluate(TransformerSpec model, Cluster cluster, TrainingWorkload workload,
       Layout layout, ModelStates states, MemoryBreakdown memory) {
-    checkLayout(model, cluster, workload, layout);
+    LayoutSpace.checkLayout(model, cluster, workload, layout);
     return evaluateChecked(model, cluster, workload, layout, states, memory);
   }
 
@@ -404,10 +401,11 @@ public final class TrainingEstimator {
       double mbCompute = forward + backward;
       int units = d.layers();
       double backwardWindow = l.engine().overlapsGradientReduction(1) ? backward : 0.0;
-      double dp = dataParallelExposed(cluster, l, states, w, kernel, units,
+      double dp = dataParallel.exposedSeconds(cluster, l, states, w, kernel, units,
           forward / units, backward / units, backwardWindow, microBatches, null, 0.0);
       time = new TimeBreakdown(microBatches * mbCompute, 0, 0, 0, dp, 0,
-          optimizerSeconds(states, l, w, bandwidth * kernel.optimizerBandwidthFraction()));
+          DataParallelTime.optimizerSeconds(states, l, w,
+              bandwidth * kernel.optimizerBandwidthFraction()));
     }
     double samplesPerStep = w.globalBatchSize();
     double modelFlops = d.trainingFlopsPerSample() * samplesPerStep;
@@ -650,14 +648,14 @@ public final class TrainingEstimator {
       double moeMlp = moeRouterSeconds(m, acc, tokens, e, c, peak)
           + moeExpertSeconds(m, acc, tokens, tp, l.ep(), l.etp(), e, c, peak)
           + moeSharedSeconds(m, acc, tokens, tp, e, c, peak);
-      a2aPerLayer = overlappedAllToAllSecondsPerLayer(m, cluster, l, recipe, tokens,
+      a2aPerLayer = activations.overlappedAllToAllSecondsPerLayer(m, cluster, l, recipe, tokens,
           attentionSide, layerTraining - 3 * mlp - attentionSide, moeMlp, kernel.overlapCost(),
           microBatches);
     } else {
-      a2aPerLayer = allToAllSecondsPerLayer(m, cluster, l, recipe, tokens);
+      a2aPerLayer = activations.allToAllSecondsPerLayer(m, cluster, l, recipe, tokens);
     }
-    double cpPerLayer = l.cp() > 1 ? contextParallelLayerSeconds(m, cluster, l, recipe, sq,
-        attnForward, attnBackward, kernel.overlapCost()) : 0.0;
+    double cpPerLayer = l.cp() > 1 ? activations.contextParallelLayerSeconds(m, cluster, l,
+        recipe, sq, attnForward, attnBackward, kernel.overlapCost()) : 0.0;
 
     // The slowest pipeline rank sets the pace of every micro-batch (and of the bubble): the
     // first, a middle or the last, with its own layers (Layout#stageLayers; every rank at
@@ -698,11 +696,11 @@ public final class TrainingEstimator {
     double backwardWindow = l.engine().overlapsGradientReduction(l.pp())
         ? layersPerStage * (layerTraining - forward) : 0.0;
     // The per-layer overhead splits like the compute: a third forward, two thirds backward.
-    double dpExposed = dataParallelExposed(cluster, l, states, w, kernel, layersPerStage,
+    double dpExposed = dataParallel.exposedSeconds(cluster, l, states, w, kernel, layersPerStage,
         forward + overhead / 3, layerTraining - forward + 2 * overhead / 3 + recompute,
         backwardWindow, microBatches, l.zeroStage() == 3 && l.engine().fetchesPerSubModule()
             ? SubModules.of(m, tDense / forward) : null, recompute);
-    double optimizer = optimizerSeconds(states, l, w,
+    double optimizer = DataParallelTime.optimizerSeconds(states, l, w,
         bandwidth * kernel.optimizerBandwidthFraction());
 
     return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
@@ -710,158 +708,6 @@ public final class TrainingEstimator {
         microBatches * mbA2a, microBatches * mbCp);
   }
 
-  /**
-   * Context-parallel key/value exchange of one layer and micro-batch on one rank, the part not
-   * hidden behind attention: forward, backward, and the forward again under full recomputation
-   * (Megatron-Core context parallelism through Transformer Engine; {@link CpCommType}). A rank
-   * holds {@code sq = s/cp} tokens; its K and V for its heads are {@code 2·sq·b·kv·e/tp} bytes.
-   * The ranks are {@code tp} apart (rank order tp-cp-ep-dp-pp), so inside a node while
-   * tp·cp fits one.
-   * <ul>
-   *   <li>p2p (ring attention, Liu et al. 2023 §3): cp − 1 steps, each passing a KV chunk to the
-   *       next rank while attending to the held one: per step {@code max(0, p2p − attention/cp)}
-   *       exposed (plus the overlap cost); backward passes KV and its gradient, twice the bytes,
-   *       behind the backward attention.
-   *   <li>all_gather: the sequence's KV gathered before forward attention, gathered again and its
-   *       gradient reduce-scattered in backward, none overlapped.
-   *   <li>a2a (DeepSpeed-Ulysses, Jacobs et al. 2023 §3.1): an all-to-all of Q, K and V
-   *       ({@code sq·b·(q + 2kv)·e/tp} bytes per rank) and one of the output ({@code sq·b·q·e/tp})
-   *       forward, the same backward, not overlapped.
-   *   <li>a2a+p2p: the all-to-all over the ranks inside the node, the ring over the nodes.
-   * </ul>
-   */
-  private double contextParallelLayerSeconds(TransformerSpec m, Cluster cluster, Layout l,
-      PrecisionRecipe recipe, double sq, double attnForward, double attnBackward,
-      double kappa) {
-    int cp = l.cp();
-    double e = recipe.activationBytes();
-    double tp = l.tp();
-    double b = l.microBatch();
-    double kvChunk = 2 * sq * b * m.kvDim() * e / tp;
-    int inNode = Math.max(1, Math.min(cp, cluster.devicesPerNode() / l.tp()));
-    double passes = l.recompute() == Recompute.FULL ? 2 : 1;
-    return switch (l.cpCommType()) {
-      case P2P -> ring(cluster, cp, inNode >= cp, kvChunk, attnForward, attnBackward, passes,
-          kappa);
-      case ALL_GATHER -> {
-        CollectiveGroup group = new CollectiveGroup(cp, inNode);
-        double gather = interconnect.time(cluster, Collective.ALL_GATHER, kvChunk * cp, group)
-            .seconds();
-        double scatter = interconnect.time(cluster, Collective.REDUCE_SCATTER, kvChunk * cp,
-            group).seconds();
-        yield passes * gather + gather + scatter;
-      }
-      case A2A -> passes * ulysses(cluster, m, l, recipe, sq, cp, inNode)
-          + ulysses(cluster, m, l, recipe, sq, cp, inNode);
-      case A2A_P2P -> {
-        int inner = inNode;
-        int outer = cp / inner;
-        double a2a = (passes + 1) * ulysses(cluster, m, l, recipe, sq, inner, inner);
-        yield a2a + (outer > 1 ? ring(cluster, outer, false, kvChunk, attnForward,
-            attnBackward, passes, kappa) : 0.0);
-      }
-    };
-  }
-
-  /** Exposed time of a KV ring over {@code n} ranks, forward ({@code passes} times) and backward. */
-  private double ring(Cluster cluster, int n, boolean inNode, double kvChunk,
-      double attnForward, double attnBackward, double passes, double kappa) {
-    CollectiveGroup pair = new CollectiveGroup(2, inNode ? 2 : 1);
-    double step = interconnect.time(cluster, Collective.POINT_TO_POINT, kvChunk, pair)
-        .seconds();
-    double stepBackward = interconnect.time(cluster, Collective.POINT_TO_POINT, 2 * kvChunk,
-        pair).seconds();
-    return (n - 1) * (passes * exposed(step, attnForward / n, kappa)
-        + exposed(stepBackward, attnBackward / n, kappa));
-  }
-
-  /** One direction of DeepSpeed-Ulysses over {@code n} ranks: Q, K, V in and the output out. */
-  private double ulysses(Cluster cluster, TransformerSpec m, Layout l, PrecisionRecipe recipe,
-      double sq, int n, int perNode) {
-    double perToken = sq * l.microBatch() * recipe.activationBytes() / l.tp();
-    CollectiveGroup group = new CollectiveGroup(n, Math.min(n, perNode));
-    return interconnect.time(cluster, Collective.ALL_TO_ALL,
-        perToken * (m.qDim() + 2.0 * m.kvDim()), group).seconds()
-        + interconnect.time(cluster, Collective.ALL_TO_ALL, perToken * m.valueDim(), group)
-            .seconds();
-  }
-
-  /**
-   * Expert-parallel token exchange of one micro-batch per layer of a stage, averaged over its
-   * layers (a stage's is its layers times this): per MoE layer an all-to-all
-   * to dispatch the routed tokens to the ranks holding their experts and one to combine the
-   * results, forward and again backward (and once more forward under full recomputation),
-   * each on the critical path (Megatron-Core's all-to-all dispatcher; Lepikhin et al. 2020,
-   * GShard, arXiv 2006.16668, §3.2). Each rank sends its routed token copies,
-   * {@code tokens·k·h·e} bytes (÷ tp with sequence parallelism, which splits the tokens over the
-   * tensor-parallel ranks; times the capacity factor when set), over the expert-parallel group:
-   * its ranks are {@code tp} apart (Megatron's rank order tp-cp-ep-dp-pp), so inside a node when
-   * tp·ep fits one, else across nodes at one NIC per rank ({@link InterconnectModel}). With
-   * the DeepEP dispatcher a token crosses the network once per destination node and NVLink once
-   * per destination rank ({@link InterconnectModel#forwardedExchange}).
-   */
-  private double allToAllSecondsPerLayer(TransformerSpec m, Cluster cluster, Layout l,
-      PrecisionRecipe recipe, double tokens) {
-    if (l.ep() <= 1 || !m.isMoe()) {
-      return 0.0;
-    }
-    double a2a = exchangeSeconds(m, cluster, l, recipe, tokens);
-    // Recomputing the whole MoE layer (--recompute-modules moe) dispatches and combines again.
-    int perLayer = l.recompute() == Recompute.FULL || l.recomputes(RecomputeModule.MOE) ? 6 : 4;
-    return m.moeLayerShare() * perLayer * a2a;
-  }
-
-  /**
-   * The exposed expert-parallel exchange of one micro-batch per layer of a stage (averaged over
-   * its layers) under Megatron-Core's
-   * EP A2A overlap ({@code --overlap-moe-expert-parallel-comm}; the combined 1F1B schedule,
-   * {@code megatron/core/models/common/model_chunk_schedule_plan.py} at d98e8a64,
-   * {@code TransformerLayerSchedulePlan.run}). The forward of one micro-batch runs layer by layer
-   * beside the backward of another, on a communication and a computation stream:
-   * <pre>
-   * comm: combine_bwd      | dispatch_fwd, dispatch_bwd    | combine_fwd
-   * comp: pre_dispatch_fwd | mlp_bwd, mlp_bwd_dw, mlp_fwd  | pre_dispatch_bwd
-   * </pre>
-   * so a MoE layer's pair exposes {@code exposed(a, A_f) + exposed(2a, M_f + M_b) +
-   * exposed(a, A_b)} ({@link #exposed}, with the overlap cost), {@code a} one exchange,
-   * {@code A} the attention side (everything but the MLP) and {@code M} the MoE MLP (router,
-   * experts, shared experts; backward twice the forward). Only the steady state pairs: the first
-   * stage runs {@code 2(pp − 1) + (v − 1)·pp + 1} chunk forwards alone before it (Megatron-LM's
-   * interleaved warm-up, one micro-batch more with the overlap: {@code schedules.py} at
-   * d98e8a64), and as many backwards alone after; without pipelining the first forward and the
-   * last backward. Those pay their four exchanges in full.
-   */
-  private double overlappedAllToAllSecondsPerLayer(TransformerSpec m, Cluster cluster,
-      Layout l, PrecisionRecipe recipe, double tokens, double attentionForward,
-      double attentionBackward, double moeMlpForward, double kappa, int microBatches) {
-    double a = exchangeSeconds(m, cluster, l, recipe, tokens);
-    double pair = exposed(a, attentionForward, kappa) + exposed(2 * a, 3 * moeMlpForward, kappa)
-        + exposed(a, attentionBackward, kappa);
-    double passes = (double) microBatches * l.virtualStages();
-    double alone = l.pp() == 1 ? 1.0
-        : 2.0 * (l.pp() - 1) + (l.virtualStages() - 1.0) * l.pp() + 1.0;
-    double combined = Math.max(0.0, passes - alone) / passes;
-    return m.moeLayerShare() * (combined * pair + (1 - combined) * 4 * a);
-  }
-
-  /** One dispatch (or combine) of a micro-batch's routed tokens on one rank. */
-  private double exchangeSeconds(TransformerSpec m, Cluster cluster, Layout l,
-      PrecisionRecipe recipe, double tokens) {
-    MoeSpec moe = m.moe();
-    double sp = l.sequenceParallel() ? l.tp() : 1.0;
-    double bytes = tokens * moe.routedPerToken() * m.hidden() * recipe.activationBytes() / sp;
-    // The expert grid orders its ranks etp-ep-dp-pp (megatron/core/parallel_state.py at
-    // d98e8a64): an expert-parallel group's ranks are etp apart.
-    int perNode = Math.max(1, Math.min(l.ep(), cluster.devicesPerNode() / l.etp()));
-    CollectiveGroup group = new CollectiveGroup(l.ep(), perNode);
-    double a2a = l.moeDispatcher() == MoeDispatcher.DEEPEP
-        ? interconnect.forwardedExchange(cluster, new ExpertExchange(
-            tokens / sp * moe.routedPerToken() / moe.topK(),
-            m.hidden() * recipe.activationBytes(), moe.experts(), moe.topK(), group,
-            moe.groups(), moe.groupTopK())).seconds()
-        : interconnect.time(cluster, Collective.ALL_TO_ALL, bytes, group).seconds();
-    return a2a;
-  }
 
 
 
@@ -1130,256 +976,6 @@ public final class TrainingEstimator {
   }
 
   /**
-   * Exposed data-parallel time of a step: the gradient all-reduce (ZeRO 0), reduce-scatter and
-   * all-gather (ZeRO 1), the per-micro-batch reduce-scatter (ZeRO 2, Rajbhandari et al. 2020,
-   * arXiv 1910.02054, §5.2) or the fully sharded schedule ({@link #fullyShardedExposed}),
-   * each overlapped with the compute window the engine gives it ({@link #exposed}). A mixture of
-   * experts' routed-expert gradients are reduced, and their states sharded, over the expert
-   * data-parallel ranks only ({@link ReductionGroups}).
-   */
-  private double dataParallelExposed(Cluster cluster, Layout l, ModelStates states,
-      TrainingWorkload workload, KernelEfficiency kernel, int units, double forwardUnit,
-      double backwardUnit, double backwardWindow, int microBatches, SubModules subModules,
-      double recomputeUnit) {
-    // Weight gradients are reduced over the data- and context-parallel ranks (dp · cp).
-    int ranks = l.gradientRanks();
-    ReductionGroups groups = ReductionGroups.of(cluster, l, states, ranks);
-    if (ranks <= 1 && groups.expertRanks() <= 1) {
-      return 0.0;
-    }
-    CollectiveGroup group = groups.dense();
-    PrecisionRecipe recipe = workload.precision();
-    double params = states.parametersOnDevice();
-    double gradBytes = recipe.gradientBytes();
-    double weightBytes = recipe.weightBytes();
-    double kappa = kernel.overlapCost();
-    GradientCompression codec = workload.gradientCompression();
-    if (codec != null && l.zeroStage() <= MAX_COMPRESSED_ZERO_STAGE) {
-      // The gradients' one reduction on compressed bytes: the stage's collective where messages
-      // add up, else an all-gather of every rank's message (Agarwal et al. 2022, MLSys, §3);
-      // encoding and decoding run on the device, outside the overlap. The codec's message
-      // covers every gradient of the device, reduced over dp · cp.
-      double message = codec.messageBytes(params);
-      double reduce = codec.allReduce()
-          ? interconnect.time(cluster, l.zeroStage() == 0 ? Collective.ALL_REDUCE
-              : Collective.REDUCE_SCATTER, message, group).seconds()
-          : interconnect.time(cluster, Collective.ALL_GATHER, message * ranks, group)
-              .seconds();
-      double weights = l.zeroStage() == 1 ? interconnect.time(cluster, Collective.ALL_GATHER,
-          params * weightBytes, group).seconds() : 0.0;
-      return exposed(reduce + weights, backwardWindow, kappa)
-          + codec.codecSeconds(params, ranks);
-    }
-    return switch (l.zeroStage()) {
-      case 0 -> exposed(groups.time(interconnect, cluster, Collective.ALL_REDUCE, gradBytes),
-          backwardWindow, kappa);
-      case 1 -> {
-        double reduce = groups.time(interconnect, cluster, Collective.REDUCE_SCATTER, gradBytes);
-        double gather = groups.time(interconnect, cluster, Collective.ALL_GATHER, weightBytes);
-        // Megatron-LM's distributed optimizer with --overlap-param-gather (which the Megatron
-        // launch emits) gathers the updated parameters bucket by bucket while the next step's
-        // first forward pass runs, each bucket waited on by its module's forward pre-hook
-        // (megatron/core/distributed/distributed_data_parallel.py, forward pre-hooks and
-        // start_param_sync); DeepSpeed gathers them after the step (Engine#overlapsParameterGather).
-        yield exposed(reduce, backwardWindow, kappa) + parameterGather(l, gather,
-            units * forwardUnit, kappa);
-      }
-      // ZeRO-2: each micro-batch's gradients reduce-scattered behind its backward pass (the
-      // gradients exist only there), the updated parameters gathered once a step where the
-      // engine gathers them (as ZeRO-1): no window hides two collectives.
-      case 2 -> parameterGather(l, groups.time(interconnect, cluster, Collective.ALL_GATHER,
-          weightBytes), units * forwardUnit, kappa)
-          + microBatches * exposed(groups.time(interconnect, cluster, Collective.REDUCE_SCATTER,
-              gradBytes), units * backwardUnit, kappa);
-      default -> fullyShardedExposed(cluster, l, states, groups, weightBytes, gradBytes, units,
-          forwardUnit, backwardUnit, microBatches, backwardWindow, kappa, subModules,
-          recomputeUnit);
-    };
-  }
-
-  /**
-   * The two groups a step's gradients are reduced over, each with the parameters of this device
-   * it reduces: the dense parameters over the data- and context-parallel ranks (or the ZeRO shard
-   * group), the routed experts' over the expert data-parallel ranks, {@code tp · cp · dp /
-   * (ep · etp)} (Megatron-Core: expert parameters sit in their own gradient buckets, reduced over
-   * the expert data-parallel group, {@code megatron/core/distributed/distributed_data_parallel.py}
-   * and {@code parallel_state.get_expert_data_parallel_group} at d98e8a64; the distributed
-   * optimizer shards them over the same group). Ranks follow Megatron-Core's orders
-   * ({@code tp-cp-ep-dp-pp}; the expert grid {@code etp-ep-edp-pp}): a data-parallel group holds
-   * {@code devicesPerNode / tp} ranks per node, an expert data-parallel one
-   * {@code devicesPerNode / (etp · ep)}. Where both groups are the same ranks (a dense model,
-   * or ep = 1 with etp = tp) the parameters travel as one collective, as before experts were
-   * told apart.
-   */
-  record ReductionGroups(CollectiveGroup dense, double denseParameters, CollectiveGroup experts,
-      double expertParameters) {
-
-    static ReductionGroups of(Cluster cluster, Layout l, ModelStates states, int shard) {
-      int node = cluster.devicesPerNode();
-      int perNode = l.tp() >= node ? 1 : Math.min(shard, node / l.tp());
-      CollectiveGroup dense = new CollectiveGroup(shard, Math.max(1, perNode));
-      double expertParams = states.expertParametersOnDevice();
-      if (expertParams <= 0) {
-        return new ReductionGroups(dense, states.parametersOnDevice(), dense, 0.0);
-      }
-      int expertShard = expertShard(l, shard);
-      int grid = l.ep() * l.etp();
-      int expertPerNode = grid >= node ? 1 : Math.min(expertShard, node / grid);
-      CollectiveGroup experts = new CollectiveGroup(expertShard, Math.max(1, expertPerNode));
-      if (experts.equals(dense)) {
-        return new ReductionGroups(dense, states.parametersOnDevice(), dense, 0.0);
-      }
-      return new ReductionGroups(dense, states.parametersOnDevice() - expertParams, experts,
-          expertParams);
-    }
-
-    /**
-     * Ranks a shard group of {@code shard} data-parallel ranks covers in the expert grid:
-     * {@code shard · tp / (ep · etp)}, at least 1 (as {@code MegatronParallelism#modelStates}).
-     */
-    static int expertShard(Layout l, int shard) {
-      return (int) Math.max(1L, (long) shard * l.tp() / ((long) l.ep() * l.etp()));
-    }
-
-    int expertRanks() {
-      return expertParameters > 0 ? experts.size() : 1;
-    }
-
-    /**
-     * The same groups where the engine shards at each rank's own NIC
-     * ({@link Engine#shardsAtRankNic}): a group that spans nodes is costed as one rank per node,
-     * so its ring crosses the node boundary at each rank's own NIC.
-     */
-    ReductionGroups atRankNic(boolean rankNic) {
-      return rankNic ? new ReductionGroups(oneRankPerNode(dense), denseParameters,
-          oneRankPerNode(experts), expertParameters) : this;
-    }
-
-    private static CollectiveGroup oneRankPerNode(CollectiveGroup g) {
-      return g.perNode() < g.size() ? new CollectiveGroup(g.size(), 1) : g;
-    }
-
-    /**
-     * Hybrid sharding: the groups (these being the full data-parallel ones) that all-reduce
-     * each shard group's shard across its replicas, the replicas of a rank strided by the shard
-     * group, with each group's parameters divided by its shard.
-     */
-    ReductionGroups replicasOf(Layout l, int shard) {
-      int replicas = dense.size() / shard;
-      CollectiveGroup d = new CollectiveGroup(replicas,
-          Math.max(1, Math.min(replicas, dense.perNode() / shard)));
-      if (expertParameters <= 0) {
-        return new ReductionGroups(d, denseParameters / shard, d, 0.0);
-      }
-      int es = expertShard(l, shard);
-      int expertReplicas = Math.max(1, experts.size() / es);
-      CollectiveGroup e = new CollectiveGroup(expertReplicas,
-          Math.max(1, Math.min(expertReplicas, experts.perNode() / es)));
-      return new ReductionGroups(d, denseParameters / shard, e, expertParameters / es);
-    }
-
-    /** Seconds of {@code collective} over both groups at {@code bytesPerParameter}. */
-    double time(InterconnectModel interconnect, Cluster cluster, Collective collective,
-        double bytesPerParameter) {
-      double seconds = dense.size() > 1 ? interconnect.time(cluster, collective,
-          denseParameters * bytesPerParameter, dense).seconds() : 0.0;
-      if (expertParameters > 0 && experts.size() > 1) {
-        seconds += interconnect.time(cluster, collective, expertParameters * bytesPerParameter,
-            experts).seconds();
-      }
-      return seconds;
-    }
-  }
-
-  /**
-   * Exposed time of the step's gather of updated parameters under ZeRO-1/2: behind the next
-   * forward pass where the engine overlaps it ({@link Engine#overlapsParameterGather}), else
-   * all of it, after the optimizer step.
-   */
-  private static double parameterGather(Layout l, double gather, double forward, double kappa) {
-    return l.engine().overlapsParameterGather() ? exposed(gather, forward, kappa) : gather;
-  }
-
-  /**
-   * The optimizer step: read the gradients, read and write master weights and moments, write
-   * the working weights, over this device's shard, at {@code bandwidth}: the streaming bandwidth
-   * times the kernel's {@link KernelEfficiency#optimizerBandwidthFraction} (1 unless measured:
-   * a fused optimizer is one element-wise pass over its states, Rajbhandari et al. 2020, arXiv
-   * 1910.02054, §3.1 for the 16 bytes of Adam's FP32 states per parameter).
-   */
-  private static double optimizerSeconds(ModelStates states, Layout l, TrainingWorkload w,
-      double bandwidth) {
-    PrecisionRecipe recipe = w.precision();
-    double stateBytes = recipe.gradientBytes() + 2 * Math.max(recipe.masterBytes(),
-        recipe.weightBytes()) + 2 * w.optimizer().stateBytesPerParameter()
-        + (recipe.masterBytes() > 0 ? recipe.weightBytes() : 0.0);
-    if (l.zeroStage() == 0) {
-      return states.parametersOnDevice() * stateBytes / bandwidth;
-    }
-    // The routed experts' states shard over the expert data-parallel ranks (ReductionGroups).
-    double experts = states.expertParametersOnDevice();
-    double onDevice = (states.parametersOnDevice() - experts) / l.shardRanks()
-        + experts / ReductionGroups.expertShard(l, l.shardRanks());
-    return onDevice * stateBytes / bandwidth;
-  }
-
-  /**
-   * Exposed data-parallel time of a fully sharded step (ZeRO-3, FSDP full or hybrid shard).
-   *
-   * <p>Per micro-batch and FSDP unit (one transformer layer) the engine all-gathers the unit's
-   * parameters before its forward pass, again before its backward pass when they were resharded
-   * after forward, and reduce-scatters its gradients after backward (Rajbhandari et al. 2020,
-   * arXiv 1910.02054, §5.3 and §7.2.2: 3Ψ of traffic per step against data parallelism's 2Ψ;
-   * Zhao et al. 2023, PyTorch FSDP, VLDB 16(12), §3.3). The next unit's gather is prefetched
-   * while the current unit computes (FSDP forward and backward prefetch; DeepSpeed's
-   * {@code stage3_prefetch_bucket_size}), and a backward unit's window also carries the previous
-   * unit's reduce-scatter, so each unit exposes {@code max(0, comm − compute)}; the first gather
-   * and the last reduce-scatter have nothing to hide behind. Recomputation runs inside the
-   * backward unit on the parameters already gathered for it (no extra gather), except where the
-   * engine gathers again for the recomputed forward ({@link Engine#regathersForRecompute}).
-   * Collectives run over the shard group (the slowest link it spans: inter-node, the ring over
-   * the node's NICs, or each rank's own NIC where {@link Engine#shardsAtRankNic}).
-   * Hybrid sharding adds one all-reduce of the gradient shard across the replicas per step,
-   * overlapped with the last backward like a data-parallel reduction ({@code full}: the groups
-   * over all data-parallel ranks, whose replicas of a shard group reduce it).
-   */
-  private double fullyShardedExposed(Cluster cluster, Layout l, ModelStates states,
-      ReductionGroups full, double weightBytes, double gradBytes, int units, double forwardUnit,
-      double backwardUnit, int microBatches, double backwardWindow, double kappa,
-      SubModules subModules, double recomputeUnit) {
-    int shard = l.shardRanks();
-    // Engine#shardsAtRankNic: a shard group that spans nodes is costed as one rank per node,
-    // so its ring crosses the node boundary at each rank's own NIC.
-    ReductionGroups groups = ReductionGroups.of(cluster, l, states, shard).atRankNic(
-        l.engine().shardsAtRankNic());
-    double gather = groups.time(interconnect, cluster, Collective.ALL_GATHER,
-        weightBytes / units);
-    double reduce = groups.time(interconnect, cluster, Collective.REDUCE_SCATTER,
-        gradBytes / units);
-    boolean regather = l.recompute() == Recompute.FULL && l.engine().regathersForRecompute();
-    double perMicroBatch;
-    if (subModules != null) {
-      // DeepSpeed's sub-module schedule (Engine#fetchesPerSubModule; the caller builds the
-      // sub-modules only for it): a regathering recomputation is a pass of its own.
-      perMicroBatch = subModules.first() * (gather + reduce) + units * subModules.unitExposed(
-          gather, l.reshardAfterForward() ? gather : 0.0, reduce, forwardUnit, regather,
-          recomputeUnit, backwardUnit - (regather ? recomputeUnit : 0.0), kappa);
-    } else {
-      double gatherBackward = (l.reshardAfterForward() ? gather : 0.0) + (regather ? gather : 0.0);
-      perMicroBatch = gather + (units - 1) * exposed(gather, forwardUnit, kappa)
-          + units * exposed(gatherBackward + reduce, backwardUnit, kappa) + reduce;
-    }
-    // Hybrid sharding: each group's shard is all-reduced across its replicas once a step.
-    double replicaReduce = 0.0;
-    if (shard < l.gradientRanks()) {
-      ReductionGroups replicas = full.replicasOf(l, shard);
-      replicaReduce = exposed(replicas.time(interconnect, cluster, Collective.ALL_REDUCE,
-          gradBytes), backwardWindow, kappa);
-    }
-    return microBatches * perMicroBatch + replicaReduce;
-  }
-
-  /**
    * Step time a collective of {@code comm} seconds adds when it overlaps a compute window of
    * {@code window} seconds, where the compute loses {@code kappa} of its throughput while the
    * collective runs beside it (the collective's kernels hold SMs and memory bandwidth;
@@ -1391,505 +987,5 @@ public final class TrainingEstimator {
    */
   static double exposed(double comm, double window, double kappa) {
     return Math.max(comm - window, kappa * comm);
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Layout resolution
-
-  private static void checkLayout(ModelSpec model, Cluster cluster, TrainingWorkload w,
-      Layout l) {
-    checkArgument(w.gradientCompression() == null || l.zeroStage() <= MAX_COMPRESSED_ZERO_STAGE
-        || l.dp() == 1, "workload.gradientCompression: modelled for ZeRO stages 0 and 1 (one"
-        + " gradient reduction a step), got layout.zeroStage %s", l.zeroStage());
-    checkArgument(l.devices() == cluster.devices(), l.cp() == 1
-        ? "layout: tp·pp·dp = %s·%s·%s = %s does not equal cluster.devices %s"
-        : "layout: tp·pp·dp·cp = %s·%s·%s·" + l.cp() + " = %s does not equal cluster.devices %s",
-        l.tp(), l.pp(), l.dp(), l.devices(), cluster.devices());
-    if (l.cp() > 1) {
-      checkArgument(model instanceof TransformerSpec, "layout.cp: %s needs a transformer model",
-          l.cp());
-      TransformerSpec t = (TransformerSpec) model;
-      // Megatron-LM: "seq-length should be a multiple of 2 * context-parallel-size"
-      // (megatron/training/arguments.py at d98e8a64), the two chunks per rank of causal
-      // load balancing.
-      checkArgument(t.seqLen() % (2 * l.cp()) == 0, "layout.cp: model.seqLen %s is not a"
-          + " multiple of 2·cp = %s", t.seqLen(), 2 * l.cp());
-      boolean ulysses = l.cpCommType() == CpCommType.A2A || l.cpCommType() == CpCommType.A2A_P2P;
-      int a2aRanks = l.cpCommType() == CpCommType.A2A ? l.cp()
-          : Math.max(1, Math.min(l.cp(), cluster.devicesPerNode() / l.tp()));
-      checkArgument(!ulysses || (t.heads() / l.tp()) % a2aRanks == 0, "layout.cpCommType: %s"
-          + " splits the %s heads per tensor-parallel rank over %s ranks, which does not"
-          + " divide them", l.cpCommType().id(), t.heads() / l.tp(), a2aRanks);
-    }
-    if (model instanceof DenseStackSpec) {
-      checkArgument(l.tp() == 1 && l.pp() == 1, "layout: a dense stack runs data-parallel"
-          + " (tp 1, pp 1), got tp %s, pp %s", l.tp(), l.pp());
-      checkArgument(l.recompute() == Recompute.NONE,
-          "layout.recompute: a dense stack keeps its activations, got %s", l.recompute());
-      checkArgument(w.globalBatchSize() > 0,
-          "workload.globalBatchSize: must be given for a dense stack");
-      checkArgument(w.globalBatchSize() % ((long) l.dp() * l.microBatch()) == 0,
-          "workload.globalBatchSize: %s is not divisible by dp·microBatch = %s·%s",
-          w.globalBatchSize(), l.dp(), l.microBatch());
-    }
-    if (model instanceof TransformerSpec m) {
-      checkRecomputeModules(m, l.recomputeModules());
-      checkArgument(!l.overlapMoeComm() || m.isMoe(),
-          "layout.overlapMoeComm: needs a mixture of experts (model.moe)");
-      checkArgument(!l.overlapMoeComm() || m.mtpLayers() <= 1, "layout.overlapMoeComm: at most"
-          + " one multi-token-prediction layer (Megatron-Core), got model.mtpLayers %s",
-          m.mtpLayers());
-      checkArgument(l.moeDispatcher() == MoeDispatcher.ALL_TO_ALL || m.isMoe(),
-          "layout.moeDispatcher: %s needs a mixture of experts (model.moe)",
-          l.moeDispatcher().id());
-      if (m.isMoe()) {
-        checkMoeDispatcher(m, l.moeDispatcher());
-      }
-      checkArgument(l.ep() == 1 || m.isMoe(),
-          "layout.ep: %s needs a mixture of experts (model.moe)", l.ep());
-      checkArgument(l.etp() == l.tp() || m.isMoe(),
-          "layout.etp: %s needs a mixture of experts (model.moe)", l.etp());
-      checkArgument(l.ep() == 1 || m.moe().experts() % l.ep() == 0,
-          "layout.ep: %s does not divide model.moe.experts %s", l.ep(),
-          m.isMoe() ? m.moe().experts() : 0);
-      checkArgument(m.heads() % l.tp() == 0, "layout.tp: %s does not divide model.heads %s",
-          l.tp(), m.heads());
-      checkArgument(l.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s",
-          l.pp(), m.layers());
-      if (l.unevenStages()) {
-        checkStageLayers(m, l);
-      }
-      int perStage = l.stageLayers(m.layers())[1];
-      checkArgument(perStage % l.virtualStages() == 0,
-          "layout.virtualStages: %s does not divide the %s layers of a pipeline stage",
-          l.virtualStages(), perStage);
-      checkArgument(w.globalBatchSize() > 0,
-          "workload.globalBatchSize: must be given for a transformer model");
-      checkArgument(w.globalBatchSize() % ((long) l.dp() * l.microBatch()) == 0,
-          "workload.globalBatchSize: %s is not divisible by dp·microBatch = %s·%s",
-          w.globalBatchSize(), l.dp(), l.microBatch());
-    }
-  }
-
-  /**
-   * An uneven pipeline split (Megatron-Core's {@code get_num_layers_to_build},
-   * transformer_block.py at d98e8a64): the first and last ranks' layers leave at least one layer
-   * to each other rank and divide evenly among them; with no other rank they are all the
-   * layers.
-   */
-  static void checkStageLayers(TransformerSpec m, Layout l) {
-    int first = l.firstStageLayers();
-    int last = l.lastStageLayers();
-    int rest = m.layers() - first - last;
-    int others = l.pp() - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
-    String field = first > 0 ? "layout.firstStageLayers" : "layout.lastStageLayers";
-    int value = first > 0 ? first : last;
-    if (others == 0) {
-      checkArgument(rest == 0, "%s: %s and layout.lastStageLayers %s are not the %s layers of"
-          + " model.layers over pp 2", field, value, last, m.layers());
-      return;
-    }
-    checkArgument(rest >= others, "%s: %s leaves %s of model.layers %s to the other %s"
-        + " pipeline ranks (at least one each)", field, value, rest, m.layers(), others);
-    checkArgument(rest % others == 0, "%s: %s leaves %s of model.layers %s, which the other %s"
-        + " pipeline ranks cannot share evenly", field, value, rest, m.layers(), others);
-  }
-
-  /**
-   * A fixed {@code layout.etp} needs a mixture of experts whose expert size it divides.
-   *
-   * @throws IllegalArgumentException naming layout.etp
-   */
-  static void checkExpertTensorParallel(PartialLayout p, ModelSpec model) {
-    if (p.etp() == null) {
-      return;
-    }
-    if (!(model instanceof TransformerSpec t && t.isMoe()) && p.etp().equals(p.tp())) {
-      // etp = tp is what every layout means without experts (an estimate's own layout says so).
-      return;
-    }
-    checkArgument(model instanceof TransformerSpec m && m.isMoe(), "layout.etp: %s needs a"
-        + " mixture of experts (model.moe)", p.etp());
-    int expertFfn = ((TransformerSpec) model).moe().expertFfnHidden();
-    checkArgument(expertFfn % p.etp() == 0, "layout.etp: %s does not divide"
-        + " model.moe.expertFfnHidden %s", p.etp(), expertFfn);
-  }
-
-  /** Every layout consistent with the request's fixed fields. */
-  List<Layout> candidates(EstimateRequest request) {
-    PartialLayout p = request.layout();
-    if (!p.fixesStageLayers()) {
-      return withOverlap(request);
-    }
-    List<Layout> out = new ArrayList<>();
-    for (Layout l : withOverlap(request)) {
-      Layout split = p.withStageLayersOn(l);
-      if (split != null) {
-        out.add(split);
-      }
-    }
-    checkArgument(!out.isEmpty(), "layout.%s: needs pipeline parallelism (pp > 1)",
-        p.firstStageLayers() != null ? "firstStageLayers" : "lastStageLayers");
-    return out;
-  }
-
-  /** Every layout consistent with the request's fixed fields but the uneven split. */
-  private List<Layout> withOverlap(EstimateRequest request) {
-    if (!Boolean.TRUE.equals(request.layout().overlapMoeComm())) {
-      return withDispatcher(request);
-    }
-    checkArgument(request.model() instanceof TransformerSpec t && t.isMoe(),
-        "layout.overlapMoeComm: needs a mixture of experts (model.moe)");
-    List<Layout> out = new ArrayList<>();
-    String why = null;
-    for (Layout l : withDispatcher(request)) {
-      String not = overlapUnsupported(l);
-      if (not == null) {
-        out.add(l.withOverlapMoeComm(true));
-      } else {
-        why = not;
-      }
-    }
-    checkArgument(!out.isEmpty(), "layout.overlapMoeComm: no layout consistent with the request"
-        + " runs it: %s", why);
-    return out;
-  }
-
-  /**
-   * Why Megatron-Core cannot overlap {@code l}'s expert-parallel exchange
-   * ({@code transformer_config.py} at d98e8a64), or null.
-   */
-  static String overlapUnsupported(Layout l) {
-    return l.whyNotOverlapMoeComm();
-  }
-
-  /** {@link #withModules} with the request's token dispatcher. */
-  private List<Layout> withDispatcher(EstimateRequest request) {
-    MoeDispatcher dispatcher = request.layout().moeDispatcher();
-    if (dispatcher == null || dispatcher == MoeDispatcher.ALL_TO_ALL
-        && !(request.model() instanceof TransformerSpec t && t.isMoe())) {
-      // (The all-to-all dispatcher, the default, is no constraint on a model without experts.)
-      return withModules(request);
-    }
-    checkArgument(request.model() instanceof TransformerSpec t && t.isMoe(),
-        "layout.moeDispatcher: %s needs a mixture of experts (model.moe)", dispatcher.id());
-    checkMoeDispatcher((TransformerSpec) request.model(), dispatcher);
-    List<Layout> out = new ArrayList<>();
-    for (Layout l : withModules(request)) {
-      if (dispatcher != MoeDispatcher.DEEPEP || l.ep() * l.etp() > 1) {
-        out.add(l.withMoeDispatcher(dispatcher));
-      }
-    }
-    checkArgument(!out.isEmpty(), "layout.moeDispatcher: deepep needs layout.ep · layout.etp >"
-        + " 1 (Megatron-Core: 'DeepEP dispatcher requires TPxEP > 1'), and no layout"
-        + " consistent with the request has it");
-    return out;
-  }
-
-  /**
-   * Megatron-Core's rule for the dispatcher ({@code transformer_config.py} at d98e8a64): the
-   * DeepEP backend does not pad expert inputs to a capacity, which is how HyperFrames models a
-   * capacity factor.
-   */
-  static void checkMoeDispatcher(TransformerSpec model, MoeDispatcher dispatcher) {
-    checkArgument(dispatcher != MoeDispatcher.DEEPEP || model.moe().capacityFactor() == 0,
-        "layout.moeDispatcher: deepep does not pad expert inputs to a capacity (Megatron-Core:"
-        + " 'Flex token dispatcher with deepep backend does not support"
-        + " moe_pad_expert_input_to_capacity'); model.moe.capacityFactor is %s",
-        model.moe().capacityFactor());
-  }
-
-  /** {@link #layoutsOf} with the request's recomputation modules. */
-  private List<Layout> withModules(EstimateRequest request) {
-    Set<RecomputeModule> modules = request.layout().recomputeModules();
-    if (modules == null) {
-      return layoutsOf(request);
-    }
-    checkArgument(request.model() instanceof TransformerSpec, "layout.recomputeModules: %s"
-        + " needs a transformer model", RecomputeModule.ids(modules));
-    checkRecomputeModules((TransformerSpec) request.model(), modules);
-    List<Layout> out = new ArrayList<>();
-    for (Layout l : layoutsOf(request)) {
-      out.add(l.withRecomputeModules(modules));
-    }
-    return out;
-  }
-
-  /**
-   * Whether {@code model} has every module named: the MoE modules need a mixture of experts
-   * (shared_experts shared experts), mla_up_proj latent attention, mlp a layer with a dense MLP.
-   */
-  static void checkRecomputeModules(TransformerSpec model, Set<RecomputeModule> modules) {
-    for (RecomputeModule r : modules) {
-      String missing = switch (r) {
-        case MOE, MOE_ACT -> model.isMoe() ? null : "a mixture of experts (model.moe)";
-        case SHARED_EXPERTS -> model.isMoe() && model.moe().sharedExperts() > 0 ? null
-            : "shared experts (model.moe.sharedExperts)";
-        case MLA_UP_PROJ -> model.mla() != null ? null : "latent attention (model.mla)";
-        case MLP -> model.denseLayers() > 0 ? null : "a layer with a dense MLP (every layer of"
-            + " this model is an MoE layer)";
-        case CORE_ATTN, LAYERNORM -> null;
-      };
-      checkArgument(missing == null, "layout.recomputeModules: %s needs %s", r.id(), missing);
-    }
-  }
-
-  private List<Layout> layoutsOf(EstimateRequest request) {
-    ModelSpec model = request.model();
-    Cluster cluster = request.cluster();
-    PartialLayout p = request.layout();
-    int devices = cluster.devices();
-    TransformerSpec m = model instanceof TransformerSpec t ? t : null;
-    boolean dense = model instanceof DenseStackSpec;
-    int batch = request.workload().globalBatchSize();
-    boolean compressed = request.workload().gradientCompression() != null;
-    if (dense) {
-      checkArgument(batch > 0, "workload.globalBatchSize: must be given for a dense stack");
-      checkDenseLayout(p);
-      checkArgument(p.dp() == null || p.dp() == devices,
-          "layout.dp: %s does not equal cluster.devices %s (tp 1, pp 1)", p.dp(), devices);
-      ImmutableList.Builder<Layout> out = ImmutableList.builder();
-      addMicroLayouts(out, p, null, true, batch, 1, 1, devices, compressed);
-      List<Layout> all = out.build();
-      checkArgument(!all.isEmpty(), "layout: no layout satisfies the fixed fields (global batch"
-          + " %s, %s devices)", batch, devices);
-      return all;
-    }
-
-    if (m != null) {
-      checkArgument(batch > 0, "workload.globalBatchSize: must be given for a transformer model");
-      if (p.tp() != null) {
-        checkArgument(m.heads() % p.tp() == 0, "layout.tp: %s does not divide model.heads %s",
-            p.tp(), m.heads());
-      }
-      if (p.pp() != null) {
-        checkArgument(p.pp() <= m.layers(), "layout.pp: %s is larger than model.layers %s",
-            p.pp(), m.layers());
-      }
-    }
-    if (p.etp() != null) {
-      // A fixed expert tensor-parallel degree: the layouts are made with experts split by tp
-      // (a fixed ep at 1) and given ep and etp afterwards, where ep·etp divides tp·cp·dp.
-      checkExpertTensorParallel(p, model);
-      Integer ep = p.ep();
-      List<Layout> all = new ArrayList<>();
-      for (Layout l : layoutsOf(new EstimateRequest(model, cluster, request.workload(),
-          p.withEp(ep == null ? null : 1).withEtp(null)))) {
-        int e = ep == null ? l.ep() : ep;
-        if (Layout.expertGridFits(l.tp(), l.cp(), l.dp(), e, p.etp())) {
-          all.add(l.withExperts(e, p.etp()));
-        }
-      }
-      checkArgument(!all.isEmpty(), "layout.etp: no layout has ep·etp (etp %s) dividing"
-          + " tp·cp·dp", p.etp());
-      return all;
-    }
-    // Context parallelism (never searched by an estimate): the other fields split what is left.
-    int cp = p.cp() == null ? 1 : p.cp();
-    CpCommType cpType = p.cpCommType() == null ? CpCommType.P2P : p.cpCommType();
-    checkArgument(cp == 1 || m != null, "layout.cp: %s needs a transformer model", cp);
-    checkArgument(devices % cp == 0, "layout.cp: %s does not divide cluster.devices %s", cp,
-        devices);
-    if (cp > 1 || p.cpCommType() != null) {
-      // A fixed ep divides dp·cp (it may exceed dp): the layouts without cp are made at ep 1
-      // and given the ep afterwards; an open ep is searched over the divisors of dp.
-      Integer ep = p.ep();
-      List<Layout> all = new ArrayList<>();
-      for (Layout l : layoutsOf(new EstimateRequest(model, cluster.withDevices(devices / cp),
-          request.workload(), ep == null ? p.withoutCp() : p.withoutCp().withEp(1)))) {
-        Layout withCp = l.withCp(cp, cpType);
-        all.add(ep == null ? withCp : withCp.withEp(ep));
-      }
-      return all;
-    }
-    if (p.tp() != null && p.pp() != null && p.dp() != null) {
-      long product = (long) p.tp() * p.pp() * p.dp();
-      checkArgument(product == devices,
-          "layout: tp·pp·dp = %s·%s·%s = %s does not equal cluster.devices %s", p.tp(), p.pp(),
-          p.dp(), product, devices);
-    }
-    List<Integer> tps = p.tp() != null ? List.of(p.tp()) : divisorsUpTo(devices,
-        cluster.devicesPerNode(), m == null ? 0 : m.heads());
-    ImmutableList.Builder<Layout> out = ImmutableList.builder();
-    for (int tp : tps) {
-      checkArgument(devices % tp == 0, "layout.tp: %s does not divide cluster.devices %s", tp,
-          devices);
-      List<Integer> pps = p.pp() != null ? List.of(p.pp())
-          : divisorsUpTo(devices / tp, m == null ? devices : m.layers(), 0);
-      for (int pp : pps) {
-        if (p.pp() != null) {
-          checkArgument(devices % ((long) tp * pp) == 0,
-              "layout: tp·pp = %s·%s does not divide cluster.devices %s", tp, pp, devices);
-        }
-        if (devices % (tp * pp) != 0) {
-          continue;
-        }
-        int dp = devices / (tp * pp);
-        if (p.dp() != null && p.dp() != dp) {
-          checkArgument(p.tp() == null || p.pp() == null,
-              "layout: tp·pp·dp = %s·%s·%s does not equal cluster.devices %s", tp, pp, p.dp(),
-              devices);
-          continue;
-        }
-        addMicroLayouts(out, p, m, false, batch, tp, pp, dp, compressed);
-      }
-    }
-    List<Layout> all = out.build();
-    checkArgument(!all.isEmpty(),
-        "layout: no layout satisfies the fixed fields (global batch %s, %s devices)", batch,
-        devices);
-    return all;
-  }
-
-  /**
-   * The fixed fields a dense stack allows: data parallelism only, no recomputation.
-   *
-   * @throws IllegalArgumentException naming the field and the value
-   */
-  static void checkDenseLayout(PartialLayout p) {
-    checkArgument(p.tp() == null || p.tp() == 1,
-        "layout.tp: a dense stack runs data-parallel (tp 1), got %s", p.tp());
-    checkArgument(p.pp() == null || p.pp() == 1,
-        "layout.pp: a dense stack runs data-parallel (pp 1), got %s", p.pp());
-    checkArgument(p.recompute() == null || p.recompute() == Recompute.NONE,
-        "layout.recompute: a dense stack keeps its activations, got %s", p.recompute());
-  }
-
-  /**
-   * The ZeRO stages a search tries: the fixed one, 0 without data parallelism, else those the
-   * engine runs with {@code pp} stages, 0 and 1 only with a gradient codec.
-   */
-  static List<Integer> zeroStages(PartialLayout p, Engine engine, int dp, int pp,
-      boolean compressed) {
-    if (p.zeroStage() != null) {
-      // A fixed stage the engine does not run with this pipeline leaves nothing to try here.
-      return engine.runsZeroStage(p.zeroStage(), pp) ? List.of(p.zeroStage()) : List.of();
-    }
-    return dp == 1 ? List.of(0)
-        : List.of(0, 1, 2, 3).stream().filter(z -> engine.runsZeroStage(z, pp))
-            .filter(z -> !compressed || z <= MAX_COMPRESSED_ZERO_STAGE).toList();
-  }
-
-  private static void addMicroLayouts(ImmutableList.Builder<Layout> out, PartialLayout p,
-      TransformerSpec m, boolean dense, int batch, int tp, int pp, int dp, boolean compressed) {
-    Engine engine = p.engineOrDefault();
-    // Hybrid-shard fields imply ZeRO 3 when the stage is left to the search.
-    List<Integer> zeros = p.zeroStage() == null && dp > 1
-        && (p.shardGroupSize() != null || p.reshardAfterForward() != null)
-            ? (engine.runsZeroStage(3, pp) ? List.of(3) : List.of())
-            : zeroStages(p, engine, dp, pp, compressed);
-    int group = p.shardGroupSize() == null ? 0 : p.shardGroupSize();
-    checkArgument(group == 0 || dp % group == 0,
-        "layout.shardGroupSize: %s does not divide layout.dp %s", group, dp);
-    boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
-    if (m == null && !dense) {
-      for (int z : zeros) {
-        out.add(new Layout(tp, pp, dp, 1, 1, false, Recompute.NONE, z, engine,
-            z == 3 ? group : 0, reshard));
-      }
-      return;
-    }
-    if (batch % dp != 0) {
-      checkArgument(p.dp() == null && (p.tp() == null || p.pp() == null),
-          "workload.globalBatchSize: %s is not divisible by layout.dp %s", batch, dp);
-      return;
-    }
-    int perReplica = batch / dp;
-    List<Integer> mbs = new ArrayList<>();
-    if (p.microBatch() != null) {
-      checkArgument(perReplica % p.microBatch() == 0,
-          "layout.microBatch: %s does not divide the %s sequences per data-parallel rank",
-          p.microBatch(), perReplica);
-      mbs.add(p.microBatch());
-    } else {
-      for (int mb : MICRO_BATCHES) {
-        if (mb <= perReplica && perReplica % mb == 0) {
-          mbs.add(mb);
-        }
-      }
-      // A dense stack's sample is one matmul row: larger micro-batches, up to the whole batch.
-      for (int mb = 2 * MICRO_BATCHES[MICRO_BATCHES.length - 1]; dense && mb <= perReplica;
-          mb *= 2) {
-        if (perReplica % mb == 0) {
-          mbs.add(mb);
-        }
-      }
-    }
-    int perStage = dense ? 1 : (m.layers() + pp - 1) / pp;
-    List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
-        : tp > 1 ? List.of(false, true) : List.of(false);
-    List<Recompute> recomputes = p.recompute() != null ? List.of(p.recompute())
-        : dense ? List.of(Recompute.NONE)
-            : List.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
-    for (int mb : mbs) {
-      int microBatches = perReplica / mb;
-      List<Integer> vs = new ArrayList<>();
-      if (p.virtualStages() != null) {
-        vs.add(p.virtualStages());
-      } else {
-        vs.add(1);
-        if (pp > 1 && microBatches % pp == 0 && engine.interleavesPipeline()) {
-          // Megatron-LM needs whole layers per virtual stage: v divides the stage's layers
-          // (one layer per virtual stage included, as for a prime layer count).
-          for (int v = 2; v <= perStage; v++) {
-            if (perStage % v == 0) {
-              vs.add(v);
-            }
-          }
-        }
-      }
-      for (int v : vs) {
-        for (boolean sp : sps) {
-          for (Recompute r : recomputes) {
-            for (int z : zeros) {
-              for (int ep : expertParallel(p, m, dp, engine, tp)) {
-                out.add(new Layout(tp, pp, dp, v, mb, sp, r, z, engine, z == 3 ? group : 0,
-                    reshard, ep));
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-
-  /**
-   * The expert-parallel degrees to try: the fixed one (when it divides dp, or tp·dp on an engine
-   * that keeps experts whole, whose expert grid takes the tensor-parallel ranks too:
-   * {@link Engine#splitsExperts}), else 1 for a dense model or an engine without expert
-   * parallelism, else every divisor of dp that divides the expert count.
-   */
-  private static List<Integer> expertParallel(PartialLayout p, TransformerSpec m, int dp,
-      Engine engine, int tp) {
-    if (p.ep() != null && p.ep() > 1 && !engine.splitsExperts()) {
-      return ((long) tp * dp) % p.ep() == 0 ? List.of(p.ep()) : List.of();
-    }
-    return expertParallel(p, m, dp, engine);
-  }
-
-  /**
-   * The expert-parallel degrees to try: the fixed one (when it divides dp), else 1 for a dense
-   * model or an engine without expert parallelism, else every divisor of dp that divides the
-   * expert count.
-   */
-  static List<Integer> expertParallel(PartialLayout p, TransformerSpec m, int dp,
-      Engine engine) {
-    if (p.ep() != null) {
-      return dp % p.ep() == 0 ? List.of(p.ep()) : List.of();
-    }
-    if (m == null || !m.isMoe() || !engine.runsExpertParallel()) {
-      return List.of(1);
-    }
-    return divisorsUpTo(dp, dp, m.moe().experts());
-  }
-
-  private static List<Integer> divisorsUpTo(int n, int max, int mustDivide) {
-    List<Integer> out = new ArrayList<>();
-    for (int d = 1; d <= Math.min(n, max); d++) {
-      if (n % d == 0 && (mustDivide == 0 || mustDivide % d == 0)) {
-        out.add(d);
-      }
-    }
-    return out;
   }
 }

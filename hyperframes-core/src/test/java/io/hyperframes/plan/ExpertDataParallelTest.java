@@ -56,7 +56,7 @@ class ExpertDataParallelTest {
     Layout l = zooFsdp();
     assertEquals(32, l.expertDataParallel());
     ModelStates states = new ModelStates(0, 0, 0, 0, 1000.0, 0, 600.0);
-    TrainingEstimator.ReductionGroups g = TrainingEstimator.ReductionGroups.of(h100(256), l,
+    DataParallelTime.ReductionGroups g = DataParallelTime.ReductionGroups.of(h100(256), l,
         states, l.gradientRanks());
     // dp 128 at tp 2: four ranks a node; the expert group strides by ep·etp = 8: one a node.
     assertEquals(new CollectiveGroup(128, 4), g.dense());
@@ -72,14 +72,14 @@ class ExpertDataParallelTest {
   @Test
   void aDenseModelOrOneExpertGroupEqualToTheDataParallelOneIsOneCollective() {
     Layout l = zooFsdp();
-    TrainingEstimator.ReductionGroups dense = TrainingEstimator.ReductionGroups.of(h100(256), l,
+    DataParallelTime.ReductionGroups dense = DataParallelTime.ReductionGroups.of(h100(256), l,
         new ModelStates(0, 0, 0, 0, 1000.0), l.gradientRanks());
     Recording r = new Recording();
     dense.time(r, h100(256), Collective.ALL_REDUCE, 2.0);
     assertEquals(List.of("ALL_REDUCE 128/4 2000"), r.calls);
     // ep 1 with etp = tp: the expert grid is the data-parallel grid.
     Layout same = l.withExperts(1, 2);
-    TrainingEstimator.ReductionGroups merged = TrainingEstimator.ReductionGroups.of(h100(256),
+    DataParallelTime.ReductionGroups merged = DataParallelTime.ReductionGroups.of(h100(256),
         same, new ModelStates(0, 0, 0, 0, 1000.0, 0, 600.0), same.gradientRanks());
     Recording m = new Recording();
     merged.time(m, h100(256), Collective.ALL_REDUCE, 2.0);
@@ -94,7 +94,7 @@ class ExpertDataParallelTest {
         .layout(x -> x.tp(1).pp(1).dp(8).ep(8).etp(1).microBatch(1).zeroStage(1))
         .run().layout();
     assertEquals(1, l.expertDataParallel());
-    TrainingEstimator.ReductionGroups g = TrainingEstimator.ReductionGroups.of(h100(8), l,
+    DataParallelTime.ReductionGroups g = DataParallelTime.ReductionGroups.of(h100(8), l,
         new ModelStates(0, 0, 0, 0, 1000.0, 0, 900.0), l.gradientRanks());
     Recording r = new Recording();
     g.time(r, h100(8), Collective.REDUCE_SCATTER, 2.0);
@@ -106,9 +106,9 @@ class ExpertDataParallelTest {
   void hybridShardingAllReducesEachShardAcrossItsReplicas() {
     Layout l = zooFsdp();
     int shard = 32;
-    TrainingEstimator.ReductionGroups full = TrainingEstimator.ReductionGroups.of(h100(256), l,
+    DataParallelTime.ReductionGroups full = DataParallelTime.ReductionGroups.of(h100(256), l,
         new ModelStates(0, 0, 0, 0, 1000.0, 0, 600.0), l.gradientRanks());
-    TrainingEstimator.ReductionGroups replicas = full.replicasOf(l, shard);
+    DataParallelTime.ReductionGroups replicas = full.replicasOf(l, shard);
     // Dense: 128 / 32 = 4 replicas of a 32-rank shard; experts: the shard covers 32·2/8 = 8 of
     // the 32 expert data-parallel ranks, so 4 replicas of it.
     assertEquals(4, replicas.dense().size());

@@ -240,7 +240,7 @@ class ModelLawProperties {
     assertTrue(shorter.time().computeSeconds() + shorter.time().recomputeSeconds()
         <= compute * (1 + 1e-12));
     // Every stage, ZeRO-2 included since its gather and reduce-scatters hide behind different
-    // windows (TrainingEstimator#dataParallelExposed): a shorter compute exposes at most what
+    // windows (DataParallelTime#exposedSeconds): a shorter compute exposes at most what
     // it saves.
     assertTrue(shorter.stepSeconds() <= full.stepSeconds() * (1 + 1e-12),
         () -> shorter.stepSeconds() + " > " + full.stepSeconds());

@@ -81,7 +81,7 @@ class ModelStatesInvarianceProperties {
     Layout other = new Layout(tp, pp, dp, v, mb, sp && tp > 1, rc, zero, Engine.MEGATRON, 0,
         true, ep, 1, CpCommType.P2P, etp, null, dispatcher);
     if (overlap && other.whyNotOverlapMoeComm() == null
-        && TrainingEstimator.overlapUnsupported(other) == null) {
+        && LayoutSpace.overlapUnsupported(other) == null) {
       other = other.withOverlapMoeComm(true);
     }
     assertEquals(ESTIMATOR.modelStates(m, reference, w), ESTIMATOR.modelStates(m, other, w),

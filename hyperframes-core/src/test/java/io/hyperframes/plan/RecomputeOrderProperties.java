@@ -80,7 +80,7 @@ class RecomputeOrderProperties {
           : zero, Engine.MEGATRON, 0, true, ep, cp, CpCommType.P2P, etp, null, dispatcher);
       if (rc == Recompute.NONE) {
         overlap &= l.whyNotOverlapMoeComm() == null
-            && TrainingEstimator.overlapUnsupported(l) == null;
+            && LayoutSpace.overlapUnsupported(l) == null;
       }
       if (overlap) {
         // The overlap runs under none and selective only: compare those two.
