@@ -105,6 +105,53 @@ public final class LeaveOneSourceOut {
     }
 
     /**
+     * The report as JSON ({@code validate --leave-one-source-out --format json}): {@code sources}
+     * (per source: {@code source}, {@code cases}, {@code inSampleMeanAbsError},
+     * {@code inSampleMaxAbsError}, {@code leftOutMeanAbsError}, {@code leftOutMaxAbsError},
+     * {@code heldOut}, {@code inSampleBecause}), {@code cases}, {@code leftOutMeanAbsError},
+     * {@code heldOutSources}, {@code heldOutCases}, {@code heldOutMeanAbsError} and
+     * {@code regimes} (per row: {@code regime}, {@code cases}, {@code p5}, {@code p50},
+     * {@code p95}, {@code covered}, {@code coverage}). Errors are fractions; a figure that does
+     * not exist (no held-out source, no in-sample case) is {@code null}.
+     */
+    public ObjectNode toJson() {
+      ObjectNode root = Json.mapper().createObjectNode();
+      ArrayNode list = root.putArray("sources");
+      for (SourceRow r : sources) {
+        ObjectNode o = list.addObject().put("source", r.source()).put("cases", r.cases());
+        number(o, "inSampleMeanAbsError", r.inSampleMean());
+        number(o, "inSampleMaxAbsError", r.inSampleMax());
+        number(o, "leftOutMeanAbsError", r.leftOutMean());
+        number(o, "leftOutMaxAbsError", r.leftOutMax());
+        o.put("heldOut", r.heldOut());
+        r.inSampleBecause().forEach(o.putArray("inSampleBecause")::add);
+      }
+      root.put("cases", cases());
+      number(root, "leftOutMeanAbsError", leftOutMean);
+      heldOutSources().forEach(root.putArray("heldOutSources")::add);
+      root.put("heldOutCases", heldOutCases());
+      number(root, "heldOutMeanAbsError", heldOutMean);
+      ArrayNode rows = root.putArray("regimes");
+      for (RegimeRow r : regimes) {
+        ObjectNode o = rows.addObject().put("regime", r.regime()).put("cases", r.cases());
+        number(o, "p5", r.p5());
+        number(o, "p50", r.p50());
+        number(o, "p95", r.p95());
+        o.put("covered", r.covered());
+        number(o, "coverage", (double) r.covered() / r.cases());
+      }
+      return root;
+    }
+
+    private static void number(ObjectNode o, String field, double v) {
+      if (Double.isFinite(v)) {
+        o.put(field, v);
+      } else {
+        o.putNull(field);
+      }
+    }
+
+    /**
      * The band of {@code regime} from the residuals of every source but {@code without} (null:
      * every source): the regime's own 5th-95th percentiles when at least five cases from at
      * least four sources remain (fewer sources hide the between-source spread a new source

@@ -28,6 +28,21 @@ public record ScheduleResult(String policy, long seed, int tasks, int placed, in
     return capacityMilli == 0 ? 0 : (double) arrivedMilli / capacityMilli;
   }
 
+  /**
+   * The allocation (% of capacity) when the arrived demand is {@code percent} % of capacity: the
+   * {@link #allocationByArrival} curve there, else at a neighbouring percent (below, then
+   * above), else the allocation at the end; the figure {@code schedule --inflate} reports.
+   */
+  public double allocationAtArrivals(int percent) {
+    for (int d : new int[] {0, -1, 1}) {
+      int i = percent + d;
+      if (i >= 0 && i < allocationByArrival.length && !Double.isNaN(allocationByArrival[i])) {
+        return allocationByArrival[i];
+      }
+    }
+    return 100 * allocationRatio();
+  }
+
   @Override
   public double[] allocationByArrival() {
     return allocationByArrival.clone();

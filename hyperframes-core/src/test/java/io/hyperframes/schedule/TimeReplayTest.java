@@ -68,4 +68,14 @@ class TimeReplayTest {
     var n = assertThrows(IllegalArgumentException.class, () -> GpuNode.uniform(2, 65));
     assertEquals("cluster.gpusPerNode: must be in [1, 64], got 65", n.getMessage());
   }
+
+  @Test
+  void theAllocationAtAnArrivalPercentFallsBackToItsNeighboursThenTheEnd() {
+    ScheduleResult r = new ScheduleResult("bestfit", 42, 3, 3, 0, 8000, 4000, 2000,
+        new double[] {Double.NaN, 50, Double.NaN});
+    assertEquals(50, r.allocationAtArrivals(1), 0.0);
+    assertEquals(50, r.allocationAtArrivals(2), 0.0); // below first
+    assertEquals(50, r.allocationAtArrivals(0), 0.0); // then above
+    assertEquals(25, r.allocationAtArrivals(7), 0.0); // the end: 2000 of 8000
+  }
 }

@@ -252,7 +252,7 @@ final class ScheduleCommand implements Callable<Integer> {
         err.printf(Locale.ROOT, "schedule: %s seed %d done%n", name, s);
         err.flush();
       }
-      double[] at = runs.stream().mapToDouble(r -> columnValue(r, column)).toArray();
+      double[] at = runs.stream().mapToDouble(r -> r.allocationAtArrivals(column)).toArray();
       ObjectNode o = out.addObject();
       o.put("policy", placement.name());
       o.put("allocationRatioMean", Arrays.stream(at).average().orElse(Double.NaN) / 100);
@@ -709,18 +709,6 @@ final class ScheduleCommand implements Callable<Integer> {
     m.put("GPU utilisation", String.format(Locale.ROOT, "%.1f %%", 100 * utilisation));
     m.put(extraName, extra);
     return m;
-  }
-
-  /** The allocation curve at {@code column} % arrivals, else its neighbours, else the end. */
-  private static double columnValue(ScheduleResult r, int column) {
-    double[] c = r.allocationByArrival();
-    for (int d : new int[] {0, -1, 1}) {
-      int i = column + d;
-      if (i >= 0 && i < c.length && !Double.isNaN(c[i])) {
-        return c[i];
-      }
-    }
-    return 100 * r.allocationRatio();
   }
 
   private static long[] seeds(String text) {

@@ -84,12 +84,19 @@ final class ValidateCommand implements Callable<Integer> {
     return CalibrateCommand.constants(refit);
   }
 
-  private int leaveOneSourceOut(String text) {
+  private int leaveOneSourceOut(String text) throws JsonProcessingException {
     Catalog shipped = catalog == null ? Catalog.builtIn()
         : Catalog.builtIn().withOverrides(catalog);
     LeaveOneSourceOut.Report report = LeaveOneSourceOut.run(text, shipped, constants(),
         CalibrateCommand.scopes(scope));
     var out = spec.commandLine().getOut();
+    writeIntervals(report, shipped);
+    if (format == Format.json) {
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter()
+          .writeValueAsString(report.toJson()));
+      out.flush();
+      return 0;
+    }
     out.printf(Locale.ROOT, "| source | cases | in-sample mean / max | leave-one-source-out mean"
         + " / max | held out |%n");
     out.printf(Locale.ROOT, "|---|---:|---:|---:|---|%n");
@@ -121,17 +128,22 @@ final class ValidateCommand implements Callable<Integer> {
           100.0 * r.covered() / r.cases());
     }
     out.flush();
-    if (writeIntervals != null) {
-      try {
-        java.nio.file.Files.writeString(writeIntervals, Json.mapper()
-            .writerWithDefaultPrettyPrinter().writeValueAsString(report.intervals(shipped))
-            + "\n");
-      } catch (java.io.IOException e) {
-        throw new IllegalArgumentException("--write-intervals: cannot write " + writeIntervals
-            + " (" + e.getMessage() + ")", e);
-      }
-    }
     return 0;
+  }
+
+  /** Writes the intervals of {@code report} to --write-intervals, when given. */
+  private void writeIntervals(LeaveOneSourceOut.Report report, Catalog shipped) {
+    if (writeIntervals == null) {
+      return;
+    }
+    try {
+      java.nio.file.Files.writeString(writeIntervals, Json.mapper()
+          .writerWithDefaultPrettyPrinter().writeValueAsString(report.intervals(shipped))
+          + "\n");
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("--write-intervals: cannot write " + writeIntervals
+          + " (" + e.getMessage() + ")", e);
+    }
   }
 
   static String table(ValidationReport r) {

@@ -70,6 +70,21 @@ class LeaveOneSourceOutTest {
     assertTrue(out.find(), r.out());
     assertEquals(String.join(", ", held), out.group(1));
     assertTrue(Double.parseDouble(out.group(2)) <= 8.0, "the held-out mean: " + out.group(2));
+    // --format json gives the same figures as fields.
+    CliTest.Result j = CliTest.run("validate", "--leave-one-source-out", "--cases",
+        file.toString(), "--format", "json");
+    assertEquals(0, j.status(), j.err());
+    var doc = Json.parseObject("leave-one-source-out", j.out());
+    List<String> heldJson = new ArrayList<>();
+    doc.get("heldOutSources").forEach(n -> heldJson.add(n.asText()));
+    assertEquals(held, heldJson);
+    assertEquals(out.group(2), String.format(java.util.Locale.ROOT, "%.2f",
+        100 * doc.get("heldOutMeanAbsError").asDouble()));
+    assertEquals(rows, doc.get("sources").size());
+    var pooled = doc.get("regimes").get(0);
+    assertEquals("* all", pooled.get("regime").asText());
+    assertEquals(pooled.get("covered").asDouble() / pooled.get("cases").asDouble(),
+        pooled.get("coverage").asDouble(), 1e-12);
   }
 
   /**
