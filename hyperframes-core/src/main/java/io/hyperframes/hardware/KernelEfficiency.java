@@ -96,106 +96,67 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
 
   /** These constants with another large-matrix matmul efficiency. */
   public KernelEfficiency withMatmul(double value) {
-    return new KernelEfficiency(value, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    return with(f -> f.matmul = value);
   }
 
   /** These constants with another weight half dimension. */
   public KernelEfficiency withHalfDim(double value) {
-    return new KernelEfficiency(matmul, value, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    return with(f -> f.halfDim = value);
   }
 
   /** These constants with another fused-attention efficiency. */
   public KernelEfficiency withAttention(double value) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, value, layerOverheadSeconds, overlapCost,
-        servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    return with(f -> f.attention = value);
   }
 
   /** These constants with another per-layer overhead, seconds. */
   public KernelEfficiency withLayerOverhead(double seconds) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, seconds, overlapCost,
-        servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    return with(f -> f.layerOverheadSeconds = seconds);
   }
 
   /** These constants with another overlap cost. */
   public KernelEfficiency withOverlapCost(double value) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds, value,
-        servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    return with(f -> f.overlapCost = value);
   }
 
   /** These constants with another serving per-layer overhead, seconds. */
   public KernelEfficiency withServingLayerOverhead(double seconds) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, seconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    return with(f -> f.servingLayerOverheadSeconds = seconds);
   }
 
   /** These constants with another KV-cache bandwidth fraction. */
   public KernelEfficiency withKvBandwidthFraction(double value) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, value, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    return with(f -> f.kvBandwidthFraction = value);
   }
 
   /** These constants with another per-request serving overhead, seconds. */
   public KernelEfficiency withServingRequest(double seconds) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, seconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    return with(f -> f.servingRequestSeconds = seconds);
   }
 
   /** These constants with another optimizer bandwidth fraction. */
   public KernelEfficiency withOptimizerBandwidthFraction(double value) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds, value,
-        kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, servingFirstTokenLayerSeconds,
-        elementwiseBandwidthFraction, source);
+    return with(f -> f.optimizerBandwidthFraction = value);
   }
 
   /** These constants with another bandwidth fraction of the per-head decode-attention kernel (0: as the grouped kernel). */
   public KernelEfficiency withKvPerHeadBandwidthFraction(double value) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, value, kvPerHeadRereadFraction, servingFirstTokenLayerSeconds,
-        elementwiseBandwidthFraction, source);
+    return with(f -> f.kvPerHeadBandwidthFraction = value);
   }
 
   /** These constants with another share of the per-head kernel's repeated KV reads that reach device memory. */
   public KernelEfficiency withKvPerHeadRereadFraction(double value) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, value,
-        servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    return with(f -> f.kvPerHeadRereadFraction = value);
   }
 
   /** These constants with another per-layer first-token overhead, seconds. */
   public KernelEfficiency withServingFirstTokenLayer(double seconds) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, seconds,
-        elementwiseBandwidthFraction, source);
+    return with(f -> f.servingFirstTokenLayerSeconds = seconds);
   }
 
   /** These constants with another element-wise bandwidth fraction. */
   public KernelEfficiency withElementwiseBandwidthFraction(double value) {
-    return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
-        overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
-        optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
-        servingFirstTokenLayerSeconds, value, source);
+    return with(f -> f.elementwiseBandwidthFraction = value);
   }
 
   /** The bandwidth fraction of the decode-attention kernel that reads per query head. */
@@ -206,5 +167,56 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
   /** Matmul efficiency for an m×k by k×n product. */
   public double matmulAt(double m, double n, double k) {
     return matmul * m / (m + halfRows) * n / (n + halfDim) * k / (k + halfDim);
+  }
+
+  /** A copy with {@code change} made to its components (each wither names the one it sets). */
+  private KernelEfficiency with(java.util.function.Consumer<Fields> change) {
+    Fields f = new Fields(this);
+    change.accept(f);
+    return f.build();
+  }
+
+  /** The components as a mutable copy, listed once, in the record's order. */
+  private static final class Fields {
+    double matmul;
+    double halfDim;
+    double halfRows;
+    double attention;
+    double layerOverheadSeconds;
+    double overlapCost;
+    double servingLayerOverheadSeconds;
+    double kvBandwidthFraction;
+    double servingRequestSeconds;
+    double optimizerBandwidthFraction;
+    double kvPerHeadBandwidthFraction;
+    double kvPerHeadRereadFraction;
+    double servingFirstTokenLayerSeconds;
+    double elementwiseBandwidthFraction;
+    String source;
+
+    Fields(KernelEfficiency k) {
+      matmul = k.matmul;
+      halfDim = k.halfDim;
+      halfRows = k.halfRows;
+      attention = k.attention;
+      layerOverheadSeconds = k.layerOverheadSeconds;
+      overlapCost = k.overlapCost;
+      servingLayerOverheadSeconds = k.servingLayerOverheadSeconds;
+      kvBandwidthFraction = k.kvBandwidthFraction;
+      servingRequestSeconds = k.servingRequestSeconds;
+      optimizerBandwidthFraction = k.optimizerBandwidthFraction;
+      kvPerHeadBandwidthFraction = k.kvPerHeadBandwidthFraction;
+      kvPerHeadRereadFraction = k.kvPerHeadRereadFraction;
+      servingFirstTokenLayerSeconds = k.servingFirstTokenLayerSeconds;
+      elementwiseBandwidthFraction = k.elementwiseBandwidthFraction;
+      source = k.source;
+    }
+
+    KernelEfficiency build() {
+      return new KernelEfficiency(matmul, halfDim, halfRows, attention, layerOverheadSeconds,
+          overlapCost, servingLayerOverheadSeconds, kvBandwidthFraction, servingRequestSeconds,
+          optimizerBandwidthFraction, kvPerHeadBandwidthFraction, kvPerHeadRereadFraction,
+          servingFirstTokenLayerSeconds, elementwiseBandwidthFraction, source);
+    }
   }
 }
