@@ -41,9 +41,20 @@ public final class TrainingFindings {
   public static List<Finding> of(TrainingEstimate e, ModelSpec model, Cluster cluster,
       TrainingWorkload workload) {
     List<Finding> out = new ArrayList<>();
-    TimeBreakdown t = e.time();
-    Layout l = e.layout();
-    double step = e.stepSeconds();
+    memory(out, e, model, cluster, workload);
+    if (e.stepSeconds() <= 0) {
+      return ImmutableList.copyOf(out);
+    }
+    communication(out, e, model, cluster, workload);
+    schedule(out, e, model, cluster, workload);
+    kernels(out, e, model, cluster, workload);
+    data(out, e, model, cluster, workload);
+    return ImmutableList.copyOf(out);
+  }
+
+  /** Whether the plan fits, and its memory headroom. */
+  private static void memory(List<Finding> out, TrainingEstimate e, ModelSpec model,
+      Cluster cluster, TrainingWorkload workload) {
     double capacity = cluster.accelerator().memoryBytes();
     if (!e.feasible()) {
       out.add(new Finding("infeasible", Severity.CRITICAL, "the plan does not fit or cannot run",
@@ -59,9 +70,17 @@ public final class TrainingFindings {
           "keep at least 10 % free against fragmentation: smaller micro-batch, selective"
               + " recomputation, sequence parallelism or a higher ZeRO stage"));
     }
-    if (step <= 0) {
-      return ImmutableList.copyOf(out);
-    }
+  }
+
+  /**
+   * Exposed communication: its share of the step, the all-to-all, expert imbalance, data
+   * parallelism and its codec.
+   */
+  private static void communication(List<Finding> out, TrainingEstimate e, ModelSpec model,
+      Cluster cluster, TrainingWorkload workload) {
+    TimeBreakdown t = e.time();
+    Layout l = e.layout();
+    double step = e.stepSeconds();
     if (e.commShare() > COMM_SHARE_LIMIT) {
       out.add(new Finding("comm-bound", Severity.WARNING,
           pct("communication is %s of the step: fix the network before adding cards",
@@ -138,6 +157,14 @@ public final class TrainingFindings {
               + " %.0f", codec.codec(), l.dp() - 1, codec.ratio(), l.dp() / 2.0),
           "use an all-reduce-compatible codec, a higher ratio, or none at this scale"));
     }
+  }
+
+  /** The pipeline bubble, MFU, scaling efficiency and micro-batches per pipeline. */
+  private static void schedule(List<Finding> out, TrainingEstimate e, ModelSpec model,
+      Cluster cluster, TrainingWorkload workload) {
+    TimeBreakdown t = e.time();
+    Layout l = e.layout();
+    double step = e.stepSeconds();
     double bubble = t.bubbleSeconds() / step;
     if (bubble > BUBBLE_LIMIT) {
       out.add(new Finding("pipeline-bubble", Severity.WARNING,
@@ -170,6 +197,12 @@ public final class TrainingFindings {
               l.dp(), l.microBatch(), m),
           "raise the global batch or lower pipeline parallelism"));
     }
+  }
+
+  /** Matmul rows, tensor parallelism across nodes, and the compute format. */
+  private static void kernels(List<Finding> out, TrainingEstimate e, ModelSpec model,
+      Cluster cluster, TrainingWorkload workload) {
+    Layout l = e.layout();
     // Rows of every matmul: tokens of a micro-batch (samples for a dense stack).
     int rows = l.microBatch() * (model instanceof TransformerSpec ts ? ts.seqLen() : 1);
     if (rows < 1024) {
@@ -201,6 +234,11 @@ public final class TrainingFindings {
               workload.precision().compute().id()),
           "use bf16-mixed: half the memory traffic, 2-8× the matmul peak"));
     }
+  }
+
+  /** Training tokens per parameter (transformers only). */
+  private static void data(List<Finding> out, TrainingEstimate e, ModelSpec model,
+      Cluster cluster, TrainingWorkload workload) {
     // The compute-optimal ratio is a language-model law (Hoffmann et al. 2022): transformers only.
     double tokensPerParameter = workload.trainingTokens() / model.parameters();
     if (model instanceof TransformerSpec && workload.trainingTokens() > 0
@@ -210,7 +248,6 @@ public final class TrainingFindings {
           "compute-optimal training uses about 20 tokens per parameter (Hoffmann et al. 2022)",
           "a smaller model trained on the same tokens may reach the same loss for less"));
     }
-    return ImmutableList.copyOf(out);
   }
 
   private static int microBatches(TrainingEstimate e, TrainingWorkload w) {
