@@ -119,36 +119,28 @@ public final class LeaveOneSourceOut {
       ArrayNode list = root.putArray("sources");
       for (SourceRow r : sources) {
         ObjectNode o = list.addObject().put("source", r.source()).put("cases", r.cases());
-        number(o, "inSampleMeanAbsError", r.inSampleMean());
-        number(o, "inSampleMaxAbsError", r.inSampleMax());
-        number(o, "leftOutMeanAbsError", r.leftOutMean());
-        number(o, "leftOutMaxAbsError", r.leftOutMax());
+        Json.putFinite(o, "inSampleMeanAbsError", r.inSampleMean());
+        Json.putFinite(o, "inSampleMaxAbsError", r.inSampleMax());
+        Json.putFinite(o, "leftOutMeanAbsError", r.leftOutMean());
+        Json.putFinite(o, "leftOutMaxAbsError", r.leftOutMax());
         o.put("heldOut", r.heldOut());
         r.inSampleBecause().forEach(o.putArray("inSampleBecause")::add);
       }
       root.put("cases", cases());
-      number(root, "leftOutMeanAbsError", leftOutMean);
+      Json.putFinite(root, "leftOutMeanAbsError", leftOutMean);
       heldOutSources().forEach(root.putArray("heldOutSources")::add);
       root.put("heldOutCases", heldOutCases());
-      number(root, "heldOutMeanAbsError", heldOutMean);
+      Json.putFinite(root, "heldOutMeanAbsError", heldOutMean);
       ArrayNode rows = root.putArray("regimes");
       for (RegimeRow r : regimes) {
         ObjectNode o = rows.addObject().put("regime", r.regime()).put("cases", r.cases());
-        number(o, "p5", r.p5());
-        number(o, "p50", r.p50());
-        number(o, "p95", r.p95());
+        Json.putFinite(o, "p5", r.p5());
+        Json.putFinite(o, "p50", r.p50());
+        Json.putFinite(o, "p95", r.p95());
         o.put("covered", r.covered());
-        number(o, "coverage", (double) r.covered() / r.cases());
+        Json.putFinite(o, "coverage", (double) r.covered() / r.cases());
       }
       return root;
-    }
-
-    private static void number(ObjectNode o, String field, double v) {
-      if (Double.isFinite(v)) {
-        o.put(field, v);
-      } else {
-        o.putNull(field);
-      }
     }
 
     /**

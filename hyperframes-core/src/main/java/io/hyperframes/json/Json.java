@@ -54,6 +54,16 @@ public final class Json {
           JsonInclude.Include.NON_NULL))
       .build();
 
+  /** Puts {@code v} at {@code field}, or JSON null where it is NaN or infinite. */
+  public static void putFinite(com.fasterxml.jackson.databind.node.ObjectNode o, String field,
+      double v) {
+    if (Double.isFinite(v)) {
+      o.put(field, v);
+    } else {
+      o.putNull(field);
+    }
+  }
+
   /** A string field: null when absent; blank is rejected. */
   public static String text(String path, String value) {
     if (value != null && value.isBlank()) {

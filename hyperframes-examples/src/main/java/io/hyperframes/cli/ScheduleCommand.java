@@ -288,7 +288,7 @@ final class ScheduleCommand implements Callable<Integer> {
 
   private int timeReplay(long seed) throws Exception {
     java.util.Map<String, Integer> quotaGpus = queue.equals("quotas") ? quotas() : null;
-    QueuePolicy first = cliName(() -> QueuePolicy.named(queue, quotaGpus, borrowing));
+    cliName(() -> QueuePolicy.named(queue, quotaGpus, borrowing)); // the name, checked once
     if (quota != null && !queue.equals("quotas")) {
       throw new IllegalArgumentException("--quota: needs --queue quotas, got --queue " + queue);
     }
@@ -314,13 +314,12 @@ final class ScheduleCommand implements Callable<Integer> {
     var err = spec.commandLine().getErr();
     List<ScheduleReport.Series> series = new ArrayList<>();
     double capacity = nodes.stream().mapToDouble(GpuNode::gpus).sum();
-    QueuePolicy queuePolicy = first;
     for (String name : policies) {
       long t0 = System.nanoTime();
       Placement placement = Placement.named(name, target);
       TimeReplay.Run run = TimeReplay.run(nodes, workload.jobs(), services, placement,
-          queuePolicy, disruptions, seed, new ProgressBar(err, name));
-      queuePolicy = QueuePolicy.named(queue, quotaGpus, borrowing);
+          QueuePolicy.named(queue, quotaGpus, borrowing), disruptions, seed,
+          new ProgressBar(err, name));
       err.printf(Locale.ROOT, "schedule: %s done in %.1f s%n", name,
           (System.nanoTime() - t0) / 1e9);
       err.flush();
@@ -434,15 +433,15 @@ final class ScheduleCommand implements Callable<Integer> {
             .put("requests", sr.requests()).put("finished", sr.finished())
             .put("rejected", sr.rejected()).put("unfinished", sr.unfinished())
             .put("restarted", sr.restarted()).put("sloAttainment", sr.sloAttainment());
-        number(so, "ttftP50Seconds", sr.ttftP50Seconds());
-        number(so, "ttftP99Seconds", sr.ttftP99Seconds());
-        number(so, "tpotP50Seconds", sr.tpotP50Seconds());
-        number(so, "tpotP99Seconds", sr.tpotP99Seconds());
+        Json.putFinite(so, "ttftP50Seconds", sr.ttftP50Seconds());
+        Json.putFinite(so, "ttftP99Seconds", sr.ttftP99Seconds());
+        Json.putFinite(so, "tpotP50Seconds", sr.tpotP50Seconds());
+        Json.putFinite(so, "tpotP99Seconds", sr.tpotP99Seconds());
         so.put("replicaGpuHours", sr.replicaGpuHours()).put("meanReplicas",
             sr.meanReplicas());
       }
     }
-    number(po, "jainFairness", r.jainFairness());
+    Json.putFinite(po, "jainFairness", r.jainFairness());
   }
 
   /** One placement policy's series of the HTML report. */
@@ -516,14 +515,6 @@ final class ScheduleCommand implements Callable<Integer> {
             pn.get("finishSeconds").asDouble(),
             pn.get("finishSeconds").asDouble() / 86_400);
       }
-    }
-  }
-
-  private static void number(ObjectNode o, String field, double v) {
-    if (Double.isFinite(v)) {
-      o.put(field, v);
-    } else {
-      o.putNull(field);
     }
   }
 
