@@ -93,10 +93,7 @@ public record Accelerator(
 
   /** This accelerator with other step-time intervals (catalog resolution). */
   public Accelerator withIntervals(Map<String, StepInterval> byRegime) {
-    return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
-        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
-        memoryEfficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, kernels,
-        byRegime, source);
+    return with(f -> f.intervals = byRegime);
   }
 
   /**
@@ -111,18 +108,12 @@ public record Accelerator(
 
   /** This accelerator with other kernel efficiencies (catalog resolution and calibration). */
   public Accelerator withKernels(Map<NumberFormat, KernelEfficiency> fitted) {
-    return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
-        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
-        memoryEfficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, fitted,
-        intervals, source);
+    return with(f -> f.kernels = fitted);
   }
 
   /** This accelerator with another intra-node fabric (calibration of that fabric). */
   public Accelerator withIntraNode(Fabric fabric) {
-    return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
-        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
-        memoryEfficiency, powerWatts, fabric, defaultNode, fusedAttention, generation, kernels,
-        intervals, source);
+    return with(f -> f.intraNode = fabric);
   }
 
   /**
@@ -130,18 +121,12 @@ public record Accelerator(
    * chip, or memory another process holds).
    */
   public Accelerator withMemoryBytes(double bytes) {
-    return new Accelerator(id, name, peakFlopsPerSecond, bytes,
-        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
-        memoryEfficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, kernels,
-        intervals, source);
+    return with(f -> f.memoryBytes = bytes);
   }
 
   /** This accelerator with another sustained memory-bandwidth fraction (calibration). */
   public Accelerator withMemoryEfficiency(double efficiency) {
-    return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
-        memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim, matmulHalfRows,
-        efficiency, powerWatts, intraNode, defaultNode, fusedAttention, generation, kernels,
-        intervals, source);
+    return with(f -> f.memoryEfficiency = efficiency);
   }
 
   /**
@@ -161,5 +146,62 @@ public record Accelerator(
   /** Whether the accelerator computes in this format. */
   public boolean supports(NumberFormat format) {
     return peakFlopsPerSecond.containsKey(format);
+  }
+
+  /** A copy with {@code change} made to its components (each wither names the one it sets). */
+  private Accelerator with(java.util.function.Consumer<Fields> change) {
+    Fields f = new Fields(this);
+    change.accept(f);
+    return f.build();
+  }
+
+  /** The components as a mutable copy, listed once, in the record's order. */
+  private static final class Fields {
+    final String id;
+    final String name;
+    final Map<NumberFormat, Double> peakFlopsPerSecond;
+    double memoryBytes;
+    final double memoryBandwidthBytesPerSecond;
+    final double l2Bytes;
+    final double matmulEfficiency;
+    final double matmulHalfDim;
+    final double matmulHalfRows;
+    double memoryEfficiency;
+    final double powerWatts;
+    Fabric intraNode;
+    final String defaultNode;
+    final boolean fusedAttention;
+    final String generation;
+    Map<NumberFormat, KernelEfficiency> kernels;
+    Map<String, StepInterval> intervals;
+    final String source;
+
+    Fields(Accelerator a) {
+      id = a.id;
+      name = a.name;
+      peakFlopsPerSecond = a.peakFlopsPerSecond;
+      memoryBytes = a.memoryBytes;
+      memoryBandwidthBytesPerSecond = a.memoryBandwidthBytesPerSecond;
+      l2Bytes = a.l2Bytes;
+      matmulEfficiency = a.matmulEfficiency;
+      matmulHalfDim = a.matmulHalfDim;
+      matmulHalfRows = a.matmulHalfRows;
+      memoryEfficiency = a.memoryEfficiency;
+      powerWatts = a.powerWatts;
+      intraNode = a.intraNode;
+      defaultNode = a.defaultNode;
+      fusedAttention = a.fusedAttention;
+      generation = a.generation;
+      kernels = a.kernels;
+      intervals = a.intervals;
+      source = a.source;
+    }
+
+    Accelerator build() {
+      return new Accelerator(id, name, peakFlopsPerSecond, memoryBytes,
+          memoryBandwidthBytesPerSecond, l2Bytes, matmulEfficiency, matmulHalfDim,
+          matmulHalfRows, memoryEfficiency, powerWatts, intraNode, defaultNode, fusedAttention,
+          generation, kernels, intervals, source);
+    }
   }
 }

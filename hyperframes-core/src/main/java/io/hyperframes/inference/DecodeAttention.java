@@ -1,6 +1,7 @@
 package io.hyperframes.inference;
 
-import java.util.Locale;
+import io.hyperframes.json.Ids;
+
 
 /**
  * How a serving engine's decode-attention kernel reads the KV cache of a grouped-query (GQA) or
@@ -50,13 +51,6 @@ public enum DecodeAttention {
    * @throws IllegalArgumentException naming {@code field} and the value otherwise
    */
   public static DecodeAttention fromId(String field, String value) {
-    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-    for (DecodeAttention d : values()) {
-      if (d.id.equals(v)) {
-        return d;
-      }
-    }
-    throw new IllegalArgumentException(field + ": unknown decode attention '" + value
-        + "' (expected grouped or per-head)");
+    return Ids.byId(DecodeAttention.class, DecodeAttention::id, field, value, "decode attention");
   }
 }

@@ -1,5 +1,8 @@
 package io.hyperframes.inference;
 
+import io.hyperframes.json.Ids;
+import java.util.Map;
+
 import io.hyperframes.hardware.Accelerator;
 import java.util.Locale;
 
@@ -56,14 +59,7 @@ public enum ServingEngine {
 
   /** The engine named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
   public static ServingEngine fromId(String field, String value) {
-    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-    return switch (v) {
-      case "vllm" -> VLLM;
-      case "sglang" -> SGLANG;
-      case "trtllm", "tensorrt-llm" -> TRTLLM;
-      default -> throw new IllegalArgumentException(field + ": unknown serving engine '" + value
-          + "' (vllm, sglang, trtllm)");
-    };
+    return Ids.byId(ServingEngine.class, ServingEngine::id, Map.of("tensorrt-llm", TRTLLM), field, value, "serving engine");
   }
 
   /** Whether an iteration runs prefill chunks and decodes together (vLLM, TensorRT-LLM). */

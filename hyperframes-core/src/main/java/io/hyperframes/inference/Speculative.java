@@ -1,9 +1,10 @@
 package io.hyperframes.inference;
 
+import io.hyperframes.json.Ids;
+
 import static com.google.common.base.Preconditions.checkArgument;
 
 import io.hyperframes.model.TransformerSpec;
-import java.util.Locale;
 
 /**
  * Speculative decoding ({@code workload.speculative}): each step a cheap draft proposes
@@ -58,14 +59,7 @@ public record Speculative(Method method, int tokens, double acceptance, Transfor
 
     /** The method named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
     public static Method fromId(String field, String value) {
-      String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-      for (Method m : values()) {
-        if (m.id.equals(v)) {
-          return m;
-        }
-      }
-      throw new IllegalArgumentException(field + ": unknown method '" + value
-          + "' (expected mtp, eagle or draft)");
+      return Ids.byId(Method.class, Method::id, field, value, "method");
     }
   }
 

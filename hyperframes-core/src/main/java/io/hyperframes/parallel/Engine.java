@@ -1,5 +1,7 @@
 package io.hyperframes.parallel;
 
+import io.hyperframes.json.Ids;
+
 import java.util.List;
 import java.util.Locale;
 
@@ -290,14 +292,6 @@ public enum Engine {
 
   /** The engine named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
   public static Engine fromId(String field, String value) {
-    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-    return switch (v) {
-      case "megatron" -> MEGATRON;
-      case "deepspeed" -> DEEPSPEED;
-      case "fsdp" -> FSDP;
-      case "maxtext" -> MAXTEXT;
-      default -> throw new IllegalArgumentException(field + ": unknown engine '" + value
-          + "' (expected megatron, deepspeed, fsdp or maxtext)");
-    };
+    return Ids.byId(Engine.class, Engine::id, field, value, "engine");
   }
 }

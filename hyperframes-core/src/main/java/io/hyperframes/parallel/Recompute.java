@@ -1,6 +1,7 @@
 package io.hyperframes.parallel;
 
-import java.util.Locale;
+import io.hyperframes.json.Ids;
+
 
 /**
  * Activation recomputation policy (Korthikanti et al. 2022, arXiv 2205.05198, §4-5): keep all
@@ -24,17 +25,6 @@ public enum Recompute {
 
   /** The policy named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
   public static Recompute fromId(String field, String value) {
-    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-    switch (v) {
-      case "none":
-        return NONE;
-      case "selective":
-        return SELECTIVE;
-      case "full":
-        return FULL;
-      default:
-        throw new IllegalArgumentException(field + ": unknown recompute mode '" + value
-            + "' (expected none, selective or full)");
-    }
+    return Ids.byId(Recompute.class, Recompute::id, field, value, "recompute mode");
   }
 }

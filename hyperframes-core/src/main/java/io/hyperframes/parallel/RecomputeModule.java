@@ -1,10 +1,11 @@
 package io.hyperframes.parallel;
 
+import io.hyperframes.json.Ids;
+
 import com.google.common.collect.Sets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -55,18 +56,7 @@ public enum RecomputeModule {
 
   /** The module named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
   public static RecomputeModule fromId(String field, String value) {
-    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-    for (RecomputeModule m : values()) {
-      if (m.id.equals(v)) {
-        return m;
-      }
-    }
-    List<String> ids = new ArrayList<>();
-    for (RecomputeModule m : values()) {
-      ids.add(m.id);
-    }
-    throw new IllegalArgumentException(field + ": unknown module '" + value + "' (expected "
-        + String.join(", ", ids) + ")");
+    return Ids.byId(RecomputeModule.class, RecomputeModule::id, field, value, "module");
   }
 
   /**

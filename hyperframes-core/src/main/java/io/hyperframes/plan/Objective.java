@@ -1,6 +1,8 @@
 package io.hyperframes.plan;
 
-import java.util.Locale;
+import io.hyperframes.json.Ids;
+import java.util.Map;
+
 
 /** What the planner optimises. */
 public enum Objective {
@@ -25,20 +27,6 @@ public enum Objective {
 
   /** The objective named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
   public static Objective fromId(String field, String value) {
-    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-    switch (v) {
-      case "time":
-        return TIME;
-      case "cost":
-        return COST;
-      case "throughput":
-        return THROUGHPUT;
-      case "devices":
-      case "deadline":
-        return DEVICES;
-      default:
-        throw new IllegalArgumentException(field + ": unknown objective '" + value
-            + "' (expected time, cost, throughput or devices)");
-    }
+    return Ids.byId(Objective.class, Objective::id, Map.of("deadline", DEVICES), field, value, "objective");
   }
 }

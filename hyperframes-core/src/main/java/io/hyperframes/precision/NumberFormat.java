@@ -1,5 +1,8 @@
 package io.hyperframes.precision;
 
+import io.hyperframes.json.Ids;
+import java.util.Map;
+
 /**
  * A number format an accelerator computes or stores in, with its storage size and, for floating
  * formats, its exponent and mantissa widths and largest finite value.
@@ -103,17 +106,6 @@ public enum NumberFormat {
    * @throws IllegalArgumentException naming the value when it is unknown
    */
   public static NumberFormat fromId(String field, String value) {
-    if (value != null) {
-      String v = value.trim().toLowerCase(java.util.Locale.ROOT);
-      if (v.equals("fp8")) {
-        return FP8_E4M3;
-      }
-      for (NumberFormat f : values()) {
-        if (f.id.equals(v)) {
-          return f;
-        }
-      }
-    }
-    throw new IllegalArgumentException(field + ": unknown number format '" + value + "'");
+    return Ids.byId(NumberFormat.class, NumberFormat::id, Map.of("fp8", FP8_E4M3), field, value, "number format");
   }
 }

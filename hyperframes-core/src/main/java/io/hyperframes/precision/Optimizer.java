@@ -1,6 +1,8 @@
 package io.hyperframes.precision;
 
-import java.util.Locale;
+import io.hyperframes.json.Ids;
+import java.util.Map;
+
 
 /**
  * Optimizer, by the state it keeps per parameter in FP32.
@@ -33,18 +35,6 @@ public enum Optimizer {
 
   /** The optimizer with this id; {@code IllegalArgumentException} naming the value otherwise. */
   public static Optimizer fromId(String field, String value) {
-    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-    switch (v) {
-      case "adam":
-      case "adamw":
-        return ADAM;
-      case "sgd":
-        return SGD;
-      case "adafactor":
-        return ADAFACTOR;
-      default:
-        throw new IllegalArgumentException(field + ": unknown optimizer '" + value
-            + "' (expected adam, sgd or adafactor)");
-    }
+    return Ids.byId(Optimizer.class, Optimizer::id, Map.of("adamw", ADAM), field, value, "optimizer");
   }
 }
