@@ -10,17 +10,16 @@ import io.hyperframes.schedule.GpuNode;
 import io.hyperframes.schedule.GpuPod;
 import io.hyperframes.schedule.Placement;
 import io.hyperframes.schedule.QueuePolicy;
+import io.hyperframes.schedule.AllocationSweep;
 import io.hyperframes.schedule.Replay;
 import io.hyperframes.schedule.RoundPolicy;
-import io.hyperframes.schedule.Schedule;
-import io.hyperframes.schedule.ScheduleResult;
+import io.hyperframes.schedule.ScheduleJson;
 import io.hyperframes.schedule.ServingReplay;
 import io.hyperframes.schedule.TargetWorkload;
 import io.hyperframes.schedule.TimeReplay;
 import io.hyperframes.schedule.Traces;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -235,38 +234,20 @@ final class ScheduleCommand implements Callable<Integer> {
     Traces.Read<GpuNode> nodes = Traces.openbNodes(cluster);
     Traces.Read<GpuPod> pods = Traces.openbPods(trace);
     TargetWorkload target = TargetWorkload.of(pods.items());
-    int column = (int) Math.round(100 * inflate);
     ObjectNode root = Json.mapper().createObjectNode();
     root.put("nodes", nodes.items().size());
     root.put("tasks", pods.items().size());
     root.put("inflate", inflate);
-    root.put("column", column);
+    root.put("column", AllocationSweep.columnOf(inflate));
     ArrayNode out = root.putArray("policies");
     var err = spec.commandLine().getErr();
     for (String name : policies) {
-      Placement placement = Placement.named(name, target);
-      List<ScheduleResult> runs = new ArrayList<>();
-      for (long s = range[0]; s <= range[1]; s++) {
-        runs.add(Schedule.builder().nodes(nodes.items()).pods(pods.items()).placement(placement)
-            .inflate(inflate).seed(s).run());
-        err.printf(Locale.ROOT, "schedule: %s seed %d done%n", name, s);
-        err.flush();
-      }
-      double[] at = runs.stream().mapToDouble(r -> r.allocationAtArrivals(column)).toArray();
-      ObjectNode o = out.addObject();
-      o.put("policy", placement.name());
-      o.put("allocationRatioMean", Arrays.stream(at).average().orElse(Double.NaN) / 100);
-      o.put("allocationRatioMedian", com.google.common.math.Quantiles.median().compute(at)
-          / 100);
-      o.put("failedMean", runs.stream().mapToInt(ScheduleResult::failed).average().orElse(0));
-      ArrayNode per = o.putArray("seeds");
-      for (int i = 0; i < runs.size(); i++) {
-        ScheduleResult r = runs.get(i);
-        per.addObject().put("seed", r.seed()).put("allocationRatio", at[i] / 100)
-            .put("finalAllocationRatio", r.allocationRatio()).put("arrivedRatio",
-                r.arrivedRatio()).put("tasks", r.tasks()).put("placed", r.placed())
-            .put("failed", r.failed());
-      }
+      AllocationSweep sweep = AllocationSweep.run(nodes.items(), pods.items(),
+          Placement.named(name, target), inflate, range[0], range[1], s -> {
+            err.printf(Locale.ROOT, "schedule: %s seed %d done%n", name, s);
+            err.flush();
+          });
+      out.add(ScheduleJson.allocation(sweep));
     }
     var o = spec.commandLine().getOut();
     if (format == Format.json) {
@@ -323,7 +304,7 @@ final class ScheduleCommand implements Callable<Integer> {
       err.printf(Locale.ROOT, "schedule: %s done in %.1f s%n", name,
           (System.nanoTime() - t0) / 1e9);
       err.flush();
-      timePolicy(out.addObject(), run, placement, planJob, capacity);
+      out.add(ScheduleJson.time(run, placement.name(), planJob, capacity));
       series.add(timeSeries(run, placement));
     }
     var o = spec.commandLine().getOut();
@@ -397,51 +378,6 @@ final class ScheduleCommand implements Callable<Integer> {
     }
     return GpuJob.fromPlan(io.hyperframes.plan.Planner.analytical().plan(
         io.hyperframes.PlanRequests.parse(json)), "plan", planAt);
-  }
-
-  /** One placement policy's object of the time replay's JSON. */
-  private static void timePolicy(ObjectNode po, TimeReplay.Run run, Placement placement,
-      GpuJob planJob, double capacity) {
-    Replay.Result r = run.training();
-    if (planJob != null) {
-      Replay.JobRecord rec = run.record(planJob);
-      ObjectNode pn = po.putObject("plan").put("gpus", planJob.gpuMilli() / 1000)
-          .put("members", planJob.members().size())
-          .put("arrivalSeconds", planJob.arrivalSeconds())
-          .put("durationSeconds", planJob.durationSeconds());
-      if (Double.isNaN(rec.startSeconds())) {
-        pn.putNull("startSeconds").putNull("finishSeconds").putNull("waitSeconds");
-      } else {
-        pn.put("startSeconds", rec.startSeconds()).put("finishSeconds", rec.finishSeconds())
-            .put("waitSeconds", rec.queueingSeconds());
-      }
-    }
-    po.put("policy", placement.name()).put("meanJctSeconds", r.meanJctSeconds())
-        .put("p50JctSeconds", r.jctPercentileSeconds(0.5))
-        .put("p99JctSeconds", r.jctPercentileSeconds(0.99))
-        .put("meanQueueingSeconds", run.meanQueueingSeconds())
-        .put("utilisation", r.utilisation())
-        .put("makespanSeconds", r.makespanSeconds()).put("unschedulable", r.unschedulable())
-        .put("preemptions", r.preemptions()).put("failures", r.failures())
-        .put("resizes", r.resizes())
-        .put("fragmentation", run.cluster().fragmentation().meanShare());
-    po.put("maxFinishTimeFairness", r.maxFinishTimeFairness(capacity));
-    if (!run.services().isEmpty()) {
-      ArrayNode sv = po.putArray("services");
-      for (var sr : run.services()) {
-        ObjectNode so = sv.addObject().put("service", sr.service())
-            .put("requests", sr.requests()).put("finished", sr.finished())
-            .put("rejected", sr.rejected()).put("unfinished", sr.unfinished())
-            .put("restarted", sr.restarted()).put("sloAttainment", sr.sloAttainment());
-        Json.putFinite(so, "ttftP50Seconds", sr.ttftP50Seconds());
-        Json.putFinite(so, "ttftP99Seconds", sr.ttftP99Seconds());
-        Json.putFinite(so, "tpotP50Seconds", sr.tpotP50Seconds());
-        Json.putFinite(so, "tpotP99Seconds", sr.tpotP99Seconds());
-        so.put("replicaGpuHours", sr.replicaGpuHours()).put("meanReplicas",
-            sr.meanReplicas());
-      }
-    }
-    Json.putFinite(po, "jainFairness", r.jainFairness());
   }
 
   /** One placement policy's series of the HTML report. */
@@ -621,27 +557,7 @@ final class ScheduleCommand implements Callable<Integer> {
                   Integer.toString(r.preemptions()))));
       err.printf(Locale.ROOT, "schedule: %s done, %d rounds%n", name, r.rounds());
       err.flush();
-      ObjectNode po = out.addObject().put("policy", r.policy())
-          .put("meanJctSeconds", r.meanJctSeconds())
-          .put("p50JctSeconds", r.jctPercentileSeconds(50))
-          .put("p99JctSeconds", r.jctPercentileSeconds(99))
-          .put("makespanSeconds", r.makespanSeconds()).put("utilisation", r.utilisation())
-          .put("preemptions", r.preemptions()).put("restarts", r.restarts())
-          .put("unschedulable", r.unschedulable());
-      ArrayNode per = po.putArray("jobs");
-      for (GoodputReplay.JobRecord j : r.jobs()) {
-        ObjectNode jo = per.addObject().put("name", j.job().name())
-            .put("application", j.job().application()).put("gpus", j.job().gpus())
-            .put("arrivalSeconds", j.job().arrivalSeconds());
-        if (Double.isNaN(j.finishSeconds())) {
-          jo.putNull("startSeconds").putNull("finishSeconds").putNull("jctSeconds");
-        } else {
-          jo.put("startSeconds", j.startSeconds()).put("finishSeconds", j.finishSeconds())
-              .put("jctSeconds", j.jctSeconds());
-        }
-        jo.put("restarts", j.restarts()).put("preemptions", j.preemptions())
-            .put("gpuSeconds", j.gpuSeconds());
-      }
+      out.add(ScheduleJson.goodput(r));
     }
     var o = spec.commandLine().getOut();
     if (format == Format.json) {
