@@ -96,7 +96,7 @@ class ElementwiseBandwidthTest {
     TransformerSpec m = new TransformerSpec("dense", 80, 8192, 64, 8, 28672, true, 32000, 4096,
         false);
     double e = 2.0;
-    double[] one = TrainingEstimator.fp8CastBytesPerToken(m,
+    double[] one = LayerTime.fp8CastBytesPerToken(m,
         new Layout(1, 1, 8, 1, 1, false, Recompute.NONE, 1), e);
     // Forward: QKV and up take h, the output projection 8192 values, down 28672.
     assertEquals((8192 + 8192 + 8192 + 28672) * (e + 2), one[0], 1e-6);
@@ -104,17 +104,17 @@ class ElementwiseBandwidthTest {
     assertEquals((10240 + 8192 + 2 * 28672 + 8192) * (e + 2), one[1], 1e-6);
     // tp 8 with sequence parallelism divides everything by 8; without it the hidden-wide tensors
     // stay whole on every rank.
-    double[] sp = TrainingEstimator.fp8CastBytesPerToken(m,
+    double[] sp = LayerTime.fp8CastBytesPerToken(m,
         new Layout(8, 1, 1, 1, 1, true, Recompute.NONE, 1), e);
     assertEquals(one[0] / 8, sp[0], 1e-6);
     assertEquals(one[1] / 8, sp[1], 1e-6);
-    double[] noSp = TrainingEstimator.fp8CastBytesPerToken(m,
+    double[] noSp = LayerTime.fp8CastBytesPerToken(m,
         new Layout(8, 1, 1, 1, 1, false, Recompute.NONE, 1), e);
     assertEquals((2 * 8192 + (8192 + 28672) / 8.0) * (e + 2), noSp[0], 1e-6);
     // One expert routed to by top-1 is the dense MLP.
     TransformerSpec moe = new TransformerSpec("moe", 80, 8192, 64, 8, 28672, true, 32000, 4096,
         false, 0, new MoeSpec(1, 1, 28672, 0, 0, 0, 1, 0));
-    double[] same = TrainingEstimator.fp8CastBytesPerToken(moe,
+    double[] same = LayerTime.fp8CastBytesPerToken(moe,
         new Layout(1, 1, 8, 1, 1, false, Recompute.NONE, 1), e);
     assertEquals(one[0], same[0], 1e-6);
     assertEquals(one[1], same[1], 1e-6);

@@ -44,19 +44,19 @@ class KernelsTest {
     Layout l = new Layout(1, 1, 8, 1, 1, false, Recompute.NONE, 0);
     double e = 2.0;
     double perToken = 2 * (28 + 2 * e) * 4096 + (16 + 2 * e) * 8192 + 2 * e * 11008;
-    assertEquals(perToken * 4096, TrainingEstimator.eagerExtraBytes(llama, l, e, 4096, false),
+    assertEquals(perToken * 4096, LayerTime.eagerExtraBytes(llama, l, e, 4096, false),
         1e-6);
     // Grouped-query attention adds the repeat_kv copies of k and v.
     TransformerSpec gqa = new TransformerSpec("gqa", 32, 4096, 32, 8, 14336, true, 128256, 8192,
         false);
     double gqaToken = 2 * (28 + 2 * e) * 4096 + (16 + 2 * e) * (4096 + 1024)
         + 2 * e * 14336 + 2 * e * (1024 + 4096);
-    assertEquals(gqaToken, TrainingEstimator.eagerExtraBytes(gqa, l, e, 1, false), 1e-6);
+    assertEquals(gqaToken, LayerTime.eagerExtraBytes(gqa, l, e, 1, false), 1e-6);
     // A GPT block: LayerNorm and GeLU are single kernels; only dropout before each residual add
     // runs apart.
     TransformerSpec gpt = new TransformerSpec("gpt", 24, 2048, 16, 16, 8192, false, 51200, 2048,
         false);
-    assertEquals(2 * 2 * e * 2048, TrainingEstimator.eagerExtraBytes(gpt, l, e, 1, true), 1e-9);
-    assertEquals(0.0, TrainingEstimator.eagerExtraBytes(gpt, l, e, 1, false));
+    assertEquals(2 * 2 * e * 2048, LayerTime.eagerExtraBytes(gpt, l, e, 1, true), 1e-9);
+    assertEquals(0.0, LayerTime.eagerExtraBytes(gpt, l, e, 1, false));
   }
 }

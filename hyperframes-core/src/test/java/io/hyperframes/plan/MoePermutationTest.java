@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The bytes a routed MoE layer's token permutation moves, counted kernel by kernel from
- * Megatron-Core's dispatchers (TrainingEstimator#moePermutationBytesPerToken), recomputed here
+ * Megatron-Core's dispatchers (LayerTime#moePermutationBytesPerToken), recomputed here
  * by hand for Qwen3-30B-A3B (48 MoE layers, hidden 2048, 128 experts, top 8) in BF16.
  */
 class MoePermutationTest {
@@ -33,7 +33,7 @@ class MoePermutationTest {
 
   private static double bytes(String model, Layout layout) {
     TransformerSpec m = Catalog.builtIn().model("model", model);
-    return TrainingEstimator.moePermutationBytesPerToken(m, layout, 2.0);
+    return LayerTime.moePermutationBytesPerToken(m, layout, 2.0);
   }
 
   @Test
