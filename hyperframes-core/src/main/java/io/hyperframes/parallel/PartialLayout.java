@@ -16,120 +16,217 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     MoeDispatcher moeDispatcher, Boolean overlapMoeComm, Integer firstStageLayers,
     Integer lastStageLayers) {
 
-  /** Fixed fields with the pipeline ranks' layers at their even shares. */
-  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
-      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
-      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
-      CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules,
-      MoeDispatcher moeDispatcher, Boolean overlapMoeComm) {
-    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
-        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules,
-        moeDispatcher, overlapMoeComm, null, null);
-  }
-
-  /** Fixed fields with the expert-parallel overlap open (off: Megatron-Core's default). */
-  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
-      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
-      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
-      CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules,
-      MoeDispatcher moeDispatcher) {
-    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
-        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules,
-        moeDispatcher, null);
-  }
-
-  /** Fixed fields with the token dispatcher open (the all-to-all dispatcher). */
-  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
-      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
-      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
-      CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules) {
-    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
-        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules, null,
-        null);
-  }
-
-  /** Fixed fields with Megatron-Core's default recomputation modules. */
-  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
-      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
-      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
-      CpCommType cpCommType, Integer etp) {
-    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
-        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, null);
-  }
-
-  /** Fixed fields with the expert tensor-parallel degree open ({@code tp}, Megatron's default). */
-  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
-      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
-      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
-      CpCommType cpCommType) {
-    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
-        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, null);
-  }
-
-  /** Fixed fields without a context-parallel degree (searched for long sequences). */
-  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
-      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
-      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep) {
-    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
-        shardGroupSize, reshardAfterForward, ep, null, null);
-  }
-
-  /** Fixed fields without an expert-parallel degree (searched for a mixture of experts). */
-  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
-      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage,
-      Engine engine, Integer shardGroupSize, Boolean reshardAfterForward) {
-    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
-        shardGroupSize, reshardAfterForward, null);
-  }
-
   /** Nothing fixed. */
-  public static final PartialLayout OPEN =
-      new PartialLayout(null, null, null, null, null, null, null, null);
+  public static final PartialLayout OPEN = builder().build();
 
-  /** A partial layout run by Megatron-LM (engine fixed, sharding over all ranks). */
-  public PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
-      Integer microBatch, Boolean sequenceParallel, Recompute recompute, Integer zeroStage) {
-    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, null,
-        null, null);
+  /** A partial layout with nothing fixed yet, its fields set by name. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding these fixed fields, to change some by name. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.tp = tp;
+    b.pp = pp;
+    b.dp = dp;
+    b.virtualStages = virtualStages;
+    b.microBatch = microBatch;
+    b.sequenceParallel = sequenceParallel;
+    b.recompute = recompute;
+    b.zeroStage = zeroStage;
+    b.engine = engine;
+    b.shardGroupSize = shardGroupSize;
+    b.reshardAfterForward = reshardAfterForward;
+    b.ep = ep;
+    b.cp = cp;
+    b.cpCommType = cpCommType;
+    b.etp = etp;
+    b.recomputeModules = recomputeModules;
+    b.moeDispatcher = moeDispatcher;
+    b.overlapMoeComm = overlapMoeComm;
+    b.firstStageLayers = firstStageLayers;
+    b.lastStageLayers = lastStageLayers;
+    return b;
+  }
+
+  /**
+   * The fields of a partial layout by name; each left unset stays open (null). The canonical
+   * constructor checks them at {@link #build()}.
+   */
+  public static final class Builder {
+    private Integer tp;
+    private Integer pp;
+    private Integer dp;
+    private Integer virtualStages;
+    private Integer microBatch;
+    private Boolean sequenceParallel;
+    private Recompute recompute;
+    private Integer zeroStage;
+    private Engine engine;
+    private Integer shardGroupSize;
+    private Boolean reshardAfterForward;
+    private Integer ep;
+    private Integer cp;
+    private CpCommType cpCommType;
+    private Integer etp;
+    private Set<RecomputeModule> recomputeModules;
+    private MoeDispatcher moeDispatcher;
+    private Boolean overlapMoeComm;
+    private Integer firstStageLayers;
+    private Integer lastStageLayers;
+
+    private Builder() {}
+
+    /** Fixes {@code tp} (null: open). */
+    public Builder tp(Integer v) {
+      tp = v;
+      return this;
+    }
+
+    /** Fixes {@code pp} (null: open). */
+    public Builder pp(Integer v) {
+      pp = v;
+      return this;
+    }
+
+    /** Fixes {@code dp} (null: open). */
+    public Builder dp(Integer v) {
+      dp = v;
+      return this;
+    }
+
+    /** Fixes {@code virtualStages} (null: open). */
+    public Builder virtualStages(Integer v) {
+      virtualStages = v;
+      return this;
+    }
+
+    /** Fixes {@code microBatch} (null: open). */
+    public Builder microBatch(Integer v) {
+      microBatch = v;
+      return this;
+    }
+
+    /** Fixes {@code sequenceParallel} (null: open). */
+    public Builder sequenceParallel(Boolean v) {
+      sequenceParallel = v;
+      return this;
+    }
+
+    /** Fixes {@code recompute} (null: open). */
+    public Builder recompute(Recompute v) {
+      recompute = v;
+      return this;
+    }
+
+    /** Fixes {@code zeroStage} (null: open). */
+    public Builder zeroStage(Integer v) {
+      zeroStage = v;
+      return this;
+    }
+
+    /** Fixes {@code engine} (null: open). */
+    public Builder engine(Engine v) {
+      engine = v;
+      return this;
+    }
+
+    /** Fixes {@code shardGroupSize} (null: open). */
+    public Builder shardGroupSize(Integer v) {
+      shardGroupSize = v;
+      return this;
+    }
+
+    /** Fixes {@code reshardAfterForward} (null: open). */
+    public Builder reshardAfterForward(Boolean v) {
+      reshardAfterForward = v;
+      return this;
+    }
+
+    /** Fixes {@code ep} (null: open). */
+    public Builder ep(Integer v) {
+      ep = v;
+      return this;
+    }
+
+    /** Fixes {@code cp} (null: open). */
+    public Builder cp(Integer v) {
+      cp = v;
+      return this;
+    }
+
+    /** Fixes {@code cpCommType} (null: open). */
+    public Builder cpCommType(CpCommType v) {
+      cpCommType = v;
+      return this;
+    }
+
+    /** Fixes {@code etp} (null: open). */
+    public Builder etp(Integer v) {
+      etp = v;
+      return this;
+    }
+
+    /** Fixes {@code recomputeModules} (null: open). */
+    public Builder recomputeModules(Set<RecomputeModule> v) {
+      recomputeModules = v;
+      return this;
+    }
+
+    /** Fixes {@code moeDispatcher} (null: open). */
+    public Builder moeDispatcher(MoeDispatcher v) {
+      moeDispatcher = v;
+      return this;
+    }
+
+    /** Fixes {@code overlapMoeComm} (null: open). */
+    public Builder overlapMoeComm(Boolean v) {
+      overlapMoeComm = v;
+      return this;
+    }
+
+    /** Fixes {@code firstStageLayers} (null: open). */
+    public Builder firstStageLayers(Integer v) {
+      firstStageLayers = v;
+      return this;
+    }
+
+    /** Fixes {@code lastStageLayers} (null: open). */
+    public Builder lastStageLayers(Integer v) {
+      lastStageLayers = v;
+      return this;
+    }
+
+    /** The partial layout; {@code IllegalArgumentException} naming a field out of range. */
+    public PartialLayout build() {
+      return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers, lastStageLayers);
+    }
   }
 
   /** These fixed fields with another engine. */
   public PartialLayout withEngine(Engine e) {
-    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, e, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+    return toBuilder().engine(e).build();
   }
 
   /** These fixed fields without context parallelism (cp and cpCommType open). */
   public PartialLayout withoutCp() {
-    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, ep,
-        null, null, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+    return toBuilder().cp(null).cpCommType(null).build();
   }
 
   /** These fixed fields with another expert-parallel degree (null: open). */
   public PartialLayout withEp(Integer degree) {
-    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+    return toBuilder().ep(degree).build();
   }
 
   /** These fixed fields with another expert tensor-parallel degree (null: {@code tp}). */
   public PartialLayout withEtp(Integer degree) {
-    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, degree, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+    return toBuilder().etp(degree).build();
   }
 
   /** These fixed fields with the expert-parallel overlap open (off). */
   public PartialLayout withoutOverlapMoeComm() {
-    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        recomputeModules, moeDispatcher, null, firstStageLayers, lastStageLayers);
+    return toBuilder().overlapMoeComm(null).build();
   }
 
   /** Whether the request fixes the layers of the first or the last pipeline rank. */
@@ -152,10 +249,7 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
 
   /** These fixed fields with another ZeRO stage. */
   public PartialLayout withZeroStage(Integer stage) {
-    return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
-        stage, engine, shardGroupSize, reshardAfterForward, ep, cp,
-        cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+    return toBuilder().zeroStage(stage).build();
   }
 
   /**
@@ -318,15 +412,21 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
 
   /** A partial layout that fixes every field of {@code layout}. */
   public static PartialLayout of(Layout layout) {
-    return new PartialLayout(layout.tp(), layout.pp(), layout.dp(), layout.virtualStages(),
-        layout.microBatch(), layout.sequenceParallel(), layout.recompute(), layout.zeroStage(),
-        layout.engine(), layout.shardGroupSize() == 0 ? null : layout.shardGroupSize(),
-        layout.reshardAfterForward(), layout.ep(), layout.cp(), layout.cpCommType(),
-        layout.etp() == layout.tp() ? null : layout.etp(),
-        layout.recompute() == Recompute.SELECTIVE ? layout.recomputeModules() : null,
-        layout.moeDispatcher(), layout.overlapMoeComm() ? Boolean.TRUE : null,
-        layout.firstStageLayers() > 0 ? layout.firstStageLayers() : null,
-        layout.lastStageLayers() > 0 ? layout.lastStageLayers() : null);
+    return builder().tp(layout.tp()).pp(layout.pp()).dp(layout.dp())
+        .virtualStages(layout.virtualStages()).microBatch(layout.microBatch())
+        .sequenceParallel(layout.sequenceParallel()).recompute(layout.recompute())
+        .zeroStage(layout.zeroStage()).engine(layout.engine())
+        .shardGroupSize(layout.shardGroupSize() == 0 ? null : layout.shardGroupSize())
+        .reshardAfterForward(layout.reshardAfterForward()).ep(layout.ep()).cp(layout.cp())
+        .cpCommType(layout.cpCommType())
+        .etp(layout.etp() == layout.tp() ? null : layout.etp())
+        .recomputeModules(layout.recompute() == Recompute.SELECTIVE
+            ? layout.recomputeModules() : null)
+        .moeDispatcher(layout.moeDispatcher())
+        .overlapMoeComm(layout.overlapMoeComm() ? Boolean.TRUE : null)
+        .firstStageLayers(layout.firstStageLayers() > 0 ? layout.firstStageLayers() : null)
+        .lastStageLayers(layout.lastStageLayers() > 0 ? layout.lastStageLayers() : null)
+        .build();
   }
 
   private static void positiveOrNull(String field, Integer v) {

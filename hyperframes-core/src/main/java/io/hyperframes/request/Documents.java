@@ -310,19 +310,25 @@ public final class Documents {
       // all of dp) and recomputeModules [] under a policy other than selective.
       boolean noModules = recomputeModules != null && recomputeModules.isEmpty()
           && policy != null && policy != Recompute.SELECTIVE;
-      return new PartialLayout(tp, pp, dp, virtualStages,
-          microBatch, sequenceParallel, policy, zeroStage,
-          e == null ? null : Engine.fromId("layout.engine", e),
-          shardGroupSize != null && shardGroupSize == 0 ? null : shardGroupSize,
-          zeroStage != null && zeroStage != 3 && Boolean.TRUE.equals(reshardAfterForward) ? null
-              : reshardAfterForward, ep, cp, cpType(),
-          etp, io.hyperframes.parallel.RecomputeModule.setOf("layout.recomputeModules",
-              noModules ? null : recomputeModules),
-          text("layout.moeDispatcher", moeDispatcher) == null ? null
+      return PartialLayout.builder().tp(tp).pp(pp).dp(dp).virtualStages(virtualStages)
+          .microBatch(microBatch).sequenceParallel(sequenceParallel).recompute(policy)
+          .zeroStage(zeroStage)
+          .engine(e == null ? null : Engine.fromId("layout.engine", e))
+          .shardGroupSize(shardGroupSize != null && shardGroupSize == 0 ? null : shardGroupSize)
+          .reshardAfterForward(zeroStage != null && zeroStage != 3
+              && Boolean.TRUE.equals(reshardAfterForward) ? null : reshardAfterForward)
+          .ep(ep).cp(cp).cpCommType(cpType()).etp(etp)
+          .recomputeModules(io.hyperframes.parallel.RecomputeModule.setOf(
+              "layout.recomputeModules", noModules ? null : recomputeModules))
+          .moeDispatcher(text("layout.moeDispatcher", moeDispatcher) == null ? null
               : io.hyperframes.parallel.MoeDispatcher.fromId("layout.moeDispatcher",
-                  moeDispatcher), overlapMoeComm,
-          firstStageLayers != null && firstStageLayers == 0 ? null : firstStageLayers,
-          lastStageLayers != null && lastStageLayers == 0 ? null : lastStageLayers);
+                  moeDispatcher))
+          .overlapMoeComm(overlapMoeComm)
+          .firstStageLayers(firstStageLayers != null && firstStageLayers == 0 ? null
+              : firstStageLayers)
+          .lastStageLayers(lastStageLayers != null && lastStageLayers == 0 ? null
+              : lastStageLayers)
+          .build();
     }
 
     /**

@@ -151,19 +151,45 @@ final class RoundPolicies {
     }
   }
 
-  /** See {@link RoundPolicy#fifo()}. */
-  static final class StrictFifo implements RoundPolicy {
-    @Override
-    public String name() {
-      return "fifo";
+  /**
+   * A policy that keeps every allocation of the previous round and places jobs into what is left:
+   * {@link #place} sees the kept allocations, the free GPUs per node and their sum.
+   */
+  private abstract static class Keeping implements RoundPolicy {
+    private final String name;
+
+    Keeping(String name) {
+      this.name = name;
     }
 
     @Override
-    public Map<String, List<Integer>> allocate(long now, List<Demand> jobs, int[] gpusPerNode,
-        Map<String, List<Integer>> previous) {
+    public final String name() {
+      return name;
+    }
+
+    @Override
+    public final Map<String, List<Integer>> allocate(long now, List<Demand> jobs,
+        int[] gpusPerNode, Map<String, List<Integer>> previous) {
       Map<String, List<Integer>> alloc = kept(jobs, previous);
       int[] free = free(gpusPerNode, alloc);
-      int left = Arrays.stream(free).sum();
+      place(jobs, gpusPerNode, alloc, free, Arrays.stream(free).sum());
+      return alloc;
+    }
+
+    /** Adds to {@code alloc} from {@code free} ({@code left} GPUs in all), both updated. */
+    abstract void place(List<Demand> jobs, int[] gpusPerNode, Map<String, List<Integer>> alloc,
+        int[] free, int left);
+  }
+
+  /** See {@link RoundPolicy#fifo()}. */
+  static final class StrictFifo extends Keeping {
+    StrictFifo() {
+      super("fifo");
+    }
+
+    @Override
+    void place(List<Demand> jobs, int[] gpusPerNode, Map<String, List<Integer>> alloc,
+        int[] free, int left) {
       int total = Arrays.stream(gpusPerNode).sum();
       for (Demand d : jobs) {
         if (alloc.containsKey(d.name())) {
@@ -176,23 +202,18 @@ final class RoundPolicies {
         alloc.put(d.name(), mostFree(free, g));
         left -= g;
       }
-      return alloc;
     }
   }
 
   /** See {@link RoundPolicy#elasticFifo()}. */
-  static final class ElasticFifo implements RoundPolicy {
-    @Override
-    public String name() {
-      return "elastic-fifo";
+  static final class ElasticFifo extends Keeping {
+    ElasticFifo() {
+      super("elastic-fifo");
     }
 
     @Override
-    public Map<String, List<Integer>> allocate(long now, List<Demand> jobs, int[] gpusPerNode,
-        Map<String, List<Integer>> previous) {
-      Map<String, List<Integer>> alloc = kept(jobs, previous);
-      int[] free = free(gpusPerNode, alloc);
-      int left = Arrays.stream(free).sum();
+    void place(List<Demand> jobs, int[] gpusPerNode, Map<String, List<Integer>> alloc,
+        int[] free, int left) {
       List<Demand> runningNewestFirst = new ArrayList<>();
       for (Demand d : jobs) {
         if (alloc.containsKey(d.name())) {
@@ -233,7 +254,6 @@ final class RoundPolicies {
           left -= grow;
         }
       }
-      return alloc;
     }
   }
 }

@@ -17,27 +17,19 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
  * them. {@link #asyncSupported()} is false so that DL4J does not wrap it in its own
  * single-threaded prefetcher. Close it (try-with-resources) to stop the workers.
  */
-public final class PrefetchingDataSetIterator implements DataSetIterator, AutoCloseable {
+public final class PrefetchingDataSetIterator
+    extends PrefetchingIterator<DataSet, DataSetPreProcessor> implements DataSetIterator {
   private static final long serialVersionUID = 1L;
 
-  private final transient Prefetcher<DataSet> prefetcher;
   private final int batchSize;
   private final int inputColumns;
   private final int totalOutcomes;
-  private transient volatile DataSetPreProcessor preProcessor;
 
   private PrefetchingDataSetIterator(Builder b) {
+    super(b.source, DataSetPreProcessor::preProcess, DataSet::detach, b.workers, b.depth);
     this.batchSize = b.batchSize;
     this.inputColumns = b.inputColumns;
     this.totalOutcomes = b.totalOutcomes;
-    BatchSource<DataSet> source = b.source;
-    this.prefetcher = new Prefetcher<>(source.preparing(ds -> {
-      DataSetPreProcessor p = preProcessor;
-      if (p != null) {
-        p.preProcess(ds);
-      }
-      ds.detach();
-    }), b.workers, b.depth, "hyperframes-loader");
   }
 
   /** A builder over {@code source}. */
@@ -112,16 +104,6 @@ public final class PrefetchingDataSetIterator implements DataSetIterator, AutoCl
     }
   }
 
-  @Override
-  public boolean hasNext() {
-    return prefetcher.hasNext();
-  }
-
-  @Override
-  public DataSet next() {
-    return prefetcher.next();
-  }
-
   /**
    * The next batch; {@code num} must equal the source's batch size (batches are built ahead).
    */
@@ -143,43 +125,12 @@ public final class PrefetchingDataSetIterator implements DataSetIterator, AutoCl
   }
 
   @Override
-  public boolean resetSupported() {
-    return true;
-  }
-
-  @Override
-  public boolean asyncSupported() {
-    return false;
-  }
-
-  @Override
-  public void reset() {
-    prefetcher.reset();
-  }
-
-  @Override
   public int batch() {
     return batchSize;
-  }
-
-  /** Applied on the worker threads; set it before the first {@link #next()} of an epoch. */
-  @Override
-  public void setPreProcessor(DataSetPreProcessor preProcessor) {
-    this.preProcessor = preProcessor;
-  }
-
-  @Override
-  public DataSetPreProcessor getPreProcessor() {
-    return preProcessor;
   }
 
   @Override
   public List<String> getLabels() {
     return null;
-  }
-
-  @Override
-  public void close() {
-    prefetcher.close();
   }
 }

@@ -56,6 +56,20 @@ class PrefetchingDataSetIteratorTest {
   }
 
   @Test
+  void aPreProcessorSetAfterTheWorkersStartedReachesEveryBatchOnce() throws Exception {
+    try (PrefetchingDataSetIterator it = PrefetchingDataSetIterator.builder(source(6, -1))
+        .workers(2).depth(6).batchSize(4).build()) {
+      Thread.sleep(50); // let the workers build the whole epoch without a pre-processor
+      it.setPreProcessor(ds -> ds.getFeatures().addi(100));
+      for (int i = 0; i < 6; i++) {
+        assertEquals(100 + i, it.next().getFeatures().getInt(0, 0), "batch " + i);
+      }
+      it.reset();
+      assertEquals(100, it.next().getFeatures().getInt(0, 0), "built by a worker with it");
+    }
+  }
+
+  @Test
   void aWorkerFailureReachesTheConsumerWithItsCauseAndIsRetried() {
     try (PrefetchingDataSetIterator it = PrefetchingDataSetIterator.builder(source(10, 3))
         .batchSize(4).build()) {
