@@ -12,7 +12,7 @@ import org.apache.commons.math3.distribution.NormalDistribution;
  * counts of different ranks share a total, which independence ignores: at one token, top-2 of 8
  * experts on 8 ranks, independent counts leave every rank empty with probability 0.75^8 while
  * in fact two ranks hold one each. Callers bound the estimate below by what is certain
- * ({@code InferenceEstimator#busiestRankExperts}). Above {@link #EXACT_TRIALS} trials the
+ * ({@code ExpertWeights#busiestRankExperts}). Above {@link #EXACT_TRIALS} trials the
  * binomial is replaced by its normal approximation, μ + σ·E[max of ranks standard normals].
  */
 final class ExpertBalance {

@@ -165,16 +165,16 @@ public final class InferenceEstimator {
         * wb;
     if (ep > tp) {
       // Whole experts over the ep ranks of ep/tp replicas: a device keeps E/ep of them, not E/tp.
-      weights -= layersPerStage * routedParametersPerLayer(m) * (1.0 / tp - 1.0 / ep) * wb;
+      weights -= layersPerStage * ExpertWeights.routedParametersPerLayer(m) * (1.0 / tp - 1.0 / ep) * wb;
     }
     Speculative spec = w.speculative();
     if (spec != null) {
-      checkSpeculative(m, spec, tp, ep, pp);
+      SpeculativeDraft.checkSpeculative(m, spec, tp, ep, pp);
       // The draft's weights and its KV cache sit beside the model's on every device.
-      weights += draftParameters(m, spec) / tp * wb;
+      weights += SpeculativeDraft.draftParameters(m, spec) / tp * wb;
     }
     double kvPerTokenDevice = (layersPerStage * m.kvCacheElementsPerTokenPerLayer(tp)
-        + (spec == null ? 0.0 : draftKvElementsPerToken(m, spec, tp))) * kb;
+        + (spec == null ? 0.0 : SpeculativeDraft.draftKvElementsPerToken(m, spec, tp))) * kb;
     double kvPerToken = m.layers() * m.kvCacheElementsPerTokenPerLayer(1) * kb;
     long tokens = (long) w.promptTokens() + w.outputTokens();
     long paged = (tokens + w.blockTokens() - 1) / w.blockTokens() * w.blockTokens();
@@ -244,7 +244,7 @@ public final class InferenceEstimator {
         kvPerToken, kvPerToken * keptPerSequence,
         maxBatch, (int) devices, w.outputTokens(), w.batchSize(),
         // A speculative step's verification routes γ + 1 tokens per sequence.
-        expertBytesPerDecodeStep(m, layersPerStage, tp, ep,
+        ExpertWeights.expertBytesPerDecodeStep(m, layersPerStage, tp, ep,
             w.batchSize() * (spec == null ? 1 : spec.tokens() + 1), wb), spec);
   }
 
@@ -344,52 +344,6 @@ public final class InferenceEstimator {
     return m.layers() * t + logits(m, acc, tp, decodes + prompts, e, wb, compute, peak);
   }
 
-  /** The rules speculative decoding needs of the model and the layout, each named. */
-  private static void checkSpeculative(TransformerSpec m, Speculative spec, int tp, int ep,
-      int pp) {
-    checkArgument(pp == 1, "workload.speculative: modelled for one pipeline stage per replica"
-        + " (layout.pp 1), got layout.pp %s", pp);
-    switch (spec.method()) {
-      case MTP -> checkArgument(m.mtpLayers() > 0, "workload.speculative.method: mtp needs a"
-          + " model with multi-token-prediction layers (model.mtpLayers), got 0 for %s",
-          m.name());
-      case DRAFT -> {
-        TransformerSpec d = spec.draft();
-        checkArgument(d.vocab() == m.vocab(), "workload.speculative.draftModel: its vocabulary"
-            + " (%s) differs from model.vocab %s; a draft proposes the model's tokens",
-            d.vocab(), m.vocab());
-        checkArgument(d.heads() % tp == 0, "workload.speculative.draftModel: layout.tp %s does"
-            + " not divide its heads %s (the draft runs on the model's tensor-parallel ranks)",
-            tp, d.heads());
-      }
-      case EAGLE -> { }
-    }
-  }
-
-  /**
-   * Weights of the draft: the multi-token-prediction modules ({@link TransformerSpec#mtpParameters};
-   * their embedding and output head are the model's), an EAGLE head (one decoder layer of the
-   * model's attention and dense MLP, and the 2h × h input layer; Li et al. 2024), or the draft
-   * model.
-   */
-  private static double draftParameters(TransformerSpec m, Speculative spec) {
-    return switch (spec.method()) {
-      case MTP -> m.mtpParameters();
-      case EAGLE -> m.attentionParametersPerLayer() + m.mlpParameters(m.ffnHidden())
-          + 2.0 * m.hidden() * m.hidden();
-      case DRAFT -> spec.draft().parameters();
-    };
-  }
-
-  /** KV-cache elements per token on one device that the draft keeps. */
-  private static double draftKvElementsPerToken(TransformerSpec m, Speculative spec, int tp) {
-    return switch (spec.method()) {
-      case MTP -> m.mtpLayers() * m.kvCacheElementsPerTokenPerLayer(tp);
-      case EAGLE -> m.kvCacheElementsPerTokenPerLayer(tp);
-      case DRAFT -> spec.draft().layers() * spec.draft().kvCacheElementsPerTokenPerLayer(tp);
-    };
-  }
-
   /**
    * One draft pass for {@code batch} sequences of {@code tokens} new tokens: for MTP and EAGLE
    * {@code modelPass}, the model's own layer (its average shape) with the output head for the
@@ -415,53 +369,6 @@ public final class InferenceEstimator {
           2.0 * m.hidden(), 1, prefill ? e : wb, compute, peak);
     }
     return step;
-  }
-
-  /**
-   * Routed-expert weights one decode step reads on the busiest device: in each MoE layer of the
-   * stage the experts the batch's tokens touch ({@link #expertsTouched}), each {@code 1/tp} of
-   * an expert; with expert parallelism the touched experts of the busiest rank
-   * ({@link #busiestRankExperts}), each {@code ep/tp} of one.
-   */
-  static double expertBytesPerDecodeStep(TransformerSpec m, int layersPerStage, int tp, int ep,
-      int batch, double weightBytes) {
-    if (!m.isMoe()) {
-      return 0.0;
-    }
-    io.hyperframes.model.MoeSpec moe = m.moe();
-    if (ep == 1) {
-      return layersPerStage * m.moeLayerShare()
-          * expertsTouched(moe.experts(), moe.topK(), batch)
-          * m.mlpParameters(moe.expertFfnHidden()) / tp * weightBytes;
-    }
-    if (ep > tp) {
-      // The ep/tp replicas' tokens all reach the group's ranks, each holding whole experts.
-      return layersPerStage * m.moeLayerShare()
-          * busiestRankExperts(moe.experts(), moe.topK(), (double) batch * (ep / tp), ep)
-          * m.mlpParameters(moe.expertFfnHidden()) * weightBytes;
-    }
-    return layersPerStage * m.moeLayerShare()
-        * busiestRankExperts(moe.experts(), moe.topK(), batch, ep)
-        * m.mlpParameters(moe.expertFfnHidden()) * ep / tp * weightBytes;
-  }
-
-  /** Routed-expert weights of one layer, averaged over the layers (0 for a dense model). */
-  static double routedParametersPerLayer(TransformerSpec m) {
-    return m.isMoe() ? m.moeLayerShare() * m.moe().experts()
-        * m.mlpParameters(m.moe().expertFfnHidden()) : 0.0;
-  }
-
-  /**
-   * Touched experts on the busiest of {@code ep} ranks holding E/ep experts each, when
-   * {@code tokens} tokens route to k experts: each expert is touched with probability
-   * 1 − (1 − k/E)^tokens ({@link #expertsTouched}), and the rank with the most touched sets the
-   * step ({@link ExpertBalance#expectedMax}), never fewer than is certain: the mean share of the
-   * touched experts, and one expert once a token routes.
-   */
-  static double busiestRankExperts(int experts, int topK, double tokens, int ep) {
-    double touched = 1.0 - Math.pow(1.0 - (double) topK / experts, tokens);
-    double certain = Math.max(tokens >= 1 ? 1.0 : 0.0, experts * touched / ep);
-    return Math.max(certain, ExpertBalance.expectedMax(experts / ep, touched, ep));
   }
 
   /**
@@ -612,17 +519,6 @@ public final class InferenceEstimator {
   }
 
   /**
-   * Experts a step of {@code tokens} tokens touches in one MoE layer: each token routes to k of
-   * the E experts, uniformly and independently across tokens, so an expert is missed by all of
-   * them with probability (1 − k/E)^tokens and E·(1 − (1 − k/E)^tokens) are touched (the
-   * expected occupancy of E bins; one token touches k, a large batch nearly all E). Decode reads
-   * the weights of those experts only.
-   */
-  static double expertsTouched(int experts, int topK, double tokens) {
-    return experts * (1.0 - Math.pow(1.0 - (double) topK / experts, tokens));
-  }
-
-  /**
    * Decode attention of one full layer over {@code context} positions for {@code batch}
    * sequences. Each device reads the cache of its KV heads (at least one, replicated when
    * tp > kvHeads) once per step with a grouped kernel; a per-head kernel reads it once per query
@@ -652,7 +548,7 @@ public final class InferenceEstimator {
 
   /**
    * One MoE layer's MLP matmuls on one tensor-parallel rank: the router, the experts the step's
-   * tokens touch ({@link #expertsTouched}), each over its share of the routed rows and reading
+   * tokens touch ({@link ExpertWeights#expertsTouched}), each over its share of the routed rows and reading
    * its weights once, and the shared experts. With one expert routed to (E = k = 1) this is the
    * dense MLP exactly.
    */
@@ -662,7 +558,7 @@ public final class InferenceEstimator {
     double routed = rows * moe.routedPerToken();
     double experts;
     if (ep == 1) {
-      double touched = expertsTouched(moe.experts(), moe.topK(), rows);
+      double touched = ExpertWeights.expertsTouched(moe.experts(), moe.topK(), rows);
       experts = touched * mlpMatmuls(m, acc, routed / touched,
           (double) moe.expertFfnHidden() / tp, we, compute, peak);
     } else {
@@ -671,7 +567,7 @@ public final class InferenceEstimator {
       // ep > tp the group's rows are those of its ep/tp replicas, and each expert is whole.
       double groupRows = ep > tp ? rows * (ep / tp) : rows;
       int width = Math.max(tp, ep);
-      double touched = busiestRankExperts(moe.experts(), moe.topK(), groupRows, ep);
+      double touched = ExpertWeights.busiestRankExperts(moe.experts(), moe.topK(), groupRows, ep);
       long assignments = Math.round(groupRows * moe.topK());
       double copies = Math.max((double) assignments / ep,
           ExpertBalance.expectedMax(assignments, 1.0 / ep, ep))

@@ -8,7 +8,6 @@ import io.hyperframes.hardware.Cluster;
 import io.hyperframes.model.DenseStackSpec;
 import io.hyperframes.model.ModelSpec;
 import io.hyperframes.model.TransformerSpec;
-import io.hyperframes.parallel.CpCommType;
 import io.hyperframes.parallel.MoeDispatcher;
 import io.hyperframes.parallel.Engine;
 import io.hyperframes.parallel.Layout;
@@ -53,8 +52,7 @@ public final class Planner {
    *    best; every m < p is still evaluated.
    */
 
-  private static final int MAX_VIRTUAL_STAGES = 8;
-  /** Expert tensor-parallel degrees tried per expert-parallel one ({@link #expertTensorParallel}). */
+  /** Expert tensor-parallel degrees tried per expert-parallel one ({@link PlanDimensions#expertTensorParallel}). */
   private static final int MAX_EXPERT_TENSOR_PARALLEL_CHOICES = 2;
 
   private final TrainingEstimator estimator;
@@ -117,59 +115,11 @@ public final class Planner {
 
   private record Task(int devices, int tp, int pp, Engine engine, int cp) {}
 
-  /**
-   * Tokens a context-parallel rank keeps at least, as the search bounds cp: below it the KV
-   * exchange per step has less attention to hide behind than the tokens cost to send (a bound on
-   * the search, not a model constant; a request may fix a larger cp).
-   */
-  static final int CP_MIN_TOKENS_PER_RANK = 4096;
 
-  /**
-   * The context-parallel degrees to try: the fixed one, else 1 and, for a Megatron-LM
-   * transformer whose sequence is at least twice {@link #CP_MIN_TOKENS_PER_RANK}, each power of
-   * two that keeps that many tokens per rank, divides the devices left after tp and gives the
-   * sequence the 2·cp chunks of causal load balancing.
-   */
-  static List<Integer> contextParallel(PartialLayout p, ModelSpec m, int devicesAfterTp,
-      Engine engine) {
-    if (p.cp() != null) {
-      return devicesAfterTp % p.cp() == 0 ? List.of(p.cp()) : List.of();
-    }
-    List<Integer> out = new ArrayList<>(List.of(1));
-    if (m instanceof TransformerSpec t && engine == Engine.MEGATRON) {
-      for (int cp = 2; t.seqLen() / cp >= CP_MIN_TOKENS_PER_RANK && cp <= devicesAfterTp;
-          cp *= 2) {
-        if (devicesAfterTp % cp == 0 && t.seqLen() % (2 * cp) == 0) {
-          out.add(cp);
-        }
-      }
-    }
-    return out;
-  }
 
-  /** Largest micro-batch tried for a dense stack (samples per replica and step). */
-  static final int DENSE_MAX_MICRO_BATCH = 8192;
 
-  /** Attention heads, or 1 for a dense stack (no tensor split). */
-  private static int heads(ModelSpec m) {
-    return m instanceof TransformerSpec t ? t.heads() : 1;
-  }
 
-  /** Layers a pipeline can split, or 1 for a dense stack (no pipeline). */
-  private static int layers(ModelSpec m) {
-    return m instanceof TransformerSpec t ? t.layers() : 1;
-  }
 
-  /** Whether an all-to-all context-parallel exchange, if fixed, splits the heads per rank. */
-  private static boolean ulyssesSplitsHeads(PartialLayout p, ModelSpec m, int tp, int cp,
-      int perNode) {
-    if (cp == 1 || p.cpCommType() == null || p.cpCommType() == CpCommType.P2P
-        || p.cpCommType() == CpCommType.ALL_GATHER) {
-      return true;
-    }
-    int ranks = p.cpCommType() == CpCommType.A2A ? cp : Math.max(1, Math.min(cp, perNode / tp));
-    return (heads(m) / tp) % ranks == 0;
-  }
 
   private List<Task> tasks(PlanRequest r) {
     ModelSpec m = r.model();
@@ -190,12 +140,12 @@ public final class Planner {
     checkArgument(!counts.isEmpty(), "cluster.devices: no count in %s-%s is a whole number of"
         + " nodes of %s", r.minDevices(), r.maxDevices(), perNode);
     if (p.tp() != null) {
-      checkArgument(heads(m) % p.tp() == 0, "layout.tp: %s does not divide model.heads %s",
-          p.tp(), heads(m));
+      checkArgument(PlanDimensions.heads(m) % p.tp() == 0, "layout.tp: %s does not divide model.heads %s",
+          p.tp(), PlanDimensions.heads(m));
     }
     if (p.pp() != null) {
-      checkArgument(p.pp() <= layers(m), "layout.pp: %s is larger than model.layers %s", p.pp(),
-          layers(m));
+      checkArgument(p.pp() <= PlanDimensions.layers(m), "layout.pp: %s is larger than model.layers %s", p.pp(),
+          PlanDimensions.layers(m));
     }
     LayoutSpace.checkExpertTensorParallel(p, m);
     checkArgument(!Boolean.TRUE.equals(p.overlapMoeComm())
@@ -209,16 +159,16 @@ public final class Planner {
     List<Task> out = new ArrayList<>();
     for (int n : counts) {
       for (int tp = 1; tp <= Math.min(n, perNode); tp++) {
-        if (n % tp != 0 || heads(m) % tp != 0 || (p.tp() != null && p.tp() != tp)) {
+        if (n % tp != 0 || PlanDimensions.heads(m) % tp != 0 || (p.tp() != null && p.tp() != tp)) {
           continue;
         }
         for (Engine e : r.engines()) {
-          for (int cp : contextParallel(p, m, n / tp, e)) {
-            if (!ulyssesSplitsHeads(p, m, tp, cp, perNode)) {
+          for (int cp : PlanDimensions.contextParallel(p, m, n / tp, e)) {
+            if (!PlanDimensions.ulyssesSplitsHeads(p, m, tp, cp, perNode)) {
               continue;
             }
             int rest = n / tp / cp;
-            for (int pp = 1; pp <= Math.min(rest, layers(m)); pp++) {
+            for (int pp = 1; pp <= Math.min(rest, PlanDimensions.layers(m)); pp++) {
               if (rest % pp != 0 || (p.pp() != null && p.pp() != pp)) {
                 continue;
               }
@@ -244,7 +194,7 @@ public final class Planner {
     PartialLayout p = r.layout();
     int dp = t.devices() / t.tp() / t.cp() / t.pp();
     double usable = cluster.accelerator().memoryBytes() * (1 - r.memoryHeadroom());
-    int perStage = (layers(m) + t.pp() - 1) / t.pp();
+    int perStage = (PlanDimensions.layers(m) + t.pp() - 1) / t.pp();
     List<Integer> zeros = LayoutSpace.zeroStages(p, t.engine(), dp, t.pp(),
         r.workload().gradientCompression() != null);
     List<Boolean> sps = p.sequenceParallel() != null ? List.of(p.sequenceParallel())
@@ -259,14 +209,14 @@ public final class Planner {
       for (int zero : zeros) {
         TrainingWorkload probe = workload(r, precision, Math.max(1, dp), t.engine());
         // Expert parallelism spans the data- and context-parallel ranks (ep divides dp·cp).
-        List<Integer> eps = expertParallel(p, m, t.tp(), dp * t.cp(), t.engine());
+        List<Integer> eps = PlanDimensions.expertParallel(p, m, t.tp(), dp * t.cp(), t.engine());
         if (eps.isEmpty()) {
           continue;
         }
         // Model states shrink with ep: the largest ep is the group's smallest footprint.
         // (The expert-parallel overlap changes no state: it is left off here, where one virtual
         // stage could not run it.)
-        Layout statesLayout = layout(p.withoutOverlapMoeComm(), t.engine(), t.tp(), t.pp(), dp,
+        Layout statesLayout = PlanDimensions.layout(p.withoutOverlapMoeComm(), t.engine(), t.tp(), t.pp(), dp,
             1, 1, false, Recompute.NONE, zero, eps.get(eps.size() - 1), t.cp());
         if (statesLayout == null) {
           continue;
@@ -280,8 +230,8 @@ public final class Planner {
         }
         Group g = new Group(r, t, cluster, dp, zero, usable, sps, recomputes, eps, order,
             listener, acc, new ModelStates[MAX_EXPERT_TENSOR_PARALLEL_CHOICES * eps.size()]);
-        for (int mb : microBatches(p, m)) {
-          for (int batch : batches(r, dp, mb, t.pp())) {
+        for (int mb : PlanDimensions.microBatches(p, m)) {
+          for (int batch : PlanDimensions.batches(r, dp, mb, t.pp())) {
             searchBatch(g, precision, mb, batch, perStage);
           }
         }
@@ -324,14 +274,14 @@ public final class Planner {
     Accumulator acc = g.acc();
     TrainingWorkload w = workload(r, precision, batch, t.engine());
     int micro = batch / (g.dp() * mb);
-    for (int v : virtualStages(p, t.pp(), perStage, micro)) {
+    for (int v : PlanDimensions.virtualStages(p, t.pp(), perStage, micro)) {
       for (boolean sp : g.sps()) {
         for (Recompute rc : g.recomputes()) {
           for (int i = 0; i < g.eps().size(); i++) {
             int ep = g.eps().get(i);
-            List<Integer> etps = expertTensorParallel(p, m, t.tp(), ep, t.engine());
+            List<Integer> etps = PlanDimensions.expertTensorParallel(p, m, t.tp(), ep, t.engine());
             for (int j = 0; j < etps.size(); j++) {
-              Layout l = layout(p, t.engine(), t.tp(), t.pp(), g.dp(), v, mb, sp, rc, g.zero(),
+              Layout l = PlanDimensions.layout(p, t.engine(), t.tp(), t.pp(), g.dp(), v, mb, sp, rc, g.zero(),
                   ep, t.cp(), etps.get(j));
               if (l == null) {
                 continue;
@@ -383,8 +333,8 @@ public final class Planner {
   private void smallest(PlanRequest r, Task t, Cluster cluster, PrecisionRecipe precision,
       int zero, int dp, double usable, Accumulator acc, Comparator<Candidate> order) {
     PartialLayout p = r.layout();
-    for (int mb : microBatches(p, r.model())) {
-      List<Integer> batches = batches(r, dp, mb, t.pp());
+    for (int mb : PlanDimensions.microBatches(p, r.model())) {
+      List<Integer> batches = PlanDimensions.batches(r, dp, mb, t.pp());
       if (batches.isEmpty()) {
         continue;
       }
@@ -393,15 +343,15 @@ public final class Planner {
       Recompute rc = p.recompute() != null ? p.recompute()
           : r.model() instanceof DenseStackSpec ? Recompute.NONE : Recompute.FULL;
       int v = p.virtualStages() != null ? p.virtualStages() : 1;
-      if (v > 1 && (t.pp() == 1 || ((layers(r.model()) + t.pp() - 1) / t.pp()) % v != 0)) {
+      if (v > 1 && (t.pp() == 1 || ((PlanDimensions.layers(r.model()) + t.pp() - 1) / t.pp()) % v != 0)) {
         continue;
       }
       TrainingWorkload w = workload(r, precision, batch, t.engine());
-      List<Integer> eps = expertParallel(p, r.model(), t.tp(), dp * t.cp(), t.engine());
+      List<Integer> eps = PlanDimensions.expertParallel(p, r.model(), t.tp(), dp * t.cp(), t.engine());
       if (eps.isEmpty()) {
         return;
       }
-      Layout l = layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
+      Layout l = PlanDimensions.layout(p, t.engine(), t.tp(), t.pp(), dp, v, mb, sp, rc, zero,
           eps.get(eps.size() - 1), t.cp());
       if (l == null) {
         continue;
@@ -424,55 +374,7 @@ public final class Planner {
         r.workload().gradientCompression(), r.workload().moeLoadImbalance());
   }
 
-  private static List<Integer> microBatches(PartialLayout p, ModelSpec m) {
-    if (p.microBatch() != null) {
-      return List.of(p.microBatch());
-    }
-    List<Integer> out = new ArrayList<>();
-    for (int mb : LayoutSpace.MICRO_BATCHES) {
-      out.add(mb);
-    }
-    if (m instanceof DenseStackSpec) {
-      // A sample is one matmul row: a dense stack wants micro-batches of hundreds of rows.
-      for (int mb = 2 * LayoutSpace.MICRO_BATCHES[LayoutSpace.MICRO_BATCHES.length - 1]; mb <= DENSE_MAX_MICRO_BATCH;
-          mb *= 2) {
-        out.add(mb);
-      }
-    }
-    return out;
-  }
 
-  /** Global batches to try for (dp, mb); see pruning rule 2. */
-  static List<Integer> batches(PlanRequest r, int dp, int mb, int pp) {
-    long unit = (long) dp * mb;
-    int fixed = r.workload().globalBatchSize();
-    if (fixed > 0) {
-      return fixed % unit == 0 ? List.of(fixed) : List.of();
-    }
-    long lo = Math.max(1, (Math.max(1, r.minGlobalBatch()) + unit - 1) / unit);
-    long hi = r.maxGlobalBatch() / unit;
-    if (hi < lo) {
-      return List.of();
-    }
-    List<Integer> out = new ArrayList<>();
-    if (r.exhaustive()) {
-      for (long m = lo; m <= hi; m++) {
-        out.add((int) (m * unit));
-      }
-      return out;
-    }
-    for (long m = lo; m <= Math.min(hi, pp - 1); m++) {
-      out.add((int) (m * unit));
-    }
-    if (hi >= pp) {
-      long multiple = hi / pp * pp;
-      if (multiple >= lo && multiple != hi) {
-        out.add((int) (multiple * unit));
-      }
-      out.add((int) (hi * unit));
-    }
-    return out;
-  }
 
   /**
    * Share of the step above which an expert-parallel exchange across nodes is worth trying on
@@ -533,106 +435,11 @@ public final class Planner {
     }
   }
 
-  /**
-   * The layout {@code engine} and the request's sharding fields make of these choices; null when
-   * the engine cannot run it ({@link Engine#unsupported}) or a shard group does not divide dp.
-   */
-  private static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
-      int mb, boolean sp, Recompute rc, int zero, int ep, int cp) {
-    return layout(p, engine, tp, pp, dp, v, mb, sp, rc, zero, ep, cp,
-        p.etp() == null ? engine.defaultExpertTensorParallel(tp, ep) : p.etp());
-  }
 
-  /**
-   * The expert-parallel degrees the search tries on {@code engine}: those of
-   * {@link LayoutSpace#expertParallel}, except that an engine other than Megatron-LM is
-   * searched at ep 1 unless the request names it ({@code layout.engine}) or fixes {@code ep}.
-   * Expert parallelism on PyTorch FSDP ({@link Engine#runsExpertParallel}) multiplies the
-   * candidates of a mixture of experts by the divisors of dp again (DeepSeek-V3 on 256-4096
-   * H800: 21.2 to 29.0 million, the search 37 % longer) for a layout the engine-open search has
-   * not chosen on the catalog's MoE models; a request that names fsdp gets it searched.
-   */
-  private static List<Integer> expertParallel(PartialLayout p, ModelSpec m, int tp, int dpCp,
-      Engine engine) {
-    if (p.engine() == null && p.ep() == null && engine != Engine.MEGATRON) {
-      return List.of(1);
-    }
-    return LayoutSpace.expertParallel(p, m instanceof TransformerSpec ts ? ts : null,
-        expertRanks(p, tp, dpCp), engine);
-  }
 
-  /**
-   * The ranks a fixed expert-parallel degree must divide: tp·cp·dp / etp, the expert grid of
-   * Megatron-Core (ep·etp divides tp·cp·dp), with etp 1 when it is open (the planner tries 1);
-   * for a searched degree, dp·cp (experts split over the data- and context-parallel ranks).
-   * {@link #layout} checks the grid with the etp it builds.
-   */
-  private static int expertRanks(PartialLayout p, int tp, int dpCp) {
-    if (p.ep() == null) {
-      return dpCp;
-    }
-    int etp = p.etp() != null ? p.etp() : 1;
-    return tp % etp == 0 ? dpCp * (tp / etp) : dpCp;
-  }
 
-  /**
-   * The expert tensor-parallel degrees to try: the fixed one; else, for an expert-parallel
-   * layout with tensor parallelism, tp (Megatron-LM's default) and 1 (whole experts, the
-   * expert-parallel ranks adjacent); else tp.
-   */
-  private static List<Integer> expertTensorParallel(PartialLayout p, ModelSpec m, int tp,
-      int ep, Engine engine) {
-    if (p.etp() != null) {
-      return List.of(p.etp());
-    }
-    if (!engine.splitsExperts()) {
-      return List.of(engine.defaultExpertTensorParallel(tp, ep));
-    }
-    return ep > 1 && tp > 1 && m instanceof TransformerSpec t && t.isMoe() ? List.of(tp, 1)
-        : List.of(tp);
-  }
 
-  private static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
-      int mb, boolean sp, Recompute rc, int zero, int ep, int cp, int etp) {
-    int group = zero == 3 && p.shardGroupSize() != null ? p.shardGroupSize() : 0;
-    boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
-    if ((group > 0 && dp % group != 0)
-        || engine.unsupported(pp, v, zero, group, reshard) != null) {
-      return null;
-    }
-    if (!Layout.expertGridFits(tp, cp, dp, ep, etp)
-        || p.moeDispatcher() == MoeDispatcher.DEEPEP && ep * etp == 1) {
-      return null;
-    }
-    Layout l = new Layout(tp, pp, dp, v, mb, sp, rc, zero, engine, group, reshard, ep, cp,
-        p.cpCommType() == null ? CpCommType.P2P : p.cpCommType(), etp,
-        rc == Recompute.SELECTIVE ? p.recomputeModules() : null, p.moeDispatcher());
-    l = p.withStageLayersOn(l);
-    if (l == null) {
-      return null;
-    }
-    if (Boolean.TRUE.equals(p.overlapMoeComm())) {
-      return LayoutSpace.overlapUnsupported(l) == null ? l.withOverlapMoeComm(true) : null;
-    }
-    return l;
-  }
 
-  private static List<Integer> virtualStages(PartialLayout p, int pp, int perStage, int micro) {
-    if (p.virtualStages() != null) {
-      int v = p.virtualStages();
-      return (v == 1 || (pp > 1 && perStage % v == 0)) ? List.of(v) : List.of();
-    }
-    List<Integer> out = new ArrayList<>();
-    out.add(1);
-    if (pp > 1 && micro % pp == 0) {
-      for (int v = 2; v <= Math.min(MAX_VIRTUAL_STAGES, perStage); v++) {
-        if (perStage % v == 0) {
-          out.add(v);
-        }
-      }
-    }
-    return out;
-  }
 
   private static Candidate candidate(PlanRequest r, TrainingEstimate e, TrainingWorkload w,
       double usable) {

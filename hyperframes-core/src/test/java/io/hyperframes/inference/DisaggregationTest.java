@@ -50,7 +50,7 @@ class DisaggregationTest {
     InferenceWorkload w = fp8(4, 0, 0);
     InferenceEstimate whole = ESTIMATOR.estimate(DEEPSEEK, h100(8), w, 8, 8, 1, 1);
     InferenceEstimate wide = ESTIMATOR.estimate(DEEPSEEK, h100(16), w, 1, 16, 1, 16);
-    double routed = InferenceEstimator.routedParametersPerLayer(DEEPSEEK) * DEEPSEEK.layers();
+    double routed = ExpertWeights.routedParametersPerLayer(DEEPSEEK) * DEEPSEEK.layers();
     double expected = (DEEPSEEK.layers() * DEEPSEEK.parametersPerLayer() - routed
         + 2.0 * DEEPSEEK.vocab() * DEEPSEEK.hidden() + routed / 16) * 1.0;
     assertEquals(expected, wide.weightsBytes(), 1e-6 * expected, "FP8: one byte a weight");

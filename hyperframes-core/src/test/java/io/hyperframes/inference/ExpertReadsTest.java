@@ -35,7 +35,7 @@ class ExpertReadsTest {
     double many = serve("mixtral-8x7b", 256).at("/inference/expertWeightBytesPerDecodeStep")
         .asDouble();
     assertEquals(8 * oneExpert, many, 1e-6 * many, "a large batch reads nearly all 8");
-    assertEquals(8 * (1 - Math.pow(0.75, 4)) * oneExpert, InferenceEstimator
+    assertEquals(8 * (1 - Math.pow(0.75, 4)) * oneExpert, ExpertWeights
         .expertBytesPerDecodeStep(m, m.layers(), 2, 1, 4, 2.0), 1e-9 * oneExpert);
     assertTrue(serve("mixtral-8x7b", 64).at("/inference/tpotSeconds").asDouble()
         > serve("mixtral-8x7b", 1).at("/inference/tpotSeconds").asDouble());
