@@ -378,6 +378,33 @@ public final class Catalog {
           text(p + ".source", e.source())));
       provenance(fo, p, e.fittedOn());
     }
+    mergeAccelerators(file, f, a, fo);
+    mergeNodes(file, f, n);
+    for (CatalogFile.ModelEntry e : list(file.models())) {
+      String id = id("models", e.id());
+      String p = "models[" + id + "]";
+      m.put(id, e.architecture().architecture(p, id));
+      ms.put(id, text(p + ".source", e.source()));
+    }
+    for (CatalogFile.PriceEntry e : list(file.prices())) {
+      String id = text("prices.accelerator", e.accelerator()).toLowerCase(Locale.ROOT);
+      String p = "prices[" + id + "]";
+      pr.put(id, new Price(Checks.positive(p + ".usdPerHour",
+          num(p + ".usdPerHour", e.usdPerHour())), text(p + ".source", e.source()),
+          text(p + ".date", e.date())));
+    }
+    mergeKernels(file, k, fo);
+    Map<String, StepInterval> iv = intervals(file);
+    Map<String, Accelerator> resolved = resolve(a, k);
+    if (!iv.isEmpty()) {
+      resolved.replaceAll((id, acc) -> withIntervals(acc, iv));
+    }
+    return new Catalog(v != null ? v : version, f, resolved, n, m, ms, pr, k, fo, dec);
+  }
+
+  /** The file's accelerators into {@code a}, on the fabrics of {@code f}. */
+  private static void mergeAccelerators(CatalogFile file, Map<String, Fabric> f,
+      Map<String, Accelerator> a, Map<String, Map<String, List<String>>> fo) {
     for (CatalogFile.AcceleratorEntry e : list(file.accelerators())) {
       String id = id("accelerators", e.id());
       String p = "accelerators[" + id + "]";
@@ -401,6 +428,11 @@ public final class Catalog {
           text(p + ".source", e.source())));
       provenance(fo, p, e.fittedOn());
     }
+  }
+
+  /** The file's node templates into {@code n}, their NICs among the fabrics of {@code f}. */
+  private static void mergeNodes(CatalogFile file, Map<String, Fabric> f,
+      Map<String, NodeTemplate> n) {
     for (CatalogFile.NodeEntry e : list(file.nodes())) {
       String id = id("nodes", e.id());
       String p = "nodes[" + id + "]";
@@ -419,19 +451,12 @@ public final class Catalog {
           text(p + ".source", e.source()), e.devicesPerHost() == null ? perNode
               : Checks.positive(p + ".devicesPerHost", e.devicesPerHost())));
     }
-    for (CatalogFile.ModelEntry e : list(file.models())) {
-      String id = id("models", e.id());
-      String p = "models[" + id + "]";
-      m.put(id, e.architecture().architecture(p, id));
-      ms.put(id, text(p + ".source", e.source()));
-    }
-    for (CatalogFile.PriceEntry e : list(file.prices())) {
-      String id = text("prices.accelerator", e.accelerator()).toLowerCase(Locale.ROOT);
-      String p = "prices[" + id + "]";
-      pr.put(id, new Price(Checks.positive(p + ".usdPerHour",
-          num(p + ".usdPerHour", e.usdPerHour())), text(p + ".source", e.source()),
-          text(p + ".date", e.date())));
-    }
+  }
+
+  /** The file's kernel efficiencies into {@code k}, by generation (and engine) and format. */
+  private static void mergeKernels(CatalogFile file,
+      Map<String, Map<NumberFormat, KernelEfficiency>> k,
+      Map<String, Map<String, List<String>>> fo) {
     for (CatalogFile.KernelEntry e : list(file.kernels())) {
       String g = text("kernels.generation", e.generation()).toLowerCase(Locale.ROOT);
       if (e.engine() != null) {
@@ -473,6 +498,10 @@ public final class Catalog {
             .put(NumberFormat.fromId(p + ".formats", text(p + ".formats", fmt)), eff);
       }
     }
+  }
+
+  /** The file's step-time intervals by {@code generation/regime} ({@code *} for any). */
+  private static Map<String, StepInterval> intervals(CatalogFile file) {
     Map<String, StepInterval> iv = new LinkedHashMap<>();
     for (CatalogFile.IntervalEntry e : list(file.intervals())) {
       String g = text("intervals.generation", e.generation()).toLowerCase(Locale.ROOT);
@@ -484,23 +513,25 @@ public final class Catalog {
       iv.put(g + "/" + r, new StepInterval(num(p + ".low", e.low()), num(p + ".high", e.high()),
           Json.required(p + ".cases", e.cases()), text(p + ".source", e.source())));
     }
-    Map<String, Accelerator> resolved = resolve(a, k);
-    if (!iv.isEmpty()) {
-      resolved.replaceAll((id, acc) -> {
-        Map<String, StepInterval> byRegime = new LinkedHashMap<>(acc.intervals());
-        for (String r : StepInterval.REGIMES) {
-          for (String key : List.of(acc.generation() + "/" + r, "*/" + r,
-              acc.generation() + "/*", "*/*")) {
-            if (iv.containsKey(key)) {
-              byRegime.put(r, iv.get(key).withRegime(acc.generation() + " " + r));
-              break;
-            }
-          }
+    return iv;
+  }
+
+  /**
+   * {@code acc} with the interval of each regime: its generation's for the regime, else any
+   * generation's, else its generation's for every regime, else the catch-all.
+   */
+  private static Accelerator withIntervals(Accelerator acc, Map<String, StepInterval> iv) {
+    Map<String, StepInterval> byRegime = new LinkedHashMap<>(acc.intervals());
+    for (String r : StepInterval.REGIMES) {
+      for (String key : List.of(acc.generation() + "/" + r, "*/" + r,
+          acc.generation() + "/*", "*/*")) {
+        if (iv.containsKey(key)) {
+          byRegime.put(r, iv.get(key).withRegime(acc.generation() + " " + r));
+          break;
         }
-        return acc.withIntervals(byRegime);
-      });
+      }
     }
-    return new Catalog(v != null ? v : version, f, resolved, n, m, ms, pr, k, fo, dec);
+    return acc.withIntervals(byRegime);
   }
 
   private static <T> List<T> list(List<T> section) {

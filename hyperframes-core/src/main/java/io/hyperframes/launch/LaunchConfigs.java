@@ -35,22 +35,8 @@ public final class LaunchConfigs {
     }
   }
 
-  /** Megatron-LM {@code pretrain_gpt.py} arguments, one per line (a plan without a2a+p2p). */
-  public static Emitted megatron(Candidate plan, TransformerSpec m, List<GoldenParameter> golden) {
-    return megatron(plan, m, golden, 0);
-  }
-
-  /**
-   * Megatron-LM {@code pretrain_gpt.py} arguments, one per line, for nodes of
-   * {@code devicesPerNode} devices (the all-to-all part of a2a+p2p context parallelism is the
-   * context-parallel ranks inside a node; 0 when unknown).
-   */
-  public static Emitted megatron(Candidate plan, TransformerSpec m, List<GoldenParameter> golden,
-      int devicesPerNode) {
-    List<String> a = new ArrayList<>();
-    List<String> notes = new ArrayList<>();
-    Layout l = plan.estimate().layout();
-    PrecisionRecipe p = plan.workload().precision();
+  /** The model's shape: layers, widths, attention kind and window, MTP and the MLP width. */
+  private static void architecture(List<String> a, List<String> notes, TransformerSpec m) {
     a.add("--num-layers " + m.layers());
     a.add("--hidden-size " + m.hidden());
     a.add("--num-attention-heads " + m.heads());
@@ -91,10 +77,17 @@ public final class LaunchConfigs {
       a.add("--num-query-groups " + m.kvHeads());
     }
     a.add("--ffn-hidden-size " + m.ffnHidden());
+  }
+
+  /**
+   * An uneven pipeline split (first and last ranks' layers, or a layout string with virtual
+   * stages when {@code layoutString}) and the experts' layout.
+   */
+  private static void stagesAndExperts(List<String> a, TransformerSpec m, Layout l,
+      boolean layoutString) {
     // Uneven splits: the first and last ranks' layers, or with virtual stages a layout string
     // (Megatron-Core divides first/last layers by the virtual stages and the per-virtual-stage
     // count assumes an even split: transformer_config.py and arguments.py at d98e8a64).
-    boolean layoutString = l.unevenStages() && l.virtualStages() > 1;
     if (layoutString) {
       // Quoted for the shell ("|" separates its stages); exec-form manifests take it unquoted.
       a.add("--pipeline-model-parallel-layout '" + pipelineLayout(m, l) + "'");
@@ -113,17 +106,11 @@ public final class LaunchConfigs {
         a.add("--overlap-moe-expert-parallel-comm --delay-wgrad-compute");
       }
     }
-    if (m.gatedMlp()) {
-      a.add("--swiglu");
-      a.add("--normalization RMSNorm");
-      a.add("--position-embedding-type rope");
-      a.add("--disable-bias-linear");
-    }
-    if (!m.tiedEmbeddings()) {
-      a.add("--untie-embeddings-and-output-weights");
-    }
-    a.add("--seq-length " + m.seqLen());
-    a.add("--max-position-embeddings " + m.seqLen());
+  }
+
+  /** Tensor, pipeline (virtual stages unless a layout string), sequence and context parallelism. */
+  private static void parallelism(List<String> a, TransformerSpec m, Layout l,
+      boolean layoutString, int devicesPerNode) {
     a.add("--tensor-model-parallel-size " + l.tp());
     a.add("--pipeline-model-parallel-size " + l.pp());
     if (l.virtualStages() > 1 && !layoutString) {
@@ -148,30 +135,11 @@ public final class LaunchConfigs {
         a.add("--hierarchical-context-parallel-sizes " + inner + " " + l.cp() / inner);
       }
     }
-    a.add("--micro-batch-size " + l.microBatch());
-    a.add("--global-batch-size " + plan.workload().globalBatchSize());
-    if (plan.workload().trainingTokens() > 0) {
-      long iters = (long) Math.ceil(plan.workload().trainingTokens()
-          / ((double) plan.workload().globalBatchSize() * m.seqLen()));
-      a.add("--train-iters " + iters);
-    }
-    // The planner resolves the kernel (the request's, or the accelerator's default).
-    if (plan.workload().attention() == Attention.FLASH) {
-      a.add("--use-flash-attn");
-    }
-    if (l.recompute() == Recompute.SELECTIVE
-        && l.recomputeModules().equals(RecomputeModule.DEFAULT)) {
-      a.add("--recompute-activations");
-    } else if (l.recompute() == Recompute.SELECTIVE) {
-      // Megatron-Core: --recompute-modules applies under selective granularity
-      // (megatron/training/arguments.py at d98e8a64).
-      a.add("--recompute-granularity selective");
-      a.add("--recompute-modules " + String.join(" ", RecomputeModule.ids(l.recomputeModules())));
-    } else if (l.recompute() == Recompute.FULL) {
-      a.add("--recompute-granularity full");
-      a.add("--recompute-method uniform");
-      a.add("--recompute-num-layers 1");
-    }
+  }
+
+  /** Data-parallel sharding, gradient-reduction overlap and the number formats. */
+  private static void shardingAndPrecision(List<String> a, List<String> notes, Layout l,
+      PrecisionRecipe p) {
     // Data-parallel sharding (Engine's table): under DeepSpeed the ZeRO stage is in its
     // configuration; under Megatron-LM stage 1 is the distributed optimizer and stages 2/3 are
     // Megatron-FSDP (megatron/training/arguments.py, docs/user-guide/parallelism-guide.md).
@@ -213,6 +181,64 @@ public final class LaunchConfigs {
     if (p.gradients() == NumberFormat.FP32 && p.compute() != NumberFormat.FP32) {
       a.add("--accumulate-allreduce-grads-in-fp32");
     }
+  }
+
+  /** Megatron-LM {@code pretrain_gpt.py} arguments, one per line (a plan without a2a+p2p). */
+  public static Emitted megatron(Candidate plan, TransformerSpec m, List<GoldenParameter> golden) {
+    return megatron(plan, m, golden, 0);
+  }
+
+  /**
+   * Megatron-LM {@code pretrain_gpt.py} arguments, one per line, for nodes of
+   * {@code devicesPerNode} devices (the all-to-all part of a2a+p2p context parallelism is the
+   * context-parallel ranks inside a node; 0 when unknown).
+   */
+  public static Emitted megatron(Candidate plan, TransformerSpec m, List<GoldenParameter> golden,
+      int devicesPerNode) {
+    List<String> a = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
+    Layout l = plan.estimate().layout();
+    PrecisionRecipe p = plan.workload().precision();
+    architecture(a, notes, m);
+    boolean layoutString = l.unevenStages() && l.virtualStages() > 1;
+    stagesAndExperts(a, m, l, layoutString);
+    if (m.gatedMlp()) {
+      a.add("--swiglu");
+      a.add("--normalization RMSNorm");
+      a.add("--position-embedding-type rope");
+      a.add("--disable-bias-linear");
+    }
+    if (!m.tiedEmbeddings()) {
+      a.add("--untie-embeddings-and-output-weights");
+    }
+    a.add("--seq-length " + m.seqLen());
+    a.add("--max-position-embeddings " + m.seqLen());
+    parallelism(a, m, l, layoutString, devicesPerNode);
+    a.add("--micro-batch-size " + l.microBatch());
+    a.add("--global-batch-size " + plan.workload().globalBatchSize());
+    if (plan.workload().trainingTokens() > 0) {
+      long iters = (long) Math.ceil(plan.workload().trainingTokens()
+          / ((double) plan.workload().globalBatchSize() * m.seqLen()));
+      a.add("--train-iters " + iters);
+    }
+    // The planner resolves the kernel (the request's, or the accelerator's default).
+    if (plan.workload().attention() == Attention.FLASH) {
+      a.add("--use-flash-attn");
+    }
+    if (l.recompute() == Recompute.SELECTIVE
+        && l.recomputeModules().equals(RecomputeModule.DEFAULT)) {
+      a.add("--recompute-activations");
+    } else if (l.recompute() == Recompute.SELECTIVE) {
+      // Megatron-Core: --recompute-modules applies under selective granularity
+      // (megatron/training/arguments.py at d98e8a64).
+      a.add("--recompute-granularity selective");
+      a.add("--recompute-modules " + String.join(" ", RecomputeModule.ids(l.recomputeModules())));
+    } else if (l.recompute() == Recompute.FULL) {
+      a.add("--recompute-granularity full");
+      a.add("--recompute-method uniform");
+      a.add("--recompute-num-layers 1");
+    }
+    shardingAndPrecision(a, notes, l, p);
     for (GoldenParameter g : golden) {
       if (g.name().equals("checkpointIntervalSeconds") && plan.estimate().stepSeconds() > 0) {
         long steps = Math.max(1, Math.round(((Number) g.value()).doubleValue()
