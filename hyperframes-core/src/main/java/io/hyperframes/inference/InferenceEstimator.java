@@ -115,36 +115,7 @@ public final class InferenceEstimator {
    */
   public InferenceEstimate estimate(TransformerSpec m, Cluster cluster, InferenceWorkload w,
       int tp, int ep, int pp, int replicas, boolean twoBatchOverlap) {
-    checkArgument(m != null && cluster != null && w != null, "request: model, cluster and"
-        + " workload must be given");
-    checkArgument(tp > 0 && pp > 0 && replicas > 0, "layout: tp, pp and dp must be > 0, got"
-        + " %s, %s, %s", tp, pp, replicas);
-    checkArgument(m.heads() % tp == 0, "layout.tp: %s does not divide model.heads %s", tp,
-        m.heads());
-    checkArgument(ep > 0, "layout.ep: must be > 0, got %s", ep);
-    if (ep > 1) {
-      checkArgument(m.isMoe() && m.moe().routed(), "layout.ep: %s needs a mixture-of-experts"
-          + " model with routed experts (model.moe)", ep);
-      checkArgument(tp % ep == 0 || ep % tp == 0, "layout.ep: %s does not divide layout.tp %s,"
-          + " nor is it a multiple of it (ep ≤ tp: a replica's experts are split over its"
-          + " tensor-parallel ranks, ep·etp = tp; ep > tp: whole experts over ep/tp replicas"
-          + " that run attention data-parallel)", ep, tp);
-      checkArgument(m.moe().experts() % ep == 0, "layout.ep: %s does not divide"
-          + " model.moe.experts %s", ep, m.moe().experts());
-      if (ep > tp) {
-        checkArgument(pp == 1, "layout.ep: %s is larger than layout.tp %s (experts over several"
-            + " replicas), which is modelled without pipeline parallelism, got layout.pp %s", ep,
-            tp, pp);
-        checkArgument(replicas % (ep / tp) == 0, "layout.ep: %s spans ep/tp = %s replicas"
-            + " (attention data-parallel), which does not divide the %s replicas (layout.dp)",
-            ep, ep / tp, replicas);
-      }
-    }
-    checkArgument(pp <= m.layers(), "layout.pp: %s is larger than model.layers %s", pp,
-        m.layers());
-    long devices = (long) tp * pp * replicas;
-    checkArgument(devices == cluster.devices(), "layout: tp·pp·dp = %s·%s·%s = %s does not equal"
-        + " cluster.devices %s", tp, pp, replicas, devices, cluster.devices());
+    long devices = checkedDevices(m, cluster, w, tp, ep, pp, replicas);
     Accelerator acc = cluster.accelerator();
     NumberFormat compute = w.compute();
     checkArgument(acc.supports(compute), "workload.precision: %s has no %s throughput", acc.id(),
@@ -165,7 +136,8 @@ public final class InferenceEstimator {
         * wb;
     if (ep > tp) {
       // Whole experts over the ep ranks of ep/tp replicas: a device keeps E/ep of them, not E/tp.
-      weights -= layersPerStage * ExpertWeights.routedParametersPerLayer(m) * (1.0 / tp - 1.0 / ep) * wb;
+      weights -= layersPerStage * ExpertWeights.routedParametersPerLayer(m)
+          * (1.0 / tp - 1.0 / ep) * wb;
     }
     Speculative spec = w.speculative();
     if (spec != null) {
@@ -246,6 +218,45 @@ public final class InferenceEstimator {
         // A speculative step's verification routes γ + 1 tokens per sequence.
         ExpertWeights.expertBytesPerDecodeStep(m, layersPerStage, tp, ep,
             w.batchSize() * (spec == null ? 1 : spec.tokens() + 1), wb), spec);
+  }
+
+  /**
+   * The devices of a replica layout, once it is checked against the model and the cluster: tp
+   * divides the heads, ep fits the experts and tp, pp the layers, and tp·pp·dp the devices.
+   */
+  private static long checkedDevices(TransformerSpec m, Cluster cluster, InferenceWorkload w,
+      int tp, int ep, int pp, int replicas) {
+    checkArgument(m != null && cluster != null && w != null, "request: model, cluster and"
+        + " workload must be given");
+    checkArgument(tp > 0 && pp > 0 && replicas > 0, "layout: tp, pp and dp must be > 0, got"
+        + " %s, %s, %s", tp, pp, replicas);
+    checkArgument(m.heads() % tp == 0, "layout.tp: %s does not divide model.heads %s", tp,
+        m.heads());
+    checkArgument(ep > 0, "layout.ep: must be > 0, got %s", ep);
+    if (ep > 1) {
+      checkArgument(m.isMoe() && m.moe().routed(), "layout.ep: %s needs a mixture-of-experts"
+          + " model with routed experts (model.moe)", ep);
+      checkArgument(tp % ep == 0 || ep % tp == 0, "layout.ep: %s does not divide layout.tp %s,"
+          + " nor is it a multiple of it (ep ≤ tp: a replica's experts are split over its"
+          + " tensor-parallel ranks, ep·etp = tp; ep > tp: whole experts over ep/tp replicas"
+          + " that run attention data-parallel)", ep, tp);
+      checkArgument(m.moe().experts() % ep == 0, "layout.ep: %s does not divide"
+          + " model.moe.experts %s", ep, m.moe().experts());
+      if (ep > tp) {
+        checkArgument(pp == 1, "layout.ep: %s is larger than layout.tp %s (experts over several"
+            + " replicas), which is modelled without pipeline parallelism, got layout.pp %s", ep,
+            tp, pp);
+        checkArgument(replicas % (ep / tp) == 0, "layout.ep: %s spans ep/tp = %s replicas"
+            + " (attention data-parallel), which does not divide the %s replicas (layout.dp)",
+            ep, ep / tp, replicas);
+      }
+    }
+    checkArgument(pp <= m.layers(), "layout.pp: %s is larger than model.layers %s", pp,
+        m.layers());
+    long devices = (long) tp * pp * replicas;
+    checkArgument(devices == cluster.devices(), "layout: tp·pp·dp = %s·%s·%s = %s does not equal"
+        + " cluster.devices %s", tp, pp, replicas, devices, cluster.devices());
+    return devices;
   }
 
   /**
@@ -548,7 +559,8 @@ public final class InferenceEstimator {
 
   /**
    * One MoE layer's MLP matmuls on one tensor-parallel rank: the router, the experts the step's
-   * tokens touch ({@link ExpertWeights#expertsTouched}), each over its share of the routed rows and reading
+   * tokens touch ({@link ExpertWeights#expertsTouched}), each over its share of the routed rows
+   * and reading
    * its weights once, and the shared experts. With one expert routed to (E = k = 1) this is the
    * dense MLP exactly.
    */

@@ -200,7 +200,10 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
 
     /** The partial layout; {@code IllegalArgumentException} naming a field out of range. */
     public PartialLayout build() {
-      return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers, lastStageLayers);
+      return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel,
+          recompute, zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType,
+          etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
+          lastStageLayers);
     }
   }
 

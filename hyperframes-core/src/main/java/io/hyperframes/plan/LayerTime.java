@@ -321,7 +321,8 @@ final class LayerTime {
    * {@code --recompute-modules}): the two normalisations (their element-wise passes,
    * {@code normSeconds·bandwidth} bytes), a dense layer's MLP (matmuls and activation), the whole
    * MoE layer (router, experts, shared experts and their activations; its all-to-all is counted in
-   * {@link ActivationExchange#allToAllSecondsPerLayer}), the experts' activation alone, the shared experts, or latent
+   * {@link ActivationExchange#allToAllSecondsPerLayer}), the experts' activation alone, the shared
+   * experts, or latent
    * attention's two up-projections. 0 for none of them.
    */
   private double moduleRecomputeSeconds(TransformerSpec m, Accelerator acc, Layout l,

@@ -27,6 +27,7 @@ public enum Objective {
 
   /** The objective named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
   public static Objective fromId(String field, String value) {
-    return Ids.byId(Objective.class, Objective::id, Map.of("deadline", DEVICES), field, value, "objective");
+    return Ids.byId(Objective.class, Objective::id, Map.of("deadline", DEVICES), field, value,
+        "objective");
   }
 }

@@ -85,8 +85,8 @@ final class PlanDimensions {
     }
     if (m instanceof DenseStackSpec) {
       // A sample is one matmul row: a dense stack wants micro-batches of hundreds of rows.
-      for (int mb = 2 * LayoutSpace.MICRO_BATCHES[LayoutSpace.MICRO_BATCHES.length - 1]; mb <= DENSE_MAX_MICRO_BATCH;
-          mb *= 2) {
+      for (int mb = 2 * LayoutSpace.MICRO_BATCHES[LayoutSpace.MICRO_BATCHES.length - 1];
+          mb <= DENSE_MAX_MICRO_BATCH; mb *= 2) {
         out.add(mb);
       }
     }

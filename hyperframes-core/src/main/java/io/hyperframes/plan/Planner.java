@@ -52,7 +52,10 @@ public final class Planner {
    *    best; every m < p is still evaluated.
    */
 
-  /** Expert tensor-parallel degrees tried per expert-parallel one ({@link PlanDimensions#expertTensorParallel}). */
+  /**
+   * Expert tensor-parallel degrees tried per expert-parallel one
+   * ({@link PlanDimensions#expertTensorParallel}).
+   */
   private static final int MAX_EXPERT_TENSOR_PARALLEL_CHOICES = 2;
 
   private final TrainingEstimator estimator;
@@ -140,12 +143,12 @@ public final class Planner {
     checkArgument(!counts.isEmpty(), "cluster.devices: no count in %s-%s is a whole number of"
         + " nodes of %s", r.minDevices(), r.maxDevices(), perNode);
     if (p.tp() != null) {
-      checkArgument(PlanDimensions.heads(m) % p.tp() == 0, "layout.tp: %s does not divide model.heads %s",
-          p.tp(), PlanDimensions.heads(m));
+      checkArgument(PlanDimensions.heads(m) % p.tp() == 0,
+          "layout.tp: %s does not divide model.heads %s", p.tp(), PlanDimensions.heads(m));
     }
     if (p.pp() != null) {
-      checkArgument(p.pp() <= PlanDimensions.layers(m), "layout.pp: %s is larger than model.layers %s", p.pp(),
-          PlanDimensions.layers(m));
+      checkArgument(p.pp() <= PlanDimensions.layers(m),
+          "layout.pp: %s is larger than model.layers %s", p.pp(), PlanDimensions.layers(m));
     }
     LayoutSpace.checkExpertTensorParallel(p, m);
     checkArgument(!Boolean.TRUE.equals(p.overlapMoeComm())
@@ -216,8 +219,9 @@ public final class Planner {
         // Model states shrink with ep: the largest ep is the group's smallest footprint.
         // (The expert-parallel overlap changes no state: it is left off here, where one virtual
         // stage could not run it.)
-        Layout statesLayout = PlanDimensions.layout(p.withoutOverlapMoeComm(), t.engine(), t.tp(), t.pp(), dp,
-            1, 1, false, Recompute.NONE, zero, eps.get(eps.size() - 1), t.cp());
+        Layout statesLayout = PlanDimensions.layout(p.withoutOverlapMoeComm(), t.engine(),
+            t.tp(), t.pp(), dp, 1, 1, false, Recompute.NONE, zero, eps.get(eps.size() - 1),
+            t.cp());
         if (statesLayout == null) {
           continue;
         }
@@ -281,8 +285,8 @@ public final class Planner {
             int ep = g.eps().get(i);
             List<Integer> etps = PlanDimensions.expertTensorParallel(p, m, t.tp(), ep, t.engine());
             for (int j = 0; j < etps.size(); j++) {
-              Layout l = PlanDimensions.layout(p, t.engine(), t.tp(), t.pp(), g.dp(), v, mb, sp, rc, g.zero(),
-                  ep, t.cp(), etps.get(j));
+              Layout l = PlanDimensions.layout(p, t.engine(), t.tp(), t.pp(), g.dp(), v, mb,
+                  sp, rc, g.zero(), ep, t.cp(), etps.get(j));
               if (l == null) {
                 continue;
               }
@@ -343,11 +347,13 @@ public final class Planner {
       Recompute rc = p.recompute() != null ? p.recompute()
           : r.model() instanceof DenseStackSpec ? Recompute.NONE : Recompute.FULL;
       int v = p.virtualStages() != null ? p.virtualStages() : 1;
-      if (v > 1 && (t.pp() == 1 || ((PlanDimensions.layers(r.model()) + t.pp() - 1) / t.pp()) % v != 0)) {
+      int perStage = (PlanDimensions.layers(r.model()) + t.pp() - 1) / t.pp();
+      if (v > 1 && (t.pp() == 1 || perStage % v != 0)) {
         continue;
       }
       TrainingWorkload w = workload(r, precision, batch, t.engine());
-      List<Integer> eps = PlanDimensions.expertParallel(p, r.model(), t.tp(), dp * t.cp(), t.engine());
+      List<Integer> eps = PlanDimensions.expertParallel(p, r.model(), t.tp(), dp * t.cp(),
+          t.engine());
       if (eps.isEmpty()) {
         return;
       }

@@ -106,6 +106,7 @@ public enum NumberFormat {
    * @throws IllegalArgumentException naming the value when it is unknown
    */
   public static NumberFormat fromId(String field, String value) {
-    return Ids.byId(NumberFormat.class, NumberFormat::id, Map.of("fp8", FP8_E4M3), field, value, "number format");
+    return Ids.byId(NumberFormat.class, NumberFormat::id, Map.of("fp8", FP8_E4M3), field, value,
+        "number format");
   }
 }

@@ -35,6 +35,7 @@ public enum Optimizer {
 
   /** The optimizer with this id; {@code IllegalArgumentException} naming the value otherwise. */
   public static Optimizer fromId(String field, String value) {
-    return Ids.byId(Optimizer.class, Optimizer::id, Map.of("adamw", ADAM), field, value, "optimizer");
+    return Ids.byId(Optimizer.class, Optimizer::id, Map.of("adamw", ADAM), field, value,
+        "optimizer");
   }
 }

@@ -200,31 +200,8 @@ public final class GoodputReplay {
   public static Result run(int[] gpusPerNode, List<Job> jobs,
       Map<String, ApplicationProfile> profiles, Supplier<? extends RoundPolicy> policy,
       int intervalSeconds, ReplayMonitor monitor) {
-    checkArgument(gpusPerNode != null && gpusPerNode.length > 0, "nodes: at least one");
-    int capacity = 0;
-    for (int i = 0; i < gpusPerNode.length; i++) {
-      checkArgument(gpusPerNode[i] >= 1 && gpusPerNode[i] <= 9,
-          "nodes[%s].gpus: must be in [1, 9], got %s", i, gpusPerNode[i]);
-      capacity += gpusPerNode[i];
-    }
-    checkArgument(jobs != null && !jobs.isEmpty(), "jobs: at least one");
-    checkArgument(profiles != null && policy != null && monitor != null,
-        "profiles, policy and monitor: must be given");
-    checkArgument(intervalSeconds >= 1, "intervalSeconds: must be >= 1, got %s",
-        intervalSeconds);
-    Set<String> names = new HashSet<>();
-    for (Job j : jobs) {
-      checkArgument(names.add(j.name()), "jobs: name %s twice", j.name());
-      checkArgument(profiles.containsKey(j.application()), "job %s.application: unknown '%s'"
-          + " (profiles: %s)", j.name(), j.application(), profiles.keySet());
-      ApplicationProfile app = profiles.get(j.application());
-      checkArgument(j.batchSize() >= app.initBatchSize() && j.batchSize() <= app.maxBatchSize(),
-          "job %s.batchSize: must be within the validated [%s, %s] of %s, got %s", j.name(),
-          app.initBatchSize(), app.maxBatchSize(), app.name(), j.batchSize());
-      checkArgument(j.maxGpus() <= j.batchSize() / app.minLocalBatch(), "job %s.maxGpus: at"
-          + " most batch %s / the smallest measured per-GPU batch %s = %s, got %s", j.name(),
-          j.batchSize(), app.minLocalBatch(), j.batchSize() / app.minLocalBatch(), j.maxGpus());
-    }
+    int capacity = checkedCapacity(gpusPerNode, jobs, profiles, policy, intervalSeconds,
+        monitor);
     RoundPolicy p = Objects.requireNonNull(policy.get(), "policy factory returned null");
     List<Job> ordered = new ArrayList<>(jobs);
     ordered.sort((a, b) -> Long.compare(a.arrivalSeconds(), b.arrivalSeconds()));
@@ -311,6 +288,48 @@ public final class GoodputReplay {
       }
     }
     monitor.progress(1);
+    return result(p.name(), all, unschedulable, capacity, allocated, rounds, intervalSeconds,
+        heldLog);
+  }
+
+  /**
+   * The cluster's GPUs, once the arguments are checked: every node 1-9 GPUs, jobs with unique
+   * names whose application is profiled and whose batch and GPU range that profile measured.
+   */
+  private static int checkedCapacity(int[] gpusPerNode, List<Job> jobs,
+      Map<String, ApplicationProfile> profiles, Supplier<? extends RoundPolicy> policy,
+      int intervalSeconds, ReplayMonitor monitor) {
+    checkArgument(gpusPerNode != null && gpusPerNode.length > 0, "nodes: at least one");
+    int capacity = 0;
+    for (int i = 0; i < gpusPerNode.length; i++) {
+      checkArgument(gpusPerNode[i] >= 1 && gpusPerNode[i] <= 9,
+          "nodes[%s].gpus: must be in [1, 9], got %s", i, gpusPerNode[i]);
+      capacity += gpusPerNode[i];
+    }
+    checkArgument(jobs != null && !jobs.isEmpty(), "jobs: at least one");
+    checkArgument(profiles != null && policy != null && monitor != null,
+        "profiles, policy and monitor: must be given");
+    checkArgument(intervalSeconds >= 1, "intervalSeconds: must be >= 1, got %s",
+        intervalSeconds);
+    Set<String> names = new HashSet<>();
+    for (Job j : jobs) {
+      checkArgument(names.add(j.name()), "jobs: name %s twice", j.name());
+      checkArgument(profiles.containsKey(j.application()), "job %s.application: unknown '%s'"
+          + " (profiles: %s)", j.name(), j.application(), profiles.keySet());
+      ApplicationProfile app = profiles.get(j.application());
+      checkArgument(j.batchSize() >= app.initBatchSize() && j.batchSize() <= app.maxBatchSize(),
+          "job %s.batchSize: must be within the validated [%s, %s] of %s, got %s", j.name(),
+          app.initBatchSize(), app.maxBatchSize(), app.name(), j.batchSize());
+      checkArgument(j.maxGpus() <= j.batchSize() / app.minLocalBatch(), "job %s.maxGpus: at"
+          + " most batch %s / the smallest measured per-GPU batch %s = %s, got %s", j.name(),
+          j.batchSize(), app.minLocalBatch(), j.batchSize() / app.minLocalBatch(), j.maxGpus());
+    }
+    return capacity;
+  }
+
+  /** The replay's result from its jobs' state once every schedulable one finished. */
+  private static Result result(String policy, List<Running> all, int unschedulable,
+      int capacity, double allocated, long rounds, int intervalSeconds, List<Integer> heldLog) {
     double makespan = 0;
     List<JobRecord> out = new ArrayList<>();
     for (Running r : all) {
@@ -322,7 +341,7 @@ public final class GoodputReplay {
           Math.max(0, r.allocations - 1), r.preemptions, r.attained));
     }
     double util = makespan > 0 ? Math.min(1, allocated / (capacity * makespan)) : 0;
-    return new Result(p.name(), out, unschedulable, makespan, util, rounds, intervalSeconds,
+    return new Result(policy, out, unschedulable, makespan, util, rounds, intervalSeconds,
         heldLog.stream().mapToInt(Integer::intValue).toArray());
   }
 
