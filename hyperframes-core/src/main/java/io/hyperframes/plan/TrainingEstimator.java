@@ -496,31 +496,26 @@ public final class TrainingEstimator {
     Stage slowest = Stage.slowest(l.stageLayers(m.layers()),
         layerTraining + kernel.layerOverheadSeconds(), recompute, tTp, a2aPerLayer, cpPerLayer,
         mbP2p, lastCompute, lastRecompute, lastTp);
-    int layersPerStage = slowest.layers();
-    double mb = slowest.total();
-    double mbCompute = slowest.compute();
-    double mbRecompute = slowest.recompute();
-    double mbTp = slowest.tp();
-    double mbA2a = slowest.a2a();
-    double mbCp = slowest.cp();
-    double bubble = (l.pp() - 1.0) / l.virtualStages() * mb;
+    double bubble = (l.pp() - 1.0) / l.virtualStages() * slowest.total();
 
     // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward where
     // the engine overlaps it (Engine#overlapsGradientReduction).
     double overhead = kernel.layerOverheadSeconds();
     double backwardWindow = l.engine().overlapsGradientReduction(l.pp())
-        ? layersPerStage * (layerTraining - forward) : 0.0;
+        ? slowest.layers() * (layerTraining - forward) : 0.0;
     // The per-layer overhead splits like the compute: a third forward, two thirds backward.
-    double dpExposed = dataParallel.exposedSeconds(cluster, l, states, w, kernel, layersPerStage,
-        forward + overhead / 3, layerTraining - forward + 2 * overhead / 3 + recompute,
+    double dpExposed = dataParallel.exposedSeconds(cluster, l, states, w, kernel,
+        slowest.layers(), forward + overhead / 3,
+        layerTraining - forward + 2 * overhead / 3 + recompute,
         backwardWindow, microBatches, l.zeroStage() == 3 && l.engine().fetchesPerSubModule()
             ? SubModules.of(m, layer.tDense / forward) : null, recompute);
     double optimizer = DataParallelTime.optimizerSeconds(states, l, w,
         layer.bandwidth * kernel.optimizerBandwidthFraction());
 
-    return new TimeBreakdown(microBatches * mbCompute, microBatches * mbRecompute,
-        microBatches * mbTp, microBatches * mbP2p, dpExposed, bubble, optimizer,
-        microBatches * mbA2a, microBatches * mbCp);
+    return new TimeBreakdown(microBatches * slowest.compute(),
+        microBatches * slowest.recompute(), microBatches * slowest.tp(), microBatches * mbP2p,
+        dpExposed, bubble, optimizer, microBatches * slowest.a2a(),
+        microBatches * slowest.cp());
   }
 
 
