@@ -16,7 +16,6 @@ import com.google.common.collect.ImmutableSortedMap;
 import io.hyperframes.json.Json;
 import io.hyperframes.catalog.CatalogFile;
 import io.hyperframes.parallel.Engine;
-import io.hyperframes.request.Documents;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
 import java.io.IOException;

@@ -32,30 +32,30 @@ final class LayerTime {
   private final TransformerSpec m;
   private final Layout l;
   private final double peak;
-  final Accelerator acc;
+  private final Accelerator acc;
   final PrecisionRecipe recipe;
   /** Activation bytes per element. */
-  final double e;
-  final double tp;
-  final double s;
+  private final double e;
+  private final double tp;
+  private final double s;
   /** The rank's queries per sequence (s / cp). */
   final double sq;
-  final double b;
-  final double h;
+  private final double b;
+  private final double h;
   /** Tokens of one micro-batch on this rank. */
   final double tokens;
   /** Sustained streaming bandwidth. */
   final double bandwidth;
-  final double hd;
-  final double headsPerRank;
+  private final double hd;
+  private final double headsPerRank;
   /** The compute format and its kernel efficiencies. */
-  final NumberFormat c;
+  private final NumberFormat c;
   final KernelEfficiency kernel;
-  final NumberFormat attnFormat;
-  final double attnPeak;
-  final boolean dropout;
+  private final NumberFormat attnFormat;
+  private final double attnPeak;
+  private final boolean dropout;
   /** The sequence-parallel divisor (tp with sequence parallelism, else 1). */
-  final double sp;
+  private final double sp;
   /** Matmul seconds of one layer's forward, and those of its MLP (dense or MoE). */
   double tDense;
   double tMlp;
@@ -65,7 +65,7 @@ final class LayerTime {
   private double shardedBytes;
   private double core;
   /** The bandwidth element-wise kernels stream at. */
-  final double ewBandwidth;
+  private final double ewBandwidth;
   /** One layer's forward, and forward plus backward. */
   double forward;
   double layerTraining;
@@ -247,6 +247,21 @@ final class LayerTime {
         shardedBytes += share * passes * e * tokens * inner / tp;
       }
     }
+  }
+
+  /**
+   * Logits and loss of one micro-batch on the last stage: three matmul passes plus the
+   * cross-entropy softmax.
+   */
+  double logitsSeconds() {
+    double logitBytes = tokens * m.vocab() / tp * (e + 16.0);
+    return 3 * memoryModel.matmulSeconds(acc, tokens, m.vocab() / tp, h, 1, e, c, peak)
+        + logitBytes / ewBandwidth;
+  }
+
+  /** A multi-token-prediction module's 2h-to-h projection: three matmul passes. */
+  double mtpProjectionSeconds() {
+    return 3 * memoryModel.matmulSeconds(acc, tokens, h, 2 * h / tp, 1, e, c, peak);
   }
 
   /** The MoE MLP of one MoE layer, forward: router, routed and shared experts. */

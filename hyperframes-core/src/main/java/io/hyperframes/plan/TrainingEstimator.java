@@ -434,16 +434,8 @@ public final class TrainingEstimator {
     // One layer of this rank: forward, training and recomputation (LayerTime).
     LayerTime layer = new LayerTime(memoryModel, precisionModel, m, blocks,
         cluster.accelerator(), w, l, peak);
-    Accelerator acc = layer.acc;
     PrecisionRecipe recipe = layer.recipe;
-    double e = layer.e;
-    double tp = layer.tp;
-    double sq = layer.sq;
-    double h = layer.h;
-    double tokens = layer.tokens;
-    NumberFormat c = layer.c;
     KernelEfficiency kernel = layer.kernel;
-    double ewBandwidth = layer.ewBandwidth;
     double forward = layer.forward;
     double layerTraining = layer.layerTraining;
     double recompute = layer.recompute;
@@ -458,10 +450,7 @@ public final class TrainingEstimator {
           parallelism.tensorParallelMessageBytes(m, l, recipe), group).seconds();
     }
 
-    // Logits and loss on the last stage: three matmul passes plus the cross-entropy softmax.
-    double logitBytes = tokens * m.vocab() / tp * (e + 16.0);
-    double tLogits = 3 * memoryModel.matmulSeconds(acc, tokens, m.vocab() / tp, h, 1, e, c, peak)
-        + logitBytes / ewBandwidth;
+    double tLogits = layer.logitsSeconds();
 
     // The last pipeline rank also runs the logits and loss, and the multi-token prediction:
     // per module the 2h-to-h projection (three matmul passes), a block like an average layer and
@@ -472,7 +461,7 @@ public final class TrainingEstimator {
     if (m.mtpLayers() > 0) {
       int mtp = m.mtpLayers();
       lastCompute += mtp * (layerTraining + kernel.layerOverheadSeconds() + tLogits
-          + 3 * memoryModel.matmulSeconds(acc, tokens, h, 2 * h / tp, 1, e, c, peak));
+          + layer.mtpProjectionSeconds());
       lastRecompute += mtp * recompute;
       lastTp += mtp * tTp;
     }
@@ -488,7 +477,7 @@ public final class TrainingEstimator {
     }
     double a2aPerLayer = expertExchangePerLayer(layer, m, cluster, l, microBatches);
     double cpPerLayer = l.cp() > 1 ? activations.contextParallelLayerSeconds(m, cluster, l,
-        recipe, sq, layer.attnForward, layer.attnBackward, kernel.overlapCost()) : 0.0;
+        recipe, layer.sq, layer.attnForward, layer.attnBackward, kernel.overlapCost()) : 0.0;
 
     // The slowest pipeline rank sets the pace of every micro-batch (and of the bubble): the
     // first, a middle or the last, with its own layers (Layout#stageLayers; every rank at

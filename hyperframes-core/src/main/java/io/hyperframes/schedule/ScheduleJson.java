@@ -1,5 +1,7 @@
 package io.hyperframes.schedule;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.json.Json;
@@ -15,6 +17,7 @@ public final class ScheduleJson {
 
   /** One placement policy of the allocation mode: its means over seeds and each seed's run. */
   public static ObjectNode allocation(AllocationSweep sweep) {
+    checkArgument(sweep != null, "sweep: must be given");
     double[] at = sweep.allocationAtArrivals();
     ObjectNode o = Json.mapper().createObjectNode();
     o.put("policy", sweep.policy());
@@ -39,6 +42,7 @@ public final class ScheduleJson {
    */
   public static ObjectNode time(TimeReplay.Run run, String policy, GpuJob planJob,
       double capacityGpus) {
+    checkArgument(run != null && policy != null, "run and policy: must be given");
     ObjectNode po = Json.mapper().createObjectNode();
     Replay.Result r = run.training();
     if (planJob != null) {
@@ -85,6 +89,7 @@ public final class ScheduleJson {
 
   /** One round policy of the goodput mode: its figures and each job's. */
   public static ObjectNode goodput(GoodputReplay.Result r) {
+    checkArgument(r != null, "result: must be given");
     ObjectNode po = Json.mapper().createObjectNode().put("policy", r.policy())
         .put("meanJctSeconds", r.meanJctSeconds())
         .put("p50JctSeconds", r.jctPercentileSeconds(50))

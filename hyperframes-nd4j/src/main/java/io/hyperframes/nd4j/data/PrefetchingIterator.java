@@ -1,5 +1,7 @@
 package io.hyperframes.nd4j.data;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import io.hyperframes.runtime.BatchSource;
 import io.hyperframes.runtime.Prefetcher;
 import java.io.Serializable;
@@ -30,6 +32,7 @@ abstract class PrefetchingIterator<T, P> implements Serializable, AutoCloseable 
    */
   PrefetchingIterator(BatchSource<T> source, BiConsumer<P, T> preProcess, Consumer<T> detach,
       int workers, int depth) {
+    checkArgument(source != null, "source: must be given");
     this.preProcess = preProcess;
     BatchSource<Built<T, P>> built = new BatchSource<>() {
       @Override

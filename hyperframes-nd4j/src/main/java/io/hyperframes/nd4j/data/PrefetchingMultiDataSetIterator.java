@@ -2,7 +2,6 @@ package io.hyperframes.nd4j.data;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import io.hyperframes.runtime.Prefetcher;
 import io.hyperframes.runtime.BatchSource;
 import org.nd4j.linalg.dataset.api.MultiDataSet;
 import org.nd4j.linalg.dataset.api.MultiDataSetPreProcessor;
@@ -17,14 +16,13 @@ public final class PrefetchingMultiDataSetIterator
     implements MultiDataSetIterator {
   private static final long serialVersionUID = 1L;
 
-
   /**
    * Starts {@code workers} threads building batches of {@code source}, at most {@code depth}
    * ahead.
    */
   public PrefetchingMultiDataSetIterator(BatchSource<MultiDataSet> source, int workers,
       int depth) {
-    super(checked(source), MultiDataSetPreProcessor::preProcess, MultiDataSet::detach, workers,
+    super(source, MultiDataSetPreProcessor::preProcess, MultiDataSet::detach, workers,
         depth);
   }
 
@@ -33,10 +31,5 @@ public final class PrefetchingMultiDataSetIterator
   public MultiDataSet next(int num) {
     checkArgument(num > 0, "num: must be > 0, got %s", num);
     return next();
-  }
-
-  private static BatchSource<MultiDataSet> checked(BatchSource<MultiDataSet> source) {
-    checkArgument(source != null, "source: must be given");
-    return source;
   }
 }
