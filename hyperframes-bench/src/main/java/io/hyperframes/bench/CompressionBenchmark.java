@@ -3,21 +3,12 @@ package io.hyperframes.bench;
 import io.hyperframes.nd4j.compress.Encoded;
 import io.hyperframes.nd4j.compress.GradientCodec;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One encode and one decode (into a dense sum) of a gradient of {@code elements} FP32 values
@@ -27,13 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Run: {@code mvn -B -q package -DskipTests && java -jar hyperframes-bench/target/benchmarks.jar
  * CompressionBenchmark -f 1 -wi 3 -i 5 -w 1 -r 1}
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class CompressionBenchmark {
+public class CompressionBenchmark extends MillisPerOperation {
 
   @Param({"none", "topk-0.01-ef", "randomk-0.01-ef", "int8", "sign-ef", "bf16",
       "dl4j-threshold"})

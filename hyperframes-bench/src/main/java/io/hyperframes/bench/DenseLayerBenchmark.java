@@ -3,22 +3,13 @@ package io.hyperframes.bench;
 import io.hyperframes.nd4j.Activation;
 import io.hyperframes.nd4j.Baselines;
 import io.hyperframes.nd4j.FusedDense;
-import java.util.concurrent.TimeUnit;
 import org.nd4j.linalg.activations.IActivation;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The fused dense layer y = act(x·W + b) + r, forward and backward, beside the ND4J code users
@@ -28,13 +19,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Run: {@code mvn -B -q package -DskipTests && java -jar hyperframes-bench/target/benchmarks.jar
  * DenseLayerBenchmark -f 1 -wi 3 -i 5 -w 1 -r 1}
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class DenseLayerBenchmark {
+public class DenseLayerBenchmark extends MillisPerOperation {
 
   @Param({"256"})
   int m;

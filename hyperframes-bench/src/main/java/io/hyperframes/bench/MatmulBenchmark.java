@@ -1,20 +1,13 @@
 package io.hyperframes.bench;
 
 import io.hyperframes.nd4j.Matmul;
-import java.util.concurrent.TimeUnit;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -24,13 +17,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Run: {@code java -jar hyperframes-bench/target/benchmarks.jar MatmulBenchmark -f 1 -wi 2 -i 3
  * -w 1 -r 1} (ND4J's BF16 mmul takes seconds per call at 1024³).
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(1)
-public class MatmulBenchmark {
+public class MatmulBenchmark extends MillisPerOperation {
 
   @Param({"1024"})
   int size;

@@ -10,6 +10,7 @@ import ai.djl.training.dataset.Dataset;
 import ai.djl.training.listener.TrainingListener;
 import ai.djl.translate.TranslateException;
 import ai.djl.util.Progress;
+import io.hyperframes.runtime.MeteredLoop;
 import io.hyperframes.runtime.StepMeter;
 import java.io.IOException;
 import java.util.Iterator;
@@ -36,7 +37,7 @@ import java.util.Iterator;
  * <p>Validation batches are not metered. One listener per training loop (not thread-safe); read
  * {@link #summary()} between steps or after training.
  */
-public final class HyperFramesListener implements TrainingListener {
+public final class HyperFramesListener implements TrainingListener, MeteredLoop {
 
   private final StepMeter meter;
   private boolean metered;
@@ -62,14 +63,9 @@ public final class HyperFramesListener implements TrainingListener {
     this.meter = meter;
   }
 
-  /** The meter this listener records into. */
+  @Override
   public StepMeter meter() {
     return meter;
-  }
-
-  /** The summary of the steps measured so far. */
-  public StepMeter.Summary summary() {
-    return meter.summary();
   }
 
   /**

@@ -29,6 +29,7 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
 import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -72,8 +73,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
   private final java.util.Map<String, io.hyperframes.runtime.BenchmarkRecord.Metric> recorded =
       new java.util.TreeMap<>();
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
-  Format format;
+  @Mixin FormatOption format;
 
   @Override
   public Integer call() throws Exception {
@@ -161,7 +161,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
           "batch", Integer.toString(BATCH)), recorded);
     }
     var out = spec.commandLine().getOut();
-    if (format == Format.json) {
+    if (format.json()) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
       out.printf(Locale.ROOT, "DJL %s, batch %d, %d rows, median of %d interleaved epochs%n",

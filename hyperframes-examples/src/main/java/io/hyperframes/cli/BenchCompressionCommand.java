@@ -23,6 +23,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -74,8 +75,7 @@ final class BenchCompressionCommand implements Callable<Integer> {
       description = "Timed encode+decode repeats per codec (median reported).")
   int repeats;
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
-  Format format;
+  @Mixin FormatOption format;
 
   @Option(names = "--record", paramLabel = "FILE",
       description = "Also write a benchmark record (every round trip and training step of every"
@@ -245,7 +245,7 @@ final class BenchCompressionCommand implements Callable<Integer> {
 
   private void print(Row baseline, List<Row> rowsOut, long elements) throws Exception {
     var out = spec.commandLine().getOut();
-    if (format == Format.json) {
+    if (format.json()) {
       ObjectNode root = Json.mapper().createObjectNode();
       root.put("workers", workers);
       root.put("steps", steps);
@@ -255,7 +255,7 @@ final class BenchCompressionCommand implements Callable<Integer> {
       ArrayNode results = root.putArray("results");
       rowsOut.forEach(r -> results.add(node(r, baseline)));
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
-    } else if (format == Format.table) {
+    } else {
       out.printf(Locale.ROOT, "%d workers, %d steps of %d rows, %d gradient elements%n", workers,
           steps, TrainBench.BATCH, elements);
       out.printf(Locale.ROOT, "%-16s %9s %12s %10s %9s %8s %14s %10s%n", "codec", "ratio",
@@ -266,9 +266,6 @@ final class BenchCompressionCommand implements Callable<Integer> {
             100 * r.accuracy(), 100 * (r.accuracy() - baseline.accuracy()), r.bytesPerStep(),
             r.samplesPerSecond());
       }
-    } else {
-      throw new IllegalArgumentException("--format: " + format
-          + " is not available for bench compression (table or json)");
     }
     out.flush();
   }

@@ -11,6 +11,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -29,8 +30,7 @@ final class BenchInferCommand implements Callable<Integer> {
       description = "Also time the same MLP in DJL on PyTorch (default on).")
   boolean djl;
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
-  Format format;
+  @Mixin FormatOption format;
 
   @Option(names = "--record", paramLabel = "FILE",
       description = "Also write a benchmark record (every timed call of every contender, with the"
@@ -88,7 +88,7 @@ final class BenchInferCommand implements Callable<Integer> {
           "djl", Boolean.toString(djl)), metrics);
     }
     var out = spec.commandLine().getOut();
-    if (format == Format.json) {
+    if (format.json()) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
       for (String k : new String[] {"batch1", ""}) {

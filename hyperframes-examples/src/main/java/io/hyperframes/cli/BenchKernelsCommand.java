@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -26,8 +27,7 @@ final class BenchKernelsCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
-  Format format;
+  @Mixin FormatOption format;
 
   @Option(names = "--budget", defaultValue = "1.0", paramLabel = "SECONDS",
       description = "Measuring time per kernel and per baseline (default 1.0).")
@@ -54,7 +54,7 @@ final class BenchKernelsCommand implements Callable<Integer> {
           metrics);
     }
     var out = spec.commandLine().getOut();
-    if (format == Format.json) {
+    if (format.json()) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter()
           .writeValueAsString(json(rows)));
     } else {

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -35,18 +36,16 @@ final class BenchPlanCommand implements Callable<Integer> {
   @Option(names = "--repeat", defaultValue = "3", description = "Searches in this JVM (1-20).")
   int repeat;
 
-  @Option(names = "--catalog", paramLabel = "FILE", description = "User catalog overrides.")
-  Path catalog;
+  @Mixin Catalogs catalogs;
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
-  Format format;
+  @Mixin FormatOption format;
 
   @Override
   public Integer call() throws Exception {
     if (repeat < 1 || repeat > 20) {
       throw new IllegalArgumentException("--repeat: must be in [1, 20], got " + repeat);
     }
-    Catalog c = Catalogs.load(catalog, null);
+    Catalog c = catalogs.load();
     String json = Files2.read("--request", request);
     var root = Json.parseObject("request", json);
     if (io.hyperframes.inference.Serving.isInference(root)) {
@@ -83,7 +82,7 @@ final class BenchPlanCommand implements Callable<Integer> {
     out.put("processors", Runtime.getRuntime().availableProcessors());
     out.put("java", System.getProperty("java.vm.name") + " " + Runtime.version());
     var w = spec.commandLine().getOut();
-    if (format == Format.json) {
+    if (format.json()) {
       w.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(out));
     } else {
       w.printf(Locale.ROOT, "bench plan: %s, %d candidates a search, %d processors, %s%n",

@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -38,8 +39,7 @@ final class BenchTrainCommand implements Callable<Integer> {
   @Option(names = "--rows", defaultValue = "8192", description = "Training rows (default 8192).")
   int rows;
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
-  Format format;
+  @Mixin FormatOption format;
 
   @Option(names = "--record", paramLabel = "FILE",
       description = "Also write a benchmark record (every step of every side, with the run's"
@@ -177,7 +177,7 @@ final class BenchTrainCommand implements Callable<Integer> {
         Records.write(record, "bench train", settings, metrics);
       }
       var out = spec.commandLine().getOut();
-      if (format == Format.json) {
+      if (format.json()) {
         out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
       } else {
         out.print(table(root));

@@ -45,9 +45,13 @@ final class CompareCommand implements Callable<Integer> {
           + " (default 0.01).")
   double threshold;
 
-  @Option(names = "--format", defaultValue = "table",
+  private Format format = Format.table;
+
+  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT",
       description = "table (default), json or html (self-contained, every sample charted).")
-  Format format;
+  void format(Format f) {
+    format = FormatOption.check(spec, f, Format.table, Format.json, Format.html);
+  }
 
   @Option(names = "--metric", split = ",", paramLabel = "GLOB",
       description = "Compare only the metrics whose names match (globs with *, comma-separated"
@@ -105,12 +109,9 @@ final class CompareCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "[%s] %s — %s (%s)%n", x.severity().name()
             .toLowerCase(Locale.ROOT), x.title(), x.remedy(), x.evidence());
       }
-    } else if (format == Format.html) {
+    } else {
       out.print(io.hyperframes.report.ComparisonReport.render("HyperFrames compare: "
           + b.getFileName() + " against " + a.getFileName(), baseline, judged, c, findings));
-    } else {
-      throw new IllegalArgumentException("--format: " + format
-          + " is not available for compare (table, json or html)");
     }
     out.flush();
     return c.regressed() ? 1 : 0;

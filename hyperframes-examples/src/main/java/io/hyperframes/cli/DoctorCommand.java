@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -72,8 +73,7 @@ final class DoctorCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
-  Format format;
+  @Mixin FormatOption format;
 
   /** The probe the command uses; tests replace it. */
   Probe probe = host();
@@ -82,7 +82,7 @@ final class DoctorCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     List<Check> checks = checks(probe);
     var out = spec.commandLine().getOut();
-    if (format == Format.json) {
+    if (format.json()) {
       ObjectNode root = Json.mapper().createObjectNode();
       ArrayNode a = root.putArray("checks");
       for (Check c : checks) {
@@ -93,7 +93,7 @@ final class DoctorCommand implements Callable<Integer> {
         o.put("remedy", c.remedy());
       }
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
-    } else if (format == Format.table) {
+    } else {
       for (Check c : checks) {
         out.printf(Locale.ROOT, "[%s] %-14s %s%n", c.status().name().toLowerCase(Locale.ROOT),
             c.name(), c.evidence());
@@ -101,9 +101,6 @@ final class DoctorCommand implements Callable<Integer> {
           out.printf(Locale.ROOT, "       %-14s remedy: %s%n", "", c.remedy());
         }
       }
-    } else {
-      throw new IllegalArgumentException("--format: " + format
-          + " is not available for doctor (table or json)");
     }
     out.flush();
     return checks.stream().anyMatch(c -> c.status() == Status.FAIL) ? 1 : 0;

@@ -32,9 +32,7 @@ final class EstimateCommand implements Callable<Integer> {
 
   @Mixin Catalogs catalogs;
 
-  @Option(names = "--format", defaultValue = "table",
-      description = "table (default) or json.")
-  Format format;
+  @Mixin FormatOption format;
 
   @Override
   public Integer call() throws JsonProcessingException {
@@ -45,7 +43,7 @@ final class EstimateCommand implements Callable<Integer> {
       var result = io.hyperframes.inference.Serving.evaluate(
           io.hyperframes.inference.Serving.fromJson(root, c));
       var out = spec.commandLine().getOut();
-      if (format == Format.json) {
+      if (format.json()) {
         out.println(Json.mapper().writerWithDefaultPrettyPrinter()
             .writeValueAsString(io.hyperframes.inference.Serving.toJson(result)));
       } else {
@@ -58,7 +56,7 @@ final class EstimateCommand implements Callable<Integer> {
     TrainingEstimate e = catalogs.builtIn() ? HyperFrames.estimate(r)
         : io.hyperframes.plan.TrainingEstimator.analytical().estimate(r);
     var out = spec.commandLine().getOut();
-    if (format == Format.json) {
+    if (format.json()) {
       var json = EstimateJson.toJson(e);
       json.put("attention", r.workload().attentionOn(r.cluster().accelerator(),
           e.layout().engine()).id());

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -33,8 +34,7 @@ final class ProbeCommand implements Callable<Integer> {
       description = "Accelerator id to give this host (default host; its node is ID-node).")
   String id;
 
-  @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
-  Format format;
+  @Mixin FormatOption format;
 
   @Override
   public Integer call() throws Exception {
@@ -50,7 +50,7 @@ final class ProbeCommand implements Callable<Integer> {
           + ", cluster {\"template\": \"" + profile.nodeId() + "\"})");
     }
     PrintWriter o = spec.commandLine().getOut();
-    if (format == Format.json) {
+    if (format.json()) {
       o.println(profile.toJson());
     } else {
       o.print(table(profile));

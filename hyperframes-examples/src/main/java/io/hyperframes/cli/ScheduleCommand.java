@@ -156,10 +156,14 @@ final class ScheduleCommand implements Callable<Integer> {
       description = "Seeds, FIRST-LAST or one (default 42-51, the published experiment's).")
   String seeds;
 
-  @Option(names = "--format", defaultValue = "table",
+  private Format format = Format.table;
+
+  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT",
       description = "table (default), json, or html (modes time and goodput: a self-contained"
           + " report with GPUs allocated over time and the JCT distribution).")
-  Format format;
+  void format(Format f) {
+    format = FormatOption.check(spec, f, Format.table, Format.json, Format.html);
+  }
 
   @Option(names = "--mode", defaultValue = "allocation",
       description = "allocation (default: arrivals without departures, the GPU allocation"
@@ -227,7 +231,7 @@ final class ScheduleCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--cluster: the node list is required in mode "
           + mode);
     }
-    if (format == Format.html || format == Format.markdown) {
+    if (format == Format.html) {
       throw new IllegalArgumentException("--format: mode allocation prints table or json; html"
           + " is for modes time and goodput, got " + format);
     }

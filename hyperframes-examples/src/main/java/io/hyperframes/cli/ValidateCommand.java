@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -25,13 +26,15 @@ final class ValidateCommand implements Callable<Integer> {
   @Option(names = "--cases", required = true, paramLabel = "FILE", description = "Cases JSON.")
   Path cases;
 
-  @Option(names = "--catalog", paramLabel = "FILE",
-      description = "Catalog override (for example written by calibrate).")
-  Path catalog;
+  @Mixin Catalogs catalogs;
 
-  @Option(names = "--format", defaultValue = "table",
+  private Format format = Format.table;
+
+  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT",
       description = "table (default), json or markdown.")
-  Format format;
+  void format(Format f) {
+    format = FormatOption.check(spec, f, Format.table, Format.json, Format.markdown);
+  }
 
   @Option(names = "--leave-one-source-out",
       description = "Also refit the kernel constants (by default the matmul half dimension and"
@@ -53,16 +56,14 @@ final class ValidateCommand implements Callable<Integer> {
     if (leaveOneSourceOut) {
       return leaveOneSourceOut(Files2.read("--cases", cases));
     }
-    Validator v = catalog == null ? Validator.analytical()
-        : Validator.on(Catalog.builtIn().withOverrides(catalog));
+    Validator v = catalogs.builtIn() ? Validator.analytical() : Validator.on(catalogs.load());
     ValidationReport r = v.run(Files2.read("--cases", cases));
     var out = spec.commandLine().getOut();
     switch (format) {
       case json -> out.println(Json.mapper().writerWithDefaultPrettyPrinter()
           .writeValueAsString(r.toJson()));
       case markdown -> out.print(markdown(r));
-      case table -> out.print(table(r));
-      default -> throw new IllegalArgumentException("--format: " + format + " is not available for validate");
+      default -> out.print(table(r));
     }
     out.flush();
     return 0;
@@ -85,8 +86,7 @@ final class ValidateCommand implements Callable<Integer> {
   }
 
   private int leaveOneSourceOut(String text) throws JsonProcessingException {
-    Catalog shipped = catalog == null ? Catalog.builtIn()
-        : Catalog.builtIn().withOverrides(catalog);
+    Catalog shipped = catalogs.load();
     LeaveOneSourceOut.Report report = LeaveOneSourceOut.run(text, shipped, constants(),
         CalibrateCommand.scopes(scope));
     var out = spec.commandLine().getOut();

@@ -93,45 +93,35 @@ public final class KernelComparison {
     INDArray b32 = b.castTo(DataType.FLOAT);
     INDArray a16 = a.castTo(DataType.BFLOAT16);
     INDArray b16 = b.castTo(DataType.BFLOAT16);
-    double flops = 2.0 * m * n * k;
-    double[] ts = timeCalls(() -> Matmul.gemm(a, false, b, false, c, 1f, 0f));
-    Map<String, Double> base = new LinkedHashMap<>();
-    base.put("nd4j-fp32-mmul", flops / median(() -> a32.mmul(b32)) / 1e9);
-    base.put("nd4j-bf16-mmul", flops / median(() -> a16.mmul(b16)) / 1e9);
     String precision = name(type);
-    return row("matmul", precision, m, n, k, "identity", flops, ts,
-        Kernels.cpu().implementation("matmul." + precision), base);
+    return new Timed(2.0 * m * n * k, () -> Matmul.gemm(a, false, b, false, c, 1f, 0f))
+        .against("nd4j-fp32-mmul", () -> a32.mmul(b32))
+        .against("nd4j-bf16-mmul", () -> a16.mmul(b16))
+        .row("matmul", precision, "identity", m, n, k,
+            Kernels.cpu().implementation("matmul." + precision));
   }
 
-  /** Inputs of a dense layer: x [m, k], W [k, n], b [1, n], residual [m, n]. */
-  private record DenseInputs(INDArray x, INDArray w, INDArray b, INDArray r) {
+  /** Inputs of a dense layer: x [m, k], W [k, n], b [1, n], residual r [m, n], dY [m, n]. */
+  private record DenseInputs(INDArray x, INDArray w, INDArray b, INDArray r, INDArray dY) {
     static DenseInputs random(int m, int n, int k) {
       return new DenseInputs(Nd4j.rand(DataType.FLOAT, m, k).subi(0.5),
           Nd4j.rand(DataType.FLOAT, k, n).subi(0.5).muli(0.05), Nd4j.rand(DataType.FLOAT, 1, n),
-          Nd4j.rand(DataType.FLOAT, m, n));
+          Nd4j.rand(DataType.FLOAT, m, n), Nd4j.rand(DataType.FLOAT, m, n).subi(0.5));
     }
   }
 
   /** Dense forward y = act(x·W + b) + r with x [m, k], W [k, n]. */
   public Row denseForward(FusedDense.Precision precision, Activation act, int m, int n, int k) {
     DenseInputs in = DenseInputs.random(m, n, k);
-    INDArray x = in.x();
-    INDArray w = in.w();
-    INDArray b = in.b();
-    INDArray r = in.r();
     FusedDense layer = FusedDense.of(act, precision);
     IActivation nd4j = Baselines.nd4jActivation(act);
-    double flops = 2.0 * m * n * k;
-    double[] ts = timeCalls(() -> layer.forward(x, w, b, r));
-    Map<String, Double> base = new LinkedHashMap<>();
-    base.put("nd4j-fp32-unfused", flops / median(() -> Baselines.unfusedForward(nd4j, x, w, b,
-        r)) / 1e9);
-    base.put("nd4j-fp32-xw-plus-b", flops / median(() -> Baselines.xwPlusBForward(nd4j, x, w, b,
-        r)) / 1e9);
-    base.put("nd4j-fp32-mmul", flops / median(() -> x.mmul(w)) / 1e9);
-    String type = precision.name().toLowerCase(Locale.ROOT);
-    return row("dense-forward", type, m, n, k, activationName(act), flops, ts,
-        Kernels.cpu().implementation("dense.forward." + type), base);
+    return new Timed(2.0 * m * n * k, () -> layer.forward(in.x(), in.w(), in.b(), in.r()))
+        .against("nd4j-fp32-unfused",
+            () -> Baselines.unfusedForward(nd4j, in.x(), in.w(), in.b(), in.r()))
+        .against("nd4j-fp32-xw-plus-b",
+            () -> Baselines.xwPlusBForward(nd4j, in.x(), in.w(), in.b(), in.r()))
+        .against("nd4j-fp32-mmul", () -> in.x().mmul(in.w()))
+        .dense("dense-forward", precision, act, m, n, k, "dense.forward.");
   }
 
   /**
@@ -142,50 +132,62 @@ public final class KernelComparison {
   public Row denseForwardTraining(FusedDense.Precision precision, Activation act, int m, int n,
       int k) {
     DenseInputs in = DenseInputs.random(m, n, k);
-    INDArray x = in.x();
-    INDArray w = in.w();
-    INDArray b = in.b();
-    INDArray r = in.r();
     FusedDense layer = FusedDense.of(act, precision);
     IActivation nd4j = Baselines.nd4jActivation(act);
-    double flops = 2.0 * m * n * k;
-    double[] ts = timeCalls(() -> layer.forwardTraining(x, w, b, r));
-    Map<String, Double> base = new LinkedHashMap<>();
-    base.put("hyperframes-forward", flops / median(() -> layer.forward(x, w, b, r)) / 1e9);
-    base.put("nd4j-fp32-unfused", flops / median(() -> Baselines.unfusedForward(nd4j, x, w, b,
-        r)) / 1e9);
-    String type = precision.name().toLowerCase(Locale.ROOT);
-    return row("dense-forward-training", type, m, n, k, activationName(act), flops, ts,
-        Kernels.cpu().implementation("dense.forward." + type), base);
+    return new Timed(2.0 * m * n * k,
+        () -> layer.forwardTraining(in.x(), in.w(), in.b(), in.r()))
+        .against("hyperframes-forward", () -> layer.forward(in.x(), in.w(), in.b(), in.r()))
+        .against("nd4j-fp32-unfused",
+            () -> Baselines.unfusedForward(nd4j, in.x(), in.w(), in.b(), in.r()))
+        .dense("dense-forward-training", precision, act, m, n, k, "dense.forward.");
   }
 
   /** Dense backward (dX, dW, db) of the same layer; 4·m·n·k FLOPs. */
   public Row denseBackward(FusedDense.Precision precision, Activation act, int m, int n, int k) {
-    INDArray x = Nd4j.rand(DataType.FLOAT, m, k).subi(0.5);
-    INDArray w = Nd4j.rand(DataType.FLOAT, k, n).subi(0.5).muli(0.05);
-    INDArray b = Nd4j.rand(DataType.FLOAT, 1, n);
-    INDArray dY = Nd4j.rand(DataType.FLOAT, m, n).subi(0.5);
+    DenseInputs in = DenseInputs.random(m, n, k);
     FusedDense layer = FusedDense.of(act, precision);
-    INDArray z = layer.forwardTraining(x, w, b, null).preActivation();
+    INDArray z = layer.forwardTraining(in.x(), in.w(), in.b(), null).preActivation();
     IActivation nd4j = Baselines.nd4jActivation(act);
-    double flops = 4.0 * m * n * k;
-    double[] ts = timeCalls(() -> layer.backward(x, w, z, dY));
-    Map<String, Double> base = new LinkedHashMap<>();
-    base.put("nd4j-fp32-unfused", flops / median(() -> Baselines.unfusedBackward(nd4j, x, w, z,
-        dY)) / 1e9);
-    String type = precision.name().toLowerCase(Locale.ROOT);
-    return row("dense-backward", type, m, n, k, activationName(act), flops, ts,
-        Kernels.cpu().implementation("dense.backward.data." + type), base);
+    return new Timed(4.0 * m * n * k, () -> layer.backward(in.x(), in.w(), z, in.dY()))
+        .against("nd4j-fp32-unfused",
+            () -> Baselines.unfusedBackward(nd4j, in.x(), in.w(), z, in.dY()))
+        .dense("dense-backward", precision, act, m, n, k, "dense.backward.data.");
   }
 
-  private static Row row(String kernel, String precision, int m, int n, int k, String act,
-      double flops, double[] samples, String impl, Map<String, Double> baselines) {
-    double seconds = medianOf(samples);
-    double gflops = flops / seconds / 1e9;
-    Map<String, Double> speedups = new LinkedHashMap<>();
-    baselines.forEach((name, g) -> speedups.put(name, gflops / g));
-    return new Row(kernel, precision, m + "x" + n + "x" + k, act, gflops, impl,
-        ImmutableMap.copyOf(baselines), ImmutableMap.copyOf(speedups), seconds, samples);
+  /**
+   * One kernel's timed calls and its baselines' GFLOP/s, all at the kernel's FLOP count: the
+   * kernel is timed first, then each baseline in the order given, each after its own warm-up.
+   */
+  private final class Timed {
+    private final double flops;
+    private final double[] samples;
+    private final Map<String, Double> baselines = new LinkedHashMap<>();
+
+    Timed(double flops, Runnable kernel) {
+      this.flops = flops;
+      this.samples = timeCalls(kernel);
+    }
+
+    Timed against(String name, Runnable baseline) {
+      baselines.put(name, flops / median(baseline) / 1e9);
+      return this;
+    }
+
+    Row dense(String kernel, FusedDense.Precision precision, Activation act, int m, int n, int k,
+        String implementationKey) {
+      String type = precision.name().toLowerCase(Locale.ROOT);
+      return row(kernel, type, activationName(act), m, n, k,
+          Kernels.cpu().implementation(implementationKey + type));
+    }
+
+    Row row(String kernel, String precision, String act, int m, int n, int k, String impl) {
+      double seconds = medianOf(samples);
+      double gflops = flops / seconds / 1e9;
+      Map<String, Double> speedups = new LinkedHashMap<>();
+      baselines.forEach((name, g) -> speedups.put(name, gflops / g));
+      return new Row(kernel, precision, m + "x" + n + "x" + k, act, gflops, impl,
+          ImmutableMap.copyOf(baselines), ImmutableMap.copyOf(speedups), seconds, samples);
+    }
   }
 
   /**

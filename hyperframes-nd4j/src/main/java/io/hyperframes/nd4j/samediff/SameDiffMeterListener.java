@@ -2,6 +2,7 @@ package io.hyperframes.nd4j.samediff;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.hyperframes.runtime.MeteredLoop;
 import io.hyperframes.runtime.StepMeter;
 import org.nd4j.autodiff.listeners.At;
 import org.nd4j.autodiff.listeners.BaseListener;
@@ -32,7 +33,7 @@ import org.nd4j.linalg.dataset.api.MultiDataSet;
  * to the first {@code preUpdate}, and the optimizer to {@code iterationDone}: no iterator
  * wrapping needed. Inference and evaluation are not metered. One listener per training loop.
  */
-public final class SameDiffMeterListener extends BaseListener {
+public final class SameDiffMeterListener extends BaseListener implements MeteredLoop {
 
   private final StepMeter meter;
   private long previousEnd;
@@ -50,14 +51,9 @@ public final class SameDiffMeterListener extends BaseListener {
     this.meter = meter;
   }
 
-  /** The meter this listener records into. */
+  @Override
   public StepMeter meter() {
     return meter;
-  }
-
-  /** The summary of the iterations measured so far. */
-  public StepMeter.Summary summary() {
-    return meter.summary();
   }
 
   @Override

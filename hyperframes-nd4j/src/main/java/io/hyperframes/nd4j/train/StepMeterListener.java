@@ -2,6 +2,7 @@ package io.hyperframes.nd4j.train;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.hyperframes.runtime.MeteredLoop;
 import io.hyperframes.runtime.StepMeter;
 import java.util.List;
 import java.util.function.Supplier;
@@ -28,7 +29,7 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
  * net.fit(listener.metered(iterator), epochs);
  * }</pre>
  */
-public final class StepMeterListener extends BaseTrainingListener {
+public final class StepMeterListener extends BaseTrainingListener implements MeteredLoop {
 
   /** Queue DL4J's {@code fit} gives an iterator that supports asynchronous prefetch (CPU). */
   private static final int DL4J_ASYNC_QUEUE = 2;
@@ -38,11 +39,13 @@ public final class StepMeterListener extends BaseTrainingListener {
   private long backwardEnd;
   private long waitNanos;
 
+  /** A listener recording into {@code meter}. */
   public StepMeterListener(StepMeter meter) {
     checkArgument(meter != null, "meter: must be given");
     this.meter = meter;
   }
 
+  @Override
   public StepMeter meter() {
     return meter;
   }

@@ -1,8 +1,10 @@
 package io.hyperframes.nd4j.train;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hyperframes.runtime.MeteredLoop;
 import io.hyperframes.runtime.StepMeter;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
@@ -31,7 +33,8 @@ class StepMeterListenerTest {
     MultiLayerNetwork net = new MultiLayerNetwork(conf);
     net.init();
     StepMeter meter = new StepMeter();
-    net.setListeners(new StepMeterListener(meter));
+    StepMeterListener listener = new StepMeterListener(meter);
+    net.setListeners(listener);
     DataSet ds = new DataSet(Nd4j.rand(DataType.FLOAT, 32, 8),
         Nd4j.eye(3).getRows(new int[32]).castTo(DataType.FLOAT));
     for (int i = 0; i < 20; i++) {
@@ -41,6 +44,9 @@ class StepMeterListenerTest {
     assertEquals(20, s.steps());
     assertEquals(1.0, s.dataWaitShare() + s.computeShare() + s.optimizerShare(), 1e-6);
     assertTrue(s.samplesPerSecond() > 0);
+    MeteredLoop loop = listener;
+    assertSame(meter, loop.meter());
+    assertEquals(s, loop.summary(), "the listener's summary is its meter's");
   }
 
   @Test
