@@ -233,32 +233,26 @@ public final class Catalog {
 
   /** The accelerator with this id; {@code IllegalArgumentException} naming it otherwise. */
   public Accelerator accelerator(String field, String id) {
-    Accelerator a = id == null ? null : accelerators.get(id.toLowerCase(Locale.ROOT));
-    if (a == null) {
-      throw new IllegalArgumentException(field + ": unknown accelerator '" + id + "' (known: "
-          + String.join(", ", accelerators.keySet()) + ")");
-    }
-    return a;
+    return lookup(accelerators, "accelerator", field, id);
   }
 
   /** The node template with this id. */
   public NodeTemplate node(String field, String id) {
-    NodeTemplate n = id == null ? null : nodes.get(id.toLowerCase(Locale.ROOT));
-    if (n == null) {
-      throw new IllegalArgumentException(field + ": unknown node template '" + id + "' (known: "
-          + String.join(", ", nodes.keySet()) + ")");
-    }
-    return n;
+    return lookup(nodes, "node template", field, id);
   }
 
   /** The catalog model with this id. */
   public TransformerSpec model(String field, String id) {
-    TransformerSpec m = id == null ? null : models.get(id.toLowerCase(Locale.ROOT));
-    if (m == null) {
-      throw new IllegalArgumentException(field + ": unknown catalog model '" + id + "' (known: "
-          + String.join(", ", models.keySet()) + ")");
+    return lookup(models, "catalog model", field, id);
+  }
+
+  private static <T> T lookup(Map<String, T> entries, String kind, String field, String id) {
+    T t = id == null ? null : entries.get(id.toLowerCase(Locale.ROOT));
+    if (t == null) {
+      throw new IllegalArgumentException(field + ": unknown " + kind + " '" + id + "' (known: "
+          + String.join(", ", entries.keySet()) + ")");
     }
-    return m;
+    return t;
   }
 
   /**

@@ -286,10 +286,15 @@ public record TransformerSpec(
    * published active counts: Mixtral's 12.9 B, DeepSeek-V3's 36.7 B with embedding and head).
    */
   public double activeParameters() {
+    return publishedSum(Block::activeParameters);
+  }
+
+  /** The sum over the blocks of the published totals of {@code perBlock} times the count. */
+  private double publishedSum(java.util.function.ToDoubleFunction<Block> perBlock) {
     double n = 0.0;
     for (Block b : blocks()) {
       if (b.inPublishedTotal()) {
-        n += b.count() * b.activeParameters();
+        n += b.count() * perBlock.applyAsDouble(b);
       }
     }
     return n;
@@ -372,13 +377,7 @@ public record TransformerSpec(
    */
   @Override
   public double parameters() {
-    double n = 0.0;
-    for (Block b : blocks()) {
-      if (b.inPublishedTotal()) {
-        n += b.count() * b.parameters();
-      }
-    }
-    return n;
+    return publishedSum(Block::parameters);
   }
 
   /**

@@ -65,10 +65,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
       description = "CPU cost of reading one sample of the slow dataset, microseconds.")
   int sampleMicros;
 
-  @Option(names = "--record", paramLabel = "FILE",
-      description = "Also write a benchmark record (every timed epoch of every variant, with the"
-          + " run's conditions) for hyperframes compare.")
-  java.nio.file.Path record;
+  @Mixin RecordOption record;
 
   private final java.util.Map<String, io.hyperframes.runtime.BenchmarkRecord.Metric> recorded =
       new java.util.TreeMap<>();
@@ -120,7 +117,7 @@ final class BenchAdaptersCommand implements Callable<Integer> {
     djl.putObject("metering").put("nanosPerStep", meteringNanos)
         .put("shareOfStep", meteringNanos * 1e-9 / stepSeconds);
     for (int v = 0; v < VARIANTS.length; v++) {
-      recorded.put("djl." + VARIANTS[v] + ".epochSeconds", Records.seconds(epoch[v]));
+      recorded.put("djl." + VARIANTS[v] + ".epochSeconds", RecordOption.seconds(epoch[v]));
       double m = median(epoch[v]);
       ObjectNode o = djl.putObject(VARIANTS[v]).put("epochSeconds", m)
           .put("samplesPerSecond", rows / m).put("relativeIqr", relativeIqr(epoch[v]));
@@ -155,8 +152,8 @@ final class BenchAdaptersCommand implements Callable<Integer> {
       System.setOut(stdout);
     }
 
-    if (record != null) {
-      Records.write(record, "bench adapters", java.util.Map.of("rows", Integer.toString(rows),
+    if (record.wanted()) {
+      record.write(java.util.Map.of("rows", Integer.toString(rows),
           "rounds", Integer.toString(rounds), "sampleMicros", Integer.toString(sampleMicros),
           "batch", Integer.toString(BATCH)), recorded);
     }
@@ -305,8 +302,8 @@ final class BenchAdaptersCommand implements Callable<Integer> {
         epoch[variant][r] = (System.nanoTime() - t0) / 1e9;
       }
     }
-    recorded.put("samediff.fit.epochSeconds", Records.seconds(epoch[0]));
-    recorded.put("samediff.metered.epochSeconds", Records.seconds(epoch[1]));
+    recorded.put("samediff.fit.epochSeconds", RecordOption.seconds(epoch[0]));
+    recorded.put("samediff.metered.epochSeconds", RecordOption.seconds(epoch[1]));
     double base = median(epoch[0]);
     double meteringNanos = sameDiffMeteringNanos();
     sd.putObject("metering").put("nanosPerStep", meteringNanos)
@@ -371,8 +368,8 @@ final class BenchAdaptersCommand implements Callable<Integer> {
       epoch[0][r] = (t1 - t0) / 1e9;
       epoch[1][r] = (t2 - t1) / 1e9;
     }
-    recorded.put(path + "." + plainName + ".epochSeconds", Records.seconds(epoch[0]));
-    recorded.put(path + ".prefetching.epochSeconds", Records.seconds(epoch[1]));
+    recorded.put(path + "." + plainName + ".epochSeconds", RecordOption.seconds(epoch[0]));
+    recorded.put(path + ".prefetching.epochSeconds", RecordOption.seconds(epoch[1]));
     double a = median(epoch[0]);
     double b = median(epoch[1]);
     into.putObject(plainName).put("epochSeconds", a).put("samplesPerSecond", rows / a);

@@ -77,10 +77,7 @@ final class BenchCompressionCommand implements Callable<Integer> {
 
   @Mixin FormatOption format;
 
-  @Option(names = "--record", paramLabel = "FILE",
-      description = "Also write a benchmark record (every round trip and training step of every"
-          + " codec, with the run's conditions) for hyperframes compare.")
-  Path record;
+  @Mixin RecordOption record;
 
   /** One codec's figures. */
   record Row(String codec, double ratio, double encodeDecodeGBps, double reconstructionError,
@@ -130,16 +127,16 @@ final class BenchCompressionCommand implements Callable<Integer> {
         err.flush();
       }
       print(baseline, rowsOut, sample.length());
-      if (record != null) {
+      if (record.wanted()) {
         java.util.Map<String, io.hyperframes.runtime.BenchmarkRecord.Metric> metrics =
             new java.util.TreeMap<>();
         List<Row> all = new ArrayList<>(rowsOut);
         all.add(0, baseline);
         for (Row r : all) {
-          metrics.put(r.codec() + ".roundTripSeconds", Records.seconds(r.roundTripSeconds()));
-          metrics.put(r.codec() + ".stepSeconds", Records.seconds(r.stepSeconds()));
+          metrics.put(r.codec() + ".roundTripSeconds", RecordOption.seconds(r.roundTripSeconds()));
+          metrics.put(r.codec() + ".stepSeconds", RecordOption.seconds(r.stepSeconds()));
         }
-        Records.write(record, "bench compression", java.util.Map.of(
+        record.write(java.util.Map.of(
             "workers", Integer.toString(workers), "steps", Integer.toString(steps),
             "hidden", Integer.toString(hidden), "trainRows", Integer.toString(rows),
             "codecs", String.join(",", codecs)), metrics);

@@ -32,10 +32,7 @@ final class BenchInferCommand implements Callable<Integer> {
 
   @Mixin FormatOption format;
 
-  @Option(names = "--record", paramLabel = "FILE",
-      description = "Also write a benchmark record (every timed call of every contender, with the"
-          + " run's conditions) for hyperframes compare.")
-  java.nio.file.Path record;
+  @Mixin RecordOption record;
 
   @Override
   public Integer call() throws Exception {
@@ -53,9 +50,9 @@ final class BenchInferCommand implements Callable<Integer> {
       double[] ds = TrainBench.latencySamples(() -> dl4j.output(x), runs);
       double[] hs = TrainBench.latencySamples(() -> fused.output(x), runs);
       double[] as = TrainBench.latencySamples(() -> adapted.output(x), runs);
-      metrics.put("batch" + batch + ".default.seconds", Records.seconds(ds));
-      metrics.put("batch" + batch + ".hyperframes.seconds", Records.seconds(hs));
-      metrics.put("batch" + batch + ".dl4jAccelerated.seconds", Records.seconds(as));
+      metrics.put("batch" + batch + ".default.seconds", RecordOption.seconds(ds));
+      metrics.put("batch" + batch + ".hyperframes.seconds", RecordOption.seconds(hs));
+      metrics.put("batch" + batch + ".dl4jAccelerated.seconds", RecordOption.seconds(as));
       double[] d = TrainBench.percentiles(ds);
       double[] h = TrainBench.percentiles(hs);
       double[] a = TrainBench.percentiles(as);
@@ -74,7 +71,7 @@ final class BenchInferCommand implements Callable<Integer> {
         for (int batch : new int[] {1, 32}) {
           var input = baseline.input(batch);
           double[] ps = TrainBench.latencySamples(() -> baseline.infer(input), runs);
-          metrics.put("batch" + batch + ".djlPytorch.seconds", Records.seconds(ps));
+          metrics.put("batch" + batch + ".djlPytorch.seconds", RecordOption.seconds(ps));
           double[] p = TrainBench.percentiles(ps);
           ObjectNode o = batch == 32 ? root : (ObjectNode) root.get("batch1");
           o.putObject("djlPytorch").put("p50Seconds", p[0]).put("p99Seconds", p[1]);
@@ -83,8 +80,8 @@ final class BenchInferCommand implements Callable<Integer> {
       }
     }
     root.put("batch", 32);
-    if (record != null) {
-      Records.write(record, "bench infer", java.util.Map.of("runs", Integer.toString(runs),
+    if (record.wanted()) {
+      record.write(java.util.Map.of("runs", Integer.toString(runs),
           "djl", Boolean.toString(djl)), metrics);
     }
     var out = spec.commandLine().getOut();

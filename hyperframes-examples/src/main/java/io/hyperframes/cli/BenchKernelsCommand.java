@@ -33,10 +33,7 @@ final class BenchKernelsCommand implements Callable<Integer> {
       description = "Measuring time per kernel and per baseline (default 1.0).")
   double budget;
 
-  @Option(names = "--record", paramLabel = "FILE",
-      description = "Also write a benchmark record (every timed call of every kernel, with the"
-          + " run's conditions) for hyperframes compare.")
-  java.nio.file.Path record;
+  @Mixin RecordOption record;
 
   @Override
   public Integer call() throws JsonProcessingException {
@@ -44,13 +41,13 @@ final class BenchKernelsCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--budget: must be in (0, 600] seconds, got " + budget);
     }
     List<KernelComparison.Row> rows = new KernelComparison(budget, 3).runStandard();
-    if (record != null) {
+    if (record.wanted()) {
       Map<String, io.hyperframes.runtime.BenchmarkRecord.Metric> metrics = new java.util.TreeMap<>();
       for (KernelComparison.Row r : rows) {
         metrics.put(String.join(".", r.kernel(), r.precision(), r.shape(), r.activation(),
-            "seconds"), Records.seconds(r.seconds()));
+            "seconds"), RecordOption.seconds(r.seconds()));
       }
-      Records.write(record, "bench kernels", Map.of("budgetSeconds", Double.toString(budget)),
+      record.write(Map.of("budgetSeconds", Double.toString(budget)),
           metrics);
     }
     var out = spec.commandLine().getOut();

@@ -41,10 +41,7 @@ final class BenchTrainCommand implements Callable<Integer> {
 
   @Mixin FormatOption format;
 
-  @Option(names = "--record", paramLabel = "FILE",
-      description = "Also write a benchmark record (every step of every side, with the run's"
-          + " conditions) for hyperframes compare.")
-  Path record;
+  @Mixin RecordOption record;
 
   @Option(names = "--predict",
       description = "Also predict the HyperFrames step time with the planner on a profile of"
@@ -159,7 +156,7 @@ final class BenchTrainCommand implements Callable<Integer> {
       root.put("epochs", epochs);
       root.put("trainRows", rows);
       root.set("machine", BenchKernelsCommand.machine());
-      if (record != null) {
+      if (record.wanted()) {
         java.util.Map<String, String> settings = new java.util.TreeMap<>();
         settings.put("fusedKernels", Boolean.toString(fusedKernels));
         settings.put("precision", precision);
@@ -174,7 +171,7 @@ final class BenchTrainCommand implements Callable<Integer> {
         if (dflt != null) {
           BenchmarkRecord.addSteps(metrics, "default.", dflt.meter());
         }
-        Records.write(record, "bench train", settings, metrics);
+        record.write(settings, metrics);
       }
       var out = spec.commandLine().getOut();
       if (format.json()) {

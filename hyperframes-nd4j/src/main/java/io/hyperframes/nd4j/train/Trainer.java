@@ -13,7 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.api.NeuralNetwork;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.optimize.api.BaseTrainingListener;
@@ -105,32 +107,7 @@ public final class Trainer {
     if (net == null) {
       throw new IllegalArgumentException("net: must be given");
     }
-    return new Trainer(new Net() {
-      @Override
-      public void fit(DataSet ds) {
-        net.fit(ds);
-      }
-
-      @Override
-      public Collection<TrainingListener> listeners() {
-        return net.getListeners();
-      }
-
-      @Override
-      public void listeners(Collection<TrainingListener> l) {
-        net.setListeners(l);
-      }
-
-      @Override
-      public void nextEpoch() {
-        net.incrementEpochCount();
-      }
-
-      @Override
-      public Model model() {
-        return net;
-      }
-    });
+    return of(net, net::getListeners, net::incrementEpochCount);
   }
 
   /**
@@ -147,30 +124,36 @@ public final class Trainer {
       throw new IllegalArgumentException("graph: fit(DataSet) needs one input and one output, got "
           + graph.getNumInputArrays() + " and " + graph.getNumOutputArrays());
     }
+    return of(graph, graph::getListeners, graph::incrementEpochCount);
+  }
+
+  /** A trainer for a network of either kind, which share no interface for these calls. */
+  private static <N extends Model & NeuralNetwork> Trainer of(N network,
+      Supplier<Collection<TrainingListener>> listeners, Runnable nextEpoch) {
     return new Trainer(new Net() {
       @Override
       public void fit(DataSet ds) {
-        graph.fit(ds);
+        network.fit(ds);
       }
 
       @Override
       public Collection<TrainingListener> listeners() {
-        return graph.getListeners();
+        return listeners.get();
       }
 
       @Override
       public void listeners(Collection<TrainingListener> l) {
-        graph.setListeners(l);
+        network.setListeners(l);
       }
 
       @Override
       public void nextEpoch() {
-        graph.incrementEpochCount();
+        nextEpoch.run();
       }
 
       @Override
       public Model model() {
-        return graph;
+        return network;
       }
     });
   }

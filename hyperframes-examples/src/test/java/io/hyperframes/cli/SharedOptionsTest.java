@@ -7,12 +7,13 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The shared {@code --format} option: a format a command does not write is refused while the
- * command line is read (exit 2, before any measurement or search), naming the option, the value,
- * the command and the formats it writes; the shared {@code --catalog}/{@code --profile} options
- * reach commands that had only {@code --catalog}.
+ * The options several commands share (picocli mixins). {@code --format}: a format a command does
+ * not write is refused while the command line is read (exit 2, before any measurement or search),
+ * naming the option, the value, the command and the formats it writes. {@code --record}: a file
+ * in a folder that does not exist is refused the same way, before the measurement. The shared
+ * {@code --catalog}/{@code --profile} options reach commands that had only {@code --catalog}.
  */
-class FormatOptionTest {
+class SharedOptionsTest {
 
   static final Path CASES = Path.of("..", "docs", "validation", "training-cases.json");
 
@@ -32,6 +33,18 @@ class FormatOptionTest {
         "markdown", "hyperframes compare", "(table, json, html)");
     assertRefused(CliTest.run("schedule", "--trace", "t.csv", "--format", "markdown"),
         "markdown", "hyperframes schedule", "(table, json, html)");
+  }
+
+  @Test
+  void aRecordThatCouldNotBeWrittenIsRefusedBeforeTheMeasurement() throws Exception {
+    for (String bench : new String[] {"kernels", "infer", "train", "compression", "adapters"}) {
+      CliTest.Result r = CliTest.run("bench", bench, "--record",
+          Path.of("no-such-folder", "record.json").toString());
+      assertEquals(2, r.status(), bench + ": " + r.err());
+      assertTrue(r.err().contains("--record: no folder ") && r.err().contains("no-such-folder"),
+          r.err());
+      assertEquals("", r.out(), "nothing runs before the refusal");
+    }
   }
 
   @Test
