@@ -31,11 +31,7 @@ public final class EstimateBuilder extends JobBuilder<EstimateBuilder> {
 
   /** {@code workload}: the training job. */
   public EstimateBuilder training(UnaryOperator<TrainingSpec> fields) {
-    if (fields == null) {
-      throw new IllegalArgumentException("workload: must be given");
-    }
-    return copy(tree.withAll("workload", fields.apply(TrainingSpec.empty()).tree), catalog,
-        models);
+    return withTraining(fields);
   }
 
   /**

@@ -31,6 +31,15 @@ public abstract class JobBuilder<B extends JobBuilder<B>> {
 
   abstract B copy(Tree tree, Catalog catalog, Models models);
 
+  /** This builder with {@code workload} set from the training fields (estimates and plans). */
+  B withTraining(UnaryOperator<TrainingSpec> fields) {
+    if (fields == null) {
+      throw new IllegalArgumentException("workload: must be given");
+    }
+    return copy(tree.withAll("workload", fields.apply(TrainingSpec.empty()).tree), catalog,
+        models);
+  }
+
   /** {@code model.catalog}: a model of the catalog ("llama2-70b"). */
   public B model(String catalogId) {
     return copy(tree.with("model.catalog", catalogId), catalog, models);

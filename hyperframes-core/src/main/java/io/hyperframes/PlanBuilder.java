@@ -43,11 +43,7 @@ public final class PlanBuilder extends JobBuilder<PlanBuilder> {
 
   /** {@code workload}: the training job. */
   public PlanBuilder training(UnaryOperator<TrainingSpec> fields) {
-    if (fields == null) {
-      throw new IllegalArgumentException("workload: must be given");
-    }
-    return copy(tree.withAll("workload", fields.apply(TrainingSpec.empty()).tree), catalog,
-        models);
+    return withTraining(fields);
   }
 
   /** {@code objective}: what the search minimises (time by default). */

@@ -24,30 +24,9 @@ import net.jqwik.api.Provide;
  * change with its micro-batch, interleaving, sequence parallelism, recomputation, dispatcher or
  * expert-parallel overlap, on dense and mixture-of-experts catalog models.
  */
-class ModelStatesInvarianceProperties {
+class ModelStatesInvarianceProperties implements LayoutArbitraries {
 
   private static final TrainingEstimator ESTIMATOR = TrainingEstimator.analytical();
-
-  @Provide
-  Arbitrary<String> models() {
-    return Arbitraries.of("llama3-8b", "gpt3-175b", "mixtral-8x7b", "qwen3-30b-a3b",
-        "deepseek-v3", "gpt-oss-120b");
-  }
-
-  @Provide
-  Arbitrary<Integer> tps() {
-    return Arbitraries.of(1, 2, 4, 8);
-  }
-
-  @Provide
-  Arbitrary<Integer> pps() {
-    return Arbitraries.of(1, 2, 4);
-  }
-
-  @Provide
-  Arbitrary<Integer> small() {
-    return Arbitraries.of(0, 1, 2);
-  }
 
   @Provide
   Arbitrary<Integer> mbs() {

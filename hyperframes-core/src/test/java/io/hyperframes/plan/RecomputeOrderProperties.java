@@ -30,15 +30,9 @@ import net.jqwik.api.Provide;
  * prunes by recomputation could rest on them; one that did, tried on 2026-12-04, saved a fifth
  * of the evaluations of the DeepSeek-V3 search and no measurable time, and was not kept.)
  */
-class RecomputeOrderProperties {
+class RecomputeOrderProperties implements LayoutArbitraries {
 
   private static final TrainingEstimator ESTIMATOR = TrainingEstimator.analytical();
-
-  @Provide
-  Arbitrary<String> models() {
-    return Arbitraries.of("llama3-8b", "gpt3-175b", "mixtral-8x7b", "qwen3-30b-a3b",
-        "deepseek-v3", "gpt-oss-120b");
-  }
 
   @Provide
   Arbitrary<String> accelerators() {
@@ -113,21 +107,6 @@ class RecomputeOrderProperties {
       }
       bytes.add(memory);
     }
-  }
-
-  @Provide
-  Arbitrary<Integer> tps() {
-    return Arbitraries.of(1, 2, 4, 8);
-  }
-
-  @Provide
-  Arbitrary<Integer> pps() {
-    return Arbitraries.of(1, 2, 4);
-  }
-
-  @Provide
-  Arbitrary<Integer> small() {
-    return Arbitraries.of(0, 1, 2);
   }
 
   @Provide

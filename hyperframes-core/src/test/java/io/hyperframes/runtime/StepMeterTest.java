@@ -24,6 +24,13 @@ class StepMeterTest {
     assertEquals(3200.0, s.samplesPerSecond(), 1e-6);
     assertEquals(0.010, s.p50Seconds(), 0.010 * 0.002);
     assertTrue(s.findings().stream().anyMatch(f -> f.id().equals("loader-bound")));
+    assertEquals("200 steps, 3200 samples/s, data wait 30.0 %, compute 50.0 %, optimizer 20.0 %",
+        s.line());
+    StepMeter marked = new StepMeter();
+    // 1 ms data wait, 2 ms forward of 6 ms compute, 1 ms optimizer, 8 samples
+    marked.record(1_000_000, 2_000_000, 6_000_000, 1_000_000, 8_000_000, 8);
+    assertEquals("1 steps, 1000 samples/s, data wait 12.5 %, compute 75.0 % (forward 25.0 %),"
+        + " optimizer 12.5 %", marked.summary().line());
   }
 
   @Test

@@ -85,11 +85,8 @@ public final class DjlTrainingExample {
   public static void main(String[] args) throws Exception {
     Outcome o = run(16384, 3, 256);
     System.out.printf(Locale.ROOT, "EasyTrain.fit   accuracy %.2f %%%n", 100 * o.plainAccuracy());
-    System.out.printf(Locale.ROOT, "DjlTrainer.fit  accuracy %.2f %%, %d steps, %.0f samples/s,"
-        + " data wait %.1f %%, forward %.1f %%, compute %.1f %%, optimizer %.1f %%%n",
-        100 * o.wrappedAccuracy(), o.steps(), o.summary().samplesPerSecond(),
-        100 * o.summary().dataWaitShare(), 100 * o.summary().forwardShare(),
-        100 * o.summary().computeShare(), 100 * o.summary().optimizerShare());
+    System.out.printf(Locale.ROOT, "DjlTrainer.fit  accuracy %.2f %%, %s%n",
+        100 * o.wrappedAccuracy(), o.summary().line());
     o.summary().findings().forEach(f -> System.out.println("  " + f.id() + ": " + f.title()));
   }
 

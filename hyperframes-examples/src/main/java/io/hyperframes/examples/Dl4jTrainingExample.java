@@ -71,11 +71,8 @@ public final class Dl4jTrainingExample {
     Outcome o = run(16384, 3, 256);
     System.out.printf(Locale.ROOT, "DL4J fit              accuracy %.2f %%%n",
         100 * o.plainAccuracy());
-    System.out.printf(Locale.ROOT, "Trainer               accuracy %.2f %%, %d steps, %.0f"
-        + " samples/s, data wait %.1f %%, compute %.1f %%, optimizer %.1f %%%n",
-        100 * o.trainerAccuracy(), o.summary().steps(), o.summary().samplesPerSecond(),
-        100 * o.summary().dataWaitShare(), 100 * o.summary().computeShare(),
-        100 * o.summary().optimizerShare());
+    System.out.printf(Locale.ROOT, "Trainer               accuracy %.2f %%, %s%n",
+        100 * o.trainerAccuracy(), o.summary().line());
     System.out.printf(Locale.ROOT, "Trainer, fused BF16   accuracy %.2f %%%n",
         100 * o.acceleratedAccuracy());
   }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.json.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -22,20 +21,13 @@ class CapacityCliTest {
 
   static final Path EXAMPLE = Path.of("..", "examples", "serve-llama3-70b-capacity.json");
 
-  static JsonNode capacity(Path request) throws Exception {
-    CliTest.Result r = CliTest.run("estimate", "--request", request.toString(), "--format",
-        "json");
-    assertEquals(0, r.status(), r.err());
-    return Json.parseObject("output", r.out()).get("capacity");
+  static JsonNode capacity(Path request) {
+    return CliTest.estimateJson(request).get("capacity");
   }
 
   @Test
   void theGuidePrintsTheExample() throws Exception {
-    CliTest.Result r = CliTest.run("estimate", "--request", EXAMPLE.toString());
-    assertEquals(0, r.status(), r.err());
-    String out = r.out();
-    String block = out.substring(out.indexOf("at capacity"));
-    CliTest.assertPrints(Path.of("..", "docs", "inference.md"), block);
+    CliTest.estimateInGuide(EXAMPLE, "at capacity", null);
     JsonNode vllm = capacity(EXAMPLE);
     assertEquals("kv-cache", vllm.get("limitedBy").asText());
     String text = Files.readString(EXAMPLE);

@@ -85,6 +85,29 @@ class CliTest {
         document + " does not print: " + missing);
   }
 
+  /**
+   * {@code estimate --request REQUEST}, asserted to succeed; the part of its table from the first
+   * {@code from} (to the first {@code to} after it, or to the end where {@code to} is null) is
+   * asserted to be printed in docs/inference.md, and returned.
+   */
+  static String estimateInGuide(Path request, String from, String to) throws IOException {
+    Result r = run("estimate", "--request", request.toString());
+    assertEquals(0, r.status(), r.err());
+    int start = r.out().indexOf(from);
+    assertTrue(start >= 0, "no '" + from + "' in " + r.out());
+    String block = to == null ? r.out().substring(start)
+        : r.out().substring(start, r.out().indexOf(to, start));
+    assertPrints(Path.of("..", "docs", "inference.md"), block);
+    return block;
+  }
+
+  /** {@code estimate --request REQUEST --format json}, asserted to succeed: its output. */
+  static JsonNode estimateJson(Path request) {
+    Result r = run("estimate", "--request", request.toString(), "--format", "json");
+    assertEquals(0, r.status(), r.err());
+    return Json.parseObject("output", r.out());
+  }
+
   Path write(String name, String text) throws IOException {
     return Files.writeString(dir.resolve(name), text);
   }

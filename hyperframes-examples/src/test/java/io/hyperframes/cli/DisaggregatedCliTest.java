@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.json.Json;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -18,15 +17,8 @@ class DisaggregatedCliTest {
 
   @Test
   void theGuidePrintsTheExample() throws Exception {
-    CliTest.Result r = CliTest.run("estimate", "--request", EXAMPLE.toString());
-    assertEquals(0, r.status(), r.err());
-    String out = r.out();
-    String block = out.substring(out.indexOf("disaggregated ("), out.indexOf("[info]"));
-    CliTest.assertPrints(Path.of("..", "docs", "inference.md"), block);
-    CliTest.Result json = CliTest.run("estimate", "--request", EXAMPLE.toString(), "--format",
-        "json");
-    assertEquals(0, json.status(), json.err());
-    JsonNode d = Json.parseObject("output", json.out()).get("disaggregated");
+    CliTest.estimateInGuide(EXAMPLE, "disaggregated (", "[info]");
+    JsonNode d = CliTest.estimateJson(EXAMPLE).get("disaggregated");
     assertTrue(d.get("feasible").asBoolean(), d::toString);
     assertEquals("prefill", d.get("limitedBy").asText());
     assertEquals(d.get("requestsPerSecond").asDouble() * 500,

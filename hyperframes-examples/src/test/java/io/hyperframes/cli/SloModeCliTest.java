@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hyperframes.json.Json;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -18,15 +17,8 @@ class SloModeCliTest {
 
   @Test
   void theGuidePrintsTheExample() throws Exception {
-    CliTest.Result r = CliTest.run("estimate", "--request", EXAMPLE.toString());
-    assertEquals(0, r.status(), r.err());
-    String out = r.out();
-    String block = out.substring(out.indexOf("under the SLO"));
-    CliTest.assertPrints(Path.of("..", "docs", "inference.md"), block);
-    CliTest.Result json = CliTest.run("estimate", "--request", EXAMPLE.toString(), "--format",
-        "json");
-    assertEquals(0, json.status(), json.err());
-    JsonNode slo = Json.parseObject("output", json.out()).get("slo");
+    CliTest.estimateInGuide(EXAMPLE, "under the SLO", null);
+    JsonNode slo = CliTest.estimateJson(EXAMPLE).get("slo");
     assertTrue(slo.get("feasible").asBoolean(), slo::toString);
     assertEquals("tpot", slo.get("limitedBy").asText());
     assertEquals(slo.get("requestsPerSecond").asDouble() * 250,

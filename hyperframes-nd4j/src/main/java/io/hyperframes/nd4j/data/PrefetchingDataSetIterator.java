@@ -69,26 +69,27 @@ public final class PrefetchingDataSetIterator
 
     /** Examples per batch, reported by {@link #batch()}. */
     public Builder batchSize(int n) {
-      checkState(batchSize < 0, "batchSize: already set to %s", batchSize);
-      checkArgument(n >= 1, "batchSize: must be > 0, got %s", n);
-      batchSize = n;
+      batchSize = once("batchSize", batchSize, n);
       return this;
     }
 
     /** Feature columns, reported by {@link #inputColumns()}. */
     public Builder inputColumns(int n) {
-      checkState(inputColumns < 0, "inputColumns: already set to %s", inputColumns);
-      checkArgument(n >= 1, "inputColumns: must be > 0, got %s", n);
-      inputColumns = n;
+      inputColumns = once("inputColumns", inputColumns, n);
       return this;
     }
 
     /** Label columns, reported by {@link #totalOutcomes()}. */
     public Builder totalOutcomes(int n) {
-      checkState(totalOutcomes < 0, "totalOutcomes: already set to %s", totalOutcomes);
-      checkArgument(n >= 1, "totalOutcomes: must be > 0, got %s", n);
-      totalOutcomes = n;
+      totalOutcomes = once("totalOutcomes", totalOutcomes, n);
       return this;
+    }
+
+    /** {@code value} for a count set at most once ({@code current} < 0: not yet) and > 0. */
+    private static int once(String field, int current, int value) {
+      checkState(current < 0, "%s: already set to %s", field, current);
+      checkArgument(value >= 1, "%s: must be > 0, got %s", field, value);
+      return value;
     }
 
     /** Starts the workers. */

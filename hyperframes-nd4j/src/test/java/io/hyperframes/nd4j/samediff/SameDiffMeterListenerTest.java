@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hyperframes.nd4j.SlowListIterator;
 import io.hyperframes.runtime.StepMeter;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,21 +82,9 @@ class SameDiffMeterListenerTest {
     List<DataSet> data = batches(8, 64, 16, 3);
     SameDiff sd = mlp(16, 32, 3);
     SameDiffMeterListener listener = new SameDiffMeterListener();
-    sd.fit(new ListDataSetIterator<>(data, 1) {
-      private static final long serialVersionUID = 1L;
-
-      @Override
-      public DataSet next() {
-        try {
-          // Long enough that waiting dominates even when the first steps are slow (SameDiff's
-          // setup and the JIT on a loaded machine: at 30 ms the share once measured 0.29).
-          Thread.sleep(100);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        return super.next();
-      }
-    }, 1, listener);
+    // 100 ms: long enough that waiting dominates even when the first steps are slow (SameDiff's
+    // setup and the JIT on a loaded machine: at 30 ms the share once measured 0.29).
+    sd.fit(new SlowListIterator(data, 100), 1, listener);
     StepMeter.Summary s = listener.summary();
     assertEquals(8, s.steps());
     assertTrue(s.dataWaitShare() > 0.3, "data wait " + s.dataWaitShare());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hyperframes.nd4j.SlowListIterator;
 import io.hyperframes.runtime.MeteredLoop;
 import io.hyperframes.runtime.StepMeter;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
@@ -80,20 +81,7 @@ class StepMeterListenerTest {
     StepMeter slow = new StepMeter();
     StepMeterListener listener2 = new StepMeterListener(slow);
     net2.setListeners(listener2);
-    net2.fit(listener2.metered(
-        new org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator<>(batches, 1) {
-          private static final long serialVersionUID = 1L;
-
-          @Override
-          public DataSet next() {
-            try {
-              Thread.sleep(100);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-            return super.next();
-          }
-        }));
+    net2.fit(listener2.metered(new SlowListIterator(batches, 100)));
     assertTrue(slow.summary().dataWaitShare() > 0.3,
         "data wait " + slow.summary().dataWaitShare() + " with a 100 ms loader");
     assertTrue(slow.summary().findings().stream().anyMatch(f -> f.id().equals("loader-bound")),
