@@ -493,18 +493,26 @@ public final class Calibration {
         && (type.equals("training") || type.equals("inference"));
   }
 
-  private static List<Knob> knobs(List<Documents.Case> cases, Catalog catalog,
-      Set<Constant> constants, Map<String, Set<Constant>> scoped) {
-    // Per target: GEMM constants wanted (gemmsBit), fused attention wanted (attentionBit).
-    // Attention is fitted where it runs: an FP8 recipe's attention in its activation format's
-    // family. Serving cases do not fit it: a serving prefill uses the training kernels' fitted
-    // constant, and a fit on A100 serving prefills alone ran to its bound of 1 (the engine's
-    // context kernel and the request path cannot be told apart there; docs/validation.md).
-    final int gemmsBit = 1;
-    final int attentionBit = 2;
-    // Element-wise kernels are fitted in the format they run in (PrecisionRecipe#elementwiseFormat,
-    // the activations' family): training cases only.
-    final int elementwiseBit = 4;
+  // Per kernel target: GEMM constants wanted (GEMMS), fused attention wanted (ATTENTION).
+  // Attention is fitted where it runs: an FP8 recipe's attention in its activation format's
+  // family. Serving cases do not fit it: a serving prefill uses the training kernels' fitted
+  // constant, and a fit on A100 serving prefills alone ran to its bound of 1 (the engine's
+  // context kernel and the request path cannot be told apart there; docs/validation.md).
+  private static final int GEMMS = 1;
+  private static final int ATTENTION = 2;
+  // Element-wise kernels are fitted in the format they run in (PrecisionRecipe#elementwiseFormat,
+  // the activations' family): training cases only.
+  private static final int ELEMENTWISE = 4;
+
+  /**
+   * What the cases fit: kernel targets ("generation/format" or a scoped key, with the bits of
+   * the constants wanted there), fabrics and accelerators.
+   */
+  private record Targets(Map<String, Integer> kernels, Set<String> fabrics,
+      Set<String> accelerators) {}
+
+  private static Targets targets(List<Documents.Case> cases, Catalog catalog,
+      Map<String, Set<Constant>> scoped) {
     Map<String, Integer> kernelTargets = new LinkedHashMap<>();
     Set<String> fabricTargets = new LinkedHashSet<>();
     Set<String> acceleratorTargets = new LinkedHashSet<>();
@@ -545,46 +553,29 @@ public final class Calibration {
       checkArgument(!a.generation().isEmpty(), "%s: accelerator %s has no generation in the"
           + " catalog, so its kernel constants cannot be fitted", c.id(), a.id());
       String prefix = (scope != null ? scope : a.generation()) + "/";
-      kernelTargets.merge(prefix + family(compute).get(0).id(), gemmsBit, (x, y) -> x | y);
+      kernelTargets.merge(prefix + family(compute).get(0).id(), GEMMS, (x, y) -> x | y);
       if (attention != null) {
-        kernelTargets.merge(prefix + family(attention).get(0).id(), attentionBit,
+        kernelTargets.merge(prefix + family(attention).get(0).id(), ATTENTION,
             (x, y) -> x | y);
       }
       if (elementwise != null) {
-        kernelTargets.merge(prefix + family(elementwise).get(0).id(), elementwiseBit,
+        kernelTargets.merge(prefix + family(elementwise).get(0).id(), ELEMENTWISE,
             (x, y) -> x | y);
       }
     }
+    return new Targets(kernelTargets, fabricTargets, acceleratorTargets);
+  }
+
+  private static List<Knob> knobs(List<Documents.Case> cases, Catalog catalog,
+      Set<Constant> constants, Map<String, Set<Constant>> scoped) {
+    Targets targets = targets(cases, catalog, scoped);
     List<Knob> knobs = new ArrayList<>();
-    for (Map.Entry<String, Integer> t : kernelTargets.entrySet()) {
+    for (Map.Entry<String, Integer> t : targets.kernels().entrySet()) {
       String[] gf = t.getKey().split("/", 2);
       String generation = gf[0];
       NumberFormat format = NumberFormat.fromId("workload.precision", gf[1]);
       KernelEfficiency k = current(catalog, generation, format);
-      Map<Constant, Double> starts = new LinkedHashMap<>();
-      boolean gemms = (t.getValue() & gemmsBit) != 0;
-      if (gemms) {
-        starts.put(Constant.MATMUL_EFFICIENCY, k.matmul());
-      }
-      if ((t.getValue() & attentionBit) != 0) {
-        starts.put(Constant.ATTENTION_EFFICIENCY, k.attention() > 0 ? k.attention() : 0.5);
-      }
-      if (gemms) {
-        starts.put(Constant.MATMUL_HALF_DIM, k.halfDim());
-        starts.put(Constant.SERVING_OVERHEAD,
-            Math.max(k.servingLayerOverheadSeconds() * 1e6, 20.0));
-        starts.put(Constant.KV_BANDWIDTH, Math.min(k.kvBandwidthFraction(), 0.9));
-        starts.put(Constant.KV_PER_HEAD_BANDWIDTH, Math.min(k.kvPerHeadBandwidth(), 0.9));
-        starts.put(Constant.KV_PER_HEAD_REREAD, Math.min(k.kvPerHeadRereadFraction(), 0.9));
-        starts.put(Constant.SERVING_REQUEST, Math.max(k.servingRequestSeconds() * 1e6, 1000.0));
-        starts.put(Constant.SERVING_FIRST_TOKEN_LAYER,
-            Math.max(k.servingFirstTokenLayerSeconds() * 1e6, 20.0));
-        starts.put(Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1));
-        starts.put(Constant.LAYER_OVERHEAD, Math.max(k.layerOverheadSeconds() * 1e6, 50.0));
-      }
-      if ((t.getValue() & elementwiseBit) != 0) {
-        starts.put(Constant.ELEMENTWISE_BANDWIDTH, Math.min(k.elementwiseBandwidthFraction(), 0.9));
-      }
+      Map<Constant, Double> starts = starts(k, t.getValue());
       Set<Constant> wanted = scoped.getOrDefault(generation, constants);
       starts.forEach((constant, start) -> {
         if (wanted.contains(constant)) {
@@ -594,19 +585,48 @@ public final class Calibration {
       });
     }
     if (constants.contains(Constant.FABRIC_EFFICIENCY)) {
-      for (String f : fabricTargets) {
+      for (String f : targets.fabrics()) {
         knobs.add(new Knob(f, Constant.FABRIC_EFFICIENCY, catalog.fabrics().get(f).efficiency(),
             (cat, v) -> cat.withFabricEfficiency(f, v)));
       }
     }
     if (constants.contains(Constant.MEMORY_EFFICIENCY)) {
-      for (String id : acceleratorTargets) {
+      for (String id : targets.accelerators()) {
         knobs.add(new Knob(id, Constant.MEMORY_EFFICIENCY,
             catalog.accelerators().get(id).memoryEfficiency(),
             (cat, v) -> cat.withMemoryEfficiency(id, v)));
       }
     }
     return knobs;
+  }
+
+  /** The starting values of the kernel constants the target's bits ask for, in fitting order. */
+  private static Map<Constant, Double> starts(KernelEfficiency k, int bits) {
+    Map<Constant, Double> starts = new LinkedHashMap<>();
+    boolean gemms = (bits & GEMMS) != 0;
+    if (gemms) {
+      starts.put(Constant.MATMUL_EFFICIENCY, k.matmul());
+    }
+    if ((bits & ATTENTION) != 0) {
+      starts.put(Constant.ATTENTION_EFFICIENCY, k.attention() > 0 ? k.attention() : 0.5);
+    }
+    if (gemms) {
+      starts.put(Constant.MATMUL_HALF_DIM, k.halfDim());
+      starts.put(Constant.SERVING_OVERHEAD,
+          Math.max(k.servingLayerOverheadSeconds() * 1e6, 20.0));
+      starts.put(Constant.KV_BANDWIDTH, Math.min(k.kvBandwidthFraction(), 0.9));
+      starts.put(Constant.KV_PER_HEAD_BANDWIDTH, Math.min(k.kvPerHeadBandwidth(), 0.9));
+      starts.put(Constant.KV_PER_HEAD_REREAD, Math.min(k.kvPerHeadRereadFraction(), 0.9));
+      starts.put(Constant.SERVING_REQUEST, Math.max(k.servingRequestSeconds() * 1e6, 1000.0));
+      starts.put(Constant.SERVING_FIRST_TOKEN_LAYER,
+          Math.max(k.servingFirstTokenLayerSeconds() * 1e6, 20.0));
+      starts.put(Constant.OVERLAP_COST, Math.max(k.overlapCost(), 0.1));
+      starts.put(Constant.LAYER_OVERHEAD, Math.max(k.layerOverheadSeconds() * 1e6, 50.0));
+    }
+    if ((bits & ELEMENTWISE) != 0) {
+      starts.put(Constant.ELEMENTWISE_BANDWIDTH, Math.min(k.elementwiseBandwidthFraction(), 0.9));
+    }
+    return starts;
   }
 
   /** Kernel constants with one fitted constant set (overheads in µs, as the catalog writes). */

@@ -103,58 +103,76 @@ public final class Capacity {
     // length decodes, to their prompt and half their output.
     double context = meanPrompt + c.output().meanSquare() / (2 * meanOutput);
     double decodesPerRequest = meanOutput - 1;
-    String limit = n == c.maxNumSeqs() ? "max-num-seqs" : "kv-cache";
-    double perReplica;
-    double iteration;
-    double decodes;
-    double prefillTokens;
-    double tpot;
-    double ttft;
-    if (engine.mixesPrefillAndDecode()) {
-      double k = 1;
-      double x = 0;
-      boolean budgetBound = false;
-      for (int i = 0; i < ROUNDS; i++) {
-        double byRequests = n / (decodesPerRequest + k);
-        double byBudget = budget / (fresh + decodesPerRequest);
-        budgetBound = byBudget < byRequests;
-        x = Math.min(byRequests, byBudget);
-        double left = budget - x * decodesPerRequest;
-        k = Math.max(1.0, fresh / Math.max(1.0, left));
-      }
-      decodes = x * decodesPerRequest;
-      prefillTokens = x * fresh;
-      iteration = estimator.iterationSeconds(m, replica, w, tp, r.ep(), decodes, context, x,
-          c.prompt());
-      perReplica = x / iteration;
-      tpot = iteration;
-      ttft = k * iteration;
-      if (budgetBound) {
-        limit = "max-num-tokens";
-      }
-    } else {
-      double b = budget / fresh;
-      double prefill = estimator.iterationSeconds(m, replica, w, tp, r.ep(), 0, context, b,
-          c.prompt());
-      double prefillPerRequest = prefill / b;
-      double decode = decodesPerRequest > 0 ? estimator.iterationSeconds(m, replica, w, tp,
-          r.ep(), n, context, 0, c.prompt()) : 0.0;
-      double decodeIterations = decodesPerRequest / n;
-      double iterations = decodeIterations + 1 / b;
-      perReplica = 1 / (decodeIterations * decode + prefillPerRequest);
-      iteration = 1 / (perReplica * iterations);
-      decodes = decodesPerRequest / iterations;
-      prefillTokens = fresh / iterations;
-      tpot = decodesPerRequest > 0 ? decode + prefillPerRequest / decodeIterations : 0.0;
-      ttft = prefill * Math.max(1.0, fresh / budget);
-    }
+    SteadyState st = engine.mixesPrefillAndDecode()
+        ? mixed(estimator, r, replica, c, n, fresh, context, decodesPerRequest)
+        : alternating(estimator, r, replica, c, n, fresh, context, decodesPerRequest);
+    String limit = st.budgetBound() ? "max-num-tokens"
+        : n == c.maxNumSeqs() ? "max-num-seqs" : "kv-cache";
     int replicas = r.replicas();
-    double requests = perReplica * replicas;
+    double requests = st.perReplica() * replicas;
     int devices = tp * replicas;
     return new CapacityEstimate(true, List.of(), engine, n, limit, kvTokens, requests,
-        requests * meanOutput, requests * meanOutput / devices, requests * fresh, iteration,
-        decodes, prefillTokens, tpot, ttft + one.requestSeconds(), meanPrompt, meanOutput,
-        c.maxNumSeqs(), budget, c.memoryFraction());
+        requests * meanOutput, requests * meanOutput / devices, requests * fresh, st.iteration(),
+        st.decodes(), st.prefillTokens(), st.tpot(), st.ttft() + one.requestSeconds(),
+        meanPrompt, meanOutput, c.maxNumSeqs(), budget, c.memoryFraction());
+  }
+
+  /**
+   * One replica in steady state: requests per second, the mean iteration, the decodes and
+   * prefill tokens an iteration holds, TPOT and TTFT once admitted, and whether the token
+   * budget (not the running requests) bounds the prefills an iteration takes.
+   */
+  private record SteadyState(double perReplica, double iteration, double decodes,
+      double prefillTokens, double tpot, double ttft, boolean budgetBound) {}
+
+  /**
+   * An engine that runs prefill chunks and decodes in one iteration (vLLM, TensorRT-LLM): the
+   * prefills an iteration admits and the iterations a prompt takes, solved together by
+   * fixed-point rounds.
+   */
+  private static SteadyState mixed(InferenceEstimator estimator, InferenceRequest r,
+      Cluster replica, CapacityWorkload c, double n, double fresh, double context,
+      double decodesPerRequest) {
+    int budget = c.maxNumTokens();
+    double k = 1;
+    double x = 0;
+    boolean budgetBound = false;
+    for (int i = 0; i < ROUNDS; i++) {
+      double byRequests = n / (decodesPerRequest + k);
+      double byBudget = budget / (fresh + decodesPerRequest);
+      budgetBound = byBudget < byRequests;
+      x = Math.min(byRequests, byBudget);
+      double left = budget - x * decodesPerRequest;
+      k = Math.max(1.0, fresh / Math.max(1.0, left));
+    }
+    double decodes = x * decodesPerRequest;
+    double iteration = estimator.iterationSeconds(r.model(), replica, r.workload(), r.tp(),
+        r.ep(), decodes, context, x, c.prompt());
+    return new SteadyState(x / iteration, iteration, decodes, x * fresh, iteration,
+        k * iteration, budgetBound);
+  }
+
+  /** An engine whose iterations are all prefill or all decode (SGLang): the two, interleaved. */
+  private static SteadyState alternating(InferenceEstimator estimator, InferenceRequest r,
+      Cluster replica, CapacityWorkload c, double n, double fresh, double context,
+      double decodesPerRequest) {
+    TransformerSpec m = r.model();
+    InferenceWorkload w = r.workload();
+    int tp = r.tp();
+    int budget = c.maxNumTokens();
+    double b = budget / fresh;
+    double prefill = estimator.iterationSeconds(m, replica, w, tp, r.ep(), 0, context, b,
+        c.prompt());
+    double prefillPerRequest = prefill / b;
+    double decode = decodesPerRequest > 0 ? estimator.iterationSeconds(m, replica, w, tp,
+        r.ep(), n, context, 0, c.prompt()) : 0.0;
+    double decodeIterations = decodesPerRequest / n;
+    double iterations = decodeIterations + 1 / b;
+    double perReplica = 1 / (decodeIterations * decode + prefillPerRequest);
+    return new SteadyState(perReplica, 1 / (perReplica * iterations),
+        decodesPerRequest / iterations, fresh / iterations,
+        decodesPerRequest > 0 ? decode + prefillPerRequest / decodeIterations : 0.0,
+        prefill * Math.max(1.0, fresh / budget), false);
   }
 
   /**

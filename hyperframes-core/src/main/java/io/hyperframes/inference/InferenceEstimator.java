@@ -131,20 +131,11 @@ public final class InferenceEstimator {
     List<String> reasons = new ArrayList<>();
 
     int layersPerStage = (m.layers() + pp - 1) / pp;
-    double weights = (layersPerStage * m.parametersPerLayer() / tp
-        + (double) m.vocab() * m.hidden() / tp * (m.tiedEmbeddings() ? 1 : 2) / Math.min(pp, 2))
-        * wb;
-    if (ep > tp) {
-      // Whole experts over the ep ranks of ep/tp replicas: a device keeps E/ep of them, not E/tp.
-      weights -= layersPerStage * ExpertWeights.routedParametersPerLayer(m)
-          * (1.0 / tp - 1.0 / ep) * wb;
-    }
     Speculative spec = w.speculative();
     if (spec != null) {
       SpeculativeDraft.checkSpeculative(m, spec, tp, ep, pp);
-      // The draft's weights and its KV cache sit beside the model's on every device.
-      weights += SpeculativeDraft.draftParameters(m, spec) / tp * wb;
     }
+    double weights = weightsPerDevice(m, w, tp, ep, pp, layersPerStage);
     double kvPerTokenDevice = (layersPerStage * m.kvCacheElementsPerTokenPerLayer(tp)
         + (spec == null ? 0.0 : SpeculativeDraft.draftKvElementsPerToken(m, spec, tp))) * kb;
     double kvPerToken = m.layers() * m.kvCacheElementsPerTokenPerLayer(1) * kb;
@@ -218,6 +209,29 @@ public final class InferenceEstimator {
         // A speculative step's verification routes γ + 1 tokens per sequence.
         ExpertWeights.expertBytesPerDecodeStep(m, layersPerStage, tp, ep,
             w.batchSize() * (spec == null ? 1 : spec.tokens() + 1), wb), spec);
+  }
+
+  /**
+   * Weight bytes on a device: its stage's layers over tp (whole routed experts over ep where
+   * ep > tp), the embedding and output matrices over tp on the first and last stage, and a
+   * speculative draft's weights.
+   */
+  private static double weightsPerDevice(TransformerSpec m, InferenceWorkload w, int tp, int ep,
+      int pp, int layersPerStage) {
+    double wb = w.weights().bytes();
+    double weights = (layersPerStage * m.parametersPerLayer() / tp
+        + (double) m.vocab() * m.hidden() / tp * (m.tiedEmbeddings() ? 1 : 2) / Math.min(pp, 2))
+        * wb;
+    if (ep > tp) {
+      // Whole experts over the ep ranks of ep/tp replicas: a device keeps E/ep of them, not E/tp.
+      weights -= layersPerStage * ExpertWeights.routedParametersPerLayer(m)
+          * (1.0 / tp - 1.0 / ep) * wb;
+    }
+    if (w.speculative() != null) {
+      // The draft's weights and its KV cache sit beside the model's on every device.
+      weights += SpeculativeDraft.draftParameters(m, w.speculative()) / tp * wb;
+    }
+    return weights;
   }
 
   /**

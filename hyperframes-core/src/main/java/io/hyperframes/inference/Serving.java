@@ -80,25 +80,7 @@ public final class Serving {
     // The fixed estimate beside a capacity one runs the mean lengths.
     int prompt = (int) Math.max(1, Math.round(prompts.mean()));
     int output = (int) Math.max(1, Math.round(outputs.mean()));
-    if (!capacityMode) {
-      for (Object[] f : new Object[][] {{"engine", w.engine()}, {"maxNumSeqs", w.maxNumSeqs()},
-          {"maxNumTokens", w.maxNumTokens()}, {"memoryFraction", w.memoryFraction()},
-          {"chunkedPrefill", w.chunkedPrefill()}, {"engineSettings", w.engineSettings()}}) {
-        if (f[1] != null) {
-          throw new IllegalArgumentException("workload." + f[0] + ": needs workload.mode"
-              + " capacity (got " + f[1] + " with mode " + mode + ")");
-        }
-      }
-    } else if (w.arrivalRatePerSecond() != null) {
-      throw new IllegalArgumentException("workload.arrivalRatePerSecond: capacity mode finds the"
-          + " highest sustained rate; leave the rate out (or use workload.mode fixed), got "
-          + w.arrivalRatePerSecond());
-    }
-    if (sloMode && w.arrivalRatePerSecond() != null) {
-      throw new IllegalArgumentException("workload.arrivalRatePerSecond: slo mode finds the"
-          + " highest rate that meets workload.latencySlo; leave the rate out (or use"
-          + " workload.mode fixed), got " + w.arrivalRatePerSecond());
-    }
+    checkModeFields(w, mode);
     double arrival = w.arrivalRatePerSecond() == null ? 0
         : Checks.nonNegative("workload.arrivalRatePerSecond", w.arrivalRatePerSecond());
     double ttft = 0;
@@ -143,26 +125,8 @@ public final class Serving {
       tp = largestTp(m, cluster);
       dp = Math.max(1, cluster.devices() / tp);
     }
-    CapacityWorkload capacity = null;
-    if (capacityMode) {
-      boolean chunked = w.chunkedPrefill() != null ? w.chunkedPrefill() : engine.chunksPrefill();
-      int seqs = w.maxNumSeqs() != null ? Checks.positive("workload.maxNumSeqs", w.maxNumSeqs())
-          : engine.defaultMaxNumSeqs(cluster.accelerator());
-      int budget = w.maxNumTokens() != null
-          ? Checks.positive("workload.maxNumTokens", w.maxNumTokens())
-          : engine.defaultMaxNumTokens(cluster.accelerator());
-      double fraction = w.memoryFraction() != null ? memoryFraction(w.memoryFraction())
-          : engine.defaultMemoryFraction(cluster.accelerator(), tp, budget);
-      if (benchSettings(w.engineSettings(), engine, w)) {
-        int[] bench = ServingEngine.trtllmBenchSettings(cluster.accelerator(), tp,
-            InferenceEstimator.kvBytesPerTokenPerDevice(m, workload, 1), m.parameters()
-                * weights.bytes(), prompts.mean(), outputs.mean(), prompts.max(), fraction,
-            chunked);
-        seqs = bench[0];
-        budget = bench[1];
-      }
-      capacity = new CapacityWorkload(engine, seqs, budget, fraction, chunked, prompts, outputs);
-    }
+    CapacityWorkload capacity = capacityMode
+        ? capacityWorkload(w, engine, m, cluster, workload, tp, prompts, outputs) : null;
     if (ep > tp && (arrival > 0 || capacityMode || sloMode || ttft > 0 || tpot > 0)) {
       throw new IllegalArgumentException(String.format(Locale.ROOT, "layout.ep: %s over"
           + " layout.tp %s (experts over ep/tp replicas) is estimated for fixed batches and"
@@ -171,6 +135,52 @@ public final class Serving {
               ? "workload.mode " + mode : "workload.latencySlo"));
     }
     return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp, capacity, sloMode);
+  }
+
+  /** The fields only one mode reads, refused in the others, each named. */
+  private static void checkModeFields(Documents.Inference w, String mode) {
+    if (!mode.equals("capacity")) {
+      for (Object[] f : new Object[][] {{"engine", w.engine()}, {"maxNumSeqs", w.maxNumSeqs()},
+          {"maxNumTokens", w.maxNumTokens()}, {"memoryFraction", w.memoryFraction()},
+          {"chunkedPrefill", w.chunkedPrefill()}, {"engineSettings", w.engineSettings()}}) {
+        if (f[1] != null) {
+          throw new IllegalArgumentException("workload." + f[0] + ": needs workload.mode"
+              + " capacity (got " + f[1] + " with mode " + mode + ")");
+        }
+      }
+    } else if (w.arrivalRatePerSecond() != null) {
+      throw new IllegalArgumentException("workload.arrivalRatePerSecond: capacity mode finds the"
+          + " highest sustained rate; leave the rate out (or use workload.mode fixed), got "
+          + w.arrivalRatePerSecond());
+    }
+    if (mode.equals("slo") && w.arrivalRatePerSecond() != null) {
+      throw new IllegalArgumentException("workload.arrivalRatePerSecond: slo mode finds the"
+          + " highest rate that meets workload.latencySlo; leave the rate out (or use"
+          + " workload.mode fixed), got " + w.arrivalRatePerSecond());
+    }
+  }
+
+  /** Capacity mode's scheduler settings: the request's, else the engine's defaults. */
+  private static CapacityWorkload capacityWorkload(Documents.Inference w, ServingEngine engine,
+      TransformerSpec m, Cluster cluster, InferenceWorkload workload, int tp,
+      LengthDistribution prompts, LengthDistribution outputs) {
+    boolean chunked = w.chunkedPrefill() != null ? w.chunkedPrefill() : engine.chunksPrefill();
+    int seqs = w.maxNumSeqs() != null ? Checks.positive("workload.maxNumSeqs", w.maxNumSeqs())
+        : engine.defaultMaxNumSeqs(cluster.accelerator());
+    int budget = w.maxNumTokens() != null
+        ? Checks.positive("workload.maxNumTokens", w.maxNumTokens())
+        : engine.defaultMaxNumTokens(cluster.accelerator());
+    double fraction = w.memoryFraction() != null ? memoryFraction(w.memoryFraction())
+        : engine.defaultMemoryFraction(cluster.accelerator(), tp, budget);
+    if (benchSettings(w.engineSettings(), engine, w)) {
+      int[] bench = ServingEngine.trtllmBenchSettings(cluster.accelerator(), tp,
+          InferenceEstimator.kvBytesPerTokenPerDevice(m, workload, 1),
+          m.parameters() * workload.weights().bytes(), prompts.mean(), outputs.mean(),
+          prompts.max(), fraction, chunked);
+      seqs = bench[0];
+      budget = bench[1];
+    }
+    return new CapacityWorkload(engine, seqs, budget, fraction, chunked, prompts, outputs);
   }
 
   /** A request with {@code layout.disaggregated}: its pools, each field named. */

@@ -59,8 +59,8 @@ public enum ServingEngine {
 
   /** The engine named {@code value}; {@code IllegalArgumentException} naming it otherwise. */
   public static ServingEngine fromId(String field, String value) {
-    return Ids.byId(ServingEngine.class, ServingEngine::id, Map.of("tensorrt-llm", TRTLLM), field, value,
-        "serving engine");
+    return Ids.byId(ServingEngine.class, ServingEngine::id, Map.of("tensorrt-llm", TRTLLM), field,
+        value, "serving engine");
   }
 
   /** Whether an iteration runs prefill chunks and decodes together (vLLM, TensorRT-LLM). */

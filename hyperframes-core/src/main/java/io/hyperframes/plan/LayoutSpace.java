@@ -289,6 +289,42 @@ final class LayoutSpace {
     }
   }
 
+  /** A dense stack's layouts: data parallelism over every device, micro-batches searched. */
+  private static List<Layout> denseLayouts(PartialLayout p, int batch, int devices,
+      boolean compressed) {
+    checkArgument(batch > 0, "workload.globalBatchSize: must be given for a dense stack");
+    checkDenseLayout(p);
+    checkArgument(p.dp() == null || p.dp() == devices,
+        "layout.dp: %s does not equal cluster.devices %s (tp 1, pp 1)", p.dp(), devices);
+    ImmutableList.Builder<Layout> out = ImmutableList.builder();
+    addMicroLayouts(out, p, null, true, batch, 1, 1, devices, compressed);
+    List<Layout> all = out.build();
+    checkArgument(!all.isEmpty(), "layout: no layout satisfies the fixed fields (global batch"
+        + " %s, %s devices)", batch, devices);
+    return all;
+  }
+
+  /**
+   * A fixed expert tensor-parallel degree: the layouts are made with experts split by tp (a
+   * fixed ep at 1) and given ep and etp afterwards, where ep·etp divides tp·cp·dp.
+   */
+  private static List<Layout> withExpertTensorParallel(EstimateRequest request) {
+    PartialLayout p = request.layout();
+    checkExpertTensorParallel(p, request.model());
+    Integer ep = p.ep();
+    List<Layout> all = new ArrayList<>();
+    for (Layout l : layoutsOf(new EstimateRequest(request.model(), request.cluster(),
+        request.workload(), p.withEp(ep == null ? null : 1).withEtp(null)))) {
+      int e = ep == null ? l.ep() : ep;
+      if (Layout.expertGridFits(l.tp(), l.cp(), l.dp(), e, p.etp())) {
+        all.add(l.withExperts(e, p.etp()));
+      }
+    }
+    checkArgument(!all.isEmpty(), "layout.etp: no layout has ep·etp (etp %s) dividing"
+        + " tp·cp·dp", p.etp());
+    return all;
+  }
+
   private static List<Layout> layoutsOf(EstimateRequest request) {
     ModelSpec model = request.model();
     Cluster cluster = request.cluster();
@@ -299,16 +335,7 @@ final class LayoutSpace {
     int batch = request.workload().globalBatchSize();
     boolean compressed = request.workload().gradientCompression() != null;
     if (dense) {
-      checkArgument(batch > 0, "workload.globalBatchSize: must be given for a dense stack");
-      checkDenseLayout(p);
-      checkArgument(p.dp() == null || p.dp() == devices,
-          "layout.dp: %s does not equal cluster.devices %s (tp 1, pp 1)", p.dp(), devices);
-      ImmutableList.Builder<Layout> out = ImmutableList.builder();
-      addMicroLayouts(out, p, null, true, batch, 1, 1, devices, compressed);
-      List<Layout> all = out.build();
-      checkArgument(!all.isEmpty(), "layout: no layout satisfies the fixed fields (global batch"
-          + " %s, %s devices)", batch, devices);
-      return all;
+      return denseLayouts(p, batch, devices, compressed);
     }
 
     if (m != null) {
@@ -323,21 +350,7 @@ final class LayoutSpace {
       }
     }
     if (p.etp() != null) {
-      // A fixed expert tensor-parallel degree: the layouts are made with experts split by tp
-      // (a fixed ep at 1) and given ep and etp afterwards, where ep·etp divides tp·cp·dp.
-      checkExpertTensorParallel(p, model);
-      Integer ep = p.ep();
-      List<Layout> all = new ArrayList<>();
-      for (Layout l : layoutsOf(new EstimateRequest(model, cluster, request.workload(),
-          p.withEp(ep == null ? null : 1).withEtp(null)))) {
-        int e = ep == null ? l.ep() : ep;
-        if (Layout.expertGridFits(l.tp(), l.cp(), l.dp(), e, p.etp())) {
-          all.add(l.withExperts(e, p.etp()));
-        }
-      }
-      checkArgument(!all.isEmpty(), "layout.etp: no layout has ep·etp (etp %s) dividing"
-          + " tp·cp·dp", p.etp());
-      return all;
+      return withExpertTensorParallel(request);
     }
     // Context parallelism (never searched by an estimate): the other fields split what is left.
     int cp = p.cp() == null ? 1 : p.cp();

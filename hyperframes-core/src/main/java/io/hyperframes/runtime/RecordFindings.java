@@ -58,6 +58,15 @@ public final class RecordFindings {
     Map<String, BenchmarkRecord.Metric> m = record.metrics();
     Map<String, String> c = record.conditions();
     List<Finding> out = new ArrayList<>();
+    bottlenecks(m, out);
+    health(m, out);
+    memory(m, c, out);
+    scheduling(m, c, out);
+    return ImmutableList.copyOf(out);
+  }
+
+  /** What limits the step: the loader, the host, memory bandwidth, the network, scaling. */
+  private static void bottlenecks(Map<String, BenchmarkRecord.Metric> m, List<Finding> out) {
     Double dataWait = median(m, "dataWaitShare");
     if (dataWait != null && dataWait > DATA_WAIT_LIMIT) {
       out.add(new Finding("loader-bound", Severity.WARNING,
@@ -103,6 +112,10 @@ public final class RecordFindings {
           "measure communication alone and compute alone; change the parallel layout or the"
               + " topology before adding devices"));
     }
+  }
+
+  /** Whether the run is sound: finite values, a clean environment. */
+  private static void health(Map<String, BenchmarkRecord.Metric> m, List<Finding> out) {
     BenchmarkRecord.Metric nonFinite = m.get("nonFiniteSteps");
     if (nonFinite != null && max(nonFinite.samples()) > 0) {
       out.add(new Finding("non-finite", Severity.CRITICAL,
@@ -128,6 +141,11 @@ public final class RecordFindings {
         }
       }
     }
+  }
+
+  /** Device memory: the limit and fragmentation. */
+  private static void memory(Map<String, BenchmarkRecord.Metric> m, Map<String, String> c,
+      List<Finding> out) {
     Double peak = median(m, "memoryPeakBytes");
     Double limit = number(c.get("memoryLimitBytes"));
     if (peak != null && limit != null && limit > 0 && peak / limit > MEMORY_LIMIT) {
@@ -149,6 +167,11 @@ public final class RecordFindings {
           "a memory pool that reuses blocks, fixed or bucketed sequence lengths, automatic"
               + " release of cached blocks"));
     }
+  }
+
+  /** How the work is scheduled: utilisation jitter, small unquantised inference batches. */
+  private static void scheduling(Map<String, BenchmarkRecord.Metric> m, Map<String, String> c,
+      List<Finding> out) {
     BenchmarkRecord.Metric utilisation = m.get("deviceUtilization");
     double jitter = utilisation == null || utilisation.samples().length < 5 ? 0.0
         : cv(utilisation.samples());
@@ -169,7 +192,6 @@ public final class RecordFindings {
           "batch requests (continuous batching) and quantise the weights (INT8 with"
               + " calibration) where the accuracy allows"));
     }
-    return ImmutableList.copyOf(out);
   }
 
   private static Double median(Map<String, BenchmarkRecord.Metric> m, String name) {

@@ -57,20 +57,7 @@ public final class ApplicationProfile {
 
   private ApplicationProfile(String name, int maxEpochs, Integer maxLocalOverride, Path dir) {
     this.name = name;
-    TreeMap<Integer, Path> validations = new TreeMap<>();
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "validation-*.csv")) {
-      for (Path f : ds) {
-        Matcher m = VALIDATION.matcher(f.getFileName().toString());
-        if (m.matches()) {
-          validations.put(Integer.parseInt(m.group(1)), f);
-        }
-      }
-    } catch (IOException e) {
-      throw new IllegalArgumentException("application " + name + ": cannot list " + dir + ": "
-          + e.getMessage(), e);
-    }
-    checkArgument(!validations.isEmpty(), "application %s: no validation-B.csv in %s", name,
-        dir);
+    TreeMap<Integer, Path> validations = validationTables(name, dir);
     int n = validations.size();
     batchSizes = new int[n];
     progress = new double[n][];
@@ -124,18 +111,7 @@ public final class ApplicationProfile {
     }
     checkArgument(!rowsByPlacement.isEmpty(), "application %s: placements.csv has no rows",
         name);
-    for (Map.Entry<String, TreeMap<Long, double[]>> e : rowsByPlacement.entrySet()) {
-      TreeMap<Long, double[]> t = e.getValue();
-      double[][] table = new double[3][t.size()];
-      int k = 0;
-      for (Map.Entry<Long, double[]> r : t.entrySet()) {
-        table[0][k] = r.getKey();
-        table[1][k] = r.getValue()[0];
-        table[2][k] = r.getValue()[1];
-        k++;
-      }
-      byPlacement.put(e.getKey(), table);
-    }
+    rowsByPlacement.forEach((placement, rows) -> byPlacement.put(placement, columns(rows)));
     List<long[]> points = new ArrayList<>();
     List<double[]> values = new ArrayList<>();
     for (Map.Entry<List<Long>, double[]> e : means.entrySet()) {
@@ -162,6 +138,38 @@ public final class ApplicationProfile {
     this.maxLocalBatch = maxL;
     checkArgument(maxBatchSize() >= minLocalBatch, "application %s: largest validated batch %s"
         + " below the smallest per-GPU batch %s", name, maxBatchSize(), minLocalBatch);
+  }
+
+  /** The validation tables of an application, {@code validation-B.csv} by batch size B. */
+  private static TreeMap<Integer, Path> validationTables(String name, Path dir) {
+    TreeMap<Integer, Path> validations = new TreeMap<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "validation-*.csv")) {
+      for (Path f : ds) {
+        Matcher m = VALIDATION.matcher(f.getFileName().toString());
+        if (m.matches()) {
+          validations.put(Integer.parseInt(m.group(1)), f);
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalArgumentException("application " + name + ": cannot list " + dir + ": "
+          + e.getMessage(), e);
+    }
+    checkArgument(!validations.isEmpty(), "application %s: no validation-B.csv in %s", name,
+        dir);
+    return validations;
+  }
+
+  /** One placement's rows by local batch as columns: local batch, step time, sync time. */
+  private static double[][] columns(TreeMap<Long, double[]> rows) {
+    double[][] table = new double[3][rows.size()];
+    int k = 0;
+    for (Map.Entry<Long, double[]> r : rows.entrySet()) {
+      table[0][k] = r.getKey();
+      table[1][k] = r.getValue()[0];
+      table[2][k] = r.getValue()[1];
+      k++;
+    }
+    return table;
   }
 
   /**

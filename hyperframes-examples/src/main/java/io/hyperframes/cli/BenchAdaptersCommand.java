@@ -91,7 +91,37 @@ final class BenchAdaptersCommand implements Callable<Integer> {
     ObjectNode djl = root.putObject("djl");
     djl.put("model", "mlp 128-256-256-10").put("batch", BATCH).put("rows", rows)
         .put("rounds", rounds);
+    djlEpochs(djl, data);
+    djlSlowData(djl.putObject("slowData"), data);
+    // SameDiff prints each gradient op it adds to System.out; keep stdout for the report.
+    java.io.PrintStream stdout = System.out;
+    System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+    try {
+      sameDiff(root.putObject("samediff"), data);
+    } finally {
+      System.setOut(stdout);
+    }
 
+    if (record.wanted()) {
+      record.write(java.util.Map.of("rows", Integer.toString(rows),
+          "rounds", Integer.toString(rounds), "sampleMicros", Integer.toString(sampleMicros),
+          "batch", Integer.toString(BATCH)), recorded);
+    }
+    var out = spec.commandLine().getOut();
+    if (format.json()) {
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      table(out, root);
+    }
+    out.flush();
+    return 0;
+  }
+
+  /**
+   * DJL's plain EasyTrain epochs against the metered and {@code DjlTrainer} variants,
+   * interleaved after one warm-up epoch of each, and the metering cost per step.
+   */
+  private void djlEpochs(ObjectNode djl, float[][] data) throws Exception {
     double[][] epoch = new double[VARIANTS.length][rounds];
     HyperFramesListener listener = new HyperFramesListener();
     try (Model model = DjlTrainingExample.model(7);
@@ -125,9 +155,11 @@ final class BenchAdaptersCommand implements Callable<Integer> {
         o.put("overhead", m / base - 1);
       }
     }
+  }
 
-    ObjectNode slow = djl.putObject("slowData").put("sampleMicros", sampleMicros)
-        .put("workers", 2);
+  /** The slow dataset on CPU, on CPU with the engine leaving cores, and waiting. */
+  private void djlSlowData(ObjectNode slow, float[][] data) throws Exception {
+    slow.put("sampleMicros", sampleMicros).put("workers", 2);
     int engineThreads = ai.djl.pytorch.jni.JniUtils.getNumThreads();
     int cores = Runtime.getRuntime().availableProcessors();
     int spare = Math.max(1, cores - 2);
@@ -142,66 +174,49 @@ final class BenchAdaptersCommand implements Callable<Integer> {
       ai.djl.pytorch.jni.JniUtils.setNumThreads(engineThreads);
     }
     slow(slow.putObject("wait"), "djl.slowData.wait", data, false);
+  }
 
-    // SameDiff prints each gradient op it adds to System.out; keep stdout for the report.
-    java.io.PrintStream stdout = System.out;
-    System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
-    try {
-      sameDiff(root.putObject("samediff"), data);
-    } finally {
-      System.setOut(stdout);
+  private void table(java.io.PrintWriter out, ObjectNode root) {
+    ObjectNode djl = (ObjectNode) root.get("djl");
+    var slow = djl.get("slowData");
+    out.printf(Locale.ROOT, "DJL %s, batch %d, %d rows, median of %d interleaved epochs%n",
+        djl.get("model").asText(), BATCH, rows, rounds);
+    out.printf(Locale.ROOT, "  metering: %.0f ns per step = %.4f %% of a step%n",
+        djl.get("metering").get("nanosPerStep").asDouble(),
+        100 * djl.get("metering").get("shareOfStep").asDouble());
+    for (String v : VARIANTS) {
+      ObjectNode o = (ObjectNode) djl.get(v);
+      out.printf(Locale.ROOT, "  %-17s %8.0f samples/s (IQR %4.1f %%)%s%n", v,
+          o.get("samplesPerSecond").asDouble(), 100 * o.get("relativeIqr").asDouble(),
+          o.has("overhead") ? String.format(Locale.ROOT, "  overhead %+.2f %%",
+              100 * o.get("overhead").asDouble()) : "");
     }
-
-    if (record.wanted()) {
-      record.write(java.util.Map.of("rows", Integer.toString(rows),
-          "rounds", Integer.toString(rounds), "sampleMicros", Integer.toString(sampleMicros),
-          "batch", Integer.toString(BATCH)), recorded);
+    for (String k : new String[] {"cpu", "cpuSpareCores", "wait"}) {
+      var o = slow.get(k);
+      out.printf(Locale.ROOT, "slow dataset (%d µs of %s per sample, engine threads %d):"
+          + " EasyTrain %.0f samples/s, PrefetchingDataset (2 workers) %.0f samples/s, speedup"
+          + " %.2f×%n", sampleMicros, k.equals("wait") ? "waiting" : "CPU",
+          (o.has("engineThreads") ? o : slow).get("engineThreads").asInt(),
+          o.get("easyTrain").get("samplesPerSecond").asDouble(),
+          o.get("prefetching").get("samplesPerSecond").asDouble(), o.get("speedup").asDouble());
     }
-    var out = spec.commandLine().getOut();
-    if (format.json()) {
-      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
-    } else {
-      out.printf(Locale.ROOT, "DJL %s, batch %d, %d rows, median of %d interleaved epochs%n",
-          djl.get("model").asText(), BATCH, rows, rounds);
-      out.printf(Locale.ROOT, "  metering: %.0f ns per step = %.4f %% of a step%n",
-          djl.get("metering").get("nanosPerStep").asDouble(),
-          100 * djl.get("metering").get("shareOfStep").asDouble());
-      for (String v : VARIANTS) {
-        ObjectNode o = (ObjectNode) djl.get(v);
-        out.printf(Locale.ROOT, "  %-17s %8.0f samples/s (IQR %4.1f %%)%s%n", v,
-            o.get("samplesPerSecond").asDouble(), 100 * o.get("relativeIqr").asDouble(),
-            o.has("overhead") ? String.format(Locale.ROOT, "  overhead %+.2f %%",
-                100 * o.get("overhead").asDouble()) : "");
-      }
-      for (String k : new String[] {"cpu", "cpuSpareCores", "wait"}) {
-        var o = slow.get(k);
-        out.printf(Locale.ROOT, "slow dataset (%d µs of %s per sample, engine threads %d):"
-            + " EasyTrain %.0f samples/s, PrefetchingDataset (2 workers) %.0f samples/s, speedup"
-            + " %.2f×%n", sampleMicros, k.equals("wait") ? "waiting" : "CPU",
-            (o.has("engineThreads") ? o : slow).get("engineThreads").asInt(),
-            o.get("easyTrain").get("samplesPerSecond").asDouble(),
-            o.get("prefetching").get("samplesPerSecond").asDouble(), o.get("speedup").asDouble());
-      }
-      var sd = root.get("samediff");
-      out.printf(Locale.ROOT, "SameDiff %s: fit %.0f samples/s, metered %.0f samples/s (overhead"
-          + " %+.2f %%), metering %.0f ns per step = %.4f %% of a step%n",
-          sd.get("model").asText(), sd.get("fit").get("samplesPerSecond").asDouble(),
-          sd.get("metered").get("samplesPerSecond").asDouble(),
-          100 * sd.get("metered").get("overhead").asDouble(),
-          sd.get("metering").get("nanosPerStep").asDouble(),
-          100 * sd.get("metering").get("shareOfStep").asDouble());
-      for (String k : new String[] {"cpu", "cpuSpareCores", "wait"}) {
-        var o = sd.get("slowData").get(k);
-        out.printf(Locale.ROOT, "  slow source (%d µs of %s per sample, ND4J threads %d): fit %.0f"
-            + " samples/s, PrefetchingDataSetIterator (2 workers) %.0f samples/s, speedup"
-            + " %.2f×%n", sampleMicros, k.equals("wait") ? "waiting" : "CPU",
-            (o.has("engineThreads") ? o : sd.get("slowData")).get("engineThreads").asInt(),
-            o.get("fit").get("samplesPerSecond").asDouble(),
-            o.get("prefetching").get("samplesPerSecond").asDouble(), o.get("speedup").asDouble());
-      }
+    var sd = root.get("samediff");
+    out.printf(Locale.ROOT, "SameDiff %s: fit %.0f samples/s, metered %.0f samples/s (overhead"
+        + " %+.2f %%), metering %.0f ns per step = %.4f %% of a step%n",
+        sd.get("model").asText(), sd.get("fit").get("samplesPerSecond").asDouble(),
+        sd.get("metered").get("samplesPerSecond").asDouble(),
+        100 * sd.get("metered").get("overhead").asDouble(),
+        sd.get("metering").get("nanosPerStep").asDouble(),
+        100 * sd.get("metering").get("shareOfStep").asDouble());
+    for (String k : new String[] {"cpu", "cpuSpareCores", "wait"}) {
+      var o = sd.get("slowData").get(k);
+      out.printf(Locale.ROOT, "  slow source (%d µs of %s per sample, ND4J threads %d): fit %.0f"
+          + " samples/s, PrefetchingDataSetIterator (2 workers) %.0f samples/s, speedup"
+          + " %.2f×%n", sampleMicros, k.equals("wait") ? "waiting" : "CPU",
+          (o.has("engineThreads") ? o : sd.get("slowData")).get("engineThreads").asInt(),
+          o.get("fit").get("samplesPerSecond").asDouble(),
+          o.get("prefetching").get("samplesPerSecond").asDouble(), o.get("speedup").asDouble());
     }
-    out.flush();
-    return 0;
   }
 
   /**

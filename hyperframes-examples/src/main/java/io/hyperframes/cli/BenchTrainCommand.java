@@ -68,8 +68,56 @@ final class BenchTrainCommand implements Callable<Integer> {
           + " baseline a regression check compares against.")
   boolean fusedKernels;
 
+  /** The five measured sides of one run; {@code dflt} is null without the default pipeline. */
+  private record Sides(TrainBench.Side hf, TrainBench.Side loaderOnly,
+      TrainBench.Side dl4jAccelerated, TrainBench.Side kernelsOnly, TrainBench.Side dflt) {}
+
   @Override
   public Integer call() throws Exception {
+    io.hyperframes.nd4j.FusedDense.Precision layers = checkedOptions();
+    Path dir = Files.createTempDirectory("hyperframes-bench");
+    try {
+      TrainBench bench = new TrainBench(dir, rows, 2048);
+      Sides sides = measure(bench, layers);
+      ObjectNode root = json(sides);
+      if (djl) {
+        try (DjlBaseline baseline = DjlBaseline.create()) {
+          DjlBaseline.Trained d = baseline.train(bench.csv(), rows, bench.testFeatures(),
+              bench.testLabels(), epochs);
+          ObjectNode o = root.putObject("djlPytorch");
+          o.put("samplesPerSecond", d.samplesPerSecond());
+          o.put("accuracy", d.accuracy());
+          root.put("djlSpeedup", sides.hf().samplesPerSecond() / d.samplesPerSecond());
+        }
+      }
+      root.put("fusedKernels", fusedKernels);
+      root.put("precision", precision);
+      if (predict) {
+        root.set("prediction", prediction(sides.hf()));
+      }
+      root.put("epochs", epochs);
+      root.put("trainRows", rows);
+      root.set("machine", BenchKernelsCommand.machine());
+      if (record.wanted()) {
+        record(sides);
+      }
+      var out = spec.commandLine().getOut();
+      if (format.json()) {
+        out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+      } else {
+        out.print(table(root));
+      }
+      out.flush();
+      return 0;
+    } finally {
+      try (var files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  /** The layers' precision, once the options are checked. */
+  private io.hyperframes.nd4j.FusedDense.Precision checkedOptions() {
     io.hyperframes.nd4j.FusedDense.Precision layers = switch (precision) {
       case "bf16" -> io.hyperframes.nd4j.FusedDense.Precision.BF16;
       case "fp32" -> io.hyperframes.nd4j.FusedDense.Precision.FP32;
@@ -86,106 +134,89 @@ final class BenchTrainCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--rows: must be in [" + TrainBench.BATCH
           + ", 1000000], got " + rows);
     }
-    Path dir = Files.createTempDirectory("hyperframes-bench");
-    try {
-      TrainBench bench = new TrainBench(dir, rows, 2048);
-      Path encoded = bench.encode();
-      ObjectNode root = Json.mapper().createObjectNode();
-      TrainBench.Side hf;
-      TrainBench.Side loaderOnly;
-      TrainBench.Side dl4jAccelerated;
-      try (EncodedDataset data = EncodedDataset.open(encoded)) {
-        try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
-          hf = fusedKernels ? bench.fused(it, epochs, layers) : bench.dl4j(it, epochs);
-        }
-        try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
-          loaderOnly = bench.dl4j(it, epochs);
-        }
-        try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
-          dl4jAccelerated = bench.dl4j(it, epochs, true);
-        }
+    return layers;
+  }
+
+  /** Trains every side in turn: the three on the encoded data, then the CSV ones. */
+  private Sides measure(TrainBench bench, io.hyperframes.nd4j.FusedDense.Precision layers)
+      throws Exception {
+    Path encoded = bench.encode();
+    TrainBench.Side hf;
+    TrainBench.Side loaderOnly;
+    TrainBench.Side dl4jAccelerated;
+    try (EncodedDataset data = EncodedDataset.open(encoded)) {
+      try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
+        hf = fusedKernels ? bench.fused(it, epochs, layers) : bench.dl4j(it, epochs);
       }
-      TrainBench.Side kernelsOnly = bench.fused(bench.csvIterator(), epochs);
-      put(root.putObject("hyperframes"), hf);
-      ObjectNode ablations = root.putObject("ablations");
-      put(ablations.putObject("loaderOnly"), loaderOnly);
-      put(ablations.putObject("kernelsOnly"), kernelsOnly);
-      put(ablations.putObject("dl4jAccelerated"), dl4jAccelerated);
-      TrainBench.Side dflt = null;
-      if (compareDefault) {
-        dflt = bench.dl4j(bench.csvIterator(), epochs);
-        put(root.putObject("default"), dflt);
-        root.put("speedup", hf.samplesPerSecond() / dflt.samplesPerSecond());
-        ablations.put("loaderOnlySpeedup", loaderOnly.samplesPerSecond()
-            / dflt.samplesPerSecond());
-        ablations.put("kernelsOnlySpeedup", kernelsOnly.samplesPerSecond()
-            / dflt.samplesPerSecond());
-        ablations.put("dl4jAcceleratedSpeedup", dl4jAccelerated.samplesPerSecond()
-            / dflt.samplesPerSecond());
-        root.put("accuracyDifference", hf.accuracy() - dflt.accuracy());
+      try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
+        loaderOnly = bench.dl4j(it, epochs);
       }
-      if (djl) {
-        try (DjlBaseline baseline = DjlBaseline.create()) {
-          DjlBaseline.Trained d = baseline.train(bench.csv(), rows, bench.testFeatures(),
-              bench.testLabels(), epochs);
-          ObjectNode o = root.putObject("djlPytorch");
-          o.put("samplesPerSecond", d.samplesPerSecond());
-          o.put("accuracy", d.accuracy());
-          root.put("djlSpeedup", hf.samplesPerSecond() / d.samplesPerSecond());
-        }
-      }
-      root.put("fusedKernels", fusedKernels);
-      root.put("precision", precision);
-      if (predict) {
-        io.hyperframes.catalog.MachineProfile p;
-        String from;
-        if (profile != null) {
-          p = io.hyperframes.catalog.MachineProfile.read(profile);
-          from = profile.toString();
-        } else {
-          var err = spec.commandLine().getErr();
-          p = io.hyperframes.nd4j.probe.HostProbe.of("host", probeSeconds, step -> {
-            err.println("probe: " + step);
-            err.flush();
-          }).run();
-          from = "probed in this run (" + probeSeconds + " s)";
-        }
-        root.set("prediction", StepPrediction.json(hf.meter(), epochs, p, from,
-            precision.equals("fp32") ? "fp32" : "bf16-mixed"));
-      }
-      root.put("epochs", epochs);
-      root.put("trainRows", rows);
-      root.set("machine", BenchKernelsCommand.machine());
-      if (record.wanted()) {
-        java.util.Map<String, String> settings = new java.util.TreeMap<>();
-        settings.put("fusedKernels", Boolean.toString(fusedKernels));
-        settings.put("precision", precision);
-        settings.put("epochs", Integer.toString(epochs));
-        settings.put("trainRows", Integer.toString(rows));
-        settings.put("batch", Integer.toString(TrainBench.BATCH));
-        java.util.Map<String, BenchmarkRecord.Metric> metrics = new java.util.TreeMap<>();
-        BenchmarkRecord.addSteps(metrics, "hyperframes.", hf.meter());
-        BenchmarkRecord.addSteps(metrics, "loaderOnly.", loaderOnly.meter());
-        BenchmarkRecord.addSteps(metrics, "kernelsOnly.", kernelsOnly.meter());
-        BenchmarkRecord.addSteps(metrics, "dl4jAccelerated.", dl4jAccelerated.meter());
-        if (dflt != null) {
-          BenchmarkRecord.addSteps(metrics, "default.", dflt.meter());
-        }
-        record.write(settings, metrics);
-      }
-      var out = spec.commandLine().getOut();
-      if (format.json()) {
-        out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
-      } else {
-        out.print(table(root));
-      }
-      out.flush();
-      return 0;
-    } finally {
-      try (var files = Files.walk(dir)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
+        dl4jAccelerated = bench.dl4j(it, epochs, true);
       }
     }
+    TrainBench.Side kernelsOnly = bench.fused(bench.csvIterator(), epochs);
+    TrainBench.Side dflt = compareDefault ? bench.dl4j(bench.csvIterator(), epochs) : null;
+    return new Sides(hf, loaderOnly, dl4jAccelerated, kernelsOnly, dflt);
+  }
+
+  private static ObjectNode json(Sides s) {
+    ObjectNode root = Json.mapper().createObjectNode();
+    put(root.putObject("hyperframes"), s.hf());
+    ObjectNode ablations = root.putObject("ablations");
+    put(ablations.putObject("loaderOnly"), s.loaderOnly());
+    put(ablations.putObject("kernelsOnly"), s.kernelsOnly());
+    put(ablations.putObject("dl4jAccelerated"), s.dl4jAccelerated());
+    TrainBench.Side dflt = s.dflt();
+    if (dflt != null) {
+      put(root.putObject("default"), dflt);
+      root.put("speedup", s.hf().samplesPerSecond() / dflt.samplesPerSecond());
+      ablations.put("loaderOnlySpeedup", s.loaderOnly().samplesPerSecond()
+          / dflt.samplesPerSecond());
+      ablations.put("kernelsOnlySpeedup", s.kernelsOnly().samplesPerSecond()
+          / dflt.samplesPerSecond());
+      ablations.put("dl4jAcceleratedSpeedup", s.dl4jAccelerated().samplesPerSecond()
+          / dflt.samplesPerSecond());
+      root.put("accuracyDifference", s.hf().accuracy() - dflt.accuracy());
+    }
+    return root;
+  }
+
+  /** The step predicted from a machine profile (read, or probed now) beside the measured one. */
+  private ObjectNode prediction(TrainBench.Side hf) throws java.io.IOException {
+    io.hyperframes.catalog.MachineProfile p;
+    String from;
+    if (profile != null) {
+      p = io.hyperframes.catalog.MachineProfile.read(profile);
+      from = profile.toString();
+    } else {
+      var err = spec.commandLine().getErr();
+      p = io.hyperframes.nd4j.probe.HostProbe.of("host", probeSeconds, step -> {
+        err.println("probe: " + step);
+        err.flush();
+      }).run();
+      from = "probed in this run (" + probeSeconds + " s)";
+    }
+    return StepPrediction.json(hf.meter(), epochs, p, from,
+        precision.equals("fp32") ? "fp32" : "bf16-mixed");
+  }
+
+  private void record(Sides s) {
+    java.util.Map<String, String> settings = new java.util.TreeMap<>();
+    settings.put("fusedKernels", Boolean.toString(fusedKernels));
+    settings.put("precision", precision);
+    settings.put("epochs", Integer.toString(epochs));
+    settings.put("trainRows", Integer.toString(rows));
+    settings.put("batch", Integer.toString(TrainBench.BATCH));
+    java.util.Map<String, BenchmarkRecord.Metric> metrics = new java.util.TreeMap<>();
+    BenchmarkRecord.addSteps(metrics, "hyperframes.", s.hf().meter());
+    BenchmarkRecord.addSteps(metrics, "loaderOnly.", s.loaderOnly().meter());
+    BenchmarkRecord.addSteps(metrics, "kernelsOnly.", s.kernelsOnly().meter());
+    BenchmarkRecord.addSteps(metrics, "dl4jAccelerated.", s.dl4jAccelerated().meter());
+    if (s.dflt() != null) {
+      BenchmarkRecord.addSteps(metrics, "default.", s.dflt().meter());
+    }
+    record.write(settings, metrics);
   }
 
   private static void put(ObjectNode o, TrainBench.Side s) {
