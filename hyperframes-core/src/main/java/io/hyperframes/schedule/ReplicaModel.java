@@ -44,11 +44,10 @@ import java.util.List;
  * @param fitError largest relative error of the coefficients on the points they were fitted
  *     to (0 when given by hand)
  */
-public record ReplicaModel(int gpus, int gpuMilli, int maxBatch, long kvTokens, int prefillTokenBudget,
-    double prefillFixed, double prefillPerToken, double prefillPerSquare, double prefillFloor,
-    double decodeFixed,
-    double decodePerSequence, double decodePerContextToken, double requestSeconds,
-    double fitError) {
+public record ReplicaModel(int gpus, int gpuMilli, int maxBatch, long kvTokens,
+    int prefillTokenBudget, double prefillFixed, double prefillPerToken, double prefillPerSquare,
+    double prefillFloor, double decodeFixed, double decodePerSequence,
+    double decodePerContextToken, double requestSeconds, double fitError) {
 
   public ReplicaModel {
     checkArgument(gpus >= 1, "replica.gpus: must be >= 1, got %s", gpus);

@@ -80,42 +80,29 @@ class LaunchTest {
     return Planner.analytical().plan(PlanRequests.parse(json, Catalog.builtIn()));
   }
 
-  static final String SINGLE_NODE = """
-      {"model": {"catalog": "llama2-7b"},
-       "cluster": {"template": "dgx-h100", "devices": 8},
-       "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": 256,
-                    "trainingTokens": 1e11, "optimizer": "adam"},
-       "layout": {"tp": 1, "pp": 1, "dp": 8}}
-      """;
-  static final String MULTI_NODE = """
-      {"model": {"catalog": "llama2-13b"},
-       "cluster": {"template": "dgx-a100", "devices": 64},
-       "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": 512,
-                    "trainingTokens": 2e11, "optimizer": "adam"},
-       "layout": {"tp": 2, "pp": 1, "dp": 32}}
-      """;
-  static final String THREE_D = """
-      {"model": {"catalog": "gpt3-175b"},
-       "cluster": {"template": "dgx-a100", "devices": 1024},
-       "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": 1536,
-                    "trainingTokens": 3e11, "optimizer": "adam"},
-       "layout": {"tp": 8, "pp": 8, "dp": 16, "engine": "megatron"}}
-      """;
-  static final String ZERO3_FSDP = """
-      {"model": {"catalog": "llama2-70b"},
-       "cluster": {"template": "dgx-h100", "devices": 128},
-       "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": 1024,
-                    "trainingTokens": 2e11, "optimizer": "adam"},
-       "layout": {"tp": 1, "pp": 1, "dp": 128, "zeroStage": 3, "engine": "fsdp",
-                  "recompute": "full", "microBatch": 1}}
-      """;
-  static final String DEEPSPEED = """
-      {"model": {"catalog": "gpt3-175b"},
-       "cluster": {"template": "dgx-a100", "devices": 384},
-       "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": 1536,
-                    "trainingTokens": 3e11, "optimizer": "adam"},
-       "layout": {"tp": 4, "pp": 12, "dp": 8, "engine": "deepspeed", "zeroStage": 1}}
-      """;
+  /** A training plan request: a catalog model on nodes of a template, BF16 mixed with Adam. */
+  static String training(String model, String template, int devices, int globalBatch,
+      String tokens, String layout) {
+    return """
+        {"model": {"catalog": "%s"},
+         "cluster": {"template": "%s", "devices": %d},
+         "workload": {"type": "training", "precision": "bf16-mixed", "globalBatchSize": %d,
+                      "trainingTokens": %s, "optimizer": "adam"},
+         "layout": {%s}}
+        """.formatted(model, template, devices, globalBatch, tokens, layout);
+  }
+
+  static final String SINGLE_NODE = training("llama2-7b", "dgx-h100", 8, 256, "1e11",
+      "\"tp\": 1, \"pp\": 1, \"dp\": 8");
+  static final String MULTI_NODE = training("llama2-13b", "dgx-a100", 64, 512, "2e11",
+      "\"tp\": 2, \"pp\": 1, \"dp\": 32");
+  static final String THREE_D = training("gpt3-175b", "dgx-a100", 1024, 1536, "3e11",
+      "\"tp\": 8, \"pp\": 8, \"dp\": 16, \"engine\": \"megatron\"");
+  static final String ZERO3_FSDP = training("llama2-70b", "dgx-h100", 128, 1024, "2e11",
+      "\"tp\": 1, \"pp\": 1, \"dp\": 128, \"zeroStage\": 3, \"engine\": \"fsdp\","
+          + " \"recompute\": \"full\", \"microBatch\": 1");
+  static final String DEEPSPEED = training("gpt3-175b", "dgx-a100", 384, 1536, "3e11",
+      "\"tp\": 4, \"pp\": 12, \"dp\": 8, \"engine\": \"deepspeed\", \"zeroStage\": 1");
   static final String SERVING = """
       {"model": {"catalog": "llama2-70b"},
        "cluster": {"accelerator": "h100-sxm-80gb", "devices": 8},

@@ -120,8 +120,9 @@ class ServingReplayTest {
    */
   @Test
   void agreesWithTheServingLoadSimulationOnItsOwnGround() {
-    ReplicaModel m = new ReplicaModel(1, 1000, 32, 1L << 40, 1 << 30, 0.02, 2e-5, 0, 0, 0.015, 2e-4, 0,
-        0.005, 0);
+    ReplicaModel m = ReplicaFixture.replica().maxBatch(32).kvTokens(1L << 40)
+        .prefillTokenBudget(1 << 30).prefill(0.02, 2e-5).decode(0.015, 2e-4, 0)
+        .requestSeconds(0.005).build();
     int p = 512;
     int o = 64;
     double[] prefill = new double[33];
@@ -162,8 +163,9 @@ class ServingReplayTest {
       @ForAll @IntRange(min = 0, max = 4) int stretches, @ForAll boolean alwaysUp,
       @ForAll long seed) {
     SplittableRandom r = new SplittableRandom(seed);
-    ReplicaModel m = new ReplicaModel(1, 1000, 1 + r.nextInt(8), 200 + r.nextInt(2000),
-        64 + r.nextInt(2000), 0.01, 1e-5, 0, 0, 0.01, 1e-3, 1e-6, 0, 0);
+    ReplicaModel m = ReplicaFixture.replica().maxBatch(1 + r.nextInt(8))
+        .kvTokens(200 + r.nextInt(2000)).prefillTokenBudget(64 + r.nextInt(2000))
+        .prefill(0.01, 1e-5).decode(0.01, 1e-3, 1e-6).build();
     List<LlmRequest> reqs = new ArrayList<>();
     double t = 0;
     for (int i = 0; i < count; i++) {
@@ -200,8 +202,8 @@ class ServingReplayTest {
    */
   @Test
   void aScaledDownReplicaFinishesWhatItRuns() {
-    ReplicaModel m = new ReplicaModel(1, 1000, 8, 1 << 20, 1 << 20, 0.01, 0, 0, 0, 0.01, 0, 0,
-        0, 0);
+    ReplicaModel m = ReplicaFixture.replica().maxBatch(8).kvTokens(1 << 20)
+        .prefillTokenBudget(1 << 20).prefill(0.01, 0).decode(0.01, 0, 0).build();
     InferenceService s = new InferenceService("s", m, 1, 1, 60, 1, 10, 1, "", 1);
     // 100 tokens at 10 ms: 1 s of decoding, arriving at 9.5 s; replica 0 stops taking requests
     // at 10 s and is gone at 12 s; replica 1 is up from 10 s.
