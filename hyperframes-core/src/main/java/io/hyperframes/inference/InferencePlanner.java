@@ -26,6 +26,8 @@ public final class InferencePlanner {
   /** Requests simulated per candidate during the search (the final answer uses more). */
   static final int SEARCH_REQUESTS = 5_000;
   static final int[] BATCH_LIMITS = {256, 128, 64, 32, 16};
+  /** Batches of the throughput-interactivity front (the concurrencies benchmarks sweep). */
+  static final int[] FRONT_BATCHES = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
   /**
    * One serving configuration that meets the SLO.
@@ -44,15 +46,45 @@ public final class InferencePlanner {
       int batchLimit, int devices, double usdPerMillionTokens, ServingLoad.Percentiles load) {}
 
   /**
-   * The plan: best configuration (null when none meets the SLO), alternatives and findings.
+   * One point of the throughput-interactivity trade-off: a replica configuration at a fixed
+   * batch, unloaded (the batch's sequences in flight together, no queueing), as serving
+   * benchmarks sweep concurrency.
+   *
+   * @param tp tensor parallelism of a replica
+   * @param ep expert parallelism of a replica
+   * @param weights weight format
+   * @param kvCache KV-cache format
+   * @param batch sequences in flight in a replica
+   * @param tokensPerSecondPerGpu generated tokens per second per GPU, prefill included
+   *     ({@link InferenceEstimate#outputTokensPerSecondPerDevice})
+   * @param tokensPerSecondPerUser generated tokens per second one sequence sees while it
+   *     decodes (1 / TPOT)
+   * @param ttftSeconds time to first token: the batch's prefill and the request path
+   * @param tpotSeconds time per output token
+   * @param meetsLatencyTargets whether this TTFT and TPOT meet {@code workload.latencySlo} (a
+   *     target not given counts as met; queueing at the request rate is not in these figures)
+   */
+  public record FrontPoint(int tp, int ep, NumberFormat weights, NumberFormat kvCache, int batch,
+      double tokensPerSecondPerGpu, double tokensPerSecondPerUser, double ttftSeconds,
+      double tpotSeconds, boolean meetsLatencyTargets) {}
+
+  /**
+   * The plan: best configuration (null when none meets the SLO), alternatives, findings, and the
+   * front of tokens per second per GPU against tokens per second per user over every
+   * configuration searched (most interactive first).
    */
   public record ServingPlan(Config best, List<Config> alternatives, List<Finding> findings,
-      int candidatesEvaluated) {
+      int candidatesEvaluated, List<FrontPoint> pareto) {
     public ServingPlan {
       alternatives = ImmutableList.copyOf(alternatives);
       findings = ImmutableList.copyOf(findings);
+      pareto = ImmutableList.copyOf(pareto);
     }
   }
+
+  /** A replica configuration the search tries: its estimate at batch 1 is feasible. */
+  private record Replica(int tp, int ep, NumberFormat weights, NumberFormat kvCache,
+      Cluster cluster, InferenceWorkload base, InferenceEstimate one) {}
 
   /**
    * Plans serving {@code model} at the workload's rate and SLO.
@@ -79,8 +111,71 @@ public final class InferencePlanner {
         "workload.latencySlo: a serving plan needs a TTFT or TPOT target");
     List<NumberFormat> weights = weightFormats.isEmpty() ? List.of(w.weights()) : weightFormats;
     List<NumberFormat> kvs = kvFormats.isEmpty() ? List.of(w.kvCache()) : kvFormats;
+    List<Replica> replicas = replicas(model, cluster, w, weights, kvs, estimator);
     List<Config> found = new ArrayList<>();
     int evaluated = 0;
+    for (Replica rc : replicas) {
+      int tp = rc.tp();
+      for (int limit : BATCH_LIMITS) {
+        int cap = (int) Math.min(limit, rc.one().maxBatchSize());
+        if (cap < 1 || (limit != BATCH_LIMITS[0] && cap < limit)) {
+          continue;
+        }
+        ServingLoad load = Serving.load(estimator, model, rc.cluster(), rc.base(), tp, rc.ep(), 1,
+            cap);
+        int count = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
+            / load.capacityPerSecond()));
+        for (int tries = 0; tries < 64 && count * tp <= 4096; tries++, count++) {
+          evaluated++;
+          double rate = w.arrivalRatePerSecond() / count;
+          if (rate >= load.capacityPerSecond()) {
+            continue;
+          }
+          // The simulation, not the analytical model: a search evaluates hundreds of
+          // configurations and the analytical model costs 0.1-0.9 s each (docs/inference.md).
+          ServingLoad.Percentiles q = load.simulate(rate, SEARCH_REQUESTS, Serving.SEED);
+          if (Serving.meets(q, w)) {
+            int devices = count * tp;
+            double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
+            found.add(new Config(tp, rc.ep(), count, rc.weights(), rc.kvCache(), cap, devices,
+                usdPerDeviceHour * devices / tokensPerHour * 1e6, q));
+            break;
+          }
+        }
+      }
+    }
+    List<FrontPoint> front = paretoFront(frontPoints(model, w, replicas, estimator));
+    found.sort(Comparator.comparingInt(Config::devices)
+        .thenComparingDouble(Config::usdPerMillionTokens)
+        .thenComparingDouble(c -> c.load().p99()));
+    List<Finding> findings = new ArrayList<>();
+    if (found.isEmpty()) {
+      findings.add(new Finding("slo-unreachable", Severity.CRITICAL,
+          "no configuration up to 4096 devices meets the SLO", String.format(Locale.ROOT,
+              "TTFT ≤ %.3g s and TPOT ≤ %.3g s at p%.0f, %.3g requests/s",
+              w.ttftSloSeconds(), w.tpotSloSeconds(), w.sloPercentile(),
+              w.arrivalRatePerSecond()),
+          "relax the SLO, shorten prompts, or use a faster accelerator"));
+      return new ServingPlan(null, List.of(), findings, evaluated, front);
+    }
+    Config best = found.get(0);
+    if (!best.weights().isFloating() || best.weights().bytes() < 2) {
+      findings.add(new Finding("quantised", Severity.INFO, "the plan serves " + best.weights()
+          .id() + " weights", "fewer bytes per weight read at every decode step",
+          "check the model's accuracy with this quantisation before deploying"));
+    }
+    return new ServingPlan(best, found.subList(1, Math.min(found.size(), 1 + alternatives)),
+        findings, evaluated, front);
+  }
+
+  /**
+   * The replica configurations searched, in order: tp up to a node (dividing the heads), weight
+   * format (its compute supported), KV-cache format, expert split; those that fit one sequence.
+   */
+  private static List<Replica> replicas(TransformerSpec model, Cluster cluster,
+      InferenceWorkload w, List<NumberFormat> weights, List<NumberFormat> kvs,
+      InferenceEstimator estimator) {
+    List<Replica> out = new ArrayList<>();
     for (int tp = 1; tp <= cluster.devicesPerNode(); tp++) {
       if (model.heads() % tp != 0) {
         continue;
@@ -96,60 +191,59 @@ public final class InferencePlanner {
           InferenceWorkload base = w.withFormats(wf, kf).withBatchSize(1);
           for (int ep : expertParallelSizes(model, tp)) {
             InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, 1, 1);
-            if (!one.feasible()) {
-              continue;
-            }
-            for (int limit : BATCH_LIMITS) {
-              int cap = (int) Math.min(limit, one.maxBatchSize());
-              if (cap < 1 || (limit != BATCH_LIMITS[0] && cap < limit)) {
-                continue;
-              }
-              ServingLoad load = Serving.load(estimator, model, replica, base, tp, ep, 1, cap);
-              int replicas = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
-                  / load.capacityPerSecond()));
-              for (int tries = 0; tries < 64 && replicas * tp <= 4096; tries++, replicas++) {
-                evaluated++;
-                double rate = w.arrivalRatePerSecond() / replicas;
-                if (rate >= load.capacityPerSecond()) {
-                  continue;
-                }
-                // The simulation, not the analytical model: a search evaluates hundreds of
-                // configurations and the analytical model costs 0.1-0.9 s each (docs/inference.md).
-                ServingLoad.Percentiles q = load.simulate(rate, SEARCH_REQUESTS, Serving.SEED);
-                if (Serving.meets(q, w)) {
-                  int devices = replicas * tp;
-                  double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
-                  found.add(new Config(tp, ep, replicas, wf, kf, cap, devices,
-                      usdPerDeviceHour * devices / tokensPerHour * 1e6, q));
-                  break;
-                }
-              }
+            if (one.feasible()) {
+              out.add(new Replica(tp, ep, wf, kf, replica, base, one));
             }
           }
         }
       }
     }
-    found.sort(Comparator.comparingInt(Config::devices)
-        .thenComparingDouble(Config::usdPerMillionTokens)
-        .thenComparingDouble(c -> c.load().p99()));
-    List<Finding> findings = new ArrayList<>();
-    if (found.isEmpty()) {
-      findings.add(new Finding("slo-unreachable", Severity.CRITICAL,
-          "no configuration up to 4096 devices meets the SLO", String.format(Locale.ROOT,
-              "TTFT ≤ %.3g s and TPOT ≤ %.3g s at p%.0f, %.3g requests/s",
-              w.ttftSloSeconds(), w.tpotSloSeconds(), w.sloPercentile(),
-              w.arrivalRatePerSecond()),
-          "relax the SLO, shorten prompts, or use a faster accelerator"));
-      return new ServingPlan(null, List.of(), findings, evaluated);
+    return out;
+  }
+
+  /** Every replica configuration at every batch of {@link #FRONT_BATCHES} that fits. */
+  private static List<FrontPoint> frontPoints(TransformerSpec model, InferenceWorkload w,
+      List<Replica> replicas, InferenceEstimator estimator) {
+    List<FrontPoint> points = new ArrayList<>();
+    for (Replica rc : replicas) {
+      for (int batch : FRONT_BATCHES) {
+        if (batch > rc.one().maxBatchSize()) {
+          break;
+        }
+        InferenceEstimate e = estimator.estimate(model, rc.cluster(),
+            rc.base().withBatchSize(batch), rc.tp(), rc.ep(), 1, 1);
+        if (!e.feasible() || !(e.tpotSeconds() > 0)) {
+          continue;
+        }
+        boolean meets = (w.ttftSloSeconds() <= 0 || e.ttftSeconds() <= w.ttftSloSeconds())
+            && (w.tpotSloSeconds() <= 0 || e.tpotSeconds() <= w.tpotSloSeconds());
+        points.add(new FrontPoint(rc.tp(), rc.ep(), rc.weights(), rc.kvCache(), batch,
+            e.outputTokensPerSecondPerDevice(), 1 / e.tpotSeconds(), e.ttftSeconds(),
+            e.tpotSeconds(), meets));
+      }
     }
-    Config best = found.get(0);
-    if (!best.weights().isFloating() || best.weights().bytes() < 2) {
-      findings.add(new Finding("quantised", Severity.INFO, "the plan serves " + best.weights()
-          .id() + " weights", "fewer bytes per weight read at every decode step",
-          "check the model's accuracy with this quantisation before deploying"));
+    return points;
+  }
+
+  /**
+   * The points of {@code points} that no other point matches or beats on both tokens per second
+   * per GPU and tokens per second per user, most interactive first (per GPU rising along it); of
+   * points equal on both, the first.
+   */
+  static List<FrontPoint> paretoFront(List<FrontPoint> points) {
+    List<FrontPoint> sorted = new ArrayList<>(points);
+    sorted.sort(Comparator.comparingDouble(FrontPoint::tokensPerSecondPerUser).reversed()
+        .thenComparing(Comparator.comparingDouble(FrontPoint::tokensPerSecondPerGpu)
+            .reversed()));
+    List<FrontPoint> front = new ArrayList<>();
+    double perGpu = Double.NEGATIVE_INFINITY;
+    for (FrontPoint p : sorted) {
+      if (p.tokensPerSecondPerGpu() > perGpu) {
+        front.add(p);
+        perGpu = p.tokensPerSecondPerGpu();
+      }
     }
-    return new ServingPlan(best, found.subList(1, Math.min(found.size(), 1 + alternatives)),
-        findings, evaluated);
+    return front;
   }
 
   /**

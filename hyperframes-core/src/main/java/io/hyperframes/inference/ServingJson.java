@@ -191,15 +191,29 @@ public final class ServingJson {
     }
   }
 
+  /** {@code pareto[]} of a serving plan: one point of the throughput-interactivity front. */
+  public record FrontPointDocument(int tp, int ep, String weights, String kvCache, int batch,
+      double outputTokensPerSecondPerGpu, double outputTokensPerSecondPerUser,
+      double ttftSeconds, double tpotSeconds, boolean meetsLatencyTargets) {
+
+    static FrontPointDocument of(InferencePlanner.FrontPoint p) {
+      return new FrontPointDocument(p.tp(), p.ep(), p.weights().id(), p.kvCache().id(),
+          p.batch(), p.tokensPerSecondPerGpu(), p.tokensPerSecondPerUser(), p.ttftSeconds(),
+          p.tpotSeconds(), p.meetsLatencyTargets());
+    }
+  }
+
   /**
    * A serving plan: the serving estimate of the best configuration (its findings followed by the
-   * plan's), {@code best}, {@code alternatives} and {@code search}. When no configuration meets
-   * the SLO there is no estimate: {@code feasible} is false, {@code reasons} says why and
-   * {@code findings} holds the plan's.
+   * plan's), {@code best}, {@code alternatives}, {@code search} and {@code pareto} (the front of
+   * output tokens per second per GPU against per user, over every configuration searched at
+   * fixed batches, most interactive first). When no configuration meets the SLO there is no
+   * estimate: {@code feasible} is false, {@code reasons} says why and {@code findings} holds the
+   * plan's.
    */
   public record ServingPlanDocument(@JsonUnwrapped Serving estimate, Boolean feasible,
       List<String> reasons, ServingConfig best, List<ServingConfig> alternatives,
-      List<FindingDocument> findings, ServingSearch search) {
+      List<FindingDocument> findings, ServingSearch search, List<FrontPointDocument> pareto) {
 
     /**
      * The document of {@code plan}, with {@code bestEstimate} the serving estimate of its best
@@ -210,13 +224,15 @@ public final class ServingJson {
       List<ServingConfig> alternatives =
           plan.alternatives().stream().map(ServingConfig::of).toList();
       ServingSearch search = new ServingSearch(plan.candidatesEvaluated());
+      List<FrontPointDocument> pareto = plan.pareto().stream().map(FrontPointDocument::of)
+          .toList();
       List<FindingDocument> findings = FindingDocument.of(plan.findings());
       if (plan.best() == null || bestEstimate == null) {
         return new ServingPlanDocument(null, false, List.of("no configuration meets the SLO"),
-            null, alternatives, findings, search);
+            null, alternatives, findings, search, pareto);
       }
       return new ServingPlanDocument(Serving.of(bestEstimate).withMoreFindings(findings), null,
-          null, ServingConfig.of(plan.best()), alternatives, null, search);
+          null, ServingConfig.of(plan.best()), alternatives, null, search, pareto);
     }
   }
 

@@ -103,6 +103,15 @@ public final class ServingPlans {
     return Json.tree(ServingJson.ServingPlanDocument.of(plan, best));
   }
 
+  /** One line describing a point of the throughput-interactivity front. */
+  public static String describe(InferencePlanner.FrontPoint p) {
+    return String.format(Locale.ROOT, "tp %d%s, %s weights, %s KV, batch %d: %.4g tokens/s per"
+        + " GPU, %.4g tokens/s per user, TTFT %.3g s, TPOT %.3g ms%s", p.tp(),
+        p.ep() > 1 ? " ep " + p.ep() : "", p.weights().id(), p.kvCache().id(), p.batch(),
+        p.tokensPerSecondPerGpu(), p.tokensPerSecondPerUser(), p.ttftSeconds(),
+        p.tpotSeconds() * 1e3, p.meetsLatencyTargets() ? "" : " (misses the latency targets)");
+  }
+
   /** One line describing a configuration. */
   public static String describe(InferencePlanner.Config c) {
     return String.format(Locale.ROOT, "%d devices (tp %d%s × %d replicas), %s weights, %s KV,"

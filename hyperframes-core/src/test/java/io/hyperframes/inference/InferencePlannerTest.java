@@ -1,5 +1,6 @@
 package io.hyperframes.inference;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,6 +35,39 @@ class InferencePlannerTest {
     assertTrue(json.get("feasible").asBoolean());
     assertTrue(json.has("inference") && json.has("best") && json.has("alternatives"));
     assertTrue(json.get("best").get("usdPerMillionTokens").asDouble() > 0);
+  }
+
+  /**
+   * The front spans the searched configurations from batch 1 (most tokens per user) to the
+   * batch that gives the most per GPU, each point the estimate of its configuration at its batch,
+   * and it is in the JSON; an unreachable SLO leaves the front, every point missing the targets.
+   */
+  @Test
+  void thePlanCarriesTheThroughputInteractivityFront() {
+    var result = ServingPlans.plan(Json.parseObject("r", REQUEST), Catalog.builtIn());
+    var front = result.plan().pareto();
+    assertTrue(front.size() >= 2, front::toString);
+    InferencePlanner.FrontPoint first = front.get(0);
+    InferencePlanner.FrontPoint last = front.get(front.size() - 1);
+    assertEquals(1, first.batch(), "the most interactive point runs one sequence");
+    assertTrue(last.batch() > 1 && last.tokensPerSecondPerGpu() > first.tokensPerSecondPerGpu());
+    var r = result.request();
+    InferenceEstimate e = InferenceEstimator.analytical().estimate(r.model(),
+        r.cluster().withDevices(last.tp()), r.workload().withFormats(last.weights(),
+            last.kvCache()).withBatchSize(last.batch()), last.tp(), last.ep(), 1, 1);
+    assertEquals(e.outputTokensPerSecondPerDevice(), last.tokensPerSecondPerGpu(), 1e-9);
+    assertEquals(1 / e.tpotSeconds(), last.tokensPerSecondPerUser(), 1e-9);
+    assertEquals(e.ttftSeconds() <= 0.3 && e.tpotSeconds() <= 0.04, last.meetsLatencyTargets());
+    var json = ServingPlans.toJson(result);
+    assertEquals(front.size(), json.get("pareto").size());
+    assertEquals(last.batch(), json.get("pareto").get(front.size() - 1).get("batch").asInt());
+    var unreachable = ServingPlans.plan(Json.parseObject("r", REQUEST.replace(
+        "\"ttftSeconds\": 0.3", "\"ttftSeconds\": 0.0001")), Catalog.builtIn());
+    assertTrue(!unreachable.plan().pareto().isEmpty()
+        && unreachable.plan().pareto().stream().noneMatch(
+            InferencePlanner.FrontPoint::meetsLatencyTargets));
+    assertEquals(unreachable.plan().pareto().size(),
+        ServingPlans.toJson(unreachable).get("pareto").size());
   }
 
   @Test

@@ -167,6 +167,10 @@ final class PlanCommand implements Callable<Integer> {
         }
         plan.findings().forEach(f -> out.println("[" + f.severity().name().toLowerCase(
             Locale.ROOT) + "] " + f.title() + " — " + f.remedy()));
+        out.println("pareto front (one replica at fixed batches, unloaded; most interactive"
+            + " first):");
+        plan.pareto().forEach(p -> out.println("  "
+            + io.hyperframes.inference.ServingPlans.describe(p)));
       }
       out.flush();
       return 0;
