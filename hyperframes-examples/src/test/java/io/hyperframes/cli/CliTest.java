@@ -58,6 +58,30 @@ class CliTest {
   }
 
   /**
+   * {@link #validatedInDocs} of {@code casesFile}, asserted to report the mean |error|
+   * {@code mean} (as printed, in percent): the errors of its rows of case ids {@code ids} and
+   * metric {@code metric} ({@link #errors}).
+   */
+  static java.util.List<Double> reportErrors(String casesFile, String mean, String ids,
+      String metric) throws IOException {
+    String out = validatedInDocs(casesFile);
+    assertTrue(out.contains("Mean |error| " + mean + " %"), out);
+    return errors(out, ids, metric);
+  }
+
+  /**
+   * {@link #validatedInDocs} of {@code casesFile}, asserted to have {@code rows} step-time rows:
+   * their errors by case id ({@link #stepErrors}).
+   */
+  static java.util.Map<String, Double> stepErrorsInDocs(String casesFile, int rows)
+      throws IOException {
+    String out = validatedInDocs(casesFile);
+    java.util.Map<String, Double> errors = stepErrors(out);
+    assertEquals(rows, errors.size(), out);
+    return errors;
+  }
+
+  /**
    * The errors in percent of the rows of a {@code validate --format markdown} report whose case
    * id matches {@code ids} and whose metric is {@code metric} (regular expressions without
    * capturing groups), in the report's order.

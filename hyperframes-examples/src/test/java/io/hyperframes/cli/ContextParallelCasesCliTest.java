@@ -1,6 +1,5 @@
 package io.hyperframes.cli;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -17,9 +16,7 @@ class ContextParallelCasesCliTest {
 
   @Test
   void theReportPrintsTheRows() throws IOException {
-    String out = CliTest.validatedInDocs("context-parallel-cases.json");
-    Map<String, Double> errors = CliTest.stepErrors(out);
-    assertEquals(7, errors.size(), out);
+    Map<String, Double> errors = CliTest.stepErrorsInDocs("context-parallel-cases.json", 7);
     double sum = 0;
     for (Map.Entry<String, Double> row : errors.entrySet()) {
       assertTrue(Math.abs(row.getValue()) < 10.0, row.getKey() + ": " + row.getValue() + " %");
