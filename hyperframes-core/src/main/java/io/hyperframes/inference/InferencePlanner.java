@@ -210,16 +210,15 @@ public final class InferencePlanner {
         if (batch > rc.one().maxBatchSize()) {
           break;
         }
-        InferenceEstimate e = estimator.estimate(model, rc.cluster(),
+        // The base workload runs one sequence: its estimate is the search's own.
+        InferenceEstimate e = batch == 1 ? rc.one() : estimator.estimate(model, rc.cluster(),
             rc.base().withBatchSize(batch), rc.tp(), rc.ep(), 1, 1);
         if (!e.feasible() || !(e.tpotSeconds() > 0)) {
           continue;
         }
-        boolean meets = (w.ttftSloSeconds() <= 0 || e.ttftSeconds() <= w.ttftSloSeconds())
-            && (w.tpotSloSeconds() <= 0 || e.tpotSeconds() <= w.tpotSloSeconds());
         points.add(new FrontPoint(rc.tp(), rc.ep(), rc.weights(), rc.kvCache(), batch,
             e.outputTokensPerSecondPerDevice(), 1 / e.tpotSeconds(), e.ttftSeconds(),
-            e.tpotSeconds(), meets));
+            e.tpotSeconds(), w.meetsTargets(e.ttftSeconds(), e.tpotSeconds())));
       }
     }
     return points;

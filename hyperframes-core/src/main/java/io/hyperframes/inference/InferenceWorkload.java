@@ -69,6 +69,12 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
         speculative, 0.0);
   }
 
+  /** Whether a TTFT and a TPOT meet the latency targets (a target not given is met). */
+  boolean meetsTargets(double ttftSeconds, double tpotSeconds) {
+    return (ttftSloSeconds == 0 || ttftSeconds <= ttftSloSeconds)
+        && (tpotSloSeconds == 0 || tpotSeconds <= tpotSloSeconds);
+  }
+
   /**
    * Prompt tokens whose keys and values the prefix cache already holds, so that prefill skips
    * them: the hit rate's share of the prompt, at most all but its last token, in whole KV blocks

@@ -634,10 +634,7 @@ public final class Serving {
    * the simulated distribution at exactly that percentile) and the mean time per output token.
    */
   static boolean meets(ServingLoad.Percentiles q, InferenceWorkload w) {
-    double ttft = q.ttftAt(w.sloPercentile());
-    double tpot = SloSearch.tpot(q, w);
-    return (w.ttftSloSeconds() == 0 || ttft <= w.ttftSloSeconds())
-        && (w.tpotSloSeconds() == 0 || tpot <= w.tpotSloSeconds());
+    return w.meetsTargets(q.ttftAt(w.sloPercentile()), SloSearch.tpot(q, w));
   }
 
   static List<Finding> findings(InferenceEstimate e, InferenceRequest r) {
