@@ -105,6 +105,9 @@ public final class ServingPlans {
 
   /** One line describing a point of the throughput-interactivity front. */
   public static String describe(InferencePlanner.FrontPoint p) {
+    if (p == null) {
+      throw new IllegalArgumentException("point: must be given");
+    }
     return String.format(Locale.ROOT, "tp %d%s, %s weights, %s KV, batch %d: %.4g tokens/s per"
         + " GPU, %.4g tokens/s per user, TTFT %.3g s, TPOT %.3g ms%s", p.tp(),
         p.ep() > 1 ? " ep " + p.ep() : "", p.weights().id(), p.kvCache().id(), p.batch(),

@@ -68,6 +68,10 @@ class InferencePlannerTest {
             InferencePlanner.FrontPoint::meetsLatencyTargets));
     assertEquals(unreachable.plan().pareto().size(),
         ServingPlans.toJson(unreachable).get("pareto").size());
+    assertTrue(ServingPlans.describe(last).contains("batch " + last.batch()));
+    IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+        () -> ServingPlans.describe((InferencePlanner.FrontPoint) null));
+    assertEquals("point: must be given", none.getMessage());
   }
 
   @Test
