@@ -191,11 +191,6 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
   }
 
   /**
-   * {@code workload.promptTokens} and {@code outputTokens} read from a CSV trace (capacity mode):
-   * its {@code ContextTokens} and {@code GeneratedTokens} columns, as in the Azure LLM inference
-   * traces; a relative path is read from the working directory.
-   */
-  /**
    * {@code layout.disaggregated}: prompts on a prefill pool of {@code prefillReplicas} replicas
    * of {@code prefillTp} devices, tokens on a decode pool likewise, each pool's routed experts
    * over its {@code ep} ranks (docs/inference.md, "Disaggregated prefill and decode").
@@ -218,6 +213,11 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
         .with("layout.disaggregated.decode.twoBatchOverlap", decode), catalog, models);
   }
 
+  /**
+   * {@code workload.promptTokens} and {@code outputTokens} read from a CSV trace (capacity mode):
+   * its {@code ContextTokens} and {@code GeneratedTokens} columns, as in the Azure LLM inference
+   * traces; a relative path is read from the working directory.
+   */
   public ServeBuilder lengthsTrace(String file) {
     if (file == null || file.isBlank()) {
       throw new IllegalArgumentException("workload.promptTokens.trace: must be a file path");

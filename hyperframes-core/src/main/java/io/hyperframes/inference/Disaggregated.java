@@ -130,7 +130,7 @@ final class Disaggregated {
    * bisection (a larger batch never meets a target a smaller one misses: its prefill and its
    * decode step are no shorter); the estimate at batch 1 when none does.
    */
-  private static <T> T largest(int most, java.util.function.IntFunction<T> at,
+  static <T> T largest(int most, java.util.function.IntFunction<T> at,
       java.util.function.Predicate<T> meets) {
     int lo = 1;
     int hi = most;
@@ -149,15 +149,27 @@ final class Disaggregated {
   }
 
   /** A prefill replica at one batch: the estimate, the transfer and the times they give. */
-  private record Prefill(InferenceEstimate estimate, int batch, double kvBytesPerRequest,
+  record Prefill(InferenceEstimate estimate, int batch, double kvBytesPerRequest,
       double transfer, double exposed, double ttft, double period) {}
 
-  private static Prefill prefill(InferenceEstimator estimator, TransformerSpec m,
+  static Prefill prefill(InferenceEstimator estimator, TransformerSpec m,
       Cluster pool, Cluster whole, InferenceWorkload w, Disaggregation.Pool p, int batch) {
+    return sent(estimator, prefillEstimate(estimator, m, pool, w, p, batch), m, whole, w, p,
+        batch);
+  }
+
+  /** A prefill replica's estimate at one batch, before its KV cache is sent. */
+  static InferenceEstimate prefillEstimate(InferenceEstimator estimator, TransformerSpec m,
+      Cluster pool, InferenceWorkload w, Disaggregation.Pool p, int batch) {
     // The prefill pool keeps a prompt's KV cache only until it is sent: one output token.
-    InferenceEstimate e = estimator.estimate(withSlots(m, p), pool,
+    return estimator.estimate(withSlots(m, p), pool,
         w.withBatchSize(batch).withLengths(w.promptTokens(), 1), p.tp(), p.ep(), 1,
         p.replicas(), p.twoBatchOverlap());
+  }
+
+  /** A prefill replica at one batch, its estimate {@code e}, with the KV transfer over whole. */
+  static Prefill sent(InferenceEstimator estimator, InferenceEstimate e, TransformerSpec m,
+      Cluster whole, InferenceWorkload w, Disaggregation.Pool p, int batch) {
     double perRequest = e.kvCacheBytesPerToken() * w.promptTokens();
     // Each of the replica's tp devices sends its share over its own link; the pools are on
     // different nodes unless the whole cluster is one node.
@@ -177,7 +189,7 @@ final class Disaggregated {
    * batch's KV cache and the runtime reserve with the logits buffer, without the prefill working
    * set {@link InferenceEstimator} counts; the most sequences that fit follow from those.
    */
-  private static InferenceEstimate decode(InferenceEstimator estimator, TransformerSpec m,
+  static InferenceEstimate decode(InferenceEstimator estimator, TransformerSpec m,
       Cluster pool, InferenceWorkload w, Disaggregation.Pool q, int batch) {
     InferenceEstimate e = estimator.estimate(withSlots(m, q), pool, w.withBatchSize(batch),
         q.tp(), q.ep(), 1, q.replicas(), q.twoBatchOverlap());

@@ -18,7 +18,8 @@ import java.util.Locale;
  * experts: none, or the experts split over all tp ranks as vLLM's {@code --enable-expert-parallel}
  * does), weight format, KV-cache format and batch limit — for the fewest devices (replicas × tp)
  * that meet a latency SLO at a request rate, then the lowest cost per million generated tokens,
- * then the lowest simulated p99 latency.
+ * then the lowest simulated p99 latency; and, over the same replica configurations, the
+ * disaggregated prefill and decode pools with the fewest devices ({@link DisaggregatedSearch}).
  */
 public final class InferencePlanner {
   private InferencePlanner() {}
@@ -69,21 +70,66 @@ public final class InferencePlanner {
       double tpotSeconds, boolean meetsLatencyTargets) {}
 
   /**
-   * The plan: best configuration (null when none meets the SLO), alternatives, findings, and the
-   * front of tokens per second per GPU against tokens per second per user over every
-   * configuration searched (most interactive first).
+   * One pool of a disaggregated configuration.
+   *
+   * @param tp tensor parallelism of a replica
+   * @param ep expert parallelism of a replica (1, or tp)
+   * @param replicas replicas in the pool
+   * @param batchLimit prompts a prefill replica computes together, or sequences a decode replica
+   *     decodes together, at most
+   * @param devices tp × replicas
+   */
+  public record PoolConfig(int tp, int ep, int replicas, int batchLimit, int devices) {}
+
+  /**
+   * The disaggregated configuration that meets the SLO with the fewest devices: a prefill pool
+   * and a decode pool, each request's KV cache sent from the first to the second
+   * (docs/inference.md, "Serving plans").
+   *
+   * @param prefill the prefill pool
+   * @param decode the decode pool
+   * @param weights weight format of both pools
+   * @param kvCache KV-cache format of both pools
+   * @param devices devices of both pools
+   * @param usdPerMillionTokens device-hour price × devices per million generated tokens
+   * @param ttftSeconds simulated time to first token at {@code workload.latencySlo.percentile}
+   * @param tpotSeconds time per output token of a full decode batch
+   * @param oneNode whether both pools fit in one node (the KV cache over NVLink, else over the
+   *     inter-node fabric)
+   */
+  public record DisaggregatedConfig(PoolConfig prefill, PoolConfig decode, NumberFormat weights,
+      NumberFormat kvCache, int devices, double usdPerMillionTokens, double ttftSeconds,
+      double tpotSeconds, boolean oneNode) {}
+
+  /**
+   * The plan: best aggregated configuration (null when none meets the SLO), alternatives,
+   * findings, the front of tokens per second per GPU against tokens per second per user over
+   * every configuration searched (most interactive first), and the best disaggregated
+   * configuration (null when none meets the SLO).
    */
   public record ServingPlan(Config best, List<Config> alternatives, List<Finding> findings,
-      int candidatesEvaluated, List<FrontPoint> pareto) {
+      int candidatesEvaluated, List<FrontPoint> pareto, DisaggregatedConfig disaggregated) {
     public ServingPlan {
       alternatives = ImmutableList.copyOf(alternatives);
       findings = ImmutableList.copyOf(findings);
       pareto = ImmutableList.copyOf(pareto);
     }
+
+    /**
+     * What serves with the fewest devices: {@code "aggregated"} (also on a tie: one kind of
+     * server is simpler to run), {@code "disaggregated"}, or null when nothing meets the SLO.
+     */
+    public String choice() {
+      if (best == null) {
+        return disaggregated == null ? null : "disaggregated";
+      }
+      return disaggregated != null && disaggregated.devices() < best.devices() ? "disaggregated"
+          : "aggregated";
+    }
   }
 
   /** A replica configuration the search tries: its estimate at batch 1 is feasible. */
-  private record Replica(int tp, int ep, NumberFormat weights, NumberFormat kvCache,
+  record Replica(int tp, int ep, NumberFormat weights, NumberFormat kvCache,
       Cluster cluster, InferenceWorkload base, InferenceEstimate one) {}
 
   /**
@@ -145,27 +191,40 @@ public final class InferencePlanner {
       }
     }
     List<FrontPoint> front = paretoFront(frontPoints(model, w, replicas, estimator));
+    DisaggregatedConfig apart = DisaggregatedSearch.best(model, cluster, w, replicas,
+        usdPerDeviceHour, estimator);
     found.sort(Comparator.comparingInt(Config::devices)
         .thenComparingDouble(Config::usdPerMillionTokens)
         .thenComparingDouble(c -> c.load().p99()));
     List<Finding> findings = new ArrayList<>();
-    if (found.isEmpty()) {
+    Config best = found.isEmpty() ? null : found.get(0);
+    if (best == null && apart == null) {
       findings.add(new Finding("slo-unreachable", Severity.CRITICAL,
           "no configuration up to 4096 devices meets the SLO", String.format(Locale.ROOT,
               "TTFT ≤ %.3g s and TPOT ≤ %.3g s at p%.0f, %.3g requests/s",
               w.ttftSloSeconds(), w.tpotSloSeconds(), w.sloPercentile(),
               w.arrivalRatePerSecond()),
           "relax the SLO, shorten prompts, or use a faster accelerator"));
-      return new ServingPlan(null, List.of(), findings, evaluated, front);
+      return new ServingPlan(null, List.of(), findings, evaluated, front, null);
     }
-    Config best = found.get(0);
-    if (!best.weights().isFloating() || best.weights().bytes() < 2) {
-      findings.add(new Finding("quantised", Severity.INFO, "the plan serves " + best.weights()
-          .id() + " weights", "fewer bytes per weight read at every decode step",
+    if (apart != null && (best == null || apart.devices() < best.devices())) {
+      findings.add(new Finding("disaggregate", Severity.INFO, best == null
+          ? "only disaggregated prefill and decode meet the SLO"
+          : "disaggregated prefill and decode need fewer devices", String.format(Locale.ROOT,
+              "%d devices disaggregated%s", apart.devices(), best == null ? ""
+                  : String.format(Locale.ROOT, " against %d aggregated", best.devices())),
+          "serve prompts and tokens on separate pools (layout.disaggregated), the KV cache"
+              + " sent between them"));
+    }
+    NumberFormat served = best != null ? best.weights() : apart.weights();
+    if (!served.isFloating() || served.bytes() < 2) {
+      findings.add(new Finding("quantised", Severity.INFO, "the plan serves " + served.id()
+          + " weights", "fewer bytes per weight read at every decode step",
           "check the model's accuracy with this quantisation before deploying"));
     }
-    return new ServingPlan(best, found.subList(1, Math.min(found.size(), 1 + alternatives)),
-        findings, evaluated, front);
+    return new ServingPlan(best, best == null ? List.of()
+        : found.subList(1, Math.min(found.size(), 1 + alternatives)), findings, evaluated, front,
+        apart);
   }
 
   /**

@@ -205,15 +205,18 @@ public final class ServingJson {
 
   /**
    * A serving plan: the serving estimate of the best configuration (its findings followed by the
-   * plan's), {@code best}, {@code alternatives}, {@code search} and {@code pareto} (the front of
+   * plan's), {@code best}, {@code alternatives}, {@code search}, {@code pareto} (the front of
    * output tokens per second per GPU against per user, over every configuration searched at
-   * fixed batches, most interactive first). When no configuration meets the SLO there is no
-   * estimate: {@code feasible} is false, {@code reasons} says why and {@code findings} holds the
-   * plan's.
+   * fixed batches, most interactive first), {@code bestDisaggregated} (the disaggregated
+   * configuration with the fewest devices; absent when none meets the SLO) and {@code choice}
+   * ("aggregated" or "disaggregated": what needs fewer devices). When no aggregated
+   * configuration meets the SLO there is no estimate: {@code feasible} is false, {@code reasons}
+   * says why and {@code findings} holds the plan's.
    */
   public record ServingPlanDocument(@JsonUnwrapped Serving estimate, Boolean feasible,
       List<String> reasons, ServingConfig best, List<ServingConfig> alternatives,
-      List<FindingDocument> findings, ServingSearch search, List<FrontPointDocument> pareto) {
+      List<FindingDocument> findings, ServingSearch search, List<FrontPointDocument> pareto,
+      DisaggregatedConfigDocument bestDisaggregated, String choice) {
 
     /**
      * The document of {@code plan}, with {@code bestEstimate} the serving estimate of its best
@@ -227,12 +230,36 @@ public final class ServingJson {
       List<FrontPointDocument> pareto = plan.pareto().stream().map(FrontPointDocument::of)
           .toList();
       List<FindingDocument> findings = FindingDocument.of(plan.findings());
+      DisaggregatedConfigDocument apart = DisaggregatedConfigDocument.of(plan.disaggregated());
       if (plan.best() == null || bestEstimate == null) {
-        return new ServingPlanDocument(null, false, List.of("no configuration meets the SLO"),
-            null, alternatives, findings, search, pareto);
+        return new ServingPlanDocument(null, false, List.of(apart == null
+            ? "no configuration meets the SLO"
+            : "no aggregated configuration meets the SLO; bestDisaggregated does"), null,
+            alternatives, findings, search, pareto, apart, plan.choice());
       }
       return new ServingPlanDocument(Serving.of(bestEstimate).withMoreFindings(findings), null,
-          null, ServingConfig.of(plan.best()), alternatives, null, search, pareto);
+          null, ServingConfig.of(plan.best()), alternatives, null, search, pareto, apart,
+          plan.choice());
+    }
+  }
+
+  /** {@code bestDisaggregated} of a serving plan ({@link InferencePlanner.DisaggregatedConfig}). */
+  public record DisaggregatedConfigDocument(PoolDocument prefill, PoolDocument decode,
+      String weights, String kvCache, int devices, double usdPerMillionTokens,
+      double ttftSeconds, double tpotSeconds, boolean oneNode) {
+
+    static DisaggregatedConfigDocument of(InferencePlanner.DisaggregatedConfig c) {
+      return c == null ? null : new DisaggregatedConfigDocument(PoolDocument.of(c.prefill()),
+          PoolDocument.of(c.decode()), c.weights().id(), c.kvCache().id(), c.devices(),
+          c.usdPerMillionTokens(), c.ttftSeconds(), c.tpotSeconds(), c.oneNode());
+    }
+  }
+
+  /** {@code bestDisaggregated.prefill} and {@code .decode}. */
+  public record PoolDocument(int tp, int ep, int replicas, int batchLimit, int devices) {
+
+    static PoolDocument of(InferencePlanner.PoolConfig p) {
+      return new PoolDocument(p.tp(), p.ep(), p.replicas(), p.batchLimit(), p.devices());
     }
   }
 

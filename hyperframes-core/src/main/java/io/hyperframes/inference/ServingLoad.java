@@ -200,7 +200,8 @@ public final class ServingLoad {
     return cluster.percentiles(rate).delayed(requestSeconds);
   }
 
-  private static double quantile(double[] sorted, double q) {
+  /** The {@code q}-quantile of {@code sorted}, interpolated linearly between order statistics. */
+  static double quantile(double[] sorted, double q) {
     double pos = q * (sorted.length - 1);
     int i = (int) Math.floor(pos);
     int j = Math.min(sorted.length - 1, i + 1);

@@ -115,6 +115,22 @@ public final class ServingPlans {
         p.tpotSeconds() * 1e3, p.meetsLatencyTargets() ? "" : " (misses the latency targets)");
   }
 
+  /** One line describing a disaggregated configuration. */
+  public static String describe(InferencePlanner.DisaggregatedConfig c) {
+    if (c == null) {
+      throw new IllegalArgumentException("configuration: must be given");
+    }
+    return String.format(Locale.ROOT, "%d devices (prefill tp %d%s × %d replicas, batch ≤ %d;"
+        + " decode tp %d%s × %d replicas, batch ≤ %d; %s), %s weights, %s KV: TTFT %.3g"
+        + " s at the SLO percentile, TPOT %.3g ms, %.3g USD per million tokens", c.devices(),
+        c.prefill().tp(), c.prefill().ep() > 1 ? " ep " + c.prefill().ep() : "",
+        c.prefill().replicas(), c.prefill().batchLimit(), c.decode().tp(),
+        c.decode().ep() > 1 ? " ep " + c.decode().ep() : "", c.decode().replicas(),
+        c.decode().batchLimit(), c.oneNode() ? "one node" : "KV over the inter-node fabric",
+        c.weights().id(), c.kvCache().id(), c.ttftSeconds(), c.tpotSeconds() * 1e3,
+        c.usdPerMillionTokens());
+  }
+
   /** One line describing a configuration. */
   public static String describe(InferencePlanner.Config c) {
     return String.format(Locale.ROOT, "%d devices (tp %d%s × %d replicas), %s weights, %s KV,"

@@ -119,9 +119,25 @@ public final class Launch {
     checkArgument(result != null && target != null && options != null,
         "result, target and options: must be given");
     InferencePlanner.Config best = result.plan().best();
+    checkArgument(best != null || result.plan().disaggregated() == null,
+        "--emit: only a disaggregated configuration meets the SLO, and a disaggregated"
+            + " deployment is not emitted yet (its pools are bestDisaggregated in --format json)");
     checkArgument(best != null, "--emit: no configuration meets the SLO, nothing to launch");
     checkArgument(target.serves(), "--emit: a serving plan is emitted as vllm, sglang, trtllm"
         + " (one replica's launch line) or kubernetes (a vLLM Deployment), not %s", target.id());
+    LaunchConfigs.Emitted emitted = emitServing(result, best, target, options);
+    if (!"disaggregated".equals(result.plan().choice())) {
+      return emitted;
+    }
+    List<String> notes = new ArrayList<>(emitted.notes());
+    notes.add(String.format(java.util.Locale.ROOT, "disaggregated prefill and decode need %d"
+        + " devices against the %d of this aggregated configuration; a disaggregated deployment"
+        + " is not emitted yet", result.plan().disaggregated().devices(), best.devices()));
+    return new LaunchConfigs.Emitted(emitted.text(), notes);
+  }
+
+  private static LaunchConfigs.Emitted emitServing(ServingPlans.Result result,
+      InferencePlanner.Config best, Target target, LaunchOptions options) {
     return switch (target) {
       case VLLM -> ServingCommands.vllm(result, best);
       case SGLANG -> ServingCommands.sglang(result, best);

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
     subcommands = {PlanCommand.class, EstimateCommand.class, ValidateCommand.class,
         CalibrateCommand.class,
         CatalogCommand.class, BenchCommand.class, DatasetCommand.class, CompareCommand.class,
-        DoctorCommand.class, ProbeCommand.class, ScheduleCommand.class})
+        DoctorCommand.class, ProbeCommand.class, ScheduleCommand.class, ServePlanCommand.class})
 public final class Main {
 
   /** Runs the command line and exits with its status. */

@@ -100,33 +100,11 @@ final class PlanCommand implements Callable<Integer> {
           + " also vllm, sglang or trtllm (one replica's launch line) (docs/launch.md).")
   Engine emit;
 
-  @Option(names = "--name", defaultValue = "hyperframes-train",
-      description = "Job name for --emit kubernetes|jobset (DNS-1123 label; default"
-          + " hyperframes-train, hyperframes-serve for a serving plan).")
-  String name;
-
-  @Option(names = "--image", defaultValue = "hyperframes-train:latest",
-      description = "Image the pods run: the one built from --emit dockerfile.")
-  String image;
-
-  @Option(names = "--namespace", defaultValue = "default", description = "Kubernetes namespace.")
-  String namespace;
-
-  @Option(names = "--gang", defaultValue = "volcano",
-      description = "Gang scheduling: volcano (default), kueue or none.")
-  String gang;
-
-  @Option(names = "--queue", defaultValue = "default", description = "Volcano or Kueue queue.")
-  String queue;
-
   @Option(names = "--script", defaultValue = "train.py",
       description = "Training script of an FSDP image (default train.py).")
   String script;
 
-  @Option(names = "--out", paramLabel = "DIR",
-      description = "With --emit dockerfile|kubernetes|jobset: write the files (Dockerfile,"
-          + " .dockerignore, ds_config.json; NAME.yaml) into DIR instead of printing.")
-  Path outDir;
+  @Mixin LaunchOption launch;
 
   @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
       description = "Show a progress bar on a terminal (default on).")
@@ -140,39 +118,9 @@ final class PlanCommand implements Callable<Integer> {
     if (io.hyperframes.inference.Serving.isInference(root)) {
       var result = io.hyperframes.inference.ServingPlans.plan(root, c);
       if (emit != null) {
-        io.hyperframes.launch.LaunchOptions o = options();
-        if (name.equals("hyperframes-train")) {
-          o = o.withName("hyperframes-serve");
-          name = o.name();
-        }
-        io.hyperframes.launch.Target target =
-            io.hyperframes.launch.Target.fromId("--emit", emit.name());
-        return emitted(io.hyperframes.launch.Launch.serving(result, target, o),
-            target == io.hyperframes.launch.Target.KUBERNETES ? "yaml" : "text");
+        return ServingPlanOutput.emit(launch, result, emit.name());
       }
-      var out = spec.commandLine().getOut();
-      if (format == Format.json) {
-        out.println(Json.mapper().writerWithDefaultPrettyPrinter()
-            .writeValueAsString(io.hyperframes.inference.ServingPlans.toJson(result)));
-      } else {
-        var plan = result.plan();
-        out.println("HyperFrames serving plan (" + plan.candidatesEvaluated()
-            + " configurations simulated)");
-        if (plan.best() == null) {
-          out.println("NO configuration meets the SLO");
-        } else {
-          out.println("best: " + io.hyperframes.inference.ServingPlans.describe(plan.best()));
-          plan.alternatives().forEach(a -> out.println("  alt: "
-              + io.hyperframes.inference.ServingPlans.describe(a)));
-        }
-        plan.findings().forEach(f -> out.println("[" + f.severity().name().toLowerCase(
-            Locale.ROOT) + "] " + f.title() + " — " + f.remedy()));
-        out.println("pareto front (one replica at fixed batches, unloaded; most interactive"
-            + " first):");
-        plan.pareto().forEach(p -> out.println("  "
-            + io.hyperframes.inference.ServingPlans.describe(p)));
-      }
-      out.flush();
+      ServingPlanOutput.print(spec.commandLine().getOut(), result, format);
       return 0;
     }
     // The plan is what launches: --emit writes the best plan as reported, for the engine that
@@ -189,25 +137,26 @@ final class PlanCommand implements Callable<Integer> {
     }
     var out = spec.commandLine().getOut();
     if (emit != null) {
+      io.hyperframes.launch.LaunchOptions options = launch.options("hyperframes-train", script);
       LaunchConfigs.Emitted e = io.hyperframes.launch.Launch.training(plan,
-          io.hyperframes.launch.Target.fromId("--emit", emit.name()), options());
+          io.hyperframes.launch.Target.fromId("--emit", emit.name()), options);
       if (!plan.feasible()) {
         spec.commandLine().getErr().println("note: the plan is not feasible: "
             + String.join("; ", plan.reasons()));
       }
-      if (emit == Engine.dockerfile && outDir != null
+      if (emit == Engine.dockerfile && launch.out() != null
           && plan.best().estimate().layout().engine() == io.hyperframes.parallel.Engine.DEEPSPEED) {
         try {
-          java.nio.file.Files.createDirectories(outDir);
-          java.nio.file.Files.writeString(outDir.resolve("ds_config.json"),
+          java.nio.file.Files.createDirectories(launch.out());
+          java.nio.file.Files.writeString(launch.out().resolve("ds_config.json"),
               io.hyperframes.launch.Launch.training(plan, io.hyperframes.launch.Target.DEEPSPEED,
-                  options()).text());
+                  options).text());
         } catch (java.io.IOException x) {
-          throw new java.io.UncheckedIOException("--out: cannot write " + outDir, x);
+          throw new java.io.UncheckedIOException("--out: cannot write " + launch.out(), x);
         }
       }
-      return emitted(e, emit == Engine.dockerfile ? "dockerfile"
-          : emit == Engine.kubernetes || emit == Engine.jobset ? "yaml" : "text");
+      return launch.write(e, emit == Engine.dockerfile ? "dockerfile"
+          : emit == Engine.kubernetes || emit == Engine.jobset ? "yaml" : "text", options);
     }
     switch (format) {
       case json -> out.println(Json.mapper().writerWithDefaultPrettyPrinter()
@@ -219,42 +168,6 @@ final class PlanCommand implements Callable<Integer> {
           r.cluster().accelerator().id()), r.cluster().accelerator().memoryBytes()));
     }
     out.flush();
-    return 0;
-  }
-
-  private io.hyperframes.launch.LaunchOptions options() {
-    return new io.hyperframes.launch.LaunchOptions(name, image, namespace, gang, queue, script);
-  }
-
-  /** Prints or, with --out, writes the emitted text; notes go to stderr. */
-  private int emitted(LaunchConfigs.Emitted e, String kind) {
-    var err = spec.commandLine().getErr();
-    if (outDir != null) {
-      if (kind.equals("text")) {
-        throw new IllegalArgumentException("--out: only with --emit dockerfile, kubernetes or"
-            + " jobset (the other targets print one text)");
-      }
-      try {
-        java.nio.file.Files.createDirectories(outDir);
-        if (kind.equals("dockerfile")) {
-          java.nio.file.Files.writeString(outDir.resolve("Dockerfile"), e.text());
-          java.nio.file.Files.writeString(outDir.resolve(".dockerignore"),
-              io.hyperframes.launch.Launch.dockerignore());
-          err.println("wrote " + outDir.resolve("Dockerfile") + " and .dockerignore");
-        } else {
-          java.nio.file.Path file = outDir.resolve(name + ".yaml");
-          java.nio.file.Files.writeString(file, e.text());
-          err.println("wrote " + file + " (kubectl apply -f " + file + ")");
-        }
-      } catch (java.io.IOException x) {
-        throw new java.io.UncheckedIOException("--out: cannot write " + outDir, x);
-      }
-    } else {
-      var o = spec.commandLine().getOut();
-      o.print(e.text().endsWith("\n") ? e.text() : e.text() + "\n");
-      o.flush();
-    }
-    e.notes().forEach(n -> err.println("note: " + n));
     return 0;
   }
 

@@ -1,0 +1,212 @@
+package io.hyperframes.inference;
+
+import io.hyperframes.hardware.Cluster;
+import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.NumberFormat;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.apache.commons.math3.distribution.PoissonDistribution;
+
+/**
+ * The disaggregated side of a serving plan (docs/inference.md, "Serving plans"): for each weight
+ * and KV-cache format, the smallest prefill pool and the smallest decode pool that meet the SLO at
+ * the request rate, over the replica configurations the aggregated search tries, and the pair of
+ * them with the fewest devices. The pools are sized apart, as each depends only on its own
+ * configuration:
+ *
+ * <ul>
+ *   <li><b>Prefill pool.</b> A replica computes up to {@link #PREFILL_BATCHES} prompts together
+ *       ({@link Disaggregated#prefill}: its prefill, the KV transfer layer by layer, the exposed
+ *       part of it); the replicas, from the fewest whose capacity exceeds the rate, are simulated
+ *       under Poisson arrivals ({@link PrefillQueue}) until the TTFT at the SLO percentile meets
+ *       the target.
+ *   <li><b>Decode pool.</b> A replica decodes the most sequences whose KV cache fits, lowered to
+ *       meet the TPOT target ({@link Disaggregated#decode}). A request holds a slot for its
+ *       output tokens at that TPOT, so by Little's law the sequences in flight average λ = rate ·
+ *       outputTokens · TPOT, and with Poisson arrivals their number is Poisson(λ) (the M/G/∞
+ *       queue; Kleinrock, Queueing Systems vol. 1, 1975, §4.8): the pool has the slots of that
+ *       distribution's SLO percentile, so that a request waits for a slot no more often than the
+ *       TTFT target may be missed.
+ *   <li><b>The fabric.</b> The KV cache crosses the inter-node fabric, or NVLink where both
+ *       pools fit in one node.
+ * </ul>
+ */
+final class DisaggregatedSearch {
+  private DisaggregatedSearch() {}
+
+  /** Batch limits of a prefill replica searched: prompts it computes together at most. */
+  static final int[] PREFILL_BATCHES = {1, 2, 4, 8, 16};
+
+  /** Most pool replicas tried above the fewest with the capacity (as the aggregated search). */
+  private static final int TRIES = 64;
+
+  private record Sized(InferencePlanner.PoolConfig pool, double latencySeconds) {}
+
+  /**
+   * The disaggregated configuration with the fewest devices that meets the SLO, then the lowest
+   * TTFT; null when none does.
+   */
+  static InferencePlanner.DisaggregatedConfig best(TransformerSpec model, Cluster cluster,
+      InferenceWorkload w, List<InferencePlanner.Replica> replicas, double usdPerDeviceHour,
+      InferenceEstimator estimator) {
+    Cluster oneNode = cluster.withDevices(cluster.devicesPerNode());
+    Cluster twoNodes = cluster.withDevices(2 * cluster.devicesPerNode());
+    List<InferencePlanner.DisaggregatedConfig> found = new ArrayList<>();
+    java.util.Set<List<NumberFormat>> formats = new java.util.LinkedHashSet<>();
+    replicas.forEach(r -> formats.add(List.of(r.weights(), r.kvCache())));
+    for (List<NumberFormat> format : formats) {
+      NumberFormat wf = format.get(0);
+      NumberFormat kf = format.get(1);
+      List<InferencePlanner.Replica> same = replicas.stream()
+          .filter(r -> r.weights() == wf && r.kvCache() == kf).toList();
+      Sized decode = smallest(same.stream().map(r -> decodePool(model, w, r, estimator)));
+      if (decode == null) {
+        continue;
+      }
+      List<List<InferenceEstimate>> prefills = same.stream()
+          .map(r -> prefillEstimates(model, r, estimator)).toList();
+      Sized apart = null;
+      Sized together = null;
+      for (int i = 0; i < same.size(); i++) {
+        apart = smaller(apart, prefillPool(model, w, same.get(i), prefills.get(i), twoNodes,
+            estimator));
+        together = smaller(together, prefillPool(model, w, same.get(i), prefills.get(i),
+            oneNode, estimator));
+      }
+      Sized prefill = apart;
+      boolean inOneNode = false;
+      if (together != null && together.pool().devices() + decode.pool().devices()
+          <= cluster.devicesPerNode()) {
+        prefill = together;
+        inOneNode = true;
+      }
+      if (prefill == null) {
+        continue;
+      }
+      int devices = prefill.pool().devices() + decode.pool().devices();
+      double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
+      found.add(new InferencePlanner.DisaggregatedConfig(prefill.pool(), decode.pool(), wf, kf,
+          devices, usdPerDeviceHour * devices / tokensPerHour * 1e6, prefill.latencySeconds(),
+          decode.latencySeconds(), inOneNode));
+    }
+    return found.stream().min(Comparator.comparingInt(InferencePlanner.DisaggregatedConfig::devices)
+        .thenComparingDouble(InferencePlanner.DisaggregatedConfig::ttftSeconds)).orElse(null);
+  }
+
+  private static final Comparator<Sized> FEWEST = Comparator
+      .comparingInt((Sized s) -> s.pool().devices()).thenComparingDouble(Sized::latencySeconds);
+
+  private static Sized smallest(java.util.stream.Stream<Sized> pools) {
+    return pools.filter(java.util.Objects::nonNull).min(FEWEST).orElse(null);
+  }
+
+  private static Sized smaller(Sized a, Sized b) {
+    return a == null ? b : b == null ? a : FEWEST.compare(b, a) < 0 ? b : a;
+  }
+
+  /**
+   * A prefill replica's estimates of configuration {@code r} at 1, 2, ... prompts a batch, up to
+   * the largest of {@link #PREFILL_BATCHES} or the last that fits.
+   */
+  static List<InferenceEstimate> prefillEstimates(TransformerSpec model,
+      InferencePlanner.Replica r, InferenceEstimator estimator) {
+    Disaggregation.Pool pool = new Disaggregation.Pool(r.tp(), r.ep(), 1, 0);
+    List<InferenceEstimate> out = new ArrayList<>();
+    for (int k = 1; k <= PREFILL_BATCHES[PREFILL_BATCHES.length - 1]; k++) {
+      InferenceEstimate e = Disaggregated.prefillEstimate(estimator, model, r.cluster(),
+          r.base(), pool, k);
+      if (!e.feasible()) {
+        break;
+      }
+      out.add(e);
+    }
+    return out;
+  }
+
+  /**
+   * The fewest prefill replicas of configuration {@code r} (at the best batch limit) whose TTFT
+   * at the SLO percentile meets the target at the rate, from its {@code estimates} at 1, 2, ...
+   * prompts a batch, the KV cache sent over {@code whole}'s fabric; null when none up to
+   * {@link #TRIES} above the fewest with the capacity does.
+   */
+  static Sized prefillPool(TransformerSpec model, InferenceWorkload w,
+      InferencePlanner.Replica r, List<InferenceEstimate> estimates, Cluster whole,
+      InferenceEstimator estimator) {
+    Disaggregation.Pool pool = new Disaggregation.Pool(r.tp(), r.ep(), 1, 0);
+    int fits = estimates.size();
+    double[] period = new double[fits + 1];
+    double[] latency = new double[fits + 1];
+    for (int k = 1; k <= fits; k++) {
+      Disaggregated.Prefill p = Disaggregated.sent(estimator, estimates.get(k - 1), model, whole,
+          r.base(), pool, k);
+      period[k] = p.period();
+      latency[k] = p.ttft();
+    }
+    double target = w.ttftSloSeconds();
+    if (fits == 0 || (target > 0 && latency[1] > target)) {
+      return null;
+    }
+    double rate = w.arrivalRatePerSecond();
+    Sized best = null;
+    for (int limit : PREFILL_BATCHES) {
+      if (limit > fits) {
+        break;
+      }
+      double perReplica = limit / period[limit];
+      int replicas = (int) Math.floor(rate / perReplica) + 1;
+      for (int tries = 0; tries < TRIES && (long) replicas * r.tp() <= 4096; tries++,
+          replicas++) {
+        double ttft = PrefillQueue.ttftAt(rate, replicas,
+            java.util.Arrays.copyOf(period, limit + 1), java.util.Arrays.copyOf(latency,
+                limit + 1), w.sloPercentile(), InferencePlanner.SEARCH_REQUESTS, Serving.SEED);
+        if (target == 0 || ttft <= target) {
+          if (best == null || replicas * r.tp() < best.pool().devices()
+              || (replicas * r.tp() == best.pool().devices() && ttft < best.latencySeconds())) {
+            best = new Sized(new InferencePlanner.PoolConfig(r.tp(), r.ep(), replicas, limit,
+                replicas * r.tp()), ttft);
+          }
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The decode replicas of configuration {@code r} that hold the SLO percentile of the sequences
+   * in flight at the rate, each at the largest batch that fits and meets the TPOT target; null
+   * when one sequence misses it or does not fit.
+   */
+  static Sized decodePool(TransformerSpec model, InferenceWorkload w,
+      InferencePlanner.Replica r, InferenceEstimator estimator) {
+    Disaggregation.Pool pool = new Disaggregation.Pool(r.tp(), r.ep(), 1, 0);
+    long most = Disaggregated.decode(estimator, model, r.cluster(), r.base(), pool, 1)
+        .maxBatchSize();
+    if (most < 1) {
+      return null;
+    }
+    int batch = (int) Math.min(most, 1 << 16);
+    InferenceEstimate e = Disaggregated.decode(estimator, model, r.cluster(), r.base(), pool,
+        batch);
+    double target = w.tpotSloSeconds();
+    if (target > 0 && e.tpotSeconds() > target) {
+      e = Disaggregated.largest(batch - 1, b -> Disaggregated.decode(estimator, model,
+          r.cluster(), r.base(), pool, b), x -> x.tpotSeconds() <= target);
+      batch = e.batchSize();
+    }
+    if (!e.feasible() || !(e.tpotSeconds() > 0) || (target > 0 && e.tpotSeconds() > target)) {
+      return null;
+    }
+    double inFlight = w.arrivalRatePerSecond() * w.outputTokens() * e.tpotSeconds();
+    int slots = new PoissonDistribution(null, inFlight, PoissonDistribution.DEFAULT_EPSILON,
+        PoissonDistribution.DEFAULT_MAX_ITERATIONS)
+        .inverseCumulativeProbability(w.sloPercentile() / 100);
+    long replicas = Math.max(1, (slots + batch - 1) / batch);
+    if (replicas * r.tp() > 4096) {
+      return null;
+    }
+    return new Sized(new InferencePlanner.PoolConfig(r.tp(), r.ep(), (int) replicas, batch,
+        (int) replicas * r.tp()), e.tpotSeconds());
+  }
+}

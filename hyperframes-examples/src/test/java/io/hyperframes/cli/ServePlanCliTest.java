@@ -1,0 +1,125 @@
+package io.hyperframes.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code serve-plan}: its short options write the request a file would, it prints the same plan
+ * as {@code plan} with an inference workload (table, JSON, HTML, launch line), and it refuses what
+ * it cannot do, naming the option.
+ */
+class ServePlanCliTest {
+
+  @TempDir Path dir;
+
+  static final String SEVEN_B = """
+      {"model": {"catalog": "llama2-7b"},
+       "cluster": {"accelerator": "h100-sxm-80gb", "devices": 8},
+       "workload": {"type": "inference", "precision": "fp16", "batchSize": 1,
+                    "promptTokens": 512, "outputTokens": 128, "arrivalRatePerSecond": 5,
+                    "latencySlo": {"ttftSeconds": 0.5, "tpotSeconds": 0.05, "percentile": 99}},
+       "constraints": {"weightFormats": ["fp16", "fp8"]}}
+      """;
+
+  @Test
+  void shortOptionsPlanWhatTheRequestFilePlans() throws Exception {
+    Path request = Files.writeString(dir.resolve("7b.json"), SEVEN_B);
+    CliTest.Result file = CliTest.run("serve-plan", "--request", request.toString());
+    assertEquals(0, file.status(), file.err());
+    assertTrue(file.out().startsWith("HyperFrames serving plan ("), file.out());
+    assertTrue(file.out().contains("\nbest: "), file.out());
+    CliTest.Result flags = CliTest.run("serve-plan", "--model", "llama2-7b", "--accelerator",
+        "h100-sxm-80gb", "--rate", "5", "--prompt", "512", "--output", "128", "--ttft", "0.5",
+        "--tpot", "0.05", "--weight-formats", "fp16,fp8");
+    assertEquals(0, flags.status(), flags.err());
+    assertEquals(file.out(), flags.out());
+    CliTest.Result plan = CliTest.run("plan", "--request", request.toString());
+    assertEquals(file.out(), plan.out(), "plan with an inference workload is the same search");
+  }
+
+  /**
+   * docs/inference.md prints the 70B plan above its front: the aggregated best, the alternatives,
+   * the disaggregated pools and the kind with fewer devices.
+   */
+  @Test
+  void theGuidePrintsThe70bPlan() throws Exception {
+    CliTest.Result r = CliTest.run("serve-plan", "--request",
+        Path.of("..", "examples", "serve-70b-slo.json").toString());
+    assertEquals(0, r.status(), r.err());
+    String head = r.out().substring(0, r.out().indexOf("pareto front"));
+    assertTrue(head.contains("\ndisaggregated: ") && head.contains("\nfewer devices: "), head);
+    CliTest.assertPrints(Path.of("..", "docs", "inference.md"), head);
+    // The launch stays with the aggregated best, and says that disaggregation needs fewer.
+    CliTest.Result vllm = CliTest.run("serve-plan", "--request",
+        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "vllm");
+    assertEquals(0, vllm.status(), vllm.err());
+    assertTrue(vllm.out().startsWith("vllm serve "), vllm.out());
+    assertTrue(vllm.err().contains("note: disaggregated prefill and decode need 6 devices against"
+        + " the 8 of this aggregated configuration"), vllm.err());
+  }
+
+  @Test
+  void jsonHtmlAndLaunchLineAreThePlans() throws Exception {
+    Path request = Files.writeString(dir.resolve("7b.json"), SEVEN_B);
+    CliTest.Result json = CliTest.run("serve-plan", "--request", request.toString(), "--format",
+        "json");
+    assertEquals(0, json.status(), json.err());
+    var root = io.hyperframes.json.Json.parseObject("out", json.out());
+    assertTrue(root.get("pareto").size() > 2, json.out());
+    assertTrue(root.get("best").get("devices").asInt() >= 1, json.out());
+    CliTest.Result html = CliTest.run("serve-plan", "--request", request.toString(), "--format",
+        "html");
+    assertEquals(0, html.status(), html.err());
+    assertTrue(html.out().startsWith("<!DOCTYPE html>"), html.out());
+    assertTrue(html.out().contains("HyperFrames serving plan: llama2-7b on h100-sxm-80gb"));
+    assertEquals(root.get("pareto").size(),
+        html.out().split("<circle ", -1).length - 1, "one point per point of the front");
+    CliTest.Result planHtml = CliTest.run("plan", "--request", request.toString(), "--format",
+        "html");
+    assertEquals(html.out(), planHtml.out());
+    CliTest.Result vllm = CliTest.run("serve-plan", "--request", request.toString(), "--emit",
+        "vllm");
+    assertEquals(0, vllm.status(), vllm.err());
+    assertTrue(vllm.out().startsWith("vllm serve "), vllm.out());
+    assertEquals(vllm.out(), CliTest.run("plan", "--request", request.toString(), "--emit",
+        "vllm").out());
+  }
+
+  @Test
+  void refusalsNameTheOption() throws Exception {
+    Path request = Files.writeString(dir.resolve("7b.json"), SEVEN_B);
+    CliTest.Result markdown = CliTest.run("serve-plan", "--request", request.toString(),
+        "--format", "markdown");
+    assertEquals(2, markdown.status());
+    assertTrue(markdown.err().contains("--format: markdown is not available for hyperframes"
+        + " serve-plan (table, json, html)"), markdown.err());
+    CliTest.Result planMarkdown = CliTest.run("plan", "--request", request.toString(),
+        "--format", "markdown");
+    assertEquals(2, planMarkdown.status());
+    assertTrue(planMarkdown.err().contains("--format: markdown is not available for a serving"
+        + " plan"), planMarkdown.err());
+    CliTest.Result missing = CliTest.run("serve-plan", "--model", "llama2-7b", "--accelerator",
+        "h100-sxm-80gb", "--rate", "5", "--prompt", "512", "--output", "128");
+    assertEquals(2, missing.status());
+    assertTrue(missing.err().contains("(missing --ttft or --tpot)"), missing.err());
+    CliTest.Result training = CliTest.run("serve-plan", "--request",
+        Path.of("..", "examples", "gpt3-175b-a100.json").toString());
+    assertEquals(2, training.status());
+    assertTrue(training.err().contains("workload.type: serve-plan plans serving"),
+        training.err());
+    CliTest.Result negative = CliTest.run("serve-plan", "--model", "llama2-7b", "--accelerator",
+        "h100-sxm-80gb", "--rate", "5", "--prompt", "512", "--output", "128", "--ttft", "-1");
+    assertEquals(2, negative.status());
+    assertTrue(negative.err().contains("--ttft: must be a positive number of seconds, got -1.0"),
+        negative.err());
+    CliTest.Result dockerfile = CliTest.run("serve-plan", "--request", request.toString(),
+        "--emit", "dockerfile");
+    assertEquals(2, dockerfile.status());
+    assertTrue(dockerfile.err().contains("--emit"), dockerfile.err());
+  }
+}
