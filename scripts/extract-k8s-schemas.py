@@ -4,6 +4,7 @@ emitted manifests against (hyperframes-core/src/test/resources/launch/schemas/, 
 names each source file and commit).
 
 usage: extract-k8s-schemas.py SWAGGER_JSON PYTORCHJOB_CRD_YAML JOBSET_CRD_YAML OUT_DIR
+       extract-k8s-schemas.py --dynamo DYNAMOGRAPHDEPLOYMENT_CRD_YAML OUT_DIR
 
 Conversions, the same for all three (as yannh/kubernetes-json-schema's "standalone-strict"
 variants do):
@@ -101,7 +102,17 @@ def main(swagger_path, pytorchjob, jobset, out):
             f.write("\n")
 
 
+def dynamo(crd_path, out):
+    schema = crd(crd_path, "v1beta1", "nvidia.com/v1beta1", "DynamoGraphDeployment")
+    with open(out + "/dynamographdeployment-v1beta1.json", "w") as f:
+        json.dump(schema, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    if len(sys.argv) == 4 and sys.argv[1] == "--dynamo":
+        dynamo(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5:
+        main(*sys.argv[1:])
+    else:
         raise SystemExit(__doc__)
-    main(*sys.argv[1:])

@@ -4,7 +4,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.Arrays;
 import java.util.PriorityQueue;
-import java.util.SplittableRandom;
 
 /**
  * The prefill pool of a disaggregated server under Poisson arrivals: identical replicas, one
@@ -41,13 +40,7 @@ final class PrefillQueue {
         + " in (0, 100), got %s", percentile);
     checkArgument(requests >= 100, "requests: must be >= 100, got %s", requests);
     int limit = period.length - 1;
-    SplittableRandom rnd = new SplittableRandom(seed);
-    double[] arrival = new double[requests];
-    double t = 0;
-    for (int i = 0; i < requests; i++) {
-      t += -Math.log(1.0 - rnd.nextDouble()) / rate;
-      arrival[i] = t;
-    }
+    double[] arrival = ServingLoad.poissonArrivals(rate, requests, seed);
     PriorityQueue<Double> free = new PriorityQueue<>();
     for (int r = 0; r < replicas; r++) {
       free.add(0.0);

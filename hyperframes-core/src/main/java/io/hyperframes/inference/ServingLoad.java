@@ -120,13 +120,7 @@ public final class ServingLoad {
     checkArgument(rate > 0 && Double.isFinite(rate), "workload.arrivalRatePerSecond: must be"
         + " > 0, got %s", rate);
     checkArgument(requests >= 100, "requests: must be >= 100, got %s", requests);
-    SplittableRandom rnd = new SplittableRandom(seed);
-    double[] arrival = new double[requests];
-    double t = 0;
-    for (int i = 0; i < requests; i++) {
-      t += -Math.log(1.0 - rnd.nextDouble()) / rate;
-      arrival[i] = t;
-    }
+    double[] arrival = poissonArrivals(rate, requests, seed);
     double[] done = new double[requests];
     double[] first = new double[requests];
     int[] remaining = new int[requests];
@@ -198,6 +192,18 @@ public final class ServingLoad {
     checkArgument(rate > 0 && Double.isFinite(rate), "workload.arrivalRatePerSecond: must be"
         + " > 0, got %s", rate);
     return cluster.percentiles(rate).delayed(requestSeconds);
+  }
+
+  /** Arrival times of {@code requests} Poisson arrivals at {@code rate}, from {@code seed}. */
+  static double[] poissonArrivals(double rate, int requests, long seed) {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    double[] arrival = new double[requests];
+    double t = 0;
+    for (int i = 0; i < requests; i++) {
+      t += -Math.log(1.0 - rnd.nextDouble()) / rate;
+      arrival[i] = t;
+    }
+    return arrival;
   }
 
   /** The {@code q}-quantile of {@code sorted}, interpolated linearly between order statistics. */

@@ -52,7 +52,8 @@ public final class Launch {
       throw new IllegalArgumentException("--emit: launch configurations are written for"
           + " transformer training (Megatron-LM, DeepSpeed, FSDP), not for a dense stack");
     }
-    if (target == Target.VLLM || target == Target.SGLANG || target == Target.TRTLLM) {
+    if (target == Target.VLLM || target == Target.SGLANG || target == Target.TRTLLM
+        || target == Target.DYNAMO) {
       throw new IllegalArgumentException("--emit: " + target.id() + " launches a serving plan"
           + " (a request with \"workload\": {\"type\": \"inference\"}), not a training plan;"
           + " emit megatron, deepspeed, torchrun, dockerfile, kubernetes or jobset");
@@ -69,7 +70,7 @@ public final class Launch {
       case TORCHRUN -> engine == Engine.MEGATRON || engine == Engine.FSDP ? null
           : "torchrun with Megatron-LM's pretrain_gpt.py or an FSDP script";
       case DOCKERFILE, KUBERNETES, JOBSET -> null;
-      case VLLM, SGLANG, TRTLLM -> throw new AssertionError(target);
+      case VLLM, SGLANG, TRTLLM, DYNAMO -> throw new AssertionError(target);
     };
     if (mismatch != null) {
       throw new IllegalArgumentException("--emit: " + target.id() + " writes " + mismatch
@@ -101,15 +102,16 @@ public final class Launch {
       case DOCKERFILE -> Dockerfiles.training(job);
       case KUBERNETES -> Manifests.pytorchJob(job);
       case JOBSET -> Manifests.jobSet(job);
-      case VLLM, SGLANG, TRTLLM -> throw new AssertionError(target);
+      case VLLM, SGLANG, TRTLLM, DYNAMO -> throw new AssertionError(target);
     };
   }
 
   /**
    * A serving plan as {@code target}: {@link Target#VLLM}, {@link Target#SGLANG} or
-   * {@link Target#TRTLLM} (one replica's launch line in that engine's options), or
+   * {@link Target#TRTLLM} (one replica's launch line in that engine's options),
    * {@link Target#KUBERNETES} (a vLLM {@code Deployment}; the published vLLM image needs no
-   * Dockerfile).
+   * Dockerfile) — each of the best aggregated configuration — or {@link Target#DYNAMO} (a
+   * Dynamo {@code DynamoGraphDeployment} of the best disaggregated configuration).
    *
    * @throws IllegalArgumentException when the plan has no configuration meeting the SLO, or the
    *     target is a training one
@@ -119,21 +121,38 @@ public final class Launch {
     checkArgument(result != null && target != null && options != null,
         "result, target and options: must be given");
     InferencePlanner.Config best = result.plan().best();
-    checkArgument(best != null || result.plan().disaggregated() == null,
-        "--emit: only a disaggregated configuration meets the SLO, and a disaggregated"
-            + " deployment is not emitted yet (its pools are bestDisaggregated in --format json)");
-    checkArgument(best != null, "--emit: no configuration meets the SLO, nothing to launch");
+    InferencePlanner.DisaggregatedConfig apart = result.plan().disaggregated();
     checkArgument(target.serves(), "--emit: a serving plan is emitted as vllm, sglang, trtllm"
-        + " (one replica's launch line) or kubernetes (a vLLM Deployment), not %s", target.id());
+        + " (one replica's launch line), kubernetes (a vLLM Deployment) or dynamo (a Dynamo"
+        + " disaggregated deployment), not %s", target.id());
+    if (target == Target.DYNAMO) {
+      checkArgument(apart != null, "--emit dynamo: no disaggregated configuration meets the"
+          + " SLO, nothing to launch");
+      LaunchConfigs.Emitted emitted = Manifests.dynamo(result, apart, options);
+      if (!"aggregated".equals(result.plan().choice())) {
+        return emitted;
+      }
+      return withNote(emitted, String.format(java.util.Locale.ROOT, "the aggregated"
+          + " configuration needs %d devices against the %d of this disaggregated one (--emit"
+          + " vllm, sglang, trtllm or kubernetes launches it)", best.devices(),
+          apart.devices()));
+    }
+    checkArgument(best != null || apart == null, "--emit: only a disaggregated configuration"
+        + " meets the SLO: --emit dynamo launches it");
+    checkArgument(best != null, "--emit: no configuration meets the SLO, nothing to launch");
     LaunchConfigs.Emitted emitted = emitServing(result, best, target, options);
     if (!"disaggregated".equals(result.plan().choice())) {
       return emitted;
     }
-    List<String> notes = new ArrayList<>(emitted.notes());
-    notes.add(String.format(java.util.Locale.ROOT, "disaggregated prefill and decode need %d"
-        + " devices against the %d of this aggregated configuration; a disaggregated deployment"
-        + " is not emitted yet", result.plan().disaggregated().devices(), best.devices()));
-    return new LaunchConfigs.Emitted(emitted.text(), notes);
+    return withNote(emitted, String.format(java.util.Locale.ROOT, "disaggregated prefill and"
+        + " decode need %d devices against the %d of this aggregated configuration (--emit"
+        + " dynamo launches them)", apart.devices(), best.devices()));
+  }
+
+  private static LaunchConfigs.Emitted withNote(LaunchConfigs.Emitted e, String note) {
+    List<String> notes = new ArrayList<>(e.notes());
+    notes.add(note);
+    return new LaunchConfigs.Emitted(e.text(), notes);
   }
 
   private static LaunchConfigs.Emitted emitServing(ServingPlans.Result result,

@@ -184,6 +184,85 @@ final class Manifests {
     return new LaunchConfigs.Emitted(yaml(List.of(d)), notes);
   }
 
+  /**
+   * The image of Dynamo's vLLM runtime as the repository's own example writes it
+   * (examples/backends/vllm/deploy/disagg.yaml of ai-dynamo/dynamo @ 10c61c5e): a placeholder
+   * tag to replace by the release run.
+   */
+  static final String DYNAMO_IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:my-tag";
+
+  /** The vLLM KV connector of Dynamo's disaggregated example: NIXL, both roles. */
+  static final String KV_TRANSFER = "{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}";
+
+  /**
+   * A {@code DynamoGraphDeployment} (nvidia.com/v1beta1) of the disaggregated configuration
+   * {@code d}, in the shape of Dynamo's vLLM disaggregated example
+   * (examples/backends/vllm/deploy/disagg.yaml @ 10c61c5e): a frontend, and prefill and decode
+   * workers ({@code python3 -m dynamo.vllm --disaggregation-mode prefill|decode} with the NIXL
+   * connector, components/src/dynamo/vllm/backend_args.py and args.py @ fadde840), each worker
+   * a replica of its pool with the vLLM engine arguments of {@link ServingCommands#engineArgs}.
+   */
+  static LaunchConfigs.Emitted dynamo(ServingPlans.Result result,
+      InferencePlanner.DisaggregatedConfig d, LaunchOptions options) {
+    List<String> notes = new ArrayList<>();
+    TransformerSpec model = result.request().model();
+    String image = options.image().equals(LaunchOptions.defaults().image()) ? DYNAMO_IMAGE
+        : options.image();
+    ObjectNode g = F.objectNode();
+    g.put("apiVersion", "nvidia.com/v1beta1");
+    g.put("kind", "DynamoGraphDeployment");
+    g.set("metadata", metadata(options, options.name(), false));
+    ObjectNode spec = g.putObject("spec");
+    spec.put("backendFramework", "vllm");
+    ArrayNode components = spec.putArray("components");
+    ObjectNode frontend = components.addObject();
+    frontend.put("name", "Frontend");
+    frontend.put("type", "frontend");
+    frontend.put("replicas", 1);
+    frontend.putObject("podTemplate").putObject("spec").putArray("containers").addObject()
+        .put("name", "main").put("image", image);
+    worker(components, "VllmPrefillWorker", "prefill", d.prefill(), result, d, image, false,
+        notes);
+    worker(components, "VllmDecodeWorker", "decode", d.decode(), result, d, image, true, notes);
+    notes.add("--model " + model.name() + ": replace the catalog name by the model's Hugging"
+        + " Face id or checkpoint path");
+    if (image.equals(DYNAMO_IMAGE)) {
+      notes.add("image " + DYNAMO_IMAGE + " as Dynamo's example writes it: give --image with"
+          + " the tag of the Dynamo release you run");
+    }
+    notes.add("the workers read the Hugging Face token from the secret hf-token-secret, as"
+        + " Dynamo's examples do: create it in namespace " + options.namespace());
+    notes.add(String.format(Locale.ROOT, "prefill: %d workers x %d GPUs, at most %d prompts a"
+        + " batch; decode: %d workers x %d GPUs, at most %d sequences; %d devices",
+        d.prefill().replicas(), d.prefill().tp(), d.prefill().batchLimit(),
+        d.decode().replicas(), d.decode().tp(), d.decode().batchLimit(), d.devices()));
+    return new LaunchConfigs.Emitted(yaml(List.of(g)), notes);
+  }
+
+  private static void worker(ArrayNode components, String name, String type,
+      InferencePlanner.PoolConfig pool, ServingPlans.Result result,
+      InferencePlanner.DisaggregatedConfig d, String image, boolean decode, List<String> notes) {
+    ObjectNode w = components.addObject();
+    w.put("name", name);
+    w.put("type", type);
+    w.put("replicas", pool.replicas());
+    ObjectNode container = w.putObject("podTemplate").putObject("spec").putArray("containers")
+        .addObject();
+    container.put("name", "main");
+    container.put("image", image);
+    container.putArray("command").add("python3").add("-m").add("dynamo.vllm");
+    ArrayNode args = container.putArray("args");
+    args.add("--model").add(result.request().model().name());
+    args.add("--disaggregation-mode").add(type);
+    args.add("--kv-transfer-config").add(KV_TRANSFER);
+    // Speculative decoding drafts tokens where they are generated: on the decode workers.
+    ServingCommands.engineArgs(result, pool.tp(), pool.ep(), pool.batchLimit(), d.weights(),
+        d.kvCache(), decode, notes).forEach(args::add);
+    container.putArray("envFrom").addObject().putObject("secretRef")
+        .put("name", "hf-token-secret");
+    container.putObject("resources").putObject("limits").put(GPU, Integer.toString(pool.tp()));
+  }
+
   private static ObjectNode metadata(LaunchOptions o, String name, boolean gangLabel) {
     ObjectNode m = F.objectNode();
     m.put("name", name);

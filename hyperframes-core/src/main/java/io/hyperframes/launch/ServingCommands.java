@@ -34,27 +34,40 @@ final class ServingCommands {
    */
   static List<String> vllmArgs(ServingPlans.Result result, InferencePlanner.Config c,
       List<String> notes) {
+    List<String> args = engineArgs(result, c.tp(), c.ep(), c.batchLimit(), c.weights(),
+        c.kvCache(), true, notes);
+    args.add("--port=" + PORT);
+    return args;
+  }
+
+  /**
+   * vLLM engine arguments of a replica of {@code tp} devices, experts split when {@code ep} > 1,
+   * at most {@code batchLimit} sequences, in these formats; the workload's speculative decoding
+   * when {@code speculative} (vllm/engine/arg_utils.py).
+   */
+  static List<String> engineArgs(ServingPlans.Result result, int tp, int ep, int batchLimit,
+      NumberFormat weights, NumberFormat kvCache, boolean speculative, List<String> notes) {
     TransformerSpec model = result.request().model();
     InferenceWorkload w = result.request().workload();
     List<String> args = new ArrayList<>();
-    args.add("--tensor-parallel-size=" + c.tp());
-    if (c.ep() > 1) {
+    args.add("--tensor-parallel-size=" + tp);
+    if (ep > 1) {
       // vLLM splits the experts over the tp ranks (FusedMoEParallelConfig.make: ep_size =
       // tp_size), the split the serving planner searches.
       args.add("--enable-expert-parallel");
     }
-    args.add("--max-num-seqs=" + c.batchLimit());
+    args.add("--max-num-seqs=" + batchLimit);
     args.add("--max-model-len=" + model.seqLen());
-    if (c.kvCache().isFp8()) {
+    if (kvCache.isFp8()) {
       args.add("--kv-cache-dtype=fp8");
     }
-    if (c.weights().isFp8()) {
+    if (weights.isFp8()) {
       args.add("--quantization=fp8");
     }
     if (w.prefixCacheHitRate() > 0) {
       args.add("--enable-prefix-caching");
     }
-    Speculative s = w.speculative();
+    Speculative s = speculative ? w.speculative() : null;
     if (s != null) {
       // SpeculativeConfig (vllm/config/speculative.py): method, num_speculative_tokens, and
       // the draft's path for an EAGLE head or a draft model.
@@ -69,7 +82,6 @@ final class ServingCommands {
       args.add("--speculative-config=" + json);
       draftNote(s, model, notes);
     }
-    args.add("--port=" + PORT);
     return args;
   }
 

@@ -26,7 +26,13 @@ public enum Target {
   /** An SGLang {@code python -m sglang.launch_server} line for one replica of a serving plan. */
   SGLANG("sglang"),
   /** A TensorRT-LLM {@code trtllm-serve} line for one replica of a serving plan. */
-  TRTLLM("trtllm");
+  TRTLLM("trtllm"),
+  /**
+   * An NVIDIA Dynamo {@code DynamoGraphDeployment} (nvidia.com/v1beta1) of a serving plan's
+   * disaggregated configuration: a frontend, a pool of vLLM prefill workers and a pool of vLLM
+   * decode workers.
+   */
+  DYNAMO("dynamo");
 
   private final String id;
 
@@ -34,9 +40,13 @@ public enum Target {
     this.id = id;
   }
 
-  /** Whether the target launches a serving plan (vllm, sglang, trtllm; kubernetes does both). */
+  /**
+   * Whether the target launches a serving plan (vllm, sglang, trtllm, dynamo; kubernetes does
+   * both).
+   */
   public boolean serves() {
-    return this == VLLM || this == SGLANG || this == TRTLLM || this == KUBERNETES;
+    return this == VLLM || this == SGLANG || this == TRTLLM || this == DYNAMO
+        || this == KUBERNETES;
   }
 
   /** The command-line id ("kubernetes"). */

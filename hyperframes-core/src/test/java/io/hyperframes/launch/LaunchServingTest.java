@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class LaunchServingTest {
 
   /** Plans that exercise every option: FP8, expert parallelism, prefix caching, each draft. */
-  private static final List<String> REQUESTS = List.of(
+  static final List<String> REQUESTS = List.of(
       LaunchTest.SERVING,
       """
       {"model": {"catalog": "mixtral-8x7b"},

@@ -47,6 +47,7 @@ class LaunchTest {
         case "JobSet" -> "jobset-v1alpha2.json";
         case "Deployment" -> "deployment-apps-v1.json";
         case "ConfigMap" -> "configmap-v1.json";
+        case "DynamoGraphDeployment" -> "dynamographdeployment-v1beta1.json";
         default -> throw new AssertionError("no schema for kind " + k);
       };
       try (InputStream in = LaunchTest.class.getResourceAsStream("/launch/schemas/" + file)) {

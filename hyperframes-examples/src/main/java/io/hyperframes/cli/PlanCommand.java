@@ -90,14 +90,15 @@ final class PlanCommand implements Callable<Integer> {
   Format format;
 
   enum Engine { megatron, deepspeed, torchrun, dockerfile, kubernetes, jobset, vllm, sglang,
-    trtllm }
+    trtllm, dynamo }
 
   @Option(names = "--emit", paramLabel = "TARGET",
       description = "Print what launches the best plan instead of the report: megatron"
           + " (pretrain_gpt.py arguments), deepspeed (config JSON), torchrun (launch line),"
           + " dockerfile (layered image: base, framework, code), kubernetes (Kubeflow"
           + " PyTorchJob; a vLLM Deployment for serving) or jobset (JobSet); for a serving plan"
-          + " also vllm, sglang or trtllm (one replica's launch line) (docs/launch.md).")
+          + " also vllm, sglang or trtllm (one replica's launch line) or dynamo (a Dynamo"
+          + " disaggregated deployment) (docs/launch.md).")
   Engine emit;
 
   @Option(names = "--script", defaultValue = "train.py",

@@ -93,12 +93,13 @@ final class ServePlanCommand implements Callable<Integer> {
     format = FormatOption.check(spec, value, Format.table, Format.json, Format.html);
   }
 
-  enum Engine { vllm, sglang, trtllm, kubernetes }
+  enum Engine { vllm, sglang, trtllm, kubernetes, dynamo }
 
   @Option(names = "--emit", paramLabel = "TARGET",
-      description = "Print what launches the best configuration instead of the report: vllm,"
-          + " sglang or trtllm (one replica's launch line) or kubernetes (a vLLM Deployment)"
-          + " (docs/launch.md).")
+      description = "Print what launches the plan instead of the report: vllm, sglang or trtllm"
+          + " (one replica's launch line) or kubernetes (a vLLM Deployment) of the best"
+          + " aggregated configuration, or dynamo (a Dynamo DynamoGraphDeployment of the best"
+          + " disaggregated one) (docs/launch.md).")
   Engine emit;
 
   @Mixin LaunchOption launch;

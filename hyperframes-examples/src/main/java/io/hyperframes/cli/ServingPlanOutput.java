@@ -73,6 +73,6 @@ final class ServingPlanOutput {
     LaunchOptions options = launch.options(DEFAULT_NAME, "train.py");
     Target target = Target.fromId("--emit", targetId);
     return launch.write(Launch.serving(result, target, options),
-        target == Target.KUBERNETES ? "yaml" : "text", options);
+        target == Target.KUBERNETES || target == Target.DYNAMO ? "yaml" : "text", options);
   }
 }

@@ -61,6 +61,17 @@ class ServePlanCliTest {
     assertTrue(vllm.out().startsWith("vllm serve "), vllm.out());
     assertTrue(vllm.err().contains("note: disaggregated prefill and decode need 6 devices against"
         + " the 8 of this aggregated configuration"), vllm.err());
+    // --emit dynamo writes the disaggregated pools (docs/launch.md).
+    CliTest.Result dynamo = CliTest.run("serve-plan", "--request",
+        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "dynamo", "--out",
+        dir.toString());
+    assertEquals(0, dynamo.status(), dynamo.err());
+    String yaml = Files.readString(dir.resolve("hyperframes-serve.yaml"));
+    assertTrue(yaml.contains("kind: \"DynamoGraphDeployment\"")
+        && yaml.contains("type: \"prefill\"\n    replicas: 4")
+        && yaml.contains("type: \"decode\"\n    replicas: 1"), yaml);
+    assertTrue(dynamo.err().contains("wrote " + dir.resolve("hyperframes-serve.yaml")),
+        dynamo.err());
   }
 
   @Test
