@@ -46,7 +46,24 @@ class BenchPlanCliTest {
     assertTrue(r.err().contains("--repeat: must be in [1, 20], got 0"), r.err());
     CliTest.Result serve = CliTest.run("bench", "plan", "--request",
         Path.of("..", "examples", "serve-llama3-70b-capacity.json").toString());
-    assertTrue(serve.status() != 0);
-    assertTrue(serve.err().contains("is an inference request"), serve.err());
+    assertEquals(2, serve.status());
+    // A serving estimate's request (a fixed layout, no rate) is not a serving plan's.
+    assertTrue(serve.err().contains("layout: unknown field"), serve.err());
+  }
+
+  /** A serving plan search is timed the same way, and every run finds the same answer. */
+  @Test
+  void servingPlansAreTimedToo() throws Exception {
+    CliTest.Result r = CliTest.run("bench", "plan", "--request",
+        Path.of("..", "examples", "serve-mixtral-8xh100-slo.json").toString(), "--repeat", "2",
+        "--format", "json");
+    assertEquals(0, r.status(), r.err());
+    var json = io.hyperframes.json.Json.parseObject("out", r.out());
+    assertEquals("serving", json.get("kind").asText());
+    assertEquals(2, json.get("runs").size());
+    assertEquals(89, json.get("candidates").asLong(), "the configurations docs/inference.md"
+        + " prints for this plan");
+    assertTrue(json.get("sameBest").asBoolean());
+    assertTrue(json.get("firstSeconds").asDouble() > 0);
   }
 }
