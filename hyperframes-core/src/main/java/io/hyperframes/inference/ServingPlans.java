@@ -39,6 +39,12 @@ public final class ServingPlans {
     if (estimator == null) {
       throw new IllegalArgumentException("estimator: must be given");
     }
+    if (root != null && root.has("layout")) {
+      // The layout is what a serving plan searches; a request that fixes one is an estimate's.
+      throw new IllegalArgumentException("layout: a serving plan searches tp, ep and replicas"
+          + " itself (and sizes disaggregated pools); remove layout, or estimate this layout"
+          + " with hyperframes estimate --request");
+    }
     Documents.ServePlan doc = Json.bind(root, Documents.ServePlan.class, "");
     InferenceRequest r = Serving.request(doc.model(), doc.cluster(), doc.workload(), null,
         catalog);

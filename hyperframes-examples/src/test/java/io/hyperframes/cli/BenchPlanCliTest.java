@@ -48,7 +48,8 @@ class BenchPlanCliTest {
         Path.of("..", "examples", "serve-llama3-70b-capacity.json").toString());
     assertEquals(2, serve.status());
     // A serving estimate's request (a fixed layout, no rate) is not a serving plan's.
-    assertTrue(serve.err().contains("layout: unknown field"), serve.err());
+    assertTrue(serve.err().contains("layout: a serving plan searches tp, ep and replicas"
+        + " itself"), serve.err());
   }
 
   /** A serving plan search is timed the same way, and every run finds the same answer. */
