@@ -105,6 +105,34 @@ class LaunchDynamoTest {
     assertTrue(sawSpeculative, "one plan decodes speculatively");
   }
 
+  /**
+   * When only the disaggregated configuration meets the SLO, the aggregated targets refuse and
+   * point to --emit dynamo, which launches it without a note about the aggregated side.
+   */
+  @Test
+  void onlyDisaggregatedIsLaunchedByDynamoAlone() throws IOException {
+    ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r", Files.readString(
+        Path.of("..", "examples", "serve-70b-slo.json"))), Catalog.builtIn());
+    InferencePlanner.ServingPlan p = r.plan();
+    ServingPlans.Result apartOnly = new ServingPlans.Result(r.request(),
+        new InferencePlanner.ServingPlan(null, List.of(), p.findings(), p.candidatesEvaluated(),
+            p.pareto(), p.disaggregated()), r.estimator());
+    assertEquals("disaggregated", apartOnly.plan().choice());
+    var e = assertThrows(IllegalArgumentException.class,
+        () -> Launch.serving(apartOnly, Target.VLLM, LaunchOptions.defaults()));
+    assertEquals("--emit: only a disaggregated configuration meets the SLO: --emit dynamo"
+        + " launches it", e.getMessage());
+    LaunchConfigs.Emitted dynamo = Launch.serving(apartOnly, Target.DYNAMO,
+        LaunchOptions.defaults());
+    LaunchTest.validate(dynamo.text());
+    assertFalse(dynamo.notes().stream().anyMatch(n -> n.contains("aggregated configuration")),
+        dynamo.notes()::toString);
+    assertEquals("{\"feasible\":false,\"reasons\":[\"no aggregated configuration meets the"
+        + " SLO; bestDisaggregated does\"]}", Json.mapper().createObjectNode()
+            .put("feasible", ServingPlans.toJson(apartOnly).get("feasible").asBoolean())
+            .set("reasons", ServingPlans.toJson(apartOnly).get("reasons")).toString());
+  }
+
   @Test
   void aPlanWithoutPoolsOrATrainingPlanIsRefused() {
     ServingPlans.Result none = ServingPlans.plan(Json.parseObject("r", """
