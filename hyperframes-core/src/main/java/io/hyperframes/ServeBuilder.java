@@ -278,8 +278,11 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
 
   /**
    * Plans serving: the fewest devices (tensor parallelism × replicas), formats and batch limit
-   * that meet the latency SLO at the arrival rate, every configuration estimated with this
-   * builder's models (as {@code hyperframes plan} with an inference workload).
+   * that meet the latency SLO at the arrival rate, the throughput-interactivity front, and the
+   * disaggregated prefill and decode pools with the fewest devices for the same targets
+   * ({@code plan().disaggregated()}, {@code plan().choice()}), every configuration estimated with
+   * this builder's models (as {@code hyperframes serve-plan}, or {@code hyperframes plan} with an
+   * inference workload).
    *
    * @throws IllegalArgumentException naming the field and the value when the request is wrong
    */

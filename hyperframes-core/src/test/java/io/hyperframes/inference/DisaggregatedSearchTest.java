@@ -86,5 +86,10 @@ class DisaggregatedSearchTest {
     assertEquals(d.decode().batchLimit(),
         json.get("bestDisaggregated").get("decode").get("batchLimit").asInt());
     assertEquals(result.plan().choice(), json.get("choice").asText());
+    assertTrue(ServingPlans.describe(d).startsWith(d.devices() + " devices (prefill tp "
+        + d.prefill().tp()), ServingPlans.describe(d));
+    var e = assertThrows(IllegalArgumentException.class,
+        () -> ServingPlans.describe((InferencePlanner.DisaggregatedConfig) null));
+    assertEquals("configuration: must be given", e.getMessage());
   }
 }
