@@ -38,9 +38,6 @@ final class DisaggregatedSearch {
   /** Batch limits of a prefill replica searched: prompts it computes together at most. */
   static final int[] PREFILL_BATCHES = {1, 2, 4, 8, 16};
 
-  /** Most pool replicas tried above the fewest with the capacity (as the aggregated search). */
-  private static final int TRIES = 64;
-
   private record Sized(InferencePlanner.PoolConfig pool, double latencySeconds) {}
 
   /**
@@ -85,9 +82,9 @@ final class DisaggregatedSearch {
         continue;
       }
       int devices = prefill.pool().devices() + decode.pool().devices();
-      double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
       found.add(new InferencePlanner.DisaggregatedConfig(prefill.pool(), decode.pool(), wf, kf,
-          devices, usdPerDeviceHour * devices / tokensPerHour * 1e6, prefill.latencySeconds(),
+          devices, InferencePlanner.usdPerMillionTokens(usdPerDeviceHour, devices, w),
+          prefill.latencySeconds(),
           decode.latencySeconds(), inOneNode));
     }
     return found.stream().min(Comparator.comparingInt(InferencePlanner.DisaggregatedConfig::devices)
@@ -128,7 +125,7 @@ final class DisaggregatedSearch {
    * The fewest prefill replicas of configuration {@code r} (at the best batch limit) whose TTFT
    * at the SLO percentile meets the target at the rate, from its {@code estimates} at 1, 2, ...
    * prompts a batch, the KV cache sent over {@code whole}'s fabric; null when none up to
-   * {@link #TRIES} above the fewest with the capacity does.
+   * {@link InferencePlanner#TRIES} above the fewest with the capacity does.
    */
   static Sized prefillPool(TransformerSpec model, InferenceWorkload w,
       InferencePlanner.Replica r, List<InferenceEstimate> estimates, Cluster whole,
@@ -153,19 +150,17 @@ final class DisaggregatedSearch {
       if (limit > fits) {
         break;
       }
+      double[] periods = java.util.Arrays.copyOf(period, limit + 1);
+      double[] latencies = java.util.Arrays.copyOf(latency, limit + 1);
       double perReplica = limit / period[limit];
       int replicas = (int) Math.floor(rate / perReplica) + 1;
-      for (int tries = 0; tries < TRIES && (long) replicas * r.tp() <= 4096; tries++,
-          replicas++) {
-        double ttft = PrefillQueue.ttftAt(rate, replicas,
-            java.util.Arrays.copyOf(period, limit + 1), java.util.Arrays.copyOf(latency,
-                limit + 1), w.sloPercentile(), InferencePlanner.SEARCH_REQUESTS, Serving.SEED);
+      for (int tries = 0; tries < InferencePlanner.TRIES
+          && (long) replicas * r.tp() <= InferencePlanner.MAX_DEVICES; tries++, replicas++) {
+        double ttft = PrefillQueue.ttftAt(rate, replicas, periods, latencies,
+            w.sloPercentile(), InferencePlanner.SEARCH_REQUESTS, Serving.SEED);
         if (target == 0 || ttft <= target) {
-          if (best == null || replicas * r.tp() < best.pool().devices()
-              || (replicas * r.tp() == best.pool().devices() && ttft < best.latencySeconds())) {
-            best = new Sized(new InferencePlanner.PoolConfig(r.tp(), r.ep(), replicas, limit,
-                replicas * r.tp()), ttft);
-          }
+          best = smaller(best, new Sized(new InferencePlanner.PoolConfig(r.tp(), r.ep(),
+              replicas, limit, replicas * r.tp()), ttft));
           break;
         }
       }
@@ -203,7 +198,7 @@ final class DisaggregatedSearch {
         PoissonDistribution.DEFAULT_MAX_ITERATIONS)
         .inverseCumulativeProbability(w.sloPercentile() / 100);
     long replicas = Math.max(1, (slots + batch - 1) / batch);
-    if (replicas * r.tp() > 4096) {
+    if (replicas * r.tp() > InferencePlanner.MAX_DEVICES) {
       return null;
     }
     return new Sized(new InferencePlanner.PoolConfig(r.tp(), r.ep(), (int) replicas, batch,

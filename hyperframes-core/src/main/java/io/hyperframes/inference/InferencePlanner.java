@@ -27,6 +27,10 @@ public final class InferencePlanner {
   /** Requests simulated per candidate during the search (the final answer uses more). */
   static final int SEARCH_REQUESTS = 5_000;
   static final int[] BATCH_LIMITS = {256, 128, 64, 32, 16};
+  /** Most devices a configuration may take. */
+  static final int MAX_DEVICES = 4096;
+  /** Replica counts tried above the fewest with the capacity. */
+  static final int TRIES = 64;
   /** Batches of the throughput-interactivity front (the concurrencies benchmarks sweep). */
   static final int[] FRONT_BATCHES = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
@@ -171,7 +175,7 @@ public final class InferencePlanner {
             cap);
         int count = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
             / load.capacityPerSecond()));
-        for (int tries = 0; tries < 64 && count * tp <= 4096; tries++, count++) {
+        for (int tries = 0; tries < TRIES && count * tp <= MAX_DEVICES; tries++, count++) {
           evaluated++;
           double rate = w.arrivalRatePerSecond() / count;
           if (rate >= load.capacityPerSecond()) {
@@ -182,9 +186,8 @@ public final class InferencePlanner {
           ServingLoad.Percentiles q = load.simulate(rate, SEARCH_REQUESTS, Serving.SEED);
           if (Serving.meets(q, w)) {
             int devices = count * tp;
-            double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
             found.add(new Config(tp, rc.ep(), count, rc.weights(), rc.kvCache(), cap, devices,
-                usdPerDeviceHour * devices / tokensPerHour * 1e6, q));
+                usdPerMillionTokens(usdPerDeviceHour, devices, w), q));
             break;
           }
         }
@@ -225,6 +228,12 @@ public final class InferencePlanner {
     return new ServingPlan(best, best == null ? List.of()
         : found.subList(1, Math.min(found.size(), 1 + alternatives)), findings, evaluated, front,
         apart);
+  }
+
+  /** Device-hour price × devices per million tokens generated at the workload's rate. */
+  static double usdPerMillionTokens(double usdPerDeviceHour, int devices, InferenceWorkload w) {
+    double tokensPerHour = w.arrivalRatePerSecond() * w.outputTokens() * 3600;
+    return usdPerDeviceHour * devices / tokensPerHour * 1e6;
   }
 
   /**

@@ -244,22 +244,15 @@ public final class ServingJson {
   }
 
   /** {@code bestDisaggregated} of a serving plan ({@link InferencePlanner.DisaggregatedConfig}). */
-  public record DisaggregatedConfigDocument(PoolDocument prefill, PoolDocument decode,
+  public record DisaggregatedConfigDocument(InferencePlanner.PoolConfig prefill,
+      InferencePlanner.PoolConfig decode,
       String weights, String kvCache, int devices, double usdPerMillionTokens,
       double ttftSeconds, double tpotSeconds, boolean oneNode) {
 
     static DisaggregatedConfigDocument of(InferencePlanner.DisaggregatedConfig c) {
-      return c == null ? null : new DisaggregatedConfigDocument(PoolDocument.of(c.prefill()),
-          PoolDocument.of(c.decode()), c.weights().id(), c.kvCache().id(), c.devices(),
+      return c == null ? null : new DisaggregatedConfigDocument(c.prefill(), c.decode(),
+          c.weights().id(), c.kvCache().id(), c.devices(),
           c.usdPerMillionTokens(), c.ttftSeconds(), c.tpotSeconds(), c.oneNode());
-    }
-  }
-
-  /** {@code bestDisaggregated.prefill} and {@code .decode}. */
-  public record PoolDocument(int tp, int ep, int replicas, int batchLimit, int devices) {
-
-    static PoolDocument of(InferencePlanner.PoolConfig p) {
-      return new PoolDocument(p.tp(), p.ep(), p.replicas(), p.batchLimit(), p.devices());
     }
   }
 

@@ -186,8 +186,8 @@ final class Manifests {
 
   /**
    * The image of Dynamo's vLLM runtime as the repository's own example writes it
-   * (examples/backends/vllm/deploy/disagg.yaml of ai-dynamo/dynamo @ 10c61c5e): a placeholder
-   * tag to replace by the release run.
+   * (examples/backends/vllm/deploy/disagg.yaml of ai-dynamo/dynamo @ 10c61c5e), whose tag
+   * "my-tag" stands for the release run: the note asks for it ({@code --image}).
    */
   static final String DYNAMO_IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:my-tag";
 

@@ -303,7 +303,8 @@ public final class HtmlReport {
         .replace("\"", "&quot;");
   }
 
-  private static String fmt(String format, Object... args) {
+  /** {@link String#format} in the root locale, as every figure of the reports is written. */
+  static String fmt(String format, Object... args) {
     return String.format(Locale.ROOT, format, args);
   }
 }

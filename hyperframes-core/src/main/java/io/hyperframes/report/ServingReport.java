@@ -1,5 +1,7 @@
 package io.hyperframes.report;
 
+import static io.hyperframes.report.HtmlReport.fmt;
+
 import io.hyperframes.diagnose.Finding;
 import io.hyperframes.inference.InferencePlanner;
 import io.hyperframes.inference.ServingPlans;
@@ -178,9 +180,5 @@ public final class ServingReport {
 
   private static double y(double v, double max) {
     return BOTTOM - v / max * (BOTTOM - TOP);
-  }
-
-  private static String fmt(String format, Object... args) {
-    return String.format(Locale.ROOT, format, args);
   }
 }
