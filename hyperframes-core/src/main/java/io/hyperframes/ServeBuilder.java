@@ -278,7 +278,8 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
 
   /**
    * Plans serving: the fewest devices (tensor parallelism × replicas), formats and batch limit
-   * that meet the latency SLO at the arrival rate, the throughput-interactivity front, and the
+   * that meet the latency SLO at the arrival rate, the throughput-interactivity front with its
+   * band ({@code plan().interval()}, {@code plan().low(x)}, {@code plan().high(x)}), and the
    * disaggregated prefill and decode pools with the fewest devices for the same targets
    * ({@code plan().disaggregated()}, {@code plan().choice()}), every configuration estimated with
    * this builder's models (as {@code hyperframes serve-plan}, or {@code hyperframes plan} with an

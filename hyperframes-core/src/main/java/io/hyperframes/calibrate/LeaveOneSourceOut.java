@@ -162,39 +162,50 @@ public final class LeaveOneSourceOut {
      * shipped catalog's intervals are this output).
      */
     public ObjectNode intervals(Catalog catalog) {
-      checkArgument(catalog != null, "catalog: must be given");
-      Set<String> generations = new TreeSet<>();
-      catalog.accelerators().values().forEach(a -> generations.add(a.generation()));
-      long from = residuals.stream().map(Residual::source).distinct().count();
-      ObjectNode root = Json.mapper().createObjectNode();
-      root.put("version", 1);
-      ArrayNode list = root.putArray("intervals");
-      for (String g : generations) {
-        for (String r : StepInterval.REGIMES) {
-          Band b = band(g + " " + r, null);
-          ObjectNode e = list.addObject();
-          e.put("generation", g);
-          e.put("regime", r);
-          e.put("low", Math.round(b.low() * 1000) / 1000.0);
-          e.put("high", Math.round(b.high() * 1000) / 1000.0);
-          e.put("cases", b.cases());
-          e.put("source", switch (b.evidence()) {
-            case OWN -> String.format(Locale.ROOT, "5th and 95th percentile of measured /"
-                + " predicted step time over the %d leave-one-source-out cases of %s %s",
-                b.cases(), g, r);
-            case THIN -> String.format(Locale.ROOT, "thin evidence: %d leave-one-source-out"
-                + " case(s) of %s %s, fewer than 5 from 4 sources; the pooled 5th-95th"
-                + " percentile band of %d cases from %d sources widened to include them",
-                b.cases(), g, r, residuals.size(), from);
-            case NONE -> String.format(Locale.ROOT, "no evidence: no published run of %s %s;"
-                + " the whole range of the %d pooled leave-one-source-out cases from %d sources",
-                g, r, residuals.size(), from);
-          } + " (hyperframes validate --leave-one-source-out --write-intervals;"
-              + " docs/validation.md)");
-        }
-      }
-      return root;
+      return LeaveOneSourceOut.intervals(catalog, residuals, StepInterval.REGIMES,
+          "measured / predicted step time over the %d leave-one-source-out cases",
+          "leave-one-source-out case(s)", "leave-one-source-out cases",
+          "hyperframes validate --leave-one-source-out --write-intervals");
     }
+  }
+
+  /**
+   * The intervals of every generation of {@code catalog} and every one of {@code regimes} from
+   * {@code residuals}, as a catalog file; each entry's source says what the band rests on in
+   * the words given ({@code what} formats the case count) and the command that writes it.
+   */
+  static ObjectNode intervals(Catalog catalog, List<Residual> residuals, List<String> regimes,
+      String what, String thinCases, String pooledCases, String command) {
+    checkArgument(catalog != null, "catalog: must be given");
+    Set<String> generations = new TreeSet<>();
+    catalog.accelerators().values().forEach(a -> generations.add(a.generation()));
+    long from = residuals.stream().map(Residual::source).distinct().count();
+    ObjectNode root = Json.mapper().createObjectNode();
+    root.put("version", 1);
+    ArrayNode list = root.putArray("intervals");
+    for (String g : generations) {
+      for (String r : regimes) {
+        Band b = band(residuals, g + " " + r, null);
+        ObjectNode e = list.addObject();
+        e.put("generation", g);
+        e.put("regime", r);
+        e.put("low", Math.round(b.low() * 1000) / 1000.0);
+        e.put("high", Math.round(b.high() * 1000) / 1000.0);
+        e.put("cases", b.cases());
+        e.put("source", switch (b.evidence()) {
+          case OWN -> String.format(Locale.ROOT, "5th and 95th percentile of " + what
+              + " of %s %s", b.cases(), g, r);
+          case THIN -> String.format(Locale.ROOT, "thin evidence: %d " + thinCases
+              + " of %s %s, fewer than 5 from 4 sources; the pooled 5th-95th"
+              + " percentile band of %d cases from %d sources widened to include them",
+              b.cases(), g, r, residuals.size(), from);
+          case NONE -> String.format(Locale.ROOT, "no evidence: no published run of %s %s;"
+              + " the whole range of the %d pooled " + pooledCases + " from %d sources",
+              g, r, residuals.size(), from);
+        } + " (" + command + "; docs/validation.md)");
+      }
+    }
+    return root;
   }
 
   /**
@@ -264,11 +275,24 @@ public final class LeaveOneSourceOut {
           rows.stream().mapToDouble(x -> x[1]).max().orElse(Double.NaN),
           tainted.getOrDefault(e.getKey(), List.of())));
     }
+    List<RegimeRow> rows = coverage(residuals, f -> !tainted.containsKey(f.source()));
+    return new Report(sources, residuals, rows, tainted, sum / Math.max(1, n),
+        heldN == 0 ? Double.NaN : heldSum / heldN);
+  }
+
+  /**
+   * The coverage rows of {@code residuals}: one per regime, one over all ("* all") and one over
+   * those {@code heldOut} keeps ("* held-out sources", absent when it keeps them all), sorted by
+   * regime; a case counts as covered when the band fitted without its source contains it.
+   */
+  static List<RegimeRow> coverage(List<Residual> residuals,
+      java.util.function.Predicate<Residual> heldOut) {
+    boolean all = residuals.stream().allMatch(heldOut);
     Map<String, List<Residual>> byRegime = new TreeMap<>();
     for (Residual f : residuals) {
       byRegime.computeIfAbsent(f.regime(), k -> new ArrayList<>()).add(f);
       byRegime.computeIfAbsent("* all", k -> new ArrayList<>()).add(f);
-      if (!tainted.containsKey(f.source())) {
+      if (!all && heldOut.test(f)) {
         byRegime.computeIfAbsent("* held-out sources", k -> new ArrayList<>()).add(f);
       }
     }
@@ -283,8 +307,7 @@ public final class LeaveOneSourceOut {
       rows.add(new RegimeRow(e.getKey(), v.length, percentile(v, 5), percentile(v, 50),
           percentile(v, 95), covered));
     }
-    return new Report(sources, residuals, rows, tainted, sum / Math.max(1, n),
-        heldN == 0 ? Double.NaN : heldSum / heldN);
+    return rows;
   }
 
   static Band band(List<Residual> residuals, String regime, String without) {

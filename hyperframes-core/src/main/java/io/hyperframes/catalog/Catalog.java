@@ -24,6 +24,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -499,9 +500,10 @@ public final class Catalog {
     for (CatalogFile.IntervalEntry e : list(file.intervals())) {
       String g = text("intervals.generation", e.generation()).toLowerCase(Locale.ROOT);
       String r = text("intervals.regime", e.regime());
-      checkArgument(r.equals("*") || StepInterval.REGIMES.contains(r),
-          "intervals.regime: unknown regime '%s' (expected *, %s)", r,
-          String.join(", ", StepInterval.REGIMES));
+      checkArgument(r.equals("*") || r.equals(StepInterval.SERVING)
+          || StepInterval.REGIMES.contains(r),
+          "intervals.regime: unknown regime '%s' (expected *, %s or %s)", r,
+          String.join(", ", StepInterval.REGIMES), StepInterval.SERVING);
       String p = "intervals[" + g + "/" + r + "]";
       iv.put(g + "/" + r, new StepInterval(num(p + ".low", e.low()), num(p + ".high", e.high()),
           Json.required(p + ".cases", e.cases()), text(p + ".source", e.source())));
@@ -511,13 +513,18 @@ public final class Catalog {
 
   /**
    * {@code acc} with the interval of each regime: its generation's for the regime, else any
-   * generation's, else its generation's for every regime, else the catch-all.
+   * generation's, else (training regimes only: a step-time band says nothing of serving
+   * throughput) its generation's for every regime, else the catch-all.
    */
   private static Accelerator withIntervals(Accelerator acc, Map<String, StepInterval> iv) {
     Map<String, StepInterval> byRegime = new LinkedHashMap<>(acc.intervals());
-    for (String r : StepInterval.REGIMES) {
-      for (String key : List.of(acc.generation() + "/" + r, "*/" + r,
-          acc.generation() + "/*", "*/*")) {
+    List<String> regimes = new ArrayList<>(StepInterval.REGIMES);
+    regimes.add(StepInterval.SERVING);
+    for (String r : regimes) {
+      List<String> keys = r.equals(StepInterval.SERVING)
+          ? List.of(acc.generation() + "/" + r, "*/" + r)
+          : List.of(acc.generation() + "/" + r, "*/" + r, acc.generation() + "/*", "*/*");
+      for (String key : keys) {
         if (iv.containsKey(key)) {
           byRegime.put(r, iv.get(key).withRegime(acc.generation() + " " + r));
           break;

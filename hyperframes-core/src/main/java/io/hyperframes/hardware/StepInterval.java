@@ -27,9 +27,17 @@ public record StepInterval(double low, double high, int cases, String source, St
     return new StepInterval(low, high, cases, source, generationAndRegime);
   }
 
-  /** The regimes an interval is kept for. */
+  /** The training regimes an interval is kept for. */
   public static final java.util.List<String> REGIMES = java.util.List.of("data-parallel",
       "model-parallel", "fully-sharded", "communication-bound");
+
+  /**
+   * The regime of serving throughput: measured / predicted time per generated token (predicted
+   * over measured tokens per second) of published serving runs that nothing was fitted on, one
+   * band per generation ({@code validate --serving-intervals}, docs/validation.md). A throughput
+   * {@code x} has the interval {@code [x / high, x / low]}.
+   */
+  public static final String SERVING = "serving";
 
   /**
    * Exposed communication, as a share of the step, from which a step is communication-bound:

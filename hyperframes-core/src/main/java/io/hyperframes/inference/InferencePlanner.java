@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableList;
 import io.hyperframes.diagnose.Finding;
 import io.hyperframes.diagnose.Severity;
 import io.hyperframes.hardware.Cluster;
+import io.hyperframes.hardware.StepInterval;
 import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
@@ -108,15 +109,29 @@ public final class InferencePlanner {
   /**
    * The plan: best aggregated configuration (null when none meets the SLO), alternatives,
    * findings, the front of tokens per second per GPU against tokens per second per user over
-   * every configuration searched (most interactive first), and the best disaggregated
-   * configuration (null when none meets the SLO).
+   * every configuration searched (most interactive first), the best disaggregated
+   * configuration (null when none meets the SLO), and the band of the front's throughputs (the
+   * accelerator's {@link StepInterval#SERVING} interval: published runs' measured / predicted
+   * time per token; {@link StepInterval#NONE} where the catalog has none).
    */
   public record ServingPlan(Config best, List<Config> alternatives, List<Finding> findings,
-      int candidatesEvaluated, List<FrontPoint> pareto, DisaggregatedConfig disaggregated) {
+      int candidatesEvaluated, List<FrontPoint> pareto, DisaggregatedConfig disaggregated,
+      StepInterval interval) {
     public ServingPlan {
       alternatives = ImmutableList.copyOf(alternatives);
       findings = ImmutableList.copyOf(findings);
       pareto = ImmutableList.copyOf(pareto);
+      interval = interval == null ? StepInterval.NONE : interval;
+    }
+
+    /** The lower end of {@code tokensPerSecond}'s interval: the throughput at the band's top. */
+    public double low(double tokensPerSecond) {
+      return tokensPerSecond / interval.high();
+    }
+
+    /** The upper end of {@code tokensPerSecond}'s interval: the throughput at the band's bottom. */
+    public double high(double tokensPerSecond) {
+      return tokensPerSecond / interval.low();
     }
 
     /**
@@ -194,6 +209,7 @@ public final class InferencePlanner {
       }
     }
     List<FrontPoint> front = paretoFront(frontPoints(model, w, replicas, estimator));
+    StepInterval interval = cluster.accelerator().interval(StepInterval.SERVING);
     DisaggregatedConfig apart = DisaggregatedSearch.best(model, cluster, w, replicas,
         usdPerDeviceHour, estimator);
     found.sort(Comparator.comparingInt(Config::devices)
@@ -208,7 +224,7 @@ public final class InferencePlanner {
               w.ttftSloSeconds(), w.tpotSloSeconds(), w.sloPercentile(),
               w.arrivalRatePerSecond()),
           "relax the SLO, shorten prompts, or use a faster accelerator"));
-      return new ServingPlan(null, List.of(), findings, evaluated, front, null);
+      return new ServingPlan(null, List.of(), findings, evaluated, front, null, interval);
     }
     if (apart != null && (best == null || apart.devices() < best.devices())) {
       findings.add(new Finding("disaggregate", Severity.INFO, best == null
@@ -227,7 +243,7 @@ public final class InferencePlanner {
     }
     return new ServingPlan(best, best == null ? List.of()
         : found.subList(1, Math.min(found.size(), 1 + alternatives)), findings, evaluated, front,
-        apart);
+        apart, interval);
   }
 
   /** Device-hour price × devices per million tokens generated at the workload's rate. */

@@ -2,6 +2,7 @@ package io.hyperframes.inference;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.hyperframes.diagnose.FindingDocument;
+import io.hyperframes.hardware.StepInterval;
 import java.util.List;
 
 /**
@@ -191,15 +192,22 @@ public final class ServingJson {
     }
   }
 
-  /** {@code pareto[]} of a serving plan: one point of the throughput-interactivity front. */
+  /**
+   * {@code pareto[]} of a serving plan: one point of the throughput-interactivity front, each
+   * throughput with the ends of its interval (the plan's {@code interval}).
+   */
   public record FrontPointDocument(int tp, int ep, String weights, String kvCache, int batch,
-      double outputTokensPerSecondPerGpu, double outputTokensPerSecondPerUser,
+      double outputTokensPerSecondPerGpu, double outputTokensPerSecondPerGpuLow,
+      double outputTokensPerSecondPerGpuHigh, double outputTokensPerSecondPerUser,
+      double outputTokensPerSecondPerUserLow, double outputTokensPerSecondPerUserHigh,
       double ttftSeconds, double tpotSeconds, boolean meetsLatencyTargets) {
 
-    static FrontPointDocument of(InferencePlanner.FrontPoint p) {
+    static FrontPointDocument of(InferencePlanner.FrontPoint p, InferencePlanner.ServingPlan in) {
+      double gpu = p.tokensPerSecondPerGpu();
+      double user = p.tokensPerSecondPerUser();
       return new FrontPointDocument(p.tp(), p.ep(), p.weights().id(), p.kvCache().id(),
-          p.batch(), p.tokensPerSecondPerGpu(), p.tokensPerSecondPerUser(), p.ttftSeconds(),
-          p.tpotSeconds(), p.meetsLatencyTargets());
+          p.batch(), gpu, in.low(gpu), in.high(gpu), user, in.low(user), in.high(user),
+          p.ttftSeconds(), p.tpotSeconds(), p.meetsLatencyTargets());
     }
   }
 
@@ -207,7 +215,10 @@ public final class ServingJson {
    * A serving plan: the serving estimate of the best configuration (its findings followed by the
    * plan's), {@code best}, {@code alternatives}, {@code search}, {@code pareto} (the front of
    * output tokens per second per GPU against per user, over every configuration searched at
-   * fixed batches, most interactive first), {@code bestDisaggregated} (the disaggregated
+   * fixed batches, most interactive first, each throughput with its interval), {@code interval}
+   * (the band of the front's throughputs: {@code low} and {@code high} factors of measured /
+   * predicted time per token, the {@code cases} and {@code source} they rest on, the
+   * {@code regime} they were looked up for), {@code bestDisaggregated} (the disaggregated
    * configuration with the fewest devices; absent when none meets the SLO) and {@code choice}
    * ("aggregated" or "disaggregated": what needs fewer devices). When no aggregated
    * configuration meets the SLO there is no estimate: {@code feasible} is false, {@code reasons}
@@ -216,7 +227,7 @@ public final class ServingJson {
   public record ServingPlanDocument(@JsonUnwrapped Serving estimate, Boolean feasible,
       List<String> reasons, ServingConfig best, List<ServingConfig> alternatives,
       List<FindingDocument> findings, ServingSearch search, List<FrontPointDocument> pareto,
-      DisaggregatedConfigDocument bestDisaggregated, String choice) {
+      StepInterval interval, DisaggregatedConfigDocument bestDisaggregated, String choice) {
 
     /**
      * The document of {@code plan}, with {@code bestEstimate} the serving estimate of its best
@@ -227,19 +238,19 @@ public final class ServingJson {
       List<ServingConfig> alternatives =
           plan.alternatives().stream().map(ServingConfig::of).toList();
       ServingSearch search = new ServingSearch(plan.candidatesEvaluated());
-      List<FrontPointDocument> pareto = plan.pareto().stream().map(FrontPointDocument::of)
-          .toList();
+      List<FrontPointDocument> pareto = plan.pareto().stream()
+          .map(p -> FrontPointDocument.of(p, plan)).toList();
       List<FindingDocument> findings = FindingDocument.of(plan.findings());
       DisaggregatedConfigDocument apart = DisaggregatedConfigDocument.of(plan.disaggregated());
       if (plan.best() == null || bestEstimate == null) {
         return new ServingPlanDocument(null, false, List.of(apart == null
             ? "no configuration meets the SLO"
             : "no aggregated configuration meets the SLO; bestDisaggregated does"), null,
-            alternatives, findings, search, pareto, apart, plan.choice());
+            alternatives, findings, search, pareto, plan.interval(), apart, plan.choice());
       }
       return new ServingPlanDocument(Serving.of(bestEstimate).withMoreFindings(findings), null,
-          null, ServingConfig.of(plan.best()), alternatives, null, search, pareto, apart,
-          plan.choice());
+          null, ServingConfig.of(plan.best()), alternatives, null, search, pareto,
+          plan.interval(), apart, plan.choice());
     }
   }
 

@@ -116,7 +116,7 @@ class LaunchDynamoTest {
     InferencePlanner.ServingPlan p = r.plan();
     ServingPlans.Result apartOnly = new ServingPlans.Result(r.request(),
         new InferencePlanner.ServingPlan(null, List.of(), p.findings(), p.candidatesEvaluated(),
-            p.pareto(), p.disaggregated()), r.estimator());
+            p.pareto(), p.disaggregated(), p.interval()), r.estimator());
     assertEquals("disaggregated", apartOnly.plan().choice());
     var e = assertThrows(IllegalArgumentException.class,
         () -> Launch.serving(apartOnly, Target.VLLM, LaunchOptions.defaults()));

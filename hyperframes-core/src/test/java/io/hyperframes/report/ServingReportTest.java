@@ -40,17 +40,28 @@ class ServingReportTest {
     // The most interactive point sits furthest right, the last one (most per GPU) at the top.
     InferencePlanner.FrontPoint first = front.get(0);
     InferencePlanner.FrontPoint last = front.get(front.size() - 1);
-    double maxX = front.stream().mapToDouble(InferencePlanner.FrontPoint::tokensPerSecondPerUser)
-        .max().orElseThrow() * 1.05;
-    double maxY = front.stream().mapToDouble(InferencePlanner.FrontPoint::tokensPerSecondPerGpu)
-        .max().orElseThrow() * 1.05;
+    // The axes reach the top of the points' intervals, each point with its segment.
+    var plan = result.plan();
+    double maxX = plan.high(front.stream()
+        .mapToDouble(InferencePlanner.FrontPoint::tokensPerSecondPerUser).max().orElseThrow())
+        * 1.05;
+    double maxY = plan.high(front.stream()
+        .mapToDouble(InferencePlanner.FrontPoint::tokensPerSecondPerGpu).max().orElseThrow())
+        * 1.05;
+    assertEquals(front.size(), Pattern.compile("stroke=\"#bbb\"").matcher(html).results()
+        .count());
+    assertTrue(html.contains(String.format(Locale.ROOT, "x2=\"%.1f\" y2=\"%.1f\"",
+        70 + plan.high(first.tokensPerSecondPerUser()) / maxX * 550,
+        300 - plan.high(first.tokensPerSecondPerGpu()) / maxY * 280)), "first interval");
+    assertTrue(html.contains("published run(s) of hopper serving"), "what the band rests on");
     assertTrue(html.contains(String.format(Locale.ROOT, "cx=\"%.1f\" cy=\"%.1f\"",
         70 + first.tokensPerSecondPerUser() / maxX * 550,
         300 - first.tokensPerSecondPerGpu() / maxY * 280)), "first point placed by its figures");
     assertTrue(html.contains(String.format(Locale.ROOT, "cy=\"%.1f\"",
         300 - last.tokensPerSecondPerGpu() / maxY * 280)));
-    assertTrue(html.contains(String.format(Locale.ROOT, "<td>%.4g</td>",
-        last.tokensPerSecondPerGpu())), "the front's table");
+    assertTrue(html.contains(String.format(Locale.ROOT, "<td>%.4g (%.4g&ndash;%.4g)</td>",
+        last.tokensPerSecondPerGpu(), plan.low(last.tokensPerSecondPerGpu()),
+        plan.high(last.tokensPerSecondPerGpu()))), "the front's table");
     assertTrue(html.contains("<td>best</td><td>" + result.plan().best().devices() + "</td>"));
   }
 

@@ -62,7 +62,15 @@ final class ServingPlanOutput {
     plan.findings().forEach(f -> out.println("[" + f.severity().name().toLowerCase(Locale.ROOT)
         + "] " + f.title() + " — " + f.remedy()));
     out.println("pareto front (one replica at fixed batches, unloaded; most interactive first):");
-    plan.pareto().forEach(p -> out.println("  " + ServingPlans.describe(p)));
+    plan.pareto().forEach(p -> out.println("  " + ServingPlans.describe(p) + String.format(
+        Locale.ROOT, "; interval per GPU %.4g-%.4g, per user %.4g-%.4g",
+        plan.low(p.tokensPerSecondPerGpu()), plan.high(p.tokensPerSecondPerGpu()),
+        plan.low(p.tokensPerSecondPerUser()), plan.high(p.tokensPerSecondPerUser()))));
+    var iv = plan.interval();
+    out.println(iv.regime().isEmpty() ? "  no interval: the catalog has no serving band for this"
+        + " accelerator" : String.format(Locale.ROOT, "  intervals: measured / predicted time"
+            + " per token %.3g-%.3g, from %d published run(s) of %s%s", iv.low(), iv.high(),
+            iv.cases(), iv.regime(), iv.cases() == 0 ? " (none: the whole pooled range)" : ""));
   }
 
   /**

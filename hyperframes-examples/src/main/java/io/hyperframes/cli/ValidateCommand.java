@@ -2,6 +2,7 @@ package io.hyperframes.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.hyperframes.calibrate.LeaveOneSourceOut;
+import io.hyperframes.calibrate.ServingIntervals;
 import io.hyperframes.catalog.Catalog;
 import io.hyperframes.json.Json;
 import io.hyperframes.validate.CaseResult;
@@ -23,8 +24,9 @@ final class ValidateCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--cases", required = true, paramLabel = "FILE", description = "Cases JSON.")
-  Path cases;
+  @Option(names = "--cases", required = true, paramLabel = "FILE",
+      description = "Cases JSON; repeat it to validate several files' cases together.")
+  java.util.List<Path> cases;
 
   @Mixin Catalogs catalogs;
 
@@ -43,21 +45,40 @@ final class ValidateCommand implements Callable<Integer> {
           + " in-sample and out-of-sample error per source and the residual range per regime.")
   boolean leaveOneSourceOut;
 
+  @Option(names = "--serving-intervals",
+      description = "Print, per accelerator generation, predicted / measured output tokens per"
+          + " second of the serving throughput cases with role check (measured / predicted time"
+          + " per token) and how often the band fitted without a case's source covers it.")
+  boolean servingIntervals;
+
   @Option(names = "--write-intervals", paramLabel = "FILE",
       description = "With --leave-one-source-out: write the step-time intervals those residuals"
           + " give, per accelerator generation and regime, as a catalog file (the shipped"
           + " catalog's intervals are this output): a regime's own 5th-95th percentile band"
           + " with at least 5 cases from 4 sources; with fewer, the pooled band widened to the"
-          + " regime's own extremes; with none, the whole pooled range, said so.")
+          + " regime's own extremes; with none, the whole pooled range, said so. With"
+          + " --serving-intervals: the serving intervals (regime serving), by the same rules.")
   Path writeIntervals;
 
   @Override
   public Integer call() throws JsonProcessingException {
+    if (leaveOneSourceOut && servingIntervals) {
+      throw new IllegalArgumentException("--serving-intervals: give it or"
+          + " --leave-one-source-out, not both");
+    }
+    if (writeIntervals != null && !leaveOneSourceOut && !servingIntervals) {
+      throw new IllegalArgumentException("--write-intervals: needs --leave-one-source-out or"
+          + " --serving-intervals");
+    }
+    String text = casesText();
     if (leaveOneSourceOut) {
-      return leaveOneSourceOut(Files2.read("--cases", cases));
+      return leaveOneSourceOut(text);
+    }
+    if (servingIntervals) {
+      return servingIntervals(text);
     }
     Validator v = catalogs.builtIn() ? Validator.analytical() : Validator.on(catalogs.load());
-    ValidationReport r = v.run(Files2.read("--cases", cases));
+    ValidationReport r = v.run(text);
     var out = spec.commandLine().getOut();
     switch (format) {
       case json -> out.println(Json.mapper().writerWithDefaultPrettyPrinter()
@@ -90,7 +111,7 @@ final class ValidateCommand implements Callable<Integer> {
     LeaveOneSourceOut.Report report = LeaveOneSourceOut.run(text, shipped, constants(),
         CalibrateCommand.scopes(scope));
     var out = spec.commandLine().getOut();
-    writeIntervals(report, shipped);
+    write(report.intervals(shipped));
     if (format == Format.json) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter()
           .writeValueAsString(report.toJson()));
@@ -119,27 +140,65 @@ final class ValidateCommand implements Callable<Integer> {
           String.join(", ", report.heldOutSources()), 100 * report.heldOutMean(),
           report.heldOutCases());
     }
-    out.printf(Locale.ROOT, "| regime | cases | measured / predicted step time: 5th, 50th,"
-        + " 95th percentile | covered by the interval fitted without the case's source |%n");
-    out.printf(Locale.ROOT, "|---|---:|---|---:|%n");
-    for (LeaveOneSourceOut.RegimeRow r : report.regimes()) {
-      out.printf(Locale.ROOT, "| %s | %d | %.3f, %.3f, %.3f | %d of %d (%.0f %%) |%n",
-          r.regime(), r.cases(), r.p5(), r.p50(), r.p95(), r.covered(), r.cases(),
-          100.0 * r.covered() / r.cases());
+    out.print(regimes(report.regimes(), "measured / predicted step time"));
+    out.flush();
+    return 0;
+  }
+
+  /** The cases of every --cases file as one document (one file: its text as it is). */
+  private String casesText() {
+    if (cases.size() == 1) {
+      return Files2.read("--cases", cases.get(0));
+    }
+    com.fasterxml.jackson.databind.node.ObjectNode all = Json.mapper().createObjectNode();
+    com.fasterxml.jackson.databind.node.ArrayNode list = all.putArray("cases");
+    for (Path p : cases) {
+      var doc = Json.parseObject("--cases " + p, Files2.read("--cases", p));
+      if (!doc.path("cases").isArray()) {
+        throw new IllegalArgumentException("--cases " + p + ": no cases array");
+      }
+      doc.get("cases").forEach(list::add);
+    }
+    return all.toString();
+  }
+
+  private int servingIntervals(String text) throws JsonProcessingException {
+    Catalog shipped = catalogs.load();
+    ServingIntervals.Report report = ServingIntervals.run(text, shipped);
+    write(report.intervals(shipped));
+    var out = spec.commandLine().getOut();
+    if (format == Format.json) {
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter()
+          .writeValueAsString(report.toJson()));
+    } else {
+      out.print(regimes(report.regimes(), "predicted / measured output tokens per second"));
     }
     out.flush();
     return 0;
   }
 
-  /** Writes the intervals of {@code report} to --write-intervals, when given. */
-  private void writeIntervals(LeaveOneSourceOut.Report report, Catalog shipped) {
+  /** The coverage table of {@code rows}, the residual named {@code what}. */
+  private static String regimes(java.util.List<LeaveOneSourceOut.RegimeRow> rows, String what) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "| regime | cases | %s: 5th, 50th, 95th percentile"
+        + " | covered by the interval fitted without the case's source |%n", what));
+    b.append(String.format(Locale.ROOT, "|---|---:|---|---:|%n"));
+    for (LeaveOneSourceOut.RegimeRow r : rows) {
+      b.append(String.format(Locale.ROOT, "| %s | %d | %.3f, %.3f, %.3f | %d of %d (%.0f %%)"
+          + " |%n", r.regime(), r.cases(), r.p5(), r.p50(), r.p95(), r.covered(), r.cases(),
+          100.0 * r.covered() / r.cases()));
+    }
+    return b.toString();
+  }
+
+  /** Writes {@code intervals} to --write-intervals, when given. */
+  private void write(com.fasterxml.jackson.databind.node.ObjectNode intervals) {
     if (writeIntervals == null) {
       return;
     }
     try {
       java.nio.file.Files.writeString(writeIntervals, Json.mapper()
-          .writerWithDefaultPrettyPrinter().writeValueAsString(report.intervals(shipped))
-          + "\n");
+          .writerWithDefaultPrettyPrinter().writeValueAsString(intervals) + "\n");
     } catch (java.io.IOException e) {
       throw new IllegalArgumentException("--write-intervals: cannot write " + writeIntervals
           + " (" + e.getMessage() + ")", e);

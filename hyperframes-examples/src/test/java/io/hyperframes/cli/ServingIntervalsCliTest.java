@@ -1,0 +1,90 @@
+package io.hyperframes.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hyperframes.json.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The serving bands of the shipped catalog are what {@code validate --serving-intervals} writes
+ * from the published at-capacity check runs, its coverage table is the one in
+ * docs/validation.md, and its JSON rows agree with the residuals they summarise.
+ */
+class ServingIntervalsCliTest {
+
+  @TempDir Path dir;
+
+  private static final String[] CASES = {"--cases", "../docs/validation/capacity-cases.json",
+      "--cases", "../docs/validation/capacity-checks-devguide.json",
+      "--cases", "../docs/validation/capacity-checks-fp4.json"};
+
+  @Test
+  void theShippedServingBandsAreWhatTheCommandWrites() throws IOException {
+    Path written = dir.resolve("serving.json");
+    CliTest.Result r = CliTest.run(args("--write-intervals", written.toString()));
+    assertEquals(0, r.status(), r.err());
+    assertEquals(Json.parseObject("serving", Files.readString(written, StandardCharsets.UTF_8))
+        .get("intervals"), LeaveOneSourceOutTest.shippedIntervals(true),
+        "hardware.json serving intervals differ from validate --serving-intervals");
+    CliTest.assertPrints(Path.of("..", "docs", "validation.md"), r.out());
+    assertTrue(r.out().contains("| hopper serving | 253 |"), r.out());
+  }
+
+  @Test
+  void theJsonRowsSummariseTheResiduals() {
+    CliTest.Result r = CliTest.run(args("--format", "json"));
+    assertEquals(0, r.status(), r.err());
+    JsonNode doc = Json.parseObject("serving", r.out());
+    Map<String, Integer> counts = new HashMap<>();
+    for (JsonNode e : doc.get("residuals")) {
+      assertTrue(e.get("factor").asDouble() > 0, e.toString());
+      counts.merge(e.get("regime").asText(), 1, Integer::sum);
+      counts.merge("* all", 1, Integer::sum);
+    }
+    for (JsonNode row : doc.get("regimes")) {
+      String regime = row.get("regime").asText();
+      assertEquals(counts.get(regime), row.get("cases").asInt(), regime);
+      assertTrue(row.get("p5").asDouble() <= row.get("p50").asDouble()
+          && row.get("p50").asDouble() <= row.get("p95").asDouble(), row.toString());
+      assertEquals((double) row.get("covered").asInt() / row.get("cases").asInt(),
+          row.get("coverage").asDouble(), 1e-12);
+    }
+    assertEquals(275, counts.get("* all"));
+  }
+
+  @Test
+  void intervalsNeedAModeAndOneModeOnly() {
+    CliTest.Result none = CliTest.run("validate", "--cases",
+        "../docs/validation/capacity-checks-fp4.json", "--write-intervals", "x.json");
+    assertEquals(2, none.status(), none.err());
+    assertTrue(none.err().contains("--write-intervals: needs --leave-one-source-out or"
+        + " --serving-intervals"), none.err());
+    CliTest.Result both = CliTest.run(args("--leave-one-source-out"));
+    assertEquals(2, both.status(), both.err());
+    assertTrue(both.err().contains("--serving-intervals: give it or --leave-one-source-out,"
+        + " not both"), both.err());
+    CliTest.Result training = CliTest.run("validate", "--serving-intervals", "--cases",
+        "../docs/validation/training-cases.json");
+    assertEquals(2, training.status(), training.err());
+    assertTrue(training.err().contains("cases: no case with role check gives a serving"
+        + " throughput"), training.err());
+  }
+
+  private static String[] args(String... more) {
+    String[] a = new String[2 + CASES.length + more.length];
+    a[0] = "validate";
+    a[1] = "--serving-intervals";
+    System.arraycopy(CASES, 0, a, 2, CASES.length);
+    System.arraycopy(more, 0, a, 2 + CASES.length, more.length);
+    return a;
+  }
+}
