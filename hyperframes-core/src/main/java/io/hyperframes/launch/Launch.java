@@ -118,8 +118,25 @@ public final class Launch {
    */
   public static LaunchConfigs.Emitted serving(ServingPlans.Result result, Target target,
       LaunchOptions options) {
-    checkArgument(result != null && target != null && options != null,
-        "result, target and options: must be given");
+    return serving(result, target, options, Target.VLLM);
+  }
+
+  /**
+   * As {@link #serving(ServingPlans.Result, Target, LaunchOptions)}, with the engine of the
+   * Dynamo workers when {@code target} is {@link Target#DYNAMO}: {@link Target#VLLM}
+   * ({@code python3 -m dynamo.vllm}) or {@link Target#SGLANG} ({@code python3 -m dynamo.sglang}).
+   *
+   * @throws IllegalArgumentException as the other, or naming {@code --backend} when the workers'
+   *     engine is another, or is given for a target other than dynamo
+   */
+  public static LaunchConfigs.Emitted serving(ServingPlans.Result result, Target target,
+      LaunchOptions options, Target backend) {
+    checkArgument(result != null && target != null && options != null && backend != null,
+        "result, target, options and backend: must be given");
+    checkArgument(backend == Target.VLLM || backend == Target.SGLANG, "--backend: Dynamo"
+        + " workers are emitted for vllm or sglang, not %s", backend.id());
+    checkArgument(target == Target.DYNAMO || backend == Target.VLLM, "--backend: only with"
+        + " --emit dynamo (the engine of its workers), not with --emit %s", target.id());
     InferencePlanner.Config best = result.plan().best();
     InferencePlanner.DisaggregatedConfig apart = result.plan().disaggregated();
     checkArgument(target.serves(), "--emit: a serving plan is emitted as vllm, sglang, trtllm"
@@ -128,7 +145,8 @@ public final class Launch {
     if (target == Target.DYNAMO) {
       checkArgument(apart != null, "--emit dynamo: no disaggregated configuration meets the"
           + " SLO, nothing to launch");
-      LaunchConfigs.Emitted emitted = Manifests.dynamo(result, apart, options);
+      LaunchConfigs.Emitted emitted = Manifests.dynamo(result, apart, options,
+          backend == Target.SGLANG);
       if (!"aggregated".equals(result.plan().choice())) {
         return emitted;
       }

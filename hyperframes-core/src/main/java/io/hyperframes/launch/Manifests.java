@@ -191,29 +191,48 @@ final class Manifests {
    */
   static final String DYNAMO_IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:my-tag";
 
+  /**
+   * The image of Dynamo's SGLang runtime: the NGC repository Dynamo's README names
+   * ({@code nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.4.0} in README.md of ai-dynamo/dynamo @
+   * 2a6da14c), with the placeholder tag of the examples: the note asks for the release run.
+   */
+  static final String DYNAMO_SGLANG_IMAGE = "nvcr.io/nvidia/ai-dynamo/sglang-runtime:my-tag";
+
+  /**
+   * The SGLang bootstrap port of Dynamo's disaggregated SGLang example
+   * (examples/backends/sglang/deploy/disagg.yaml @ 10c61c5e): where a decode worker reaches a
+   * prefill worker to pair their KV transfer.
+   */
+  static final int SGLANG_BOOTSTRAP_PORT = 12345;
+
   /** The vLLM KV connector of Dynamo's disaggregated example: NIXL, both roles. */
   static final String KV_TRANSFER = "{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}";
 
   /**
    * A {@code DynamoGraphDeployment} (nvidia.com/v1beta1) of the disaggregated configuration
-   * {@code d}, in the shape of Dynamo's vLLM disaggregated example
+   * {@code d} with vLLM workers, or with {@code sglang} SGLang workers
+   * ({@code python3 -m dynamo.sglang --disaggregation-mode prefill|decode} over NIXL, as
+   * examples/backends/sglang/deploy/disagg.yaml @ 10c61c5e runs them, with the SGLang server
+   * arguments of {@link ServingCommands#sglangArgs}), in the shape of Dynamo's vLLM
+   * disaggregated example
    * (examples/backends/vllm/deploy/disagg.yaml @ 10c61c5e): a frontend, and prefill and decode
    * workers ({@code python3 -m dynamo.vllm --disaggregation-mode prefill|decode} with the NIXL
    * connector, components/src/dynamo/vllm/backend_args.py and args.py @ fadde840), each worker
    * a replica of its pool with the vLLM engine arguments of {@link ServingCommands#engineArgs}.
    */
   static LaunchConfigs.Emitted dynamo(ServingPlans.Result result,
-      InferencePlanner.DisaggregatedConfig d, LaunchOptions options) {
+      InferencePlanner.DisaggregatedConfig d, LaunchOptions options, boolean sglang) {
     List<String> notes = new ArrayList<>();
     TransformerSpec model = result.request().model();
-    String image = options.image().equals(LaunchOptions.defaults().image()) ? DYNAMO_IMAGE
+    String placeholder = sglang ? DYNAMO_SGLANG_IMAGE : DYNAMO_IMAGE;
+    String image = options.image().equals(LaunchOptions.defaults().image()) ? placeholder
         : options.image();
     ObjectNode g = F.objectNode();
     g.put("apiVersion", "nvidia.com/v1beta1");
     g.put("kind", "DynamoGraphDeployment");
     g.set("metadata", metadata(options, options.name(), false));
     ObjectNode spec = g.putObject("spec");
-    spec.put("backendFramework", "vllm");
+    spec.put("backendFramework", sglang ? "sglang" : "vllm");
     ArrayNode components = spec.putArray("components");
     ObjectNode frontend = components.addObject();
     frontend.put("name", "Frontend");
@@ -221,14 +240,17 @@ final class Manifests {
     frontend.put("replicas", 1);
     frontend.putObject("podTemplate").putObject("spec").putArray("containers").addObject()
         .put("name", "main").put("image", image);
-    worker(components, "VllmPrefillWorker", "prefill", d.prefill(), result, d, image, false,
-        notes);
-    worker(components, "VllmDecodeWorker", "decode", d.decode(), result, d, image, true, notes);
-    notes.add("--model " + model.name() + ": replace the catalog name by the model's Hugging"
-        + " Face id or checkpoint path");
-    if (image.equals(DYNAMO_IMAGE)) {
-      notes.add("image " + DYNAMO_IMAGE + " as Dynamo's example writes it: give --image with"
-          + " the tag of the Dynamo release you run");
+    String prefix = sglang ? "Sglang" : "Vllm";
+    worker(components, prefix + "PrefillWorker", "prefill", d.prefill(), result, d, image,
+        false, sglang, notes);
+    worker(components, prefix + "DecodeWorker", "decode", d.decode(), result, d, image, true,
+        sglang, notes);
+    notes.add((sglang ? "--model-path " : "--model ") + model.name() + ": replace the catalog"
+        + " name by the model's Hugging Face id or checkpoint path");
+    if (image.equals(placeholder)) {
+      notes.add("image " + placeholder + (sglang ? " (Dynamo's SGLang runtime, a placeholder"
+          + " tag as in Dynamo's examples)" : " as Dynamo's example writes it") + ": give"
+          + " --image with the tag of the Dynamo release you run");
     }
     notes.add("the workers read the Hugging Face token from the secret hf-token-secret, as"
         + " Dynamo's examples do: create it in namespace " + options.namespace());
@@ -241,7 +263,8 @@ final class Manifests {
 
   private static void worker(ArrayNode components, String name, String type,
       InferencePlanner.PoolConfig pool, ServingPlans.Result result,
-      InferencePlanner.DisaggregatedConfig d, String image, boolean decode, List<String> notes) {
+      InferencePlanner.DisaggregatedConfig d, String image, boolean decode, boolean sglang,
+      List<String> notes) {
     ObjectNode w = components.addObject();
     w.put("name", name);
     w.put("type", type);
@@ -250,14 +273,34 @@ final class Manifests {
         .addObject();
     container.put("name", "main");
     container.put("image", image);
-    container.putArray("command").add("python3").add("-m").add("dynamo.vllm");
+    container.putArray("command").add("python3").add("-m")
+        .add(sglang ? "dynamo.sglang" : "dynamo.vllm");
     ArrayNode args = container.putArray("args");
-    args.add("--model").add(result.request().model().name());
-    args.add("--disaggregation-mode").add(type);
-    args.add("--kv-transfer-config").add(KV_TRANSFER);
-    // Speculative decoding drafts tokens where they are generated: on the decode workers.
-    ServingCommands.engineArgs(result, pool.tp(), pool.ep(), pool.batchLimit(), d.weights(),
-        d.kvCache(), decode, notes).forEach(args::add);
+    if (sglang) {
+      // Dynamo's SGLang worker passes what it does not parse itself to SGLang's ServerArgs
+      // (components/src/dynamo/sglang/args.py @ 26aaf1e9); the disaggregation options are
+      // SGLang's, set as Dynamo's disaggregated SGLang example sets them, and the Frontend
+      // tokenizes (--skip-tokenizer-init, as in that example).
+      for (String a : ServingCommands.sglangArgs(result, pool.tp(), pool.ep(),
+          pool.batchLimit(), d.weights(), d.kvCache(), decode, notes)) {
+        String[] kv = a.split(" ", 2);
+        args.add(kv[0]);
+        if (kv.length > 1) {
+          args.add(kv[1]);
+        }
+      }
+      args.add("--skip-tokenizer-init");
+      args.add("--disaggregation-mode").add(type);
+      args.add("--disaggregation-transfer-backend").add("nixl");
+      args.add("--disaggregation-bootstrap-port").add(Integer.toString(SGLANG_BOOTSTRAP_PORT));
+    } else {
+      args.add("--model").add(result.request().model().name());
+      args.add("--disaggregation-mode").add(type);
+      args.add("--kv-transfer-config").add(KV_TRANSFER);
+      // Speculative decoding drafts tokens where they are generated: on the decode workers.
+      ServingCommands.engineArgs(result, pool.tp(), pool.ep(), pool.batchLimit(), d.weights(),
+          d.kvCache(), decode, notes).forEach(args::add);
+    }
     container.putArray("envFrom").addObject().putObject("secretRef")
         .put("name", "hf-token-secret");
     container.putObject("resources").putObject("limits").put(GPU, Integer.toString(pool.tp()));

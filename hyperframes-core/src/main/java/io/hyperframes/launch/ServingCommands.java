@@ -103,30 +103,46 @@ final class ServingCommands {
    * multi-token-prediction module; a separate draft model is its STANDALONE algorithm.
    */
   static LaunchConfigs.Emitted sglang(ServingPlans.Result result, InferencePlanner.Config c) {
-    TransformerSpec model = result.request().model();
     InferenceWorkload w = result.request().workload();
     List<String> notes = new ArrayList<>();
     List<String> args = new ArrayList<>();
     args.add("python -m sglang.launch_server");
-    args.add("--model-path " + model.name());
-    args.add("--tp-size " + c.tp());
-    if (c.ep() > 1) {
-      args.add("--ep-size " + c.ep());
-    }
-    args.add("--max-running-requests " + c.batchLimit());
-    args.add("--context-length " + model.seqLen());
-    if (c.kvCache().isFp8()) {
-      args.add("--kv-cache-dtype fp8_e4m3");
-    }
-    if (c.weights().isFp8()) {
-      args.add("--quantization fp8");
-    }
+    args.addAll(sglangArgs(result, c.tp(), c.ep(), c.batchLimit(), c.weights(), c.kvCache(),
+        true, notes));
     if (w.prefixCacheHitRate() == 0) {
       // SGLang's radix cache is on by default; the plan counts on no prefix hits.
-      notes.add("the plan assumes no prefix-cache hits (workload.prefixCacheHitRate 0);"
+      notes.add(0, "the plan assumes no prefix-cache hits (workload.prefixCacheHitRate 0);"
           + " SGLang's radix cache stays on and can only help");
     }
-    Speculative s = w.speculative();
+    args.add("--port " + PORT);
+    return new LaunchConfigs.Emitted(String.join(" \\\n  ", args) + "\n",
+        common(result, c, "sglang.launch_server", notes));
+  }
+
+  /**
+   * SGLang server arguments of a replica of {@code tp} devices, experts split over {@code ep},
+   * at most {@code batchLimit} requests, in these formats, each "OPTION VALUE" or "OPTION"
+   * (python/sglang/srt/server_args.py); the workload's speculative decoding when
+   * {@code speculative}.
+   */
+  static List<String> sglangArgs(ServingPlans.Result result, int tp, int ep, int batchLimit,
+      NumberFormat weights, NumberFormat kvCache, boolean speculative, List<String> notes) {
+    TransformerSpec model = result.request().model();
+    List<String> args = new ArrayList<>();
+    args.add("--model-path " + model.name());
+    args.add("--tp-size " + tp);
+    if (ep > 1) {
+      args.add("--ep-size " + ep);
+    }
+    args.add("--max-running-requests " + batchLimit);
+    args.add("--context-length " + model.seqLen());
+    if (kvCache.isFp8()) {
+      args.add("--kv-cache-dtype fp8_e4m3");
+    }
+    if (weights.isFp8()) {
+      args.add("--quantization fp8");
+    }
+    Speculative s = speculative ? result.request().workload().speculative() : null;
     if (s != null) {
       args.add("--speculative-algorithm " + (s.method() == Speculative.Method.DRAFT
           ? "STANDALONE" : "EAGLE"));
@@ -138,9 +154,7 @@ final class ServingCommands {
       }
       draftNote(s, model, notes);
     }
-    args.add("--port " + PORT);
-    return new LaunchConfigs.Emitted(String.join(" \\\n  ", args) + "\n",
-        common(result, c, "sglang.launch_server", notes));
+    return args;
   }
 
   /**

@@ -106,6 +106,70 @@ class LaunchDynamoTest {
   }
 
   /**
+   * With SGLang workers ({@code --backend sglang}): the same pools, {@code dynamo.sglang} with
+   * only SGLang server options at the pinned commit (Dynamo's SGLang worker hands them to
+   * SGLang), the disaggregation options of Dynamo's SGLang example, drafts on the decode side.
+   */
+  @Test
+  void sglangWorkersTakeSglangsOptionsAndThePlansPools() throws IOException {
+    Set<String> known = new HashSet<>(LaunchConfigsTest.names("sglang-options.txt"));
+    boolean sawSpeculative = false;
+    for (ServingPlans.Result r : disaggregatedPlans()) {
+      InferencePlanner.DisaggregatedConfig d = r.plan().disaggregated();
+      LaunchConfigs.Emitted e = Launch.serving(r, Target.DYNAMO, LaunchOptions.defaults(),
+          Target.SGLANG);
+      JsonNode g = LaunchTest.validate(e.text()).get(0);
+      assertEquals("sglang", g.at("/spec/backendFramework").asText());
+      JsonNode components = g.at("/spec/components");
+      assertEquals(3, components.size(), e.text());
+      assertEquals(Manifests.DYNAMO_SGLANG_IMAGE,
+          components.get(0).at("/podTemplate/spec/containers/0/image").asText());
+      for (int i = 1; i <= 2; i++) {
+        JsonNode w = components.get(i);
+        String type = w.get("type").asText();
+        assertEquals(i == 1 ? "prefill" : "decode", type);
+        InferencePlanner.PoolConfig pool = type.equals("prefill") ? d.prefill() : d.decode();
+        assertEquals(pool.replicas(), w.get("replicas").asInt());
+        JsonNode c = w.at("/podTemplate/spec/containers/0");
+        assertEquals("[\"python3\",\"-m\",\"dynamo.sglang\"]", c.get("command").toString());
+        List<String> args = new ArrayList<>();
+        c.get("args").forEach(a -> args.add(a.asText()));
+        for (String a : args) {
+          if (a.startsWith("--")) {
+            assertTrue(known.contains(a), a + " is not an option of SGLang's server at the"
+                + " pinned commit");
+          }
+        }
+        assertEquals(type, args.get(args.indexOf("--disaggregation-mode") + 1));
+        assertEquals("nixl", args.get(args.indexOf("--disaggregation-transfer-backend") + 1));
+        assertEquals(String.valueOf(pool.tp()), args.get(args.indexOf("--tp-size") + 1));
+        assertEquals(String.valueOf(pool.batchLimit()),
+            args.get(args.indexOf("--max-running-requests") + 1));
+        assertEquals(pool.ep() > 1, args.contains("--ep-size"));
+        assertEquals(d.kvCache().isFp8(), args.contains("--kv-cache-dtype"));
+        assertEquals(r.request().model().name(), args.get(args.indexOf("--model-path") + 1));
+        boolean speculative = args.contains("--speculative-algorithm");
+        assertEquals(type.equals("decode") && r.request().workload().speculative() != null,
+            speculative, "drafts run where tokens are generated: " + args);
+        sawSpeculative |= speculative;
+        assertFalse(args.contains("--port"), "workers serve no HTTP: the frontend does");
+      }
+      assertTrue(e.notes().stream().anyMatch(n -> n.startsWith("--model-path ")),
+          e.notes()::toString);
+    }
+    assertTrue(sawSpeculative, "one plan decodes speculatively");
+    ServingPlans.Result any = disaggregatedPlans().get(0);
+    var trt = assertThrows(IllegalArgumentException.class, () -> Launch.serving(any,
+        Target.DYNAMO, LaunchOptions.defaults(), Target.TRTLLM));
+    assertEquals("--backend: Dynamo workers are emitted for vllm or sglang, not trtllm",
+        trt.getMessage());
+    var vllm = assertThrows(IllegalArgumentException.class, () -> Launch.serving(any,
+        Target.VLLM, LaunchOptions.defaults(), Target.SGLANG));
+    assertEquals("--backend: only with --emit dynamo (the engine of its workers), not with"
+        + " --emit vllm", vllm.getMessage());
+  }
+
+  /**
    * When only the disaggregated configuration meets the SLO, the aggregated targets refuse and
    * point to --emit dynamo, which launches it without a note about the aggregated side.
    */

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
 /**
  * How an emitted launch is named, scheduled and written, as a picocli mixin of the commands with
  * {@code --emit} ({@code plan}, {@code serve-plan}): {@code --name}, {@code --image},
- * {@code --namespace}, {@code --gang}, {@code --queue} and {@code --out}.
+ * {@code --namespace}, {@code --gang}, {@code --queue}, {@code --backend} and {@code --out}.
  */
 final class LaunchOption {
 
@@ -39,6 +39,11 @@ final class LaunchOption {
   @Option(names = "--queue", defaultValue = "default", description = "Volcano or Kueue queue.")
   String queue;
 
+  @Option(names = "--backend", paramLabel = "ENGINE",
+      description = "With --emit dynamo: the engine of the prefill and decode workers, vllm"
+          + " (default, python3 -m dynamo.vllm) or sglang (python3 -m dynamo.sglang).")
+  String backend;
+
   @Option(names = "--out", paramLabel = "DIR",
       description = "With --emit dockerfile|kubernetes|jobset: write the files (Dockerfile,"
           + " .dockerignore, ds_config.json; NAME.yaml) into DIR instead of printing.")
@@ -48,6 +53,24 @@ final class LaunchOption {
   LaunchOptions options(String defaultName, String script) {
     return new LaunchOptions(name != null ? name : defaultName, image, namespace, gang, queue,
         script);
+  }
+
+  /** The engine of {@code --backend} (vLLM when it is not given). */
+  io.hyperframes.launch.Target backend() {
+    return backend == null ? io.hyperframes.launch.Target.VLLM
+        : io.hyperframes.launch.Target.fromId("--backend", backend);
+  }
+
+  /**
+   * Refuses {@code --backend} for a training launch.
+   *
+   * @throws IllegalArgumentException naming {@code --backend} and {@code emit} when it is given
+   */
+  void noBackend(String emit) {
+    if (backend != null) {
+      throw new IllegalArgumentException("--backend: only with --emit dynamo (the engine of its"
+          + " workers), not with --emit " + emit);
+    }
   }
 
   /** The folder of {@code --out}, or null. */

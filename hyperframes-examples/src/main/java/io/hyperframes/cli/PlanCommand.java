@@ -138,6 +138,7 @@ final class PlanCommand implements Callable<Integer> {
     }
     var out = spec.commandLine().getOut();
     if (emit != null) {
+      launch.noBackend(emit.name());
       io.hyperframes.launch.LaunchOptions options = launch.options("hyperframes-train", script);
       LaunchConfigs.Emitted e = io.hyperframes.launch.Launch.training(plan,
           io.hyperframes.launch.Target.fromId("--emit", emit.name()), options);

@@ -80,7 +80,7 @@ final class ServingPlanOutput {
   static int emit(LaunchOption launch, ServingPlans.Result result, String targetId) {
     LaunchOptions options = launch.options(DEFAULT_NAME, "train.py");
     Target target = Target.fromId("--emit", targetId);
-    return launch.write(Launch.serving(result, target, options),
+    return launch.write(Launch.serving(result, target, options, launch.backend()),
         target == Target.KUBERNETES || target == Target.DYNAMO ? "yaml" : "text", options);
   }
 }

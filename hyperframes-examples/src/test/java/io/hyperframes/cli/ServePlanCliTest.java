@@ -72,6 +72,25 @@ class ServePlanCliTest {
         && yaml.contains("type: \"decode\"\n    replicas: 1"), yaml);
     assertTrue(dynamo.err().contains("wrote " + dir.resolve("hyperframes-serve.yaml")),
         dynamo.err());
+    // --backend sglang: the same pools as Dynamo SGLang workers; refused for another target.
+    CliTest.Result sglang = CliTest.run("serve-plan", "--request",
+        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "dynamo",
+        "--backend", "sglang");
+    assertEquals(0, sglang.status(), sglang.err());
+    assertTrue(sglang.out().contains("backendFramework: \"sglang\"")
+        && sglang.out().contains("- \"dynamo.sglang\"")
+        && sglang.out().contains("type: \"prefill\"\n    replicas: 4"), sglang.out());
+    CliTest.Result wrong = CliTest.run("serve-plan", "--request",
+        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "vllm",
+        "--backend", "sglang");
+    assertEquals(2, wrong.status(), wrong.err());
+    assertTrue(wrong.err().contains("--backend: only with --emit dynamo"), wrong.err());
+    CliTest.Result training = CliTest.run("plan", "--request",
+        Path.of("..", "examples", "70b-finetune.json").toString(), "--emit", "megatron",
+        "--backend", "sglang");
+    assertEquals(2, training.status(), training.err());
+    assertTrue(training.err().contains("--backend: only with --emit dynamo (the engine of its"
+        + " workers), not with --emit megatron"), training.err());
   }
 
   @Test
