@@ -1,5 +1,6 @@
 package io.hyperframes.inference;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import io.hyperframes.json.Ids;
 import java.util.Map;
 
@@ -52,7 +53,8 @@ public enum ServingEngine {
     this.id = id;
   }
 
-  /** The identifier used in requests and output. */
+  /** The identifier used in requests and output (and in JSON, {@code capacity.engine}). */
+  @JsonValue
   public String id() {
     return id;
   }

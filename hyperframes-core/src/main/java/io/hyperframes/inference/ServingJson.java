@@ -7,7 +7,9 @@ import java.util.List;
 
 /**
  * The serving result documents of docs/user-guide.md ("Output"), as records written by Jackson:
- * one record per JSON object, one component per field, in the documented order. Field names are
+ * one record per JSON object, one component per field, in the documented order ({@code capacity}
+ * and {@code slo} are {@link CapacityEstimate} and {@link SloEstimate} themselves, the engine by
+ * its id). Field names are
  * a contract read by other programs: add, never rename. Absent ({@code null}) fields are omitted.
  */
 public final class ServingJson {
@@ -15,8 +17,8 @@ public final class ServingJson {
 
   /** A serving estimate: configuration, memory, latency and findings. */
   public record Serving(boolean feasible, List<String> reasons, ServingLayout layout,
-      double parameters, ServingMemory memory, Inference inference, Capacity capacity, Slo slo,
-      Disaggregated disaggregated, List<FindingDocument> findings) {
+      double parameters, ServingMemory memory, Inference inference, CapacityEstimate capacity,
+      SloEstimate slo, Disaggregated disaggregated, List<FindingDocument> findings) {
 
     /** The document of {@code result}. */
     public static Serving of(InferenceResult result) {
@@ -32,7 +34,7 @@ public final class ServingJson {
               result.ttftP99Seconds(), result.latencyModel(), result.capacityPerSecond(),
               result.devicesNeeded(), e.expertWeightBytesPerDecodeStep(),
               Speculation.of(e)),
-          Capacity.of(result.capacity()), Slo.of(result.slo()),
+          result.capacity(), result.slo(),
           Disaggregated.of(result.disaggregated()), FindingDocument.of(result.findings()));
     }
 
@@ -41,49 +43,6 @@ public final class ServingJson {
       all.addAll(more);
       return new Serving(feasible, reasons, layout, parameters, memory, inference, capacity,
           slo, disaggregated, all);
-    }
-  }
-
-  /**
-   * {@code capacity}: the sustained throughput at capacity ({@code workload.mode} capacity;
-   * absent otherwise), {@link io.hyperframes.inference.CapacityEstimate}.
-   */
-  public record Capacity(boolean feasible, List<String> reasons, String engine,
-      double concurrency, String limitedBy, double kvCacheTokens, double requestsPerSecond,
-      double outputTokensPerSecond, double outputTokensPerSecondPerDevice,
-      double inputTokensPerSecond, double iterationSeconds, double decodesPerIteration,
-      double prefillTokensPerIteration, double tpotSeconds, double ttftSeconds,
-      double meanPromptTokens, double meanOutputTokens, int maxNumSeqs, int maxNumTokens,
-      double memoryFraction) {
-
-    static Capacity of(io.hyperframes.inference.CapacityEstimate c) {
-      return c == null ? null : new Capacity(c.feasible(), c.reasons(), c.engine().id(),
-          c.concurrency(), c.limitedBy(), c.kvCacheTokens(), c.requestsPerSecond(),
-          c.outputTokensPerSecond(), c.outputTokensPerSecondPerDevice(),
-          c.inputTokensPerSecond(), c.iterationSeconds(), c.decodesPerIteration(),
-          c.prefillTokensPerIteration(), c.tpotSeconds(), c.ttftSeconds(),
-          c.meanPromptTokens(), c.meanOutputTokens(), c.maxNumSeqs(), c.maxNumTokens(),
-          c.memoryFraction());
-    }
-  }
-
-  /**
-   * {@code slo}: the highest load whose latencies meet the SLO ({@code workload.mode} slo; absent
-   * otherwise), {@link io.hyperframes.inference.SloEstimate}.
-   */
-  public record Slo(boolean feasible, List<String> reasons, double ttftSloSeconds,
-      double tpotSloSeconds, double percentile, double requestsPerSecond,
-      double outputTokensPerSecond, double outputTokensPerSecondPerDevice,
-      double capacityRequestsPerSecond, double shareOfCapacity, double ttftSeconds,
-      double tpotSeconds, double p50LatencySeconds, double p99LatencySeconds, String limitedBy,
-      int simulatedRequests, int ratesTried) {
-
-    static Slo of(io.hyperframes.inference.SloEstimate s) {
-      return s == null ? null : new Slo(s.feasible(), s.reasons(), s.ttftSloSeconds(),
-          s.tpotSloSeconds(), s.percentile(), s.requestsPerSecond(), s.outputTokensPerSecond(),
-          s.outputTokensPerSecondPerDevice(), s.capacityRequestsPerSecond(), s.shareOfCapacity(),
-          s.ttftSeconds(), s.tpotSeconds(), s.p50LatencySeconds(), s.p99LatencySeconds(),
-          s.limitedBy(), s.simulatedRequests(), s.ratesTried());
     }
   }
 
