@@ -51,6 +51,13 @@ abstract class AbstractCodec implements GradientCodec {
     }
     checkArgument(n == length, "gradient: %s elements, but this codec encodes %s", n, length);
     g.get(0, input, 0, n);
+    for (int i = 0; i < n; i++) {
+      if (!Float.isFinite(input[i])) {
+        throw new IllegalArgumentException("gradient: element " + i + " is " + input[i]
+            + "; a non-finite gradient is not encoded and the residual is unchanged (with loss"
+            + " scaling, skip this step and lower the scale, as LossScale does)");
+      }
+    }
     encode(input, n);
     return message;
   }
@@ -118,6 +125,49 @@ abstract class AbstractCodec implements GradientCodec {
 
   /** Adds the message read from {@code in} into {@code t} (absolute indices 0..n-1). */
   abstract void decodeAdd(Encoded m, ByteBuffer in, FloatBuffer t, int n);
+
+  /**
+   * Reads a payload of {@code n} elements from {@code in} as {@link #decodeAdd} would, to its
+   * end, writing nothing ({@link Encoded#fromBytes}).
+   *
+   * @throws IllegalArgumentException naming what is wrong
+   * @throws java.nio.BufferUnderflowException when it ends early (the caller names it)
+   */
+  abstract void check(ByteBuffer in, int n);
+
+  /** {@code count} FP32 values from {@code in}, each finite. */
+  static void finiteFloats(ByteBuffer in, long count) {
+    for (long j = 0; j < count; j++) {
+      float v = in.getFloat();
+      checkArgument(Float.isFinite(v), "message.payload: value %s is %s", j, Float.valueOf(v));
+    }
+  }
+
+  /** A finite scale of at least 0, named {@code what}. */
+  static void scale(float v, String what) {
+    checkArgument(Float.isFinite(v) && v >= 0, "message.payload: %s %s is not a finite value"
+        + " >= 0", what, v);
+  }
+
+  /**
+   * A varint of at most 5 bytes whose value fits an int at least 0.
+   *
+   * @throws IllegalArgumentException naming {@code what} when it is longer, negative or the
+   *     bytes end inside it
+   */
+  static int checkedVarint(ByteBuffer b, String what) {
+    long v = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+      checkArgument(b.hasRemaining(), "%s: the message ends inside it", what);
+      byte x = b.get();
+      v |= (long) (x & 0x7F) << shift;
+      if (x >= 0) {
+        checkArgument(v <= Integer.MAX_VALUE, "%s: %s is more than 2^31 - 1", what, v);
+        return (int) v;
+      }
+    }
+    throw new IllegalArgumentException(what + ": a varint longer than 5 bytes");
+  }
 
   private FloatBuffer input(INDArray a) {
     if (a != lastIn) {

@@ -1,5 +1,7 @@
 package io.hyperframes.nd4j.compress;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 
@@ -93,5 +95,17 @@ final class CastCodec extends AbstractCodec {
       magnitude = Float.intBitsToFloat((exponent + 112) << 23 | mantissa << 13);
     }
     return (bits & 0x8000) != 0 ? -magnitude : magnitude;
+  }
+
+  @Override
+  void check(ByteBuffer in, int n) {
+    checkArgument(in.remaining() == 2L * n, "message.payload: %s bytes, %s 16-bit values need"
+        + " %s", in.remaining(), n, 2L * n);
+    // An all-ones exponent is infinity or NaN in both formats.
+    int exponent = bf16 ? 0x7F80 : 0x7C00;
+    for (int i = 0; i < n; i++) {
+      short v = in.getShort();
+      checkArgument((v & exponent) != exponent, "message.payload: value %s is not finite", i);
+    }
   }
 }

@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
+import java.util.Arrays;
 import org.deeplearning4j.optimize.solvers.accumulation.EncodingHandler;
 import org.deeplearning4j.optimize.solvers.accumulation.encoding.threshold.AdaptiveThresholdAlgorithm;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -50,15 +51,18 @@ final class Dl4jThresholdCodec extends AbstractCodec {
     for (int w = 0; w < words; w++) {
       out.putInt(encoded.getInt(w));
     }
-    message.side(encoded);
   }
 
   @Override
   void decodeAdd(Encoded m, ByteBuffer in, FloatBuffer t, int n) {
-    INDArray encoded = (INDArray) m.side();
-    if (encoded == null) {
+    // The message's bytes, not an in-memory object: a message rebuilt from the wire decodes
+    // as the sender's own does.
+    int[] words = new int[in.remaining() / 4];
+    if (words.length == 0) {
       return;
     }
+    in.asIntBuffer().get(words);
+    INDArray encoded = Nd4j.createFromArray(words);
     INDArray target = Nd4j.create(DataType.FLOAT, n);
     int kind = encoded.data().getInt(3);
     checkArgument(kind == 0 || kind == 1, "message: unknown DL4J encoding %s", kind);
@@ -78,5 +82,63 @@ final class Dl4jThresholdCodec extends AbstractCodec {
     float[] out = new float[(int) length];
     accumulatedView.get(0, out);
     return out;
+  }
+
+  /**
+   * ND4J's INT32 message as its native decoders read it (libnd4j at the commit nd4j-native
+   * 1.0.0-M2.1 was built from, 3a87acef; ops/declarable/generic/compression/threshold.cpp and
+   * bitmap.cpp, loops/impl/type_conversions.cpp, ops/impl/specials_single.hpp): a header of
+   * four ints, [0] the indices that follow (threshold) or n (bitmap), [1] n, [2] the threshold's
+   * float bits, [3] the kind, 0 threshold or 1 bitmap; then, for a threshold message, one
+   * 1-based index per element sent, negative for -threshold; for a bitmap, n/16 + 1 words of
+   * 16 elements, bit b for a step and bit b + 16 for its sign. Neither native decoder checks an
+   * index against the target, so every index and every bit is checked here.
+   */
+  @Override
+  void check(ByteBuffer in, int n) {
+    checkArgument(in.remaining() % 4 == 0, "message.payload: %s bytes are not whole INT32"
+        + " words", in.remaining());
+    int words = in.remaining() / 4;
+    if (words == 0) {
+      return; // nothing passed the threshold
+    }
+    checkArgument(words >= 4, "message.payload: %s words, shorter than the 4 of the header",
+        words);
+    int count = in.getInt();
+    int length = in.getInt();
+    float threshold = Float.intBitsToFloat(in.getInt());
+    int kind = in.getInt();
+    checkArgument(length == n, "message.payload: the header's length %s is not the message's"
+        + " %s elements", length, n);
+    checkArgument(Float.isFinite(threshold) && threshold > 0, "message.payload: threshold %s"
+        + " is not a finite value > 0", threshold);
+    if (kind == 0) {
+      checkArgument(count == words - 4, "message.payload: the header counts %s indices, %s"
+          + " follow", count, words - 4);
+      int[] at = new int[count];
+      for (int j = 0; j < count; j++) {
+        int v = in.getInt();
+        checkArgument(v != 0 && v != Integer.MIN_VALUE && Math.abs(v) <= n, "message.payload:"
+            + " index %s is %s, outside 1..%s and -%s..-1", j, v, n, n);
+        at[j] = Math.abs(v);
+      }
+      Arrays.sort(at);
+      for (int j = 1; j < count; j++) {
+        checkArgument(at[j] != at[j - 1], "message.payload: element %s is sent twice",
+            at[j] - 1);
+      }
+    } else {
+      checkArgument(kind == 1, "message.payload: unknown DL4J encoding %s (0 threshold, 1"
+          + " bitmap)", kind);
+      checkArgument(count == n && words == n / 16 + 5, "message.payload: a bitmap of %s"
+          + " elements is %s words, got %s (header count %s)", n, n / 16 + 5, words, count);
+      for (int w = 0; w < words - 4; w++) {
+        int bits = in.getInt();
+        int valid = Math.min(16, n - 16 * w);
+        int mask = valid <= 0 ? 0 : (1 << valid) - 1;
+        checkArgument((bits & ~(mask | mask << 16)) == 0, "message.payload: bitmap word %s"
+            + " flags elements past the gradient's %s", w, n);
+      }
+    }
   }
 }

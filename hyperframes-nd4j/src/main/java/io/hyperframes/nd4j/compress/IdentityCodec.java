@@ -1,5 +1,7 @@
 package io.hyperframes.nd4j.compress;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 
@@ -24,5 +26,12 @@ final class IdentityCodec extends AbstractCodec {
       y[i] += in.getFloat(4 * i);
     }
     store(t, y, n);
+  }
+
+  @Override
+  void check(ByteBuffer in, int n) {
+    checkArgument(in.remaining() == 4L * n, "message.payload: %s bytes, %s FP32 values need %s",
+        in.remaining(), n, 4L * n);
+    finiteFloats(in, n);
   }
 }

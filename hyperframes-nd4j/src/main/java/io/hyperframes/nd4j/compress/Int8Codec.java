@@ -1,5 +1,7 @@
 package io.hyperframes.nd4j.compress;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 
@@ -61,5 +63,23 @@ final class Int8Codec extends AbstractCodec {
       p += to - from;
     }
     store(t, y, n);
+  }
+
+  @Override
+  void check(ByteBuffer in, int n) {
+    int b = checkedVarint(in, "message.payload block");
+    long size = b == 0 ? n : b;
+    long blocks = (n + size - 1) / size;
+    checkArgument(in.remaining() == 4 * blocks + n, "message.payload: %s bytes after the block"
+        + " size, %s blocks of scale and %s values need %s", in.remaining(), blocks, n,
+        4 * blocks + n);
+    for (long from = 0; from < n; from += size) {
+      float s = in.getFloat();
+      scale(s, "scale");
+      // A scale is the block's largest magnitude over 127: 127 of it is a finite value.
+      checkArgument(Float.isFinite(127f * s), "message.payload: scale %s times 127 is not"
+          + " finite", s);
+      in.position((int) (in.position() + Math.min(size, n - from)));
+    }
   }
 }

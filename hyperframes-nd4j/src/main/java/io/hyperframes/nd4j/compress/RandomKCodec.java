@@ -1,5 +1,7 @@
 package io.hyperframes.nd4j.compress;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
@@ -76,5 +78,17 @@ final class RandomKCodec extends AbstractCodec {
   /** A value in [0, bound) from the upper 32 bits (Lemire's multiply-shift). */
   private static int bounded(long z, int bound) {
     return (int) (((z >>> 32) * bound) >>> 32);
+  }
+
+  @Override
+  void check(ByteBuffer in, int n) {
+    int count = checkedVarint(in, "message.payload count");
+    int size = checkedVarint(in, "message.payload block");
+    checkArgument(size >= 1 && count == (n + (long) size - 1) / size, "message.payload: %s"
+        + " blocks of %s do not cover a gradient of %s elements", count, size, n);
+    in.getLong();
+    checkArgument(in.remaining() == 4L * count, "message.payload: %s bytes after the seed, %s"
+        + " values need %s", in.remaining(), count, 4L * count);
+    finiteFloats(in, count);
   }
 }

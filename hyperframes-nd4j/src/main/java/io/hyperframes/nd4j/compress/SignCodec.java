@@ -1,5 +1,7 @@
 package io.hyperframes.nd4j.compress;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 
@@ -59,5 +61,13 @@ final class SignCodec extends AbstractCodec {
       }
     }
     store(t, y, n);
+  }
+
+  @Override
+  void check(ByteBuffer in, int n) {
+    checkArgument(in.remaining() == 4 + (n + 7L) / 8, "message.payload: %s bytes, a scale and"
+        + " %s sign bits need %s", in.remaining(), n, 4 + (n + 7L) / 8);
+    scale(in.getFloat(), "scale");
+    in.position(in.limit());
   }
 }

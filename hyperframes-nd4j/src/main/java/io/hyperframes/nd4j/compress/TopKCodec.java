@@ -1,5 +1,7 @@
 package io.hyperframes.nd4j.compress;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
@@ -161,6 +163,22 @@ final class TopKCodec extends AbstractCodec {
     for (int j = 0; j < count; j++) {
       i += getVarint(in);
       t.put(i, t.get(i) + in.getFloat());
+    }
+  }
+
+  @Override
+  void check(ByteBuffer in, int n) {
+    int count = checkedVarint(in, "message.payload count");
+    checkArgument(count <= n, "message.payload: %s elements sent of a gradient of %s", count, n);
+    long i = 0;
+    for (int j = 0; j < count; j++) {
+      int gap = checkedVarint(in, "message.payload index gap");
+      checkArgument(j == 0 || gap >= 1, "message.payload: index %s repeats index %s", j, j - 1);
+      i += gap;
+      checkArgument(i < n, "message.payload: index %s is outside the gradient's %s elements",
+          i, n);
+      float v = in.getFloat();
+      checkArgument(Float.isFinite(v), "message.payload: value %s is %s", j, Float.valueOf(v));
     }
   }
 }
