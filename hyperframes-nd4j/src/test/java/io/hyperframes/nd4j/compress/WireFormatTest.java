@@ -123,12 +123,17 @@ class WireFormatTest {
 
   /** A message as a sender would write it, with any payload. */
   static byte[] message(String id, int elements, byte[] payload) {
+    return withLength(id, elements, payload, payload.length);
+  }
+
+  /** The same with any declared payload length. */
+  static byte[] withLength(String id, int elements, byte[] payload, int length) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.writeBytes(new byte[] {'H', 'F', 'G', '1'});
     varint(out, id.length());
     out.writeBytes(id.getBytes(StandardCharsets.US_ASCII));
     varint(out, elements);
-    varint(out, payload.length);
+    varint(out, length);
     out.writeBytes(payload);
     return out.toByteArray();
   }
