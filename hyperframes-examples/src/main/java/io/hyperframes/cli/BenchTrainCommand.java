@@ -90,6 +90,7 @@ final class BenchTrainCommand implements Callable<Integer> {
           root.put("djlSpeedup", sides.hf().samplesPerSecond() / d.samplesPerSecond());
         }
       }
+      limit(root, sides, layers);
       root.put("fusedKernels", fusedKernels);
       root.put("precision", precision);
       if (predict) {
@@ -113,6 +114,33 @@ final class BenchTrainCommand implements Callable<Integer> {
       try (var files = Files.walk(dir)) {
         files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
+    }
+  }
+
+  /**
+   * The run against this machine's own limit: {@code flopsPerSample} (6 × the MLP's weights, the
+   * matmul FLOPs of a forward and backward pass by the usual MFU convention),
+   * {@code gflopsPerSecond} of the HyperFrames side (and of DJL's when it ran), the matmul
+   * 1024³ of the layers' format measured now ({@code matmulLimitGflops}, oneDNN) and the
+   * fractions of it.
+   */
+  private static void limit(ObjectNode root, Sides sides,
+      io.hyperframes.nd4j.FusedDense.Precision layers) {
+    double flops = 6.0 * TrainBench.WEIGHTS;
+    double limit = new io.hyperframes.nd4j.KernelComparison(1.0, 5).matmulGflops(
+        layers == io.hyperframes.nd4j.FusedDense.Precision.BF16
+            ? org.nd4j.linalg.api.buffer.DataType.BFLOAT16
+            : org.nd4j.linalg.api.buffer.DataType.FLOAT, 1024, 1024, 1024);
+    ObjectNode o = root.putObject("limit");
+    o.put("flopsPerSample", flops);
+    o.put("matmulLimitGflops", limit);
+    double hf = sides.hf().samplesPerSecond() * flops / 1e9;
+    o.put("gflopsPerSecond", hf);
+    o.put("fractionOfLimit", hf / limit);
+    if (root.has("djlPytorch")) {
+      double d = root.get("djlPytorch").get("samplesPerSecond").asDouble() * flops / 1e9;
+      o.put("djlGflopsPerSecond", d);
+      o.put("djlFractionOfLimit", d / limit);
     }
   }
 
@@ -250,6 +278,15 @@ final class BenchTrainCommand implements Callable<Integer> {
           root.get("ablations").get("loaderOnlySpeedup").asDouble(),
           root.get("ablations").get("kernelsOnlySpeedup").asDouble(),
           root.get("ablations").get("dl4jAcceleratedSpeedup").asDouble()));
+    }
+    if (root.has("limit")) {
+      var l = root.get("limit");
+      b.append(String.format(Locale.ROOT, "hyperframes %.1f GFLOP/s (%.3g MFLOP a sample) = %.1f %%"
+          + " of this machine's matmul 1024^3, %.1f GFLOP/s%s%n",
+          l.get("gflopsPerSecond").asDouble(), l.get("flopsPerSample").asDouble() / 1e6,
+          100 * l.get("fractionOfLimit").asDouble(), l.get("matmulLimitGflops").asDouble(),
+          l.has("djlFractionOfLimit") ? String.format(Locale.ROOT, "; DJL PyTorch %.1f %%",
+              100 * l.get("djlFractionOfLimit").asDouble()) : ""));
     }
     if (root.has("prediction")) {
       var p = root.get("prediction");

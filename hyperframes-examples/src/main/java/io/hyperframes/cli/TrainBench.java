@@ -48,6 +48,9 @@ final class TrainBench {
   static final int CLASSES = 10;
   static final int HIDDEN = 2048;
   static final int BATCH = 256;
+  /** Weights of the MLP (FEATURES → HIDDEN → HIDDEN → CLASSES), biases left out. */
+  static final long WEIGHTS = (long) FEATURES * HIDDEN + (long) HIDDEN * HIDDEN
+      + (long) HIDDEN * CLASSES;
 
   /** Measured figures of one side. */
   record Side(double samplesPerSecond, double dataWaitShare, double finalLoss, double accuracy,

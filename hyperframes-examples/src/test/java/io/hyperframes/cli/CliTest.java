@@ -640,6 +640,17 @@ class CliTest {
     JsonNode t = Json.parseObject("train", train.out());
     assertFalse(t.has("djlPytorch"), "--no-djl is honoured");
     assertFalse(t.has("default"), "--no-compare-default is honoured");
+    // The run against the machine's own limit, measured in the same run.
+    JsonNode limit = t.get("limit");
+    assertEquals(6.0 * (784 * 2048 + 2048 * 2048 + 2048 * 10),
+        limit.get("flopsPerSample").asDouble());
+    assertEquals(t.get("hyperframes").get("samplesPerSecond").asDouble()
+        * limit.get("flopsPerSample").asDouble() / 1e9, limit.get("gflopsPerSecond").asDouble(),
+        1e-6);
+    assertTrue(limit.get("matmulLimitGflops").asDouble() > 0, limit.toString());
+    assertEquals(limit.get("gflopsPerSecond").asDouble()
+        / limit.get("matmulLimitGflops").asDouble(), limit.get("fractionOfLimit").asDouble(),
+        1e-12);
     JsonNode pr = t.get("prediction");
     for (String f : List.of("measuredStepSeconds", "profileStepSeconds", "genericStepSeconds")) {
       assertTrue(pr.get(f).asDouble() > 0, f + " in " + pr);

@@ -101,6 +101,17 @@ public final class KernelComparison {
             Kernels.cpu().implementation("matmul." + precision));
   }
 
+  /**
+   * The matmul of {@link #matmul} alone, without the ND4J baselines: the machine's limit for a
+   * format, as a benchmark measures it beside its own figure (GFLOP/s, the median call).
+   */
+  public double matmulGflops(DataType type, int m, int n, int k) {
+    INDArray a = Nd4j.rand(DataType.FLOAT, m, k).castTo(type);
+    INDArray b = Nd4j.rand(DataType.FLOAT, k, n).castTo(type);
+    INDArray c = Nd4j.create(DataType.FLOAT, m, n);
+    return 2.0 * m * n * k / median(() -> Matmul.gemm(a, false, b, false, c, 1f, 0f)) / 1e9;
+  }
+
   /** Inputs of a dense layer: x [m, k], W [k, n], b [1, n], residual r [m, n], dY [m, n]. */
   private record DenseInputs(INDArray x, INDArray w, INDArray b, INDArray r, INDArray dY) {
     static DenseInputs random(int m, int n, int k) {
