@@ -170,6 +170,39 @@ public final class FusedDense {
   }
 
   /**
+   * {@code a} in the format this layer multiplies in: written into {@code into} and returned
+   * when it is converted (FP32 to BF16, for {@link Precision#BF16} where the CPU multiplies
+   * BF16), else {@code a} itself. {@link #forwardTrainingInto} and {@link #backwardInto} each
+   * convert an FP32 operand on their own; a training step whose weights and inputs do not change
+   * between its forward and its backward converts them once here and passes the result to both
+   * (the same oneDNN reorder, so the same values).
+   *
+   * @param into a dense row-major BF16 array of {@code a}'s shape (untouched when no conversion
+   *     is made)
+   * @throws IllegalArgumentException naming the array when a shape or format is wrong
+   */
+  public INDArray toCompute(INDArray a, INDArray into) {
+    Arrays2.check2d("a", a, DataType.FLOAT, DataType.BFLOAT16);
+    DnnlKernels dnnl = kernels.dnnl();
+    if (precision != Precision.BF16 || a.dataType() != DataType.FLOAT || dnnl == null
+        || dnnl.computeType(dnnl_bf16) != dnnl_bf16) {
+      return a;
+    }
+    Arrays2.check2d("into", into, DataType.BFLOAT16);
+    if (into.rows() != a.rows() || into.columns() != a.columns() || into.stride(1) != 1
+        || into.stride(0) != into.columns()) {
+      throw new IllegalArgumentException("into: must be a dense row-major BF16 "
+          + Arrays.toString(a.shape()) + ", got " + Arrays.toString(into.shape()));
+    }
+    ConvertKey key = new ConvertKey(Arrays2.operand(a, false), Arrays2.operand(into, false));
+    dnnl.run(key, () -> ConvertPlan.build(dnnl, key), plan -> plan.execute(Arrays2.address(a),
+        Arrays2.address(into)));
+    Reference.reachabilityFence(a);
+    Reference.reachabilityFence(into);
+    return into;
+  }
+
+  /**
    * Gradients of the layer given the forward inputs, the pre-activation from
    * {@link #forwardTraining} and dL/dy.
    */
@@ -296,6 +329,25 @@ public final class FusedDense {
 
   record BackwardKey(DnnlKernels.Operand x, DnnlKernels.Operand w, int compute,
       Activation activation, boolean dWColumnMajor) {}
+
+  record ConvertKey(DnnlKernels.Operand from, DnnlKernels.Operand to) {}
+
+  /** One reorder from an operand to another of the compute type ({@link #toCompute}). */
+  static final class ConvertPlan extends DnnlKernels.Plan {
+    NativePrimitive reorder;
+
+    static ConvertPlan build(DnnlKernels k, ConvertKey key) {
+      ConvertPlan p = new ConvertPlan();
+      p.reorder = p.add(k.reorder(key.from(), key.to(), "convert.operand.bf16"));
+      return p;
+    }
+
+    void execute(long from, long to) {
+      reorder.bind(0, from);
+      reorder.bind(1, to);
+      reorder.execute();
+    }
+  }
 
   /** Converts an operand to the compute type when needed; returns the operand to use. */
   private static final class Converter {

@@ -100,7 +100,10 @@ public final class FusedMlp {
             Nd4j.createUninitialized(DataType.FLOAT, rows, w.columns()),
             i > 0 ? Nd4j.createUninitialized(DataType.FLOAT, rows, w.rows()) : null,
             Nd4j.createUninitialized(DataType.FLOAT, w.rows(), w.columns()),
-            Nd4j.createUninitialized(DataType.FLOAT, 1, w.columns())});
+            Nd4j.createUninitialized(DataType.FLOAT, 1, w.columns()),
+            // The layer's input and weights in the compute format (BF16 layers only).
+            bf16 ? Nd4j.createUninitialized(DataType.BFLOAT16, rows, w.rows()) : null,
+            bf16 ? Nd4j.createUninitialized(DataType.BFLOAT16, w.rows(), w.columns()) : null});
       }
       bufferRows = rows;
     }
@@ -123,10 +126,17 @@ public final class FusedMlp {
     List<INDArray> inputs = new ArrayList<>(n);
     List<INDArray> pre = new ArrayList<>(n);
     INDArray a = x;
+    // Each operand is converted to the compute format once a step, here, instead of once in
+    // the forward and again in the backward (docs/performance.md, "Where the step goes"): the
+    // weights do not change until the optimizer runs after both.
+    List<INDArray> computeWeights = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      inputs.add(a);
       INDArray[] buf = buffers.get(i);
-      FusedDense.Forward f = layers.get(i).forwardTrainingInto(a, weights.get(i), biases.get(i),
+      a = layers.get(i).toCompute(a, buf[5]);
+      inputs.add(a);
+      INDArray w = layers.get(i).toCompute(weights.get(i), buf[6]);
+      computeWeights.add(w);
+      FusedDense.Forward f = layers.get(i).forwardTrainingInto(a, w, biases.get(i),
           null, buf[0], buf[1]);
       pre.add(f.preActivation());
       a = f.output();
@@ -138,7 +148,7 @@ public final class FusedMlp {
     INDArray[][] grads = new INDArray[n][];
     for (int i = n - 1; i >= 0; i--) {
       INDArray[] buf = buffers.get(i);
-      FusedDense.Gradients g = layers.get(i).backwardInto(inputs.get(i), weights.get(i),
+      FusedDense.Gradients g = layers.get(i).backwardInto(inputs.get(i), computeWeights.get(i),
           pre.get(i), grad, buf[2], buf[3], buf[4]);
       grads[i] = new INDArray[] {g.weights(), g.bias()};
       grad = g.input();
