@@ -224,8 +224,8 @@ final class Manifests {
       InferencePlanner.DisaggregatedConfig d, LaunchOptions options, boolean sglang) {
     List<String> notes = new ArrayList<>();
     TransformerSpec model = result.request().model();
-    String placeholder = sglang ? DYNAMO_SGLANG_IMAGE : DYNAMO_IMAGE;
-    String image = options.image().equals(LaunchOptions.defaults().image()) ? placeholder
+    String exampleImage = sglang ? DYNAMO_SGLANG_IMAGE : DYNAMO_IMAGE;
+    String image = options.image().equals(LaunchOptions.defaults().image()) ? exampleImage
         : options.image();
     ObjectNode g = F.objectNode();
     g.put("apiVersion", "nvidia.com/v1beta1");
@@ -247,8 +247,8 @@ final class Manifests {
         sglang, notes);
     notes.add((sglang ? "--model-path " : "--model ") + model.name() + ": replace the catalog"
         + " name by the model's Hugging Face id or checkpoint path");
-    if (image.equals(placeholder)) {
-      notes.add("image " + placeholder + (sglang ? " (Dynamo's SGLang runtime, a placeholder"
+    if (image.equals(exampleImage)) {
+      notes.add("image " + exampleImage + (sglang ? " (Dynamo's SGLang runtime, a placeholder"
           + " tag as in Dynamo's examples)" : " as Dynamo's example writes it") + ": give"
           + " --image with the tag of the Dynamo release you run");
     }

@@ -24,8 +24,8 @@ import org.nd4j.linalg.factory.Nd4j;
  * an ND4J array, so each decode creates a dense one.
  */
 final class Dl4jThresholdCodec extends AbstractCodec {
-  private final EncodingHandler handler =
-      new EncodingHandler(new AdaptiveThresholdAlgorithm(), null, null, false);
+  /** DL4J's encoder, made at the first encode: a codec that only decodes or checks needs none. */
+  private EncodingHandler handler;
   private INDArray accumulated;
   private FloatBuffer accumulatedView;
   private int iteration;
@@ -36,6 +36,7 @@ final class Dl4jThresholdCodec extends AbstractCodec {
 
   @Override
   void allocate(int n) {
+    handler = new EncodingHandler(new AdaptiveThresholdAlgorithm(), null, null, false);
     accumulated = Nd4j.zeros(DataType.FLOAT, n);
     accumulatedView = view(accumulated, "residual");
   }
