@@ -2,7 +2,8 @@
  * HyperFrames core: the planner, its models, catalogs, serving, calibration and validation (pure
  * Java, no native code). Exports the API packages only; {@code io.hyperframes.json} (the Jackson
  * set-up every document is read and written with, and the lookup of enum ids) and
- * {@code io.hyperframes.trace} (the CSV trace reader) are internal. On the class path the jar works unchanged. The packages, their
+ * {@code io.hyperframes.trace} (the CSV trace reader) and {@code io.hyperframes.stat} (empirical
+ * quantiles) are internal. On the class path the jar works unchanged. The packages, their
  * layers and the order of the layers: docs/ARCHITECTURE.md.
  */
 module io.hyperframes.core {

@@ -36,7 +36,7 @@ class ArchitectureTest {
 
   private static Map<String, List<String>> layers() {
     Map<String, List<String>> m = new LinkedHashMap<>();
-    m.put("Foundation", List.of("json", "trace", "diagnose", "spi"));
+    m.put("Foundation", List.of("json", "trace", "diagnose", "spi", "stat"));
     m.put("Runtime", List.of("runtime"));
     m.put("Vocabulary", List.of("precision", "hardware", "model", "parallel", "workload"));
     m.put("Models", List.of("precision.model", "interconnect", "memory"));

@@ -11,6 +11,7 @@ import io.hyperframes.plan.TrainingEstimate;
 import io.hyperframes.plan.TrainingEstimator;
 import io.hyperframes.request.EstimateRequest;
 import io.hyperframes.request.Requests;
+import io.hyperframes.stat.Quantile;
 import io.hyperframes.validate.CaseResult;
 import io.hyperframes.validate.Validator;
 import java.util.ArrayList;
@@ -21,7 +22,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.apache.commons.math3.stat.descriptive.rank.Percentile;
 
 /**
  * Leave-one-source-out validation ({@code hyperframes validate --leave-one-source-out},
@@ -338,10 +338,11 @@ public final class LeaveOneSourceOut {
     return new Band(Math.min(1.0, low), Math.max(1.0, high), own.length, evidence);
   }
 
-  /** Commons Math's percentile (its default estimator) of sorted values, p in [0, 100]. */
+  /**
+   * The percentile of sorted values, p in [0, 100], by Commons Math's default estimator (the
+   * definition the shipped bands were written with).
+   */
   private static double percentile(double[] sorted, double p) {
-    Percentile q = new Percentile();
-    q.setData(sorted);
-    return q.evaluate(p);
+    return Quantile.ofSorted(sorted, p / 100, Quantile.Definition.WEIBULL);
   }
 }

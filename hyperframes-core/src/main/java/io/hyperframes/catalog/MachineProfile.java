@@ -81,7 +81,7 @@ public final class MachineProfile {
 
     /** The median of the repeats. */
     public double median() {
-      return com.google.common.math.Quantiles.median().compute(samples);
+      return io.hyperframes.stat.Quantile.median(samples);
     }
 
     /** The smallest repeat. */

@@ -2,6 +2,7 @@ package io.hyperframes.inference;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.hyperframes.stat.Quantile;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -208,9 +209,6 @@ public final class ServingLoad {
 
   /** The {@code q}-quantile of {@code sorted}, interpolated linearly between order statistics. */
   static double quantile(double[] sorted, double q) {
-    double pos = q * (sorted.length - 1);
-    int i = (int) Math.floor(pos);
-    int j = Math.min(sorted.length - 1, i + 1);
-    return sorted[i] + (pos - i) * (sorted[j] - sorted[i]);
+    return Quantile.ofSorted(sorted, q, Quantile.Definition.LINEAR);
   }
 }

@@ -53,7 +53,7 @@ public record BenchmarkRecord(String schema, Map<String, String> conditions,
 
     /** The median of the samples. */
     public double median() {
-      return com.google.common.math.Quantiles.median().compute(samples);
+      return io.hyperframes.stat.Quantile.median(samples);
     }
 
     @Override

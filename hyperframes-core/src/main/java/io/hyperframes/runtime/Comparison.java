@@ -3,7 +3,7 @@ package io.hyperframes.runtime;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableList;
-import com.google.common.math.Quantiles;
+import io.hyperframes.stat.Quantile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -152,12 +152,11 @@ public record Comparison(List<MetricChange> metrics, List<String> onlyInOne,
     int n = samples.length / size;
     double[] out = new double[Math.max(n, 1)];
     if (n == 0) {
-      out[0] = Quantiles.median().compute(samples);
+      out[0] = Quantile.median(samples);
       return out;
     }
     for (int i = 0; i < n; i++) {
-      out[i] = Quantiles.median().compute(java.util.Arrays.copyOfRange(samples, i * size,
-          (i + 1) * size));
+      out[i] = Quantile.median(java.util.Arrays.copyOfRange(samples, i * size, (i + 1) * size));
     }
     return out;
   }

@@ -2,6 +2,7 @@ package io.hyperframes.schedule;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.hyperframes.stat.Quantile;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -474,9 +475,10 @@ public final class ServingReplay {
           percentile(tpot, 0.99), gpuSeconds / 3600, horizon > 0 ? upSeconds / horizon : 0);
     }
 
+    /** Linear between order statistics, as the serving estimate it is checked against. */
     private static double percentile(double[] sorted, double p) {
       return sorted.length == 0 ? Double.NaN
-          : sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+          : Quantile.ofSorted(sorted, p, Quantile.Definition.LINEAR);
     }
   }
 
