@@ -17,12 +17,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The band of a serving throughput estimate ({@code hyperframes validate --serving-intervals},
  * docs/validation.md): measured over predicted time per generated token, that is predicted over
- * measured output tokens per second, of the published serving runs with role {@code check} (no
- * constant was fitted on them), per accelerator generation, under the catalog as shipped. A
+ * measured output tokens per second, of the published serving runs with role {@code check}, per
+ * accelerator generation, under the catalog as shipped. A check row whose source is in sample
+ * (a shipped constant was fitted on the source, or a recorded modelling decision looked at it:
+ * {@link Calibration#inSampleSources}; nothing is refitted here) gives no residual: the report
+ * names it and why ({@link Report#inSample}). A
  * generation's band and its coverage follow the rules of the step-time bands
  * ({@link LeaveOneSourceOut.Report#band}): a case's coverage is judged by the band fitted without
  * its own source. The serving plan's front carries the band of its accelerator's generation.
@@ -40,10 +44,11 @@ public final class ServingIntervals {
    * generation and one over all, sorted).
    */
   public record Report(List<LeaveOneSourceOut.Residual> residuals,
-      List<LeaveOneSourceOut.RegimeRow> regimes) {
+      List<LeaveOneSourceOut.RegimeRow> regimes, List<InSample> inSample) {
     public Report {
       residuals = List.copyOf(residuals);
       regimes = List.copyOf(regimes);
+      inSample = List.copyOf(inSample);
     }
 
     /**
@@ -68,7 +73,8 @@ public final class ServingIntervals {
 
     /**
      * The report as JSON: {@code residuals} (per case: {@code regime}, {@code source},
-     * {@code factor}) and {@code regimes} (per row: {@code regime}, {@code cases}, {@code p5},
+     * {@code factor}), {@code inSample} (per source left out: {@code source}, {@code cases},
+     * {@code because}) and {@code regimes} (per row: {@code regime}, {@code cases}, {@code p5},
      * {@code p50}, {@code p95}, {@code covered}, {@code coverage}).
      */
     public ObjectNode toJson() {
@@ -77,6 +83,11 @@ public final class ServingIntervals {
       for (LeaveOneSourceOut.Residual r : residuals) {
         list.addObject().put("regime", r.regime()).put("source", r.source())
             .put("factor", r.factor());
+      }
+      ArrayNode left = root.putArray("inSample");
+      for (InSample i : inSample) {
+        ObjectNode o = left.addObject().put("source", i.source()).put("cases", i.cases());
+        i.because().forEach(o.putArray("because")::add);
       }
       ArrayNode rows = root.putArray("regimes");
       for (LeaveOneSourceOut.RegimeRow r : regimes) {
@@ -91,11 +102,25 @@ public final class ServingIntervals {
   }
 
   /**
+   * A source whose check rows give no residual because it is in sample.
+   *
+   * @param source the case source (case-id prefix)
+   * @param cases its throughput check figures left out
+   * @param because the fitted constants and the decisions that make it in sample
+   */
+  public record InSample(String source, int cases, List<String> because) {
+    public InSample {
+      because = List.copyOf(because);
+    }
+  }
+
+  /**
    * The residuals of the throughput cases with role {@code check} in {@code casesJson} under
-   * {@code catalog}.
+   * {@code catalog}, leaving out the sources that are in sample under it.
    *
    * @throws IllegalArgumentException when the document is malformed, a case names an
-   *     accelerator the catalog lacks, or no case gives a residual
+   *     accelerator the catalog lacks, or no case gives a residual (naming the sources in
+   *     sample, when there are any)
    */
   public static Report run(String casesJson, Catalog catalog) {
     checkArgument(catalog != null, "catalog: must be given");
@@ -112,16 +137,28 @@ public final class ServingIntervals {
           + " '%s'", id, acc);
       generation.put(id, a.generation());
     }
+    Map<String, List<String>> tainted = Calibration.inSampleSources(catalog, Set.of(),
+        Map.of());
+    Map<String, Integer> leftOut = new TreeMap<>();
     List<LeaveOneSourceOut.Residual> residuals = new ArrayList<>();
     for (CaseResult r : Validator.on(catalog).run(casesJson).cases()) {
       String g = generation.get(r.id());
       if (g != null && METRICS.contains(r.metric()) && r.compared()) {
-        residuals.add(new LeaveOneSourceOut.Residual(g + " " + StepInterval.SERVING,
-            Calibration.sourceOf(r.id()), r.predicted() / r.expected()));
+        String source = Calibration.sourceOf(r.id());
+        if (tainted.containsKey(source)) {
+          leftOut.merge(source, 1, Integer::sum);
+        } else {
+          residuals.add(new LeaveOneSourceOut.Residual(g + " " + StepInterval.SERVING, source,
+              r.predicted() / r.expected()));
+        }
       }
     }
     checkArgument(!residuals.isEmpty(), "cases: no case with role check gives a serving"
-        + " throughput (%s)", String.join(", ", METRICS.stream().sorted().toList()));
-    return new Report(residuals, LeaveOneSourceOut.coverage(residuals, f -> true));
+        + " throughput (%s)%s", String.join(", ", METRICS.stream().sorted().toList()),
+        leftOut.isEmpty() ? "" : " from a source that is out of sample (in sample: "
+            + String.join(", ", leftOut.keySet()) + ")");
+    List<InSample> inSample = new ArrayList<>();
+    leftOut.forEach((src, n) -> inSample.add(new InSample(src, n, tainted.get(src))));
+    return new Report(residuals, LeaveOneSourceOut.coverage(residuals, f -> true), inSample);
   }
 }

@@ -172,6 +172,10 @@ final class ValidateCommand implements Callable<Integer> {
           .writeValueAsString(report.toJson()));
     } else {
       out.print(regimes(report.regimes(), "predicted / measured output tokens per second"));
+      for (ServingIntervals.InSample i : report.inSample()) {
+        out.printf(Locale.ROOT, "Left out, in sample: %s (%d check figures): %s%n", i.source(),
+            i.cases(), String.join("; ", i.because()));
+      }
     }
     out.flush();
     return 0;

@@ -79,6 +79,36 @@ class ServingIntervalsCliTest {
         + " throughput"), training.err());
   }
 
+  @Test
+  void aSourceInSampleGivesNoResidualAndTheReportSaysWhy() {
+    // Every source of the fixed-batch serving runs fitted a shipped constant or was looked at by
+    // a recorded decision (hardware.json): alone they give no band.
+    CliTest.Result alone = CliTest.run("validate", "--serving-intervals", "--cases",
+        "../docs/validation/serving-cases.json");
+    assertEquals(2, alone.status(), alone.err());
+    assertTrue(alone.err().contains("from a source that is out of sample (in sample:"
+        + " lmdeploy01, nim18, trtllm05, trtllm07a, trtllm09)"), alone.err());
+    // Beside the at-capacity runs they change nothing, and the report names them with why.
+    CliTest.Result shipped = CliTest.run(args("--format", "json"));
+    CliTest.Result mixed = CliTest.run(args("--format", "json", "--cases",
+        "../docs/validation/serving-cases.json"));
+    assertEquals(0, mixed.status(), mixed.err());
+    JsonNode a = Json.parseObject("shipped", shipped.out());
+    JsonNode b = Json.parseObject("mixed", mixed.out());
+    assertEquals(a.get("regimes"), b.get("regimes"));
+    assertEquals(0, a.get("inSample").size());
+    Map<String, JsonNode> left = new HashMap<>();
+    b.get("inSample").forEach(n -> left.put(n.get("source").asText(), n));
+    assertEquals(java.util.Set.of("lmdeploy01", "nim18", "trtllm05", "trtllm07a", "trtllm09"),
+        left.keySet());
+    assertTrue(left.get("trtllm09").get("because").toString()
+        .contains("servingLayerOverheadUs"), left.get("trtllm09").toString());
+    assertTrue(left.get("trtllm05").get("because").toString().contains("decision 2026-12-02"),
+        left.get("trtllm05").toString());
+    CliTest.Result table = CliTest.run(args("--cases", "../docs/validation/serving-cases.json"));
+    assertTrue(table.out().contains("Left out, in sample: trtllm09 ("), table.out());
+  }
+
   private static String[] args(String... more) {
     String[] a = new String[2 + CASES.length + more.length];
     a[0] = "validate";
