@@ -124,7 +124,9 @@ public final class Launch {
   /**
    * As {@link #serving(ServingPlans.Result, Target, LaunchOptions)}, with the engine of the
    * Dynamo workers when {@code target} is {@link Target#DYNAMO}: {@link Target#VLLM}
-   * ({@code python3 -m dynamo.vllm}) or {@link Target#SGLANG} ({@code python3 -m dynamo.sglang}).
+   * ({@code python3 -m dynamo.vllm}), {@link Target#SGLANG} ({@code python3 -m dynamo.sglang})
+   * or {@link Target#TRTLLM} ({@code python3 -m dynamo.trtllm}, with a ConfigMap of the pools'
+   * engine YAML before the deployment).
    *
    * @throws IllegalArgumentException as the other, or naming {@code --backend} when the workers'
    *     engine is another, or is given for a target other than dynamo
@@ -133,8 +135,9 @@ public final class Launch {
       LaunchOptions options, Target backend) {
     checkArgument(result != null && target != null && options != null && backend != null,
         "result, target, options and backend: must be given");
-    checkArgument(backend == Target.VLLM || backend == Target.SGLANG, "--backend: Dynamo"
-        + " workers are emitted for vllm or sglang, not %s", backend.id());
+    checkArgument(backend == Target.VLLM || backend == Target.SGLANG
+        || backend == Target.TRTLLM, "--backend: Dynamo workers are emitted for vllm, sglang"
+        + " or trtllm, not %s", backend.id());
     checkArgument(target == Target.DYNAMO || backend == Target.VLLM, "--backend: only with"
         + " --emit dynamo (the engine of its workers), not with --emit %s", target.id());
     InferencePlanner.Config best = result.plan().best();
@@ -145,8 +148,7 @@ public final class Launch {
     if (target == Target.DYNAMO) {
       checkArgument(apart != null, "--emit dynamo: no disaggregated configuration meets the"
           + " SLO, nothing to launch");
-      LaunchConfigs.Emitted emitted = Manifests.dynamo(result, apart, options,
-          backend == Target.SGLANG);
+      LaunchConfigs.Emitted emitted = Manifests.dynamo(result, apart, options, backend);
       if (!"aggregated".equals(result.plan().choice())) {
         return emitted;
       }

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.hyperframes.inference.InferencePlanner;
 import io.hyperframes.inference.ServingPlans;
 import io.hyperframes.model.TransformerSpec;
+import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -46,13 +47,21 @@ final class Manifests {
 
   private static final YAMLMapper YAML = new YAMLMapper(YAMLFactory.builder()
       .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).build());
+  /** As {@link #YAML}, multi-line strings (a file a ConfigMap carries) as literal blocks. */
+  private static final YAMLMapper YAML_FILES = new YAMLMapper(YAMLFactory.builder()
+      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+      .enable(YAMLGenerator.Feature.LITERAL_BLOCK_STYLE).build());
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
   static String yaml(List<ObjectNode> docs) {
+    return yaml(docs, YAML);
+  }
+
+  private static String yaml(List<ObjectNode> docs, YAMLMapper mapper) {
     StringBuilder b = new StringBuilder();
     for (ObjectNode d : docs) {
       try {
-        b.append("---\n").append(YAML.writeValueAsString(d));
+        b.append("---\n").append(mapper.writeValueAsString(d));
       } catch (JsonProcessingException e) {
         throw new IllegalStateException(e);
       }
@@ -199,6 +208,20 @@ final class Manifests {
   static final String DYNAMO_SGLANG_IMAGE = "nvcr.io/nvidia/ai-dynamo/sglang-runtime:my-tag";
 
   /**
+   * The image of Dynamo's TensorRT-LLM runtime: the NGC repository Dynamo's README names
+   * ({@code tensorrtllm-runtime:1.4.0} in README.md of ai-dynamo/dynamo @ 2a6da14c, under
+   * nvcr.io/nvidia/ai-dynamo as the other runtimes), with the placeholder tag of the examples.
+   */
+  static final String DYNAMO_TRTLLM_IMAGE =
+      "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:my-tag";
+
+  /**
+   * Where a Dynamo TensorRT-LLM worker reads its engine YAML: the ConfigMap of the deployment
+   * mounted as a directory of its own, so that nothing of the image's /workspace is masked.
+   */
+  static final String ENGINE_DIR = "/etc/hyperframes/engine";
+
+  /**
    * The SGLang bootstrap port of Dynamo's disaggregated SGLang example
    * (examples/backends/sglang/deploy/disagg.yaml @ 10c61c5e): where a decode worker reaches a
    * prefill worker to pair their KV transfer.
@@ -210,29 +233,55 @@ final class Manifests {
 
   /**
    * A {@code DynamoGraphDeployment} (nvidia.com/v1beta1) of the disaggregated configuration
-   * {@code d} with vLLM workers, or with {@code sglang} SGLang workers
-   * ({@code python3 -m dynamo.sglang --disaggregation-mode prefill|decode} over NIXL, as
-   * examples/backends/sglang/deploy/disagg.yaml @ 10c61c5e runs them, with the SGLang server
-   * arguments of {@link ServingCommands#sglangArgs}), in the shape of Dynamo's vLLM
-   * disaggregated example
-   * (examples/backends/vllm/deploy/disagg.yaml @ 10c61c5e): a frontend, and prefill and decode
-   * workers ({@code python3 -m dynamo.vllm --disaggregation-mode prefill|decode} with the NIXL
-   * connector, components/src/dynamo/vllm/backend_args.py and args.py @ fadde840), each worker
-   * a replica of its pool with the vLLM engine arguments of {@link ServingCommands#engineArgs}.
+   * {@code d}, in the shape of Dynamo's disaggregated examples: a frontend, and prefill and decode
+   * workers, each worker a replica of its pool. The workers' engine is {@code backend}:
+   * <ul>
+   *   <li>{@link Target#VLLM}: {@code python3 -m dynamo.vllm --disaggregation-mode
+   *       prefill|decode} with the NIXL connector (examples/backends/vllm/deploy/disagg.yaml @
+   *       10c61c5e; components/src/dynamo/vllm/backend_args.py and args.py @ fadde840), with
+   *       the vLLM engine arguments of {@link ServingCommands#engineArgs};</li>
+   *   <li>{@link Target#SGLANG}: {@code python3 -m dynamo.sglang --disaggregation-mode
+   *       prefill|decode} over NIXL (examples/backends/sglang/deploy/disagg.yaml @ 10c61c5e),
+   *       with the SGLang server arguments of {@link ServingCommands#sglangArgs};</li>
+   *   <li>{@link Target#TRTLLM}: {@code python3 -m dynamo.trtllm --disaggregation-mode
+   *       prefill|decode} with the worker's own options (components/src/dynamo/trtllm/
+   *       backend_args.py @ 5c950bf9) and an engine YAML per pool
+   *       ({@link ServingCommands#trtllmEngineYaml}) in a ConfigMap written before the
+   *       deployment and mounted at {@link #ENGINE_DIR}, as examples/backends/trtllm/deploy/
+   *       agg-with-config.yaml mounts one.</li>
+   * </ul>
    */
   static LaunchConfigs.Emitted dynamo(ServingPlans.Result result,
-      InferencePlanner.DisaggregatedConfig d, LaunchOptions options, boolean sglang) {
+      InferencePlanner.DisaggregatedConfig d, LaunchOptions options, Target backend) {
     List<String> notes = new ArrayList<>();
     TransformerSpec model = result.request().model();
-    String exampleImage = sglang ? DYNAMO_SGLANG_IMAGE : DYNAMO_IMAGE;
+    String exampleImage = switch (backend) {
+      case SGLANG -> DYNAMO_SGLANG_IMAGE;
+      case TRTLLM -> DYNAMO_TRTLLM_IMAGE;
+      default -> DYNAMO_IMAGE;
+    };
     String image = options.image().equals(LaunchOptions.defaults().image()) ? exampleImage
         : options.image();
+    List<ObjectNode> docs = new ArrayList<>();
+    String engineConfig = options.name() + "-engine";
+    if (backend == Target.TRTLLM) {
+      ObjectNode cm = F.objectNode();
+      cm.put("apiVersion", "v1");
+      cm.put("kind", "ConfigMap");
+      cm.set("metadata", metadata(options, engineConfig, false));
+      ObjectNode data = cm.putObject("data");
+      data.put("prefill.yaml", ServingCommands.trtllmEngineYaml(result, d.kvCache(), false,
+          notes));
+      data.put("decode.yaml", ServingCommands.trtllmEngineYaml(result, d.kvCache(), true,
+          notes));
+      docs.add(cm);
+    }
     ObjectNode g = F.objectNode();
     g.put("apiVersion", "nvidia.com/v1beta1");
     g.put("kind", "DynamoGraphDeployment");
     g.set("metadata", metadata(options, options.name(), false));
     ObjectNode spec = g.putObject("spec");
-    spec.put("backendFramework", sglang ? "sglang" : "vllm");
+    spec.put("backendFramework", backend.id());
     ArrayNode components = spec.putArray("components");
     ObjectNode frontend = components.addObject();
     frontend.put("name", "Frontend");
@@ -240,17 +289,28 @@ final class Manifests {
     frontend.put("replicas", 1);
     frontend.putObject("podTemplate").putObject("spec").putArray("containers").addObject()
         .put("name", "main").put("image", image);
-    String prefix = sglang ? "Sglang" : "Vllm";
-    worker(components, prefix + "PrefillWorker", "prefill", d.prefill(), result, d, image,
-        false, sglang, notes);
-    worker(components, prefix + "DecodeWorker", "decode", d.decode(), result, d, image, true,
-        sglang, notes);
-    notes.add((sglang ? "--model-path " : "--model ") + model.name() + ": replace the catalog"
-        + " name by the model's Hugging Face id or checkpoint path");
+    String prefix = switch (backend) {
+      case SGLANG -> "Sglang";
+      case TRTLLM -> "Trtllm";
+      default -> "Vllm";
+    };
+    Worker workers = new Worker(result, d, image, backend, engineConfig, notes);
+    workers.add(components, prefix + "PrefillWorker", "prefill", d.prefill(), false);
+    workers.add(components, prefix + "DecodeWorker", "decode", d.decode(), true);
+    docs.add(g);
+    notes.add((backend == Target.SGLANG ? "--model-path " : "--model ") + model.name()
+        + ": replace the catalog name by the model's Hugging Face id or checkpoint path");
     if (image.equals(exampleImage)) {
-      notes.add("image " + exampleImage + (sglang ? " (Dynamo's SGLang runtime, a placeholder"
-          + " tag as in Dynamo's examples)" : " as Dynamo's example writes it") + ": give"
-          + " --image with the tag of the Dynamo release you run");
+      notes.add("image " + exampleImage + (backend == Target.VLLM
+          ? " as Dynamo's example writes it" : " (Dynamo's " + (backend == Target.SGLANG
+              ? "SGLang" : "TensorRT-LLM") + " runtime, a placeholder tag as in Dynamo's"
+              + " examples)") + ": give --image with the tag of the Dynamo release you run");
+    }
+    if (backend == Target.TRTLLM && !d.weights().equals(NumberFormat.BF16)
+        && !d.weights().equals(NumberFormat.FP16)) {
+      notes.add("weights in " + d.weights().id() + ": TensorRT-LLM takes the weight format"
+          + " from the checkpoint's quantisation, not from an option: give --model a"
+          + " checkpoint quantised to it");
     }
     notes.add("the workers read the Hugging Face token from the secret hf-token-secret, as"
         + " Dynamo's examples do: create it in namespace " + options.namespace());
@@ -258,52 +318,78 @@ final class Manifests {
         + " batch; decode: %d workers x %d GPUs, at most %d sequences; %d devices",
         d.prefill().replicas(), d.prefill().tp(), d.prefill().batchLimit(),
         d.decode().replicas(), d.decode().tp(), d.decode().batchLimit(), d.devices()));
-    return new LaunchConfigs.Emitted(yaml(List.of(g)), notes);
+    return new LaunchConfigs.Emitted(yaml(docs, YAML_FILES), notes);
   }
 
-  private static void worker(ArrayNode components, String name, String type,
-      InferencePlanner.PoolConfig pool, ServingPlans.Result result,
-      InferencePlanner.DisaggregatedConfig d, String image, boolean decode, boolean sglang,
-      List<String> notes) {
-    ObjectNode w = components.addObject();
-    w.put("name", name);
-    w.put("type", type);
-    w.put("replicas", pool.replicas());
-    ObjectNode container = w.putObject("podTemplate").putObject("spec").putArray("containers")
-        .addObject();
-    container.put("name", "main");
-    container.put("image", image);
-    container.putArray("command").add("python3").add("-m")
-        .add(sglang ? "dynamo.sglang" : "dynamo.vllm");
-    ArrayNode args = container.putArray("args");
-    if (sglang) {
-      // Dynamo's SGLang worker passes what it does not parse itself to SGLang's ServerArgs
-      // (components/src/dynamo/sglang/args.py @ 26aaf1e9); the disaggregation options are
-      // SGLang's, set as Dynamo's disaggregated SGLang example sets them, and the Frontend
-      // tokenizes (--skip-tokenizer-init, as in that example).
-      for (String a : ServingCommands.sglangArgs(result, pool.tp(), pool.ep(),
-          pool.batchLimit(), d.weights(), d.kvCache(), decode, notes)) {
-        String[] kv = a.split(" ", 2);
-        args.add(kv[0]);
-        if (kv.length > 1) {
-          args.add(kv[1]);
+  /** The prefill and decode components of a Dynamo deployment, in one engine's vocabulary. */
+  private record Worker(ServingPlans.Result result, InferencePlanner.DisaggregatedConfig d,
+      String image, Target backend, String engineConfig, List<String> notes) {
+
+    void add(ArrayNode components, String name, String type, InferencePlanner.PoolConfig pool,
+        boolean decode) {
+      ObjectNode w = components.addObject();
+      w.put("name", name);
+      w.put("type", type);
+      w.put("replicas", pool.replicas());
+      ObjectNode podSpec = w.putObject("podTemplate").putObject("spec");
+      ObjectNode container = podSpec.putArray("containers").addObject();
+      container.put("name", "main");
+      container.put("image", image);
+      container.putArray("command").add("python3").add("-m").add("dynamo." + backend.id());
+      ArrayNode args = container.putArray("args");
+      TransformerSpec model = result.request().model();
+      switch (backend) {
+        case SGLANG -> {
+          // Dynamo's SGLang worker passes what it does not parse itself to SGLang's ServerArgs
+          // (components/src/dynamo/sglang/args.py @ 26aaf1e9); the disaggregation options are
+          // SGLang's, set as Dynamo's disaggregated SGLang example sets them, and the Frontend
+          // tokenizes (--skip-tokenizer-init, as in that example).
+          for (String a : ServingCommands.sglangArgs(result, pool.tp(), pool.ep(),
+              pool.batchLimit(), d.weights(), d.kvCache(), decode, notes)) {
+            String[] kv = a.split(" ", 2);
+            args.add(kv[0]);
+            if (kv.length > 1) {
+              args.add(kv[1]);
+            }
+          }
+          args.add("--skip-tokenizer-init");
+          args.add("--disaggregation-mode").add(type);
+          args.add("--disaggregation-transfer-backend").add("nixl");
+          args.add("--disaggregation-bootstrap-port")
+              .add(Integer.toString(SGLANG_BOOTSTRAP_PORT));
+        }
+        case TRTLLM -> {
+          // The worker's own options (backend_args.py @ 5c950bf9): it parses them strictly,
+          // and what it lacks is in the pool's engine YAML.
+          args.add("--model").add(model.name());
+          args.add("--served-model-name").add(model.name());
+          args.add("--tensor-parallel-size").add(Integer.toString(pool.tp()));
+          if (pool.ep() > 1) {
+            args.add("--expert-parallel-size").add(Integer.toString(pool.ep()));
+          }
+          args.add("--max-batch-size").add(Integer.toString(pool.batchLimit()));
+          args.add("--max-seq-len").add(Integer.toString(model.seqLen()));
+          args.add("--extra-engine-args").add(ENGINE_DIR + "/" + type + ".yaml");
+          args.add("--disaggregation-mode").add(type);
+          container.putArray("volumeMounts").addObject().put("name", "engine-config")
+              .put("mountPath", ENGINE_DIR).put("readOnly", true);
+          podSpec.putArray("volumes").addObject().put("name", "engine-config")
+              .putObject("configMap").put("name", engineConfig);
+        }
+        default -> {
+          args.add("--model").add(model.name());
+          args.add("--disaggregation-mode").add(type);
+          args.add("--kv-transfer-config").add(KV_TRANSFER);
+          // Speculative decoding drafts tokens where they are generated: the decode workers.
+          ServingCommands.engineArgs(result, pool.tp(), pool.ep(), pool.batchLimit(),
+              d.weights(), d.kvCache(), decode, notes).forEach(args::add);
         }
       }
-      args.add("--skip-tokenizer-init");
-      args.add("--disaggregation-mode").add(type);
-      args.add("--disaggregation-transfer-backend").add("nixl");
-      args.add("--disaggregation-bootstrap-port").add(Integer.toString(SGLANG_BOOTSTRAP_PORT));
-    } else {
-      args.add("--model").add(result.request().model().name());
-      args.add("--disaggregation-mode").add(type);
-      args.add("--kv-transfer-config").add(KV_TRANSFER);
-      // Speculative decoding drafts tokens where they are generated: on the decode workers.
-      ServingCommands.engineArgs(result, pool.tp(), pool.ep(), pool.batchLimit(), d.weights(),
-          d.kvCache(), decode, notes).forEach(args::add);
+      container.putArray("envFrom").addObject().putObject("secretRef")
+          .put("name", "hf-token-secret");
+      container.putObject("resources").putObject("limits")
+          .put(GPU, Integer.toString(pool.tp()));
     }
-    container.putArray("envFrom").addObject().putObject("secretRef")
-        .put("name", "hf-token-secret");
-    container.putObject("resources").putObject("limits").put(GPU, Integer.toString(pool.tp()));
   }
 
   private static ObjectNode metadata(LaunchOptions o, String name, boolean gangLabel) {

@@ -213,6 +213,64 @@ final class ServingCommands {
   }
 
   /**
+   * The engine YAML of one pool of Dynamo's TensorRT-LLM workers ({@code python3 -m
+   * dynamo.trtllm --extra-engine-args FILE}), in the LLM API of TensorRT-LLM 1.3, the release
+   * Dynamo @ 2a6da14c pins (tensorrt-llm==1.3.0rc24; keys read from
+   * tensorrt_llm/llmapi/llm_args.py @ 00043967, test resource trtllm-1.3-llm-api-keys.txt):
+   * <ul>
+   *   <li>the KV transfer between the pools, {@code cache_transceiver_config.backend: DEFAULT},
+   *       and on a prefill worker {@code disable_overlap_scheduler: true}, as Dynamo's
+   *       disaggregated engine configs set them (examples/backends/trtllm/engine_configs/qwen3/
+   *       prefill.yaml and decode.yaml @ 2a6da14c: "Overlap scheduler not currently supported
+   *       in prefill only workers");</li>
+   *   <li>block reuse as the plan chose it, and the KV cache's format
+   *       ({@code kv_cache_config.dtype} fp8 or nvfp4). The worker merges this
+   *       {@code kv_cache_config} into its own one level deep, so its memory fraction stays;</li>
+   *   <li>on a decode worker, the workload's speculative decoding: {@code MTP},
+   *       {@code Eagle3} (the PyTorch backend runs an EAGLE head as EAGLE-3) or
+   *       {@code Draft_Target}, with {@code max_draft_len} (MTP's layer count is read from the
+   *       checkpoint at that release) and the draft's weights.</li>
+   * </ul>
+   */
+  static String trtllmEngineYaml(ServingPlans.Result result, NumberFormat kvCache,
+      boolean decode, List<String> notes) {
+    TransformerSpec model = result.request().model();
+    InferenceWorkload w = result.request().workload();
+    List<String> y = new ArrayList<>();
+    if (!decode) {
+      y.add("disable_overlap_scheduler: true");
+    }
+    y.add("cache_transceiver_config:");
+    y.add("  backend: DEFAULT");
+    y.add("kv_cache_config:");
+    y.add("  enable_block_reuse: " + (w.prefixCacheHitRate() > 0));
+    if (kvCache.isFp8()) {
+      y.add("  dtype: fp8");
+    } else if (kvCache == NumberFormat.NVFP4) {
+      y.add("  dtype: nvfp4");
+    } else if (kvCache != NumberFormat.BF16 && kvCache != NumberFormat.FP16 && decode) {
+      notes.add("KV cache in " + kvCache.id() + ": not a kv_cache_config dtype of TensorRT-LLM"
+          + " 1.3 (auto, fp8, fp8_ds_mla, nvfp4 or a torch dtype); the workers keep the"
+          + " model's own");
+    }
+    Speculative s = decode ? w.speculative() : null;
+    if (s != null) {
+      y.add("speculative_config:");
+      y.add("  decoding_type: " + switch (s.method()) {
+        case MTP -> "MTP";
+        case EAGLE -> "Eagle3";
+        case DRAFT -> "Draft_Target";
+      });
+      y.add("  max_draft_len: " + s.tokens());
+      if (s.method() != Speculative.Method.MTP) {
+        y.add("  speculative_model: " + draftPath(s, model));
+      }
+      draftNote(s, model, notes);
+    }
+    return String.join("\n", y) + "\n";
+  }
+
+  /**
    * Where the draft's weights are: the model's own checkpoint for MTP, the draft model's name,
    * or for an EAGLE head (which no request names) a marked name the notes tell the operator to
    * replace by the head's path.

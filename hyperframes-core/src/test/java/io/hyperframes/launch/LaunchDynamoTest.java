@@ -60,29 +60,11 @@ class LaunchDynamoTest {
       assertEquals(1, docs.size(), e.text());
       JsonNode g = docs.get(0);
       assertEquals("nvidia.com/v1beta1", g.get("apiVersion").asText());
-      assertEquals("vllm", g.at("/spec/backendFramework").asText());
-      JsonNode components = g.at("/spec/components");
-      assertEquals(3, components.size(), e.text());
-      assertEquals("frontend", components.get(0).get("type").asText());
+      components(g, "vllm", Manifests.DYNAMO_IMAGE);
       for (int i = 1; i <= 2; i++) {
-        JsonNode w = components.get(i);
-        String type = w.get("type").asText();
-        InferencePlanner.PoolConfig pool = type.equals("prefill") ? d.prefill() : d.decode();
-        assertEquals(i == 1 ? "prefill" : "decode", type);
-        assertEquals(pool.replicas(), w.get("replicas").asInt());
-        JsonNode c = w.at("/podTemplate/spec/containers/0");
-        assertEquals(String.valueOf(pool.tp()), c.at("/resources/limits/nvidia.com~1gpu")
-            .asText());
-        List<String> args = new ArrayList<>();
-        c.get("args").forEach(a -> args.add(a.asText()));
-        for (String a : args) {
-          if (a.startsWith("--")) {
-            String option = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
-            assertTrue(known.contains(option), option + " is not an option of dynamo.vllm or of"
-                + " vLLM's engine at the pinned commits");
-          }
-        }
-        assertEquals(type, args.get(args.indexOf("--disaggregation-mode") + 1));
+        String type = i == 1 ? "prefill" : "decode";
+        InferencePlanner.PoolConfig pool = i == 1 ? d.prefill() : d.decode();
+        List<String> args = workerArgs(g, i, pool, "vllm", known);
         JsonNode kv = Json.parseObject("kv", args.get(args.indexOf("--kv-transfer-config") + 1));
         assertEquals("NixlConnector", kv.get("kv_connector").asText());
         assertTrue(args.contains("--tensor-parallel-size=" + pool.tp()), args::toString);
@@ -119,28 +101,11 @@ class LaunchDynamoTest {
       LaunchConfigs.Emitted e = Launch.serving(r, Target.DYNAMO, LaunchOptions.defaults(),
           Target.SGLANG);
       JsonNode g = LaunchTest.validate(e.text()).get(0);
-      assertEquals("sglang", g.at("/spec/backendFramework").asText());
-      JsonNode components = g.at("/spec/components");
-      assertEquals(3, components.size(), e.text());
-      assertEquals(Manifests.DYNAMO_SGLANG_IMAGE,
-          components.get(0).at("/podTemplate/spec/containers/0/image").asText());
+      components(g, "sglang", Manifests.DYNAMO_SGLANG_IMAGE);
       for (int i = 1; i <= 2; i++) {
-        JsonNode w = components.get(i);
-        String type = w.get("type").asText();
-        assertEquals(i == 1 ? "prefill" : "decode", type);
-        InferencePlanner.PoolConfig pool = type.equals("prefill") ? d.prefill() : d.decode();
-        assertEquals(pool.replicas(), w.get("replicas").asInt());
-        JsonNode c = w.at("/podTemplate/spec/containers/0");
-        assertEquals("[\"python3\",\"-m\",\"dynamo.sglang\"]", c.get("command").toString());
-        List<String> args = new ArrayList<>();
-        c.get("args").forEach(a -> args.add(a.asText()));
-        for (String a : args) {
-          if (a.startsWith("--")) {
-            assertTrue(known.contains(a), a + " is not an option of SGLang's server at the"
-                + " pinned commit");
-          }
-        }
-        assertEquals(type, args.get(args.indexOf("--disaggregation-mode") + 1));
+        String type = i == 1 ? "prefill" : "decode";
+        InferencePlanner.PoolConfig pool = i == 1 ? d.prefill() : d.decode();
+        List<String> args = workerArgs(g, i, pool, "sglang", known);
         assertEquals("nixl", args.get(args.indexOf("--disaggregation-transfer-backend") + 1));
         assertEquals(String.valueOf(pool.tp()), args.get(args.indexOf("--tp-size") + 1));
         assertEquals(String.valueOf(pool.batchLimit()),
@@ -159,14 +124,96 @@ class LaunchDynamoTest {
     }
     assertTrue(sawSpeculative, "one plan decodes speculatively");
     ServingPlans.Result any = disaggregatedPlans().get(0);
-    var trt = assertThrows(IllegalArgumentException.class, () -> Launch.serving(any,
-        Target.DYNAMO, LaunchOptions.defaults(), Target.TRTLLM));
-    assertEquals("--backend: Dynamo workers are emitted for vllm or sglang, not trtllm",
-        trt.getMessage());
+    var k8s = assertThrows(IllegalArgumentException.class, () -> Launch.serving(any,
+        Target.DYNAMO, LaunchOptions.defaults(), Target.KUBERNETES));
+    assertEquals("--backend: Dynamo workers are emitted for vllm, sglang or trtllm, not"
+        + " kubernetes", k8s.getMessage());
     var vllm = assertThrows(IllegalArgumentException.class, () -> Launch.serving(any,
         Target.VLLM, LaunchOptions.defaults(), Target.SGLANG));
     assertEquals("--backend: only with --emit dynamo (the engine of its workers), not with"
         + " --emit vllm", vllm.getMessage());
+  }
+
+  /**
+   * With TensorRT-LLM workers ({@code --backend trtllm}): a ConfigMap of two engine YAML files
+   * (the ConfigMap schema), then the deployment (the CRD's schema) whose workers take only
+   * options of Dynamo's TensorRT-LLM worker at the pinned commit, read their pool's file from
+   * the mounted ConfigMap, and whose engine files hold only keys and values of TensorRT-LLM
+   * 1.3's LLM API (test resource trtllm-1.3-llm-api-keys.txt): the KV transfer on both pools,
+   * the overlap scheduler off on prefill, block reuse and the KV format as planned, drafts on
+   * the decode side.
+   */
+  @Test
+  void trtllmWorkersReadTheirPoolsEngineFileFromTheConfigMap() throws IOException {
+    Set<String> known = LaunchConfigsTest.names("dynamo-trtllm-options.txt");
+    Set<String> keys = LaunchConfigsTest.names("trtllm-1.3-llm-api-keys.txt");
+    boolean sawSpeculative = false;
+    boolean sawFp8 = false;
+    for (ServingPlans.Result r : disaggregatedPlans()) {
+      InferencePlanner.DisaggregatedConfig d = r.plan().disaggregated();
+      LaunchConfigs.Emitted e = Launch.serving(r, Target.DYNAMO, LaunchOptions.defaults()
+          .withName("serve"), Target.TRTLLM);
+      List<JsonNode> docs = LaunchTest.validate(e.text());
+      assertEquals(2, docs.size(), e.text());
+      JsonNode cm = docs.get(0);
+      assertEquals("ConfigMap", cm.get("kind").asText());
+      assertEquals("serve-engine", cm.at("/metadata/name").asText());
+      JsonNode g = docs.get(1);
+      components(g, "trtllm", Manifests.DYNAMO_TRTLLM_IMAGE);
+      for (int i = 1; i <= 2; i++) {
+        String type = i == 1 ? "prefill" : "decode";
+        InferencePlanner.PoolConfig pool = i == 1 ? d.prefill() : d.decode();
+        List<String> args = workerArgs(g, i, pool, "trtllm", known);
+        JsonNode w = g.at("/spec/components").get(i);
+        JsonNode c = w.at("/podTemplate/spec/containers/0");
+        assertEquals(String.valueOf(pool.tp()),
+            args.get(args.indexOf("--tensor-parallel-size") + 1));
+        assertEquals(String.valueOf(pool.batchLimit()),
+            args.get(args.indexOf("--max-batch-size") + 1));
+        assertEquals(pool.ep() > 1, args.contains("--expert-parallel-size"));
+        assertEquals(r.request().model().name(), args.get(args.indexOf("--model") + 1));
+        // The file the worker reads is the ConfigMap's key for its pool, mounted where it looks.
+        String file = args.get(args.indexOf("--extra-engine-args") + 1);
+        assertEquals(Manifests.ENGINE_DIR + "/" + type + ".yaml", file);
+        assertEquals(Manifests.ENGINE_DIR, c.at("/volumeMounts/0/mountPath").asText());
+        String volume = c.at("/volumeMounts/0/name").asText();
+        JsonNode vol = w.at("/podTemplate/spec/volumes/0");
+        assertEquals(volume, vol.get("name").asText());
+        assertEquals("serve-engine", vol.at("/configMap/name").asText());
+        JsonNode engine = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper()
+            .readTree(cm.at("/data/" + type + ".yaml").asText());
+        for (var f : engine.properties()) {
+          if (f.getValue().isObject()) {
+            for (var sub : f.getValue().properties()) {
+              String key = f.getKey() + "." + sub.getKey();
+              assertTrue(keys.contains(key), key + " is not an LLM API key of TensorRT-LLM 1.3");
+              if (keys.stream().anyMatch(k -> k.startsWith(key + "="))) {
+                assertTrue(keys.contains(key + "=" + sub.getValue().asText()),
+                    key + " = " + sub.getValue().asText());
+              }
+            }
+          } else {
+            assertTrue(keys.contains(f.getKey()), f.getKey());
+          }
+        }
+        assertEquals("DEFAULT", engine.at("/cache_transceiver_config/backend").asText());
+        assertEquals(type.equals("prefill"), engine.path("disable_overlap_scheduler")
+            .asBoolean(false), engine.toString());
+        assertEquals(r.request().workload().prefixCacheHitRate() > 0,
+            engine.at("/kv_cache_config/enable_block_reuse").asBoolean());
+        assertEquals(d.kvCache().isFp8(), "fp8".equals(engine.at("/kv_cache_config/dtype")
+            .asText()), engine.toString());
+        sawFp8 |= d.kvCache().isFp8();
+        boolean speculative = engine.has("speculative_config");
+        assertEquals(type.equals("decode") && r.request().workload().speculative() != null,
+            speculative, "drafts run where tokens are generated: " + engine);
+        sawSpeculative |= speculative;
+      }
+      assertTrue(e.notes().stream().anyMatch(n -> n.startsWith("--model ")),
+          e.notes()::toString);
+    }
+    assertTrue(sawSpeculative, "one plan decodes speculatively");
+    assertTrue(sawFp8, "one plan keeps its KV cache in FP8");
   }
 
   /**
@@ -209,5 +256,42 @@ class LaunchDynamoTest {
         () -> Launch.serving(none, Target.DYNAMO, LaunchOptions.defaults()));
     assertTrue(e.getMessage().startsWith("--emit dynamo: no disaggregated configuration meets"
         + " the SLO"), e.getMessage());
+  }
+
+  /** The deployment runs {@code engine}: a frontend on {@code image} and two workers. */
+  private static void components(JsonNode g, String engine, String image) {
+    assertEquals(engine, g.at("/spec/backendFramework").asText());
+    JsonNode components = g.at("/spec/components");
+    assertEquals(3, components.size(), g.toString());
+    assertEquals("frontend", components.get(0).get("type").asText());
+    assertEquals(image, components.get(0).at("/podTemplate/spec/containers/0/image").asText());
+  }
+
+  /**
+   * Worker {@code i} of deployment {@code g} (1 prefill, 2 decode) is its pool: its type,
+   * replicas and GPUs; it runs {@code python3 -m dynamo.ENGINE} with only options in
+   * {@code known} ({@code --option=value} read as the option) and its own disaggregation mode.
+   * Its arguments.
+   */
+  private static List<String> workerArgs(JsonNode g, int i, InferencePlanner.PoolConfig pool,
+      String engine, Set<String> known) {
+    JsonNode w = g.at("/spec/components").get(i);
+    String type = i == 1 ? "prefill" : "decode";
+    assertEquals(type, w.get("type").asText());
+    assertEquals(pool.replicas(), w.get("replicas").asInt());
+    JsonNode c = w.at("/podTemplate/spec/containers/0");
+    assertEquals("[\"python3\",\"-m\",\"dynamo." + engine + "\"]", c.get("command").toString());
+    assertEquals(String.valueOf(pool.tp()), c.at("/resources/limits/nvidia.com~1gpu").asText());
+    List<String> args = new ArrayList<>();
+    c.get("args").forEach(a -> args.add(a.asText()));
+    for (String a : args) {
+      if (a.startsWith("--")) {
+        String option = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+        assertTrue(known.contains(option), option + " is not an option of dynamo." + engine
+            + " at the pinned commits");
+      }
+    }
+    assertEquals(type, args.get(args.indexOf("--disaggregation-mode") + 1));
+    return args;
   }
 }

@@ -41,7 +41,8 @@ final class LaunchOption {
 
   @Option(names = "--backend", paramLabel = "ENGINE",
       description = "With --emit dynamo: the engine of the prefill and decode workers, vllm"
-          + " (default, python3 -m dynamo.vllm) or sglang (python3 -m dynamo.sglang).")
+          + " (default, python3 -m dynamo.vllm), sglang (python3 -m dynamo.sglang) or trtllm"
+          + " (python3 -m dynamo.trtllm, with a ConfigMap of the pools' engine YAML).")
   String backend;
 
   @Option(names = "--out", paramLabel = "DIR",

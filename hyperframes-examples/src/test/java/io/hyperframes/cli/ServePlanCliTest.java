@@ -80,6 +80,16 @@ class ServePlanCliTest {
     assertTrue(sglang.out().contains("backendFramework: \"sglang\"")
         && sglang.out().contains("- \"dynamo.sglang\"")
         && sglang.out().contains("type: \"prefill\"\n    replicas: 4"), sglang.out());
+    // --backend trtllm: the pools' engine files in a ConfigMap, then the deployment.
+    CliTest.Result trtllm = CliTest.run("serve-plan", "--request",
+        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "dynamo",
+        "--backend", "trtllm");
+    assertEquals(0, trtllm.status(), trtllm.err());
+    assertTrue(trtllm.out().startsWith("---\napiVersion: \"v1\"\nkind: \"ConfigMap\"")
+        && trtllm.out().contains("backendFramework: \"trtllm\"")
+        && trtllm.out().contains("- \"dynamo.trtllm\"")
+        && trtllm.out().contains("prefill.yaml: |")
+        && trtllm.out().contains("type: \"prefill\"\n    replicas: 4"), trtllm.out());
     CliTest.Result wrong = CliTest.run("serve-plan", "--request",
         Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "vllm",
         "--backend", "sglang");
