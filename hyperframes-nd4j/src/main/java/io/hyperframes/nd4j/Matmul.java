@@ -89,6 +89,17 @@ public final class Matmul {
     Reference.reachabilityFence(c);
   }
 
+  /**
+   * {@code c = alpha · a · b + beta · c} on operands at native addresses, each described by its
+   * shape and strides (a transposed operand is a transposed description), through the same
+   * cached plans as {@link #gemm}. The caller keeps the memory reachable until it returns.
+   */
+  static void gemmAt(DnnlKernels dnnl, long a, DnnlKernels.Operand opA, long b,
+      DnnlKernels.Operand opB, long c, DnnlKernels.Operand opC, float alpha, float beta) {
+    GemmKey key = new GemmKey(opA, opB, opC, alpha, beta);
+    dnnl.run(key, () -> GemmPlan.build(dnnl, key), plan -> plan.execute(a, b, c));
+  }
+
   record GemmKey(DnnlKernels.Operand a, DnnlKernels.Operand b, DnnlKernels.Operand c,
       float alpha, float beta) {}
 

@@ -1,0 +1,419 @@
+package io.hyperframes.nd4j;
+
+import static org.bytedeco.dnnl.global.dnnl.dnnl_bf16;
+import static org.bytedeco.dnnl.global.dnnl.dnnl_f32;
+
+import java.lang.ref.Reference;
+import java.nio.FloatBuffer;
+import java.nio.ShortBuffer;
+import java.util.Arrays;
+import org.bytedeco.javacpp.FloatPointer;
+import org.bytedeco.javacpp.ShortPointer;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * Causal scaled dot-product attention of one sequence and one head, forward and backward,
+ * tiled as FlashAttention-2 (Dao 2023, "FlashAttention-2: Faster Attention with Better
+ * Parallelism and Work Partitioning", arXiv 2307.08691, Algorithms 1 and 2):
+ * {@code out = softmax(scale · q·kᵀ + causal mask) · v}.
+ *
+ * <p>The scores are computed for a tile of queries against a tile of keys at a time, with a
+ * running maximum and sum per query (the online softmax of Milakov and Gimelshein 2018, arXiv
+ * 1805.02867), so the T×T score and probability matrices are never held. Working memory beside
+ * the inputs and outputs is a few tile² buffers and O(T) statistics ({@link #workingBytes()}
+ * reports what a call allocated). Key tiles above the diagonal are skipped; the diagonal tile is
+ * masked. The forward pass keeps, per query, the log-sum-exp of its scores, from which the
+ * backward pass recomputes each probability tile instead of storing it.
+ *
+ * <p>Precision: {@code q}, {@code k} and {@code v} are FP32 or BF16, all the same. The five
+ * products per tile pair run on oneDNN's matmul with FP32 accumulation. With BF16 inputs the
+ * probabilities and the score gradients are rounded to BF16 (to nearest, ties to even) before
+ * they enter a product, as FlashAttention's half-precision kernels do; the softmax statistics,
+ * the output and every gradient are FP32. Each output element is a convex combination of values,
+ * so its error against exact arithmetic is bounded by about (2u + d·2⁻²⁴)·max|v| plus the
+ * rounding of the probabilities, u = 2⁻⁸ for BF16 and 2⁻²⁴ for FP32 (Higham 2002, §3.1);
+ * {@code CausalAttentionTest} checks the bounds against an FP64 reference.
+ *
+ * <p>Needs oneDNN (every product runs there): {@link #available()} says whether it loaded. An
+ * instance owns its tile buffers and is not thread-safe: use one per thread.
+ */
+public final class CausalAttention {
+
+  /** The default tile: 64 queries by 64 keys. */
+  public static final int DEFAULT_TILE = 64;
+
+  private final int tile;
+  private final DnnlKernels dnnl;
+  private long workingBytes;
+
+  /** Attention with tiles of {@code tile} queries by {@code tile} keys, in [8, 1024]. */
+  public CausalAttention(int tile) {
+    if (tile < 8 || tile > 1024) {
+      throw new IllegalArgumentException("tile: must be in [8, 1024], got " + tile);
+    }
+    if (!available()) {
+      throw new IllegalStateException("CausalAttention needs oneDNN: "
+          + Kernels.cpu().fallbackReason());
+    }
+    this.tile = tile;
+    this.dnnl = Kernels.cpu().dnnl();
+  }
+
+  /** Attention with {@link #DEFAULT_TILE}. */
+  public CausalAttention() {
+    this(DEFAULT_TILE);
+  }
+
+  /** Whether oneDNN loaded, which every product of this kernel runs on. */
+  public static boolean available() {
+    return Kernels.cpu().dnnl() != null;
+  }
+
+  /**
+   * The forward pass's results.
+   *
+   * @param out the attention output, FP32 [T, d]
+   * @param logSumExp per query, the log of the sum of its exponentiated scaled scores, FP32 [T]:
+   *     what the backward pass needs besides the inputs and the output
+   */
+  public record Forward(INDArray out, INDArray logSumExp) {}
+
+  /** The gradients of a loss with respect to q, k and v, each FP32 [T, d]. */
+  public record Gradients(INDArray dq, INDArray dk, INDArray dv) {}
+
+  /**
+   * The forward pass.
+   *
+   * @param q queries [T, d], FP32 or BF16
+   * @param k keys [T, d], of q's type
+   * @param v values [T, d], of q's type
+   * @param scale the factor on the scores, finite and positive (usually 1/√d)
+   * @throws IllegalArgumentException naming the argument when a shape, type or value is wrong
+   */
+  public Forward forward(INDArray q, INDArray k, INDArray v, double scale) {
+    workingBytes = 0;
+    Inputs in = inputs(q, k, v, scale);
+    int n = in.t;
+    int d = in.d;
+    INDArray out = Nd4j.zeros(DataType.FLOAT, n, d);
+    INDArray lse = Nd4j.create(DataType.FLOAT, n);
+    long s = scratch(0, DataType.FLOAT);
+    long p = scratch(in.bf16 ? 2 : 1, in.type);
+    FloatBuffer sb = floats(s, (long) tile * tile);
+    FloatBuffer pf = in.bf16 ? null : floats(p, (long) tile * tile);
+    ShortBuffer ph = in.bf16 ? shorts(p, (long) tile * tile) : null;
+    FloatBuffer ob = floats(Arrays2.address(out), (long) n * d);
+    FloatBuffer lb = floats(Arrays2.address(lse), n);
+    float[] max = new float[tile];
+    float[] sum = new float[tile];
+    workingBytes += 2L * tile * 4;
+    int type = in.dnnlType();
+    float alpha = (float) scale;
+    for (int i0 = 0; i0 < n; i0 += tile) {
+      int bq = Math.min(tile, n - i0);
+      Arrays.fill(max, Float.NEGATIVE_INFINITY);
+      Arrays.fill(sum, 0f);
+      for (int j0 = 0; j0 < i0 + bq; j0 += tile) {
+        int bk = Math.min(tile, n - j0);
+        // S = scale · Q_i · K_jᵀ
+        gemm(in.row(in.q, i0), dense(bq, d, type), in.row(in.k, j0),
+            dense(bk, d, type).transposed(), s, dense(bq, bk, dnnl_f32), alpha, 0f);
+        for (int r = 0; r < bq; r++) {
+          int valid = Math.min(bk, i0 + r - j0 + 1);
+          int row = r * bk;
+          float m = max[r];
+          for (int c = 0; c < valid; c++) {
+            m = Math.max(m, sb.get(row + c));
+          }
+          float correction = (float) Math.exp(max[r] - m);
+          float total = 0f;
+          for (int c = 0; c < bk; c++) {
+            float e = c < valid ? (float) Math.exp(sb.get(row + c) - m) : 0f;
+            total += e;
+            if (ph != null) {
+              ph.put(row + c, bf16(e));
+            } else {
+              pf.put(row + c, e);
+            }
+          }
+          if (valid > 0 && correction != 1f) {
+            int at = (i0 + r) * d;
+            for (int c = 0; c < d; c++) {
+              ob.put(at + c, ob.get(at + c) * correction);
+            }
+          }
+          sum[r] = sum[r] * (valid > 0 ? correction : 1f) + total;
+          max[r] = valid > 0 ? m : max[r];
+        }
+        // O_i += P · V_j
+        gemm(p, dense(bq, bk, type), in.row(in.v, j0), dense(bk, d, type),
+            Arrays2.address(out) + 4L * i0 * d, dense(bq, d, dnnl_f32), 1f, 1f);
+      }
+      for (int r = 0; r < bq; r++) {
+        int at = (i0 + r) * d;
+        float inv = 1f / sum[r];
+        for (int c = 0; c < d; c++) {
+          ob.put(at + c, ob.get(at + c) * inv);
+        }
+        lb.put(i0 + r, max[r] + (float) Math.log(sum[r]));
+      }
+    }
+    in.keepReachable();
+    Reference.reachabilityFence(out);
+    Reference.reachabilityFence(lse);
+    return new Forward(out, lse);
+  }
+
+  /**
+   * The backward pass: the gradients for {@code dOut}, the gradient of the loss with respect to
+   * the forward pass's output, recomputing each probability tile from the saved log-sum-exp.
+   *
+   * @param dOut [T, d], FP32 or q's type
+   * @throws IllegalArgumentException naming the argument when a shape, type or value is wrong,
+   *     or when {@code forward} is not of these inputs' shape
+   */
+  public Gradients backward(INDArray q, INDArray k, INDArray v, Forward forward, INDArray dOut,
+      double scale) {
+    workingBytes = 0;
+    Inputs in = inputs(q, k, v, scale);
+    int n = in.t;
+    int d = in.d;
+    if (forward == null || forward.out() == null || forward.logSumExp() == null) {
+      throw new IllegalArgumentException("forward: must be the result of forward(q, k, v)");
+    }
+    if (forward.out().rows() != n || forward.out().columns() != d
+        || forward.logSumExp().length() != n) {
+      throw new IllegalArgumentException("forward: out " + Arrays.toString(forward.out().shape())
+          + " and logSumExp " + Arrays.toString(forward.logSumExp().shape()) + " do not fit q "
+          + Arrays.toString(q.shape()));
+    }
+    Arrays2.check2d("dOut", dOut, DataType.FLOAT, DataType.BFLOAT16);
+    if (dOut.rows() != n || dOut.columns() != d) {
+      throw new IllegalArgumentException("dOut: shape " + Arrays.toString(dOut.shape())
+          + " must be q's " + Arrays.toString(q.shape()));
+    }
+    INDArray out = dense(forward.out(), DataType.FLOAT);
+    INDArray lse = dense(forward.logSumExp().reshape(n), DataType.FLOAT);
+    INDArray dO32 = dense(dOut, DataType.FLOAT);
+    INDArray dOc = in.bf16 ? copy(dOut, DataType.BFLOAT16) : dO32;
+    // D_t = dO_t · O_t (FlashAttention-2, Algorithm 2, line 4)
+    FloatBuffer ob = floats(Arrays2.address(out), (long) n * d);
+    FloatBuffer gb = floats(Arrays2.address(dO32), (long) n * d);
+    FloatBuffer lb = floats(Arrays2.address(lse), n);
+    float[] dot = new float[n];
+    workingBytes += 4L * n;
+    for (int t = 0; t < n; t++) {
+      double acc = 0;
+      for (int c = 0; c < d; c++) {
+        acc += (double) gb.get(t * d + c) * ob.get(t * d + c);
+      }
+      dot[t] = (float) acc;
+    }
+    INDArray dq = Nd4j.zeros(DataType.FLOAT, n, d);
+    INDArray dk = Nd4j.zeros(DataType.FLOAT, n, d);
+    INDArray dv = Nd4j.zeros(DataType.FLOAT, n, d);
+    long s = scratch(0, DataType.FLOAT);
+    long dp = scratch(1, DataType.FLOAT);
+    long pc = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
+    long dsc = in.bf16 ? scratch(3, DataType.BFLOAT16) : dp;
+    FloatBuffer sb = floats(s, (long) tile * tile);
+    FloatBuffer dpb = floats(dp, (long) tile * tile);
+    ShortBuffer pcb = in.bf16 ? shorts(pc, (long) tile * tile) : null;
+    ShortBuffer dsb = in.bf16 ? shorts(dsc, (long) tile * tile) : null;
+    int type = in.dnnlType();
+    float alpha = (float) scale;
+    long dO = Arrays2.address(dOc);
+    int esize = in.bf16 ? 2 : 4;
+    for (int j0 = 0; j0 < n; j0 += tile) {
+      int bk = Math.min(tile, n - j0);
+      long dkj = Arrays2.address(dk) + 4L * j0 * d;
+      long dvj = Arrays2.address(dv) + 4L * j0 * d;
+      for (int i0 = j0; i0 < n; i0 += tile) {
+        int bq = Math.min(tile, n - i0);
+        long dOi = dO + (long) esize * i0 * d;
+        // S = scale · Q_i · K_jᵀ, P = exp(S − L_i), masked above the diagonal
+        gemm(in.row(in.q, i0), dense(bq, d, type), in.row(in.k, j0),
+            dense(bk, d, type).transposed(), s, dense(bq, bk, dnnl_f32), alpha, 0f);
+        for (int r = 0; r < bq; r++) {
+          int valid = Math.min(bk, i0 + r - j0 + 1);
+          float l = lb.get(i0 + r);
+          int row = r * bk;
+          for (int c = 0; c < bk; c++) {
+            float e = c < valid ? (float) Math.exp(sb.get(row + c) - l) : 0f;
+            sb.put(row + c, e);
+            if (pcb != null) {
+              pcb.put(row + c, bf16(e));
+            }
+          }
+        }
+        // dV_j += Pᵀ · dO_i
+        gemm(pc, dense(bq, bk, type).transposed(), dOi, dense(bq, d, type), dvj,
+            dense(bk, d, dnnl_f32), 1f, 1f);
+        // dP = dO_i · V_jᵀ
+        gemm(dOi, dense(bq, d, type), in.row(in.v, j0), dense(bk, d, type).transposed(), dp,
+            dense(bq, bk, dnnl_f32), 1f, 0f);
+        // dS = P ∘ (dP − D_i)
+        for (int r = 0; r < bq; r++) {
+          float di = dot[i0 + r];
+          int row = r * bk;
+          for (int c = 0; c < bk; c++) {
+            float g = sb.get(row + c) * (dpb.get(row + c) - di);
+            if (dsb != null) {
+              dsb.put(row + c, bf16(g));
+            } else {
+              dpb.put(row + c, g);
+            }
+          }
+        }
+        // dQ_i += scale · dS · K_j ; dK_j += scale · dSᵀ · Q_i
+        gemm(dsc, dense(bq, bk, type), in.row(in.k, j0), dense(bk, d, type),
+            Arrays2.address(dq) + 4L * i0 * d, dense(bq, d, dnnl_f32), alpha, 1f);
+        gemm(dsc, dense(bq, bk, type).transposed(), in.row(in.q, i0), dense(bq, d, type), dkj,
+            dense(bk, d, dnnl_f32), alpha, 1f);
+      }
+    }
+    in.keepReachable();
+    Reference.reachabilityFence(out);
+    Reference.reachabilityFence(lse);
+    Reference.reachabilityFence(dO32);
+    Reference.reachabilityFence(dOc);
+    Reference.reachabilityFence(dq);
+    Reference.reachabilityFence(dk);
+    Reference.reachabilityFence(dv);
+    return new Gradients(dq, dk, dv);
+  }
+
+  /**
+   * The bytes the last call allocated beyond its inputs and its results: the tile buffers, the
+   * per-query statistics and the copies of inputs it had to make (an input that is not a dense
+   * row-major array of the computing type is copied once). Linear in T for a fixed tile.
+   */
+  public long workingBytes() {
+    return workingBytes;
+  }
+
+  /** The tile. */
+  public int tile() {
+    return tile;
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /** The tile buffers: two FP32, two BF16, each made at its first use and kept. */
+  private final INDArray[] tiles = new INDArray[4];
+
+  /** Tile buffer {@code slot} (0 and 1 FP32, 2 and 3 BF16), counted in the working bytes. */
+  private long scratch(int slot, DataType type) {
+    if (tiles[slot] == null) {
+      tiles[slot] = Nd4j.create(type, (long) tile * tile);
+    }
+    workingBytes += (long) tile * tile * (type == DataType.FLOAT ? 4 : 2);
+    return Arrays2.address(tiles[slot]);
+  }
+
+  private void gemm(long a, DnnlKernels.Operand opA, long b, DnnlKernels.Operand opB, long c,
+      DnnlKernels.Operand opC, float alpha, float beta) {
+    Matmul.gemmAt(dnnl, a, opA, b, opB, c, opC, alpha, beta);
+  }
+
+  private static DnnlKernels.Operand dense(long rows, long cols, int type) {
+    return DnnlKernels.Operand.dense(rows, cols, type);
+  }
+
+  /** The array when it is dense row-major of {@code type} and not a view, else a copy. */
+  private INDArray dense(INDArray a, DataType type) {
+    if (a.dataType() == type && !a.isView() && Arrays2.isDenseRowMajor(a)) {
+      return a;
+    }
+    return copy(a, type);
+  }
+
+  private INDArray copy(INDArray a, DataType type) {
+    workingBytes += a.length() * (type == DataType.FLOAT ? 4 : 2);
+    return a.castTo(type).dup('c');
+  }
+
+  private static FloatBuffer floats(long address, long count) {
+    return new FloatPointer(new NativePrimitive.Address().set(address)).capacity(count)
+        .asBuffer();
+  }
+
+  private static ShortBuffer shorts(long address, long count) {
+    return new ShortPointer(new NativePrimitive.Address().set(address)).capacity(count)
+        .asBuffer();
+  }
+
+  /** FP32 to BF16, rounded to nearest, ties to even (finite values). */
+  static short bf16(float x) {
+    int bits = Float.floatToRawIntBits(x);
+    bits += 0x7FFF + ((bits >>> 16) & 1);
+    return (short) (bits >>> 16);
+  }
+
+  /** The checked inputs, dense, with their row addresses. */
+  private final class Inputs {
+    final INDArray q;
+    final INDArray k;
+    final INDArray v;
+    final int t;
+    final int d;
+    final boolean bf16;
+    final DataType type;
+
+    Inputs(INDArray q, INDArray k, INDArray v, DataType type) {
+      this.type = type;
+      this.bf16 = type == DataType.BFLOAT16;
+      this.q = dense(q, type);
+      this.k = dense(k, type);
+      this.v = dense(v, type);
+      this.t = q.rows();
+      this.d = q.columns();
+    }
+
+    int dnnlType() {
+      return bf16 ? dnnl_bf16 : dnnl_f32;
+    }
+
+    long row(INDArray a, int row) {
+      return Arrays2.address(a) + (long) (bf16 ? 2 : 4) * row * d;
+    }
+
+    void keepReachable() {
+      Reference.reachabilityFence(q);
+      Reference.reachabilityFence(k);
+      Reference.reachabilityFence(v);
+    }
+  }
+
+  private static void likeQ(String name, INDArray a, INDArray q) {
+    if (a.dataType() != q.dataType()) {
+      throw new IllegalArgumentException(name + ": data type " + a.dataType()
+          + " differs from q's " + q.dataType());
+    }
+    if (a.rows() != q.rows() || a.columns() != q.columns()) {
+      throw new IllegalArgumentException(name + ": shape " + Arrays.toString(a.shape())
+          + " must be q's " + Arrays.toString(q.shape()));
+    }
+  }
+
+  private Inputs inputs(INDArray q, INDArray k, INDArray v, double scale) {
+    Arrays2.check2d("q", q, DataType.FLOAT, DataType.BFLOAT16);
+    Arrays2.check2d("k", k, DataType.FLOAT, DataType.BFLOAT16);
+    Arrays2.check2d("v", v, DataType.FLOAT, DataType.BFLOAT16);
+    if (q.dataType() != DataType.FLOAT && q.dataType() != DataType.BFLOAT16) {
+      throw new IllegalArgumentException("q: must be FP32 or BF16, got " + q.dataType());
+    }
+    likeQ("k", k, q);
+    likeQ("v", v, q);
+    if (q.rows() > Integer.MAX_VALUE / Math.max(1, q.columns())) {
+      throw new IllegalArgumentException("q: more than 2^31 elements, shape "
+          + Arrays.toString(q.shape()));
+    }
+    if (!(scale > 0) || !Double.isFinite(scale)) {
+      throw new IllegalArgumentException("scale: must be finite and positive, got " + scale);
+    }
+    return new Inputs(q, k, v, q.dataType());
+  }
+}
