@@ -48,23 +48,19 @@ class ServePlanCliTest {
    */
   @Test
   void theGuidePrintsThe70bPlan() throws Exception {
-    CliTest.Result r = CliTest.run("serve-plan", "--request",
-        Path.of("..", "examples", "serve-70b-slo.json").toString());
+    CliTest.Result r = serve70b();
     assertEquals(0, r.status(), r.err());
     String head = r.out().substring(0, r.out().indexOf("pareto front"));
     assertTrue(head.contains("\ndisaggregated: ") && head.contains("\nfewer devices: "), head);
     CliTest.assertPrints(Path.of("..", "docs", "inference.md"), head);
     // The launch stays with the aggregated best, and says that disaggregation needs fewer.
-    CliTest.Result vllm = CliTest.run("serve-plan", "--request",
-        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "vllm");
+    CliTest.Result vllm = serve70b("--emit", "vllm");
     assertEquals(0, vllm.status(), vllm.err());
     assertTrue(vllm.out().startsWith("vllm serve "), vllm.out());
     assertTrue(vllm.err().contains("note: disaggregated prefill and decode need 6 devices against"
         + " the 8 of this aggregated configuration"), vllm.err());
     // --emit dynamo writes the disaggregated pools (docs/launch.md).
-    CliTest.Result dynamo = CliTest.run("serve-plan", "--request",
-        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "dynamo", "--out",
-        dir.toString());
+    CliTest.Result dynamo = serve70b("--emit", "dynamo", "--out", dir.toString());
     assertEquals(0, dynamo.status(), dynamo.err());
     String yaml = Files.readString(dir.resolve("hyperframes-serve.yaml"));
     assertTrue(yaml.contains("kind: \"DynamoGraphDeployment\"")
@@ -73,26 +69,20 @@ class ServePlanCliTest {
     assertTrue(dynamo.err().contains("wrote " + dir.resolve("hyperframes-serve.yaml")),
         dynamo.err());
     // --backend sglang: the same pools as Dynamo SGLang workers; refused for another target.
-    CliTest.Result sglang = CliTest.run("serve-plan", "--request",
-        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "dynamo",
-        "--backend", "sglang");
+    CliTest.Result sglang = serve70b("--emit", "dynamo", "--backend", "sglang");
     assertEquals(0, sglang.status(), sglang.err());
     assertTrue(sglang.out().contains("backendFramework: \"sglang\"")
         && sglang.out().contains("- \"dynamo.sglang\"")
         && sglang.out().contains("type: \"prefill\"\n    replicas: 4"), sglang.out());
     // --backend trtllm: the pools' engine files in a ConfigMap, then the deployment.
-    CliTest.Result trtllm = CliTest.run("serve-plan", "--request",
-        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "dynamo",
-        "--backend", "trtllm");
+    CliTest.Result trtllm = serve70b("--emit", "dynamo", "--backend", "trtllm");
     assertEquals(0, trtllm.status(), trtllm.err());
     assertTrue(trtllm.out().startsWith("---\napiVersion: \"v1\"\nkind: \"ConfigMap\"")
         && trtllm.out().contains("backendFramework: \"trtllm\"")
         && trtllm.out().contains("- \"dynamo.trtllm\"")
         && trtllm.out().contains("prefill.yaml: |")
         && trtllm.out().contains("type: \"prefill\"\n    replicas: 4"), trtllm.out());
-    CliTest.Result wrong = CliTest.run("serve-plan", "--request",
-        Path.of("..", "examples", "serve-70b-slo.json").toString(), "--emit", "vllm",
-        "--backend", "sglang");
+    CliTest.Result wrong = serve70b("--emit", "vllm", "--backend", "sglang");
     assertEquals(2, wrong.status(), wrong.err());
     assertTrue(wrong.err().contains("--backend: only with --emit dynamo"), wrong.err());
     CliTest.Result training = CliTest.run("plan", "--request",
@@ -161,5 +151,15 @@ class ServePlanCliTest {
         "--emit", "dockerfile");
     assertEquals(2, dockerfile.status());
     assertTrue(dockerfile.err().contains("--emit"), dockerfile.err());
+  }
+
+  /** {@code serve-plan} of examples/serve-70b-slo.json with {@code more} options. */
+  private static CliTest.Result serve70b(String... more) {
+    String[] args = new String[3 + more.length];
+    args[0] = "serve-plan";
+    args[1] = "--request";
+    args[2] = Path.of("..", "examples", "serve-70b-slo.json").toString();
+    System.arraycopy(more, 0, args, 3, more.length);
+    return CliTest.run(args);
   }
 }

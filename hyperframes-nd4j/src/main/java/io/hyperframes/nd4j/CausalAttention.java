@@ -99,10 +99,11 @@ public final class CausalAttention {
     int d = in.d;
     INDArray out = Nd4j.zeros(DataType.FLOAT, n, d);
     INDArray lse = Nd4j.create(DataType.FLOAT, n);
+    // In FP32 the probabilities overwrite the scores they come from; in BF16 they get a tile.
     long s = scratch(0, DataType.FLOAT);
-    long p = scratch(in.bf16 ? 2 : 1, in.type);
+    long p = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
     FloatBuffer sb = floats(s, (long) tile * tile);
-    FloatBuffer pf = in.bf16 ? null : floats(p, (long) tile * tile);
+    FloatBuffer pf = in.bf16 ? null : sb;
     ShortBuffer ph = in.bf16 ? shorts(p, (long) tile * tile) : null;
     FloatBuffer ob = floats(Arrays2.address(out), (long) n * d);
     FloatBuffer lb = floats(Arrays2.address(lse), n);
