@@ -2,7 +2,11 @@ package io.hyperframes.nd4j;
 
 import static org.bytedeco.dnnl.global.dnnl.*;
 
+import java.nio.FloatBuffer;
+import java.nio.ShortBuffer;
 import java.util.Arrays;
+import org.bytedeco.javacpp.FloatPointer;
+import org.bytedeco.javacpp.ShortPointer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
@@ -92,5 +96,29 @@ final class Arrays2 {
       expected *= a.size(d);
     }
     return true;
+  }
+
+  /** {@code count} FP32 values at a native address, as a buffer (the caller keeps it alive). */
+  static FloatBuffer floats(long address, long count) {
+    return new FloatPointer(new NativePrimitive.Address().set(address)).capacity(count)
+        .asBuffer();
+  }
+
+  /** {@code count} BF16 values at a native address, as a buffer of their bits. */
+  static ShortBuffer shorts(long address, long count) {
+    return new ShortPointer(new NativePrimitive.Address().set(address)).capacity(count)
+        .asBuffer();
+  }
+
+  /** The elements of a dense FP32 array, as a buffer (the caller keeps the array reachable). */
+  static FloatBuffer floats(INDArray a) {
+    return floats(address(a), a.length());
+  }
+
+  /** FP32 to BF16, rounded to nearest, ties to even (finite values). */
+  static short bf16(float x) {
+    int bits = Float.floatToRawIntBits(x);
+    bits += 0x7FFF + ((bits >>> 16) & 1);
+    return (short) (bits >>> 16);
   }
 }

@@ -7,8 +7,6 @@ import java.lang.ref.Reference;
 import java.nio.FloatBuffer;
 import java.nio.ShortBuffer;
 import java.util.Arrays;
-import org.bytedeco.javacpp.FloatPointer;
-import org.bytedeco.javacpp.ShortPointer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -102,11 +100,11 @@ public final class CausalAttention {
     // In FP32 the probabilities overwrite the scores they come from; in BF16 they get a tile.
     long s = scratch(0, DataType.FLOAT);
     long p = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
-    FloatBuffer sb = floats(s, (long) tile * tile);
+    FloatBuffer sb = Arrays2.floats(s, (long) tile * tile);
     FloatBuffer pf = in.bf16 ? null : sb;
-    ShortBuffer ph = in.bf16 ? shorts(p, (long) tile * tile) : null;
-    FloatBuffer ob = floats(Arrays2.address(out), (long) n * d);
-    FloatBuffer lb = floats(Arrays2.address(lse), n);
+    ShortBuffer ph = in.bf16 ? Arrays2.shorts(p, (long) tile * tile) : null;
+    FloatBuffer ob = Arrays2.floats(Arrays2.address(out), (long) n * d);
+    FloatBuffer lb = Arrays2.floats(Arrays2.address(lse), n);
     float[] max = new float[tile];
     float[] sum = new float[tile];
     workingBytes += 2L * tile * 4;
@@ -134,7 +132,7 @@ public final class CausalAttention {
             float e = c < valid ? (float) Math.exp(sb.get(row + c) - m) : 0f;
             total += e;
             if (ph != null) {
-              ph.put(row + c, bf16(e));
+              ph.put(row + c, Arrays2.bf16(e));
             } else {
               pf.put(row + c, e);
             }
@@ -200,9 +198,9 @@ public final class CausalAttention {
     INDArray dO32 = dense(dOut, DataType.FLOAT);
     INDArray dOc = in.bf16 ? copy(dOut, DataType.BFLOAT16) : dO32;
     // D_t = dO_t · O_t (FlashAttention-2, Algorithm 2, line 4)
-    FloatBuffer ob = floats(Arrays2.address(out), (long) n * d);
-    FloatBuffer gb = floats(Arrays2.address(dO32), (long) n * d);
-    FloatBuffer lb = floats(Arrays2.address(lse), n);
+    FloatBuffer ob = Arrays2.floats(Arrays2.address(out), (long) n * d);
+    FloatBuffer gb = Arrays2.floats(Arrays2.address(dO32), (long) n * d);
+    FloatBuffer lb = Arrays2.floats(Arrays2.address(lse), n);
     float[] dot = new float[n];
     workingBytes += 4L * n;
     for (int t = 0; t < n; t++) {
@@ -219,10 +217,10 @@ public final class CausalAttention {
     long dp = scratch(1, DataType.FLOAT);
     long pc = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
     long dsc = in.bf16 ? scratch(3, DataType.BFLOAT16) : dp;
-    FloatBuffer sb = floats(s, (long) tile * tile);
-    FloatBuffer dpb = floats(dp, (long) tile * tile);
-    ShortBuffer pcb = in.bf16 ? shorts(pc, (long) tile * tile) : null;
-    ShortBuffer dsb = in.bf16 ? shorts(dsc, (long) tile * tile) : null;
+    FloatBuffer sb = Arrays2.floats(s, (long) tile * tile);
+    FloatBuffer dpb = Arrays2.floats(dp, (long) tile * tile);
+    ShortBuffer pcb = in.bf16 ? Arrays2.shorts(pc, (long) tile * tile) : null;
+    ShortBuffer dsb = in.bf16 ? Arrays2.shorts(dsc, (long) tile * tile) : null;
     int type = in.dnnlType();
     float alpha = (float) scale;
     long dO = Arrays2.address(dOc);
@@ -245,7 +243,7 @@ public final class CausalAttention {
             float e = c < valid ? (float) Math.exp(sb.get(row + c) - l) : 0f;
             sb.put(row + c, e);
             if (pcb != null) {
-              pcb.put(row + c, bf16(e));
+              pcb.put(row + c, Arrays2.bf16(e));
             }
           }
         }
@@ -262,7 +260,7 @@ public final class CausalAttention {
           for (int c = 0; c < bk; c++) {
             float g = sb.get(row + c) * (dpb.get(row + c) - di);
             if (dsb != null) {
-              dsb.put(row + c, bf16(g));
+              dsb.put(row + c, Arrays2.bf16(g));
             } else {
               dpb.put(row + c, g);
             }
@@ -334,23 +332,6 @@ public final class CausalAttention {
   private INDArray copy(INDArray a, DataType type) {
     workingBytes += a.length() * (type == DataType.FLOAT ? 4 : 2);
     return a.castTo(type).dup('c');
-  }
-
-  private static FloatBuffer floats(long address, long count) {
-    return new FloatPointer(new NativePrimitive.Address().set(address)).capacity(count)
-        .asBuffer();
-  }
-
-  private static ShortBuffer shorts(long address, long count) {
-    return new ShortPointer(new NativePrimitive.Address().set(address)).capacity(count)
-        .asBuffer();
-  }
-
-  /** FP32 to BF16, rounded to nearest, ties to even (finite values). */
-  static short bf16(float x) {
-    int bits = Float.floatToRawIntBits(x);
-    bits += 0x7FFF + ((bits >>> 16) & 1);
-    return (short) (bits >>> 16);
   }
 
   /** The checked inputs, dense, with their row addresses. */

@@ -141,11 +141,11 @@ class CausalAttentionTest {
 
   @Test
   void bf16RoundsToNearestEven() {
-    assertEquals((short) 0x3F80, CausalAttention.bf16(1f));
+    assertEquals((short) 0x3F80, Arrays2.bf16(1f));
     // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: ties go to the even mantissa, 1.
-    assertEquals((short) 0x3F80, CausalAttention.bf16(1f + 0x1p-8f));
-    assertEquals((short) 0x3F81, CausalAttention.bf16(1f + 0x1p-8f + 0x1p-20f));
-    assertEquals((short) 0x3F82, CausalAttention.bf16(1f + 0x1.8p-7f));
+    assertEquals((short) 0x3F80, Arrays2.bf16(1f + 0x1p-8f));
+    assertEquals((short) 0x3F81, Arrays2.bf16(1f + 0x1p-8f + 0x1p-20f));
+    assertEquals((short) 0x3F82, Arrays2.bf16(1f + 0x1.8p-7f));
   }
 
   private static void close(String what, double[][] ref, INDArray got, double relative) {

@@ -1,0 +1,100 @@
+package io.hyperframes.nd4j;
+
+import java.lang.ref.Reference;
+import java.nio.FloatBuffer;
+import java.nio.ShortBuffer;
+import java.util.Arrays;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * Dense row-major matrices for the element-wise kernels of the transformer block: FP32 inputs
+ * read through a buffer, and results of FP32 or BF16 written element by element (BF16 rounded to
+ * nearest, ties to even). The caller keeps each array reachable while its buffer is in use.
+ */
+final class RowMajor {
+  private RowMajor() {}
+
+  /** The matrix checked as {@code name}, as dense row-major FP32 (a copy when it is not). */
+  static INDArray input(String name, INDArray a) {
+    Arrays2.check2d(name, a, DataType.FLOAT, DataType.BFLOAT16);
+    if (a.length() > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(name + ": more than 2^31 elements, shape "
+          + Arrays.toString(a.shape()));
+    }
+    return Arrays2.denseFloat(a);
+  }
+
+  /** {@code a} checked as {@code name} to have {@code like}'s shape, as dense FP32. */
+  static INDArray sameShape(String name, INDArray a, String likeName, INDArray like) {
+    INDArray dense = input(name, a);
+    if (a.rows() != like.rows() || a.columns() != like.columns()) {
+      throw new IllegalArgumentException(name + ": shape " + Arrays.toString(a.shape())
+          + " must be " + likeName + "'s " + Arrays.toString(like.shape()));
+    }
+    return dense;
+  }
+
+  /** A vector of {@code length} FP32 values checked as {@code name} ([n] or [1, n]), dense. */
+  static INDArray vector(String name, INDArray a, long length) {
+    if (a == null) {
+      throw new IllegalArgumentException(name + ": must be given");
+    }
+    if (a.length() != length || (a.rank() == 2 && a.rows() != 1) || a.rank() > 2) {
+      throw new IllegalArgumentException(name + ": must be a vector of " + length
+          + " values, got shape " + Arrays.toString(a.shape()));
+    }
+    if (a.dataType() != DataType.FLOAT) {
+      throw new IllegalArgumentException(name + ": must be FP32, got " + a.dataType());
+    }
+    return Arrays2.isDenseRowMajor(a) ? a : a.dup('c');
+  }
+
+  /** ε of a normalisation, checked: finite and ≥ 0. */
+  static double epsilon(double epsilon) {
+    if (!(epsilon >= 0) || !Double.isFinite(epsilon)) {
+      throw new IllegalArgumentException("epsilon: must be finite and >= 0, got " + epsilon);
+    }
+    return epsilon;
+  }
+
+  /** Keeps the arrays (and so their native memory) reachable up to this call. */
+  static void keep(INDArray... arrays) {
+    Reference.reachabilityFence(arrays);
+  }
+
+  /** Requires FP32 or BF16 for a result's type. */
+  static void checkResultType(String name, DataType type) {
+    if (type != DataType.FLOAT && type != DataType.BFLOAT16) {
+      throw new IllegalArgumentException(name + ": must be FLOAT or BFLOAT16, got " + type);
+    }
+  }
+
+  /** A new result matrix and its writer. */
+  static final class Output {
+    final INDArray array;
+    private final FloatBuffer floats;
+    private final ShortBuffer halves;
+
+    Output(DataType type, long rows, long cols) {
+      array = Nd4j.createUninitialized(type, rows, cols);
+      long n = rows * cols;
+      floats = type == DataType.FLOAT ? Arrays2.floats(Arrays2.address(array), n) : null;
+      halves = type == DataType.FLOAT ? null : Arrays2.shorts(Arrays2.address(array), n);
+    }
+
+    void put(int index, float value) {
+      if (floats != null) {
+        floats.put(index, value);
+      } else {
+        halves.put(index, Arrays2.bf16(value));
+      }
+    }
+
+    INDArray done() {
+      Reference.reachabilityFence(array);
+      return array;
+    }
+  }
+}

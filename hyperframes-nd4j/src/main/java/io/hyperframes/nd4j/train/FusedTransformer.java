@@ -1,0 +1,431 @@
+package io.hyperframes.nd4j.train;
+
+import io.hyperframes.nd4j.CausalAttention;
+import io.hyperframes.nd4j.FusedDense;
+import io.hyperframes.nd4j.Matmul;
+import io.hyperframes.nd4j.RmsNorm;
+import io.hyperframes.nd4j.Rotary;
+import io.hyperframes.nd4j.SwiGlu;
+import io.hyperframes.runtime.StepMeter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.INDArrayIndex;
+import org.nd4j.linalg.indexing.NDArrayIndex;
+
+/**
+ * A small decoder-only language model of the Llama form, trained in plain ND4J code with the
+ * fused kernels: token embedding; {@code layers} pre-norm blocks of RMSNorm, a fused QKV product,
+ * rotary embeddings on queries and keys, tiled causal attention ({@link CausalAttention}), an
+ * output projection and a residual, then RMSNorm, a fused gate-and-up product, {@link SwiGlu}, a
+ * down projection and a residual; a final RMSNorm, an untied output head and the mean
+ * cross-entropy of each next token. No biases. Initialisation as GPT-2 (Radford et al. 2019,
+ * §2.3): weights N(0, 0.02²), the two projections into the residual stream scaled by 1/√(2·layers),
+ * gains 1. Adam ({@link FusedAdam}) on FP32 master weights.
+ *
+ * <p>With {@link FusedDense.Precision#BF16} every product takes BF16 operands with FP32
+ * accumulation (the normalised activations, the SwiGLU output and the gradients entering a
+ * product are rounded to BF16 once, the weights once a step); the residual stream, the
+ * statistics, the attention output and every gradient are FP32. With FP32 everything is FP32.
+ *
+ * <p>A batch is B sequences of T + 1 tokens (T ≤ {@code sequence}): the first T are the input,
+ * the last T the targets, and every sequence starts at position 0. Needs oneDNN (the attention
+ * runs there: {@link CausalAttention#available()}). Not thread-safe.
+ */
+public final class FusedTransformer {
+
+  /**
+   * The model's shape and training settings.
+   *
+   * @param vocabulary tokens (256 for bytes)
+   * @param layers transformer blocks
+   * @param hidden width of the residual stream, a multiple of {@code heads}
+   * @param heads attention heads; hidden / heads is even (rotary embeddings rotate pairs)
+   * @param feedForward width of the SwiGLU layer
+   * @param sequence the longest input, in tokens
+   * @param precision of the products
+   * @param learningRate Adam's step size
+   * @param seed of the initial weights
+   */
+  public record Config(int vocabulary, int layers, int hidden, int heads, int feedForward,
+      int sequence, FusedDense.Precision precision, double learningRate, long seed) {
+    /** Checks every component, naming the one out of range. */
+    public Config {
+      positive("vocabulary", vocabulary);
+      positive("layers", layers);
+      positive("hidden", hidden);
+      positive("heads", heads);
+      positive("feedForward", feedForward);
+      positive("sequence", sequence);
+      if (hidden % heads != 0 || (hidden / heads) % 2 != 0) {
+        throw new IllegalArgumentException("heads: hidden " + hidden + " / heads " + heads
+            + " must be a whole, even head size");
+      }
+      if (precision == null) {
+        throw new IllegalArgumentException("precision: must be given");
+      }
+      if (!(learningRate > 0) || !Double.isFinite(learningRate)) {
+        throw new IllegalArgumentException("learningRate: must be finite and > 0, got "
+            + learningRate);
+      }
+    }
+
+    private static void positive(String name, int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException(name + ": must be >= 1, got " + value);
+      }
+    }
+
+    /** Columns of one head. */
+    public int headDim() {
+      return hidden / heads;
+    }
+  }
+
+  /** RMSNorm's ε (Llama's). */
+  static final double EPSILON = 1e-5;
+  /** Rotary embeddings' frequency base (RoFormer's and Llama 2's). */
+  static final double ROTARY_BASE = 10_000;
+
+  private final Config config;
+  private final boolean bf16;
+  private final RmsNorm norm = new RmsNorm(EPSILON);
+  private final Rotary rotary;
+  private final CausalAttention attention = new CausalAttention();
+  /** Every parameter by name, in a fixed order: FP32, dense. */
+  private final Map<String, INDArray> parameters = new LinkedHashMap<>();
+  private final Map<String, FusedAdam> updaters = new LinkedHashMap<>();
+
+  /** A model of {@code config}'s shape with fresh weights. */
+  public FusedTransformer(Config config) {
+    if (config == null) {
+      throw new IllegalArgumentException("config: must be given");
+    }
+    if (!CausalAttention.available()) {
+      throw new IllegalStateException("FusedTransformer needs oneDNN for its attention");
+    }
+    this.config = config;
+    this.bf16 = config.precision() == FusedDense.Precision.BF16;
+    this.rotary = new Rotary(config.headDim(), config.sequence(), ROTARY_BASE);
+    Nd4j.getRandom().setSeed(config.seed());
+    int h = config.hidden();
+    int f = config.feedForward();
+    double residual = 0.02 / Math.sqrt(2.0 * config.layers());
+    add("embedding", normal(config.vocabulary(), h, 0.02));
+    for (int l = 0; l < config.layers(); l++) {
+      add(name(l, "attentionNorm"), Nd4j.ones(DataType.FLOAT, h));
+      add(name(l, "qkv"), normal(h, 3 * h, 0.02));
+      add(name(l, "output"), normal(h, h, residual));
+      add(name(l, "mlpNorm"), Nd4j.ones(DataType.FLOAT, h));
+      add(name(l, "gateUp"), normal(h, 2 * f, 0.02));
+      add(name(l, "down"), normal(f, h, residual));
+    }
+    add("finalNorm", Nd4j.ones(DataType.FLOAT, h));
+    add("head", normal(h, config.vocabulary(), 0.02));
+  }
+
+  /** The shape and settings. */
+  public Config config() {
+    return config;
+  }
+
+  /** Parameters in all. */
+  public long parameterCount() {
+    return parameters.values().stream().mapToLong(INDArray::length).sum();
+  }
+
+  /** The parameters by name (FP32, read-only view of the map; the arrays are the model's). */
+  public Map<String, INDArray> parameters() {
+    return Collections.unmodifiableMap(parameters);
+  }
+
+  /**
+   * One training step: forward, backward and Adam on every parameter; returns the mean
+   * cross-entropy before the update. The optional {@code meter} step is marked when forward and
+   * backward are done.
+   *
+   * @param tokens B sequences of T + 1 token ids each, 1 ≤ T ≤ {@code sequence}
+   * @throws IllegalArgumentException naming the sequence and position of a bad token or length
+   */
+  public double fit(int[][] tokens, StepMeter.Step meter) {
+    Pass pass = new Pass(tokens);
+    Map<String, INDArray> grads = pass.backward();
+    if (meter != null) {
+      meter.computeDone();
+    }
+    grads.forEach((name, g) -> updaters.get(name).update(g));
+    return pass.loss;
+  }
+
+  /** The mean cross-entropy of each next token, without training. */
+  public double loss(int[][] tokens) {
+    return new Pass(tokens).loss;
+  }
+
+  /** The loss and the gradient of every parameter, by name (for tests). */
+  Map<String, INDArray> gradients(int[][] tokens, double[] loss) {
+    Pass pass = new Pass(tokens);
+    loss[0] = pass.loss;
+    return pass.backward();
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private void add(String name, INDArray value) {
+    parameters.put(name, value);
+    updaters.put(name, FusedAdam.of(value, config.learningRate()));
+  }
+
+  private static String name(int layer, String part) {
+    return "layer" + layer + "." + part;
+  }
+
+  private static INDArray normal(int rows, int cols, double std) {
+    return Nd4j.randn(DataType.FLOAT, rows, cols).muli(std);
+  }
+
+  /** The array in the products' type: itself in FP32, a BF16 copy in BF16. */
+  private INDArray compute(INDArray a) {
+    return bf16 && a.dataType() != DataType.BFLOAT16 ? a.castTo(DataType.BFLOAT16) : a;
+  }
+
+  private DataType computeType() {
+    return bf16 ? DataType.BFLOAT16 : DataType.FLOAT;
+  }
+
+  /** {@code op(a) · op(b)}, a new FP32 matrix. */
+  private static INDArray product(INDArray a, boolean transA, INDArray b, boolean transB) {
+    long rows = transA ? a.columns() : a.rows();
+    long cols = transB ? b.rows() : b.columns();
+    INDArray c = Nd4j.createUninitialized(DataType.FLOAT, rows, cols);
+    Matmul.gemm(a, transA, b, transB, c, 1f, 0f);
+    return c;
+  }
+
+  /** What one block's forward pass keeps for its backward pass. */
+  private static final class Block {
+    INDArray input;
+    RmsNorm.Forward attentionNorm;
+    INDArray qkv;
+    CausalAttention.Forward[] heads;
+    INDArray attention;
+    INDArray middle;
+    RmsNorm.Forward mlpNorm;
+    INDArray gateUp;
+    INDArray activation;
+  }
+
+  /** One forward pass over a batch, kept for its backward pass. */
+  private final class Pass {
+    final int batch;
+    final int length;
+    final int rows;
+    final int[] inputs;
+    final int[] targets;
+    final Map<String, INDArray> weights = new LinkedHashMap<>();
+    final List<Block> blocks = new ArrayList<>();
+    INDArray last;
+    RmsNorm.Forward finalNorm;
+    /** The softmax of the logits, row-major [rows, vocabulary]. */
+    float[] probabilities;
+    double loss;
+
+    Pass(int[][] tokens) {
+      if (tokens == null || tokens.length == 0) {
+        throw new IllegalArgumentException("tokens: need at least one sequence");
+      }
+      batch = tokens.length;
+      length = check(tokens);
+      rows = batch * length;
+      inputs = new int[rows];
+      targets = new int[rows];
+      for (int b = 0; b < batch; b++) {
+        System.arraycopy(tokens[b], 0, inputs, b * length, length);
+        System.arraycopy(tokens[b], 1, targets, b * length, length);
+      }
+      parameters.forEach((name, w) -> weights.put(name, w.rank() == 2 && !"embedding".equals(name)
+          ? compute(w) : w));
+      forward();
+    }
+
+    private int check(int[][] tokens) {
+      int t = tokens[0] == null ? 0 : tokens[0].length - 1;
+      if (t < 1 || t > config.sequence()) {
+        throw new IllegalArgumentException("tokens[0]: needs 2 to " + (config.sequence() + 1)
+            + " tokens (T inputs and the next), got " + (tokens[0] == null ? 0
+            : tokens[0].length));
+      }
+      for (int b = 0; b < tokens.length; b++) {
+        if (tokens[b] == null || tokens[b].length != t + 1) {
+          throw new IllegalArgumentException("tokens[" + b + "]: every sequence needs " + (t + 1)
+              + " tokens, as the first");
+        }
+        for (int i = 0; i < tokens[b].length; i++) {
+          if (tokens[b][i] < 0 || tokens[b][i] >= config.vocabulary()) {
+            throw new IllegalArgumentException("tokens[" + b + "][" + i + "]: " + tokens[b][i]
+                + " is outside the vocabulary [0, " + config.vocabulary() + ")");
+          }
+        }
+      }
+      return t;
+    }
+
+    private INDArrayIndex sequence(int b) {
+      return NDArrayIndex.interval((long) b * length, (long) (b + 1) * length);
+    }
+
+    private INDArrayIndex columns(long from, long count) {
+      return NDArrayIndex.interval(from, from + count);
+    }
+
+    private void forward() {
+      int h = config.hidden();
+      int d = config.headDim();
+      double scale = 1 / Math.sqrt(d);
+      INDArray x = parameters.get("embedding").getRows(inputs);
+      for (int l = 0; l < config.layers(); l++) {
+        Block k = new Block();
+        k.input = x;
+        k.attentionNorm = norm.forward(x, parameters.get(name(l, "attentionNorm")),
+            computeType());
+        k.qkv = product(k.attentionNorm.out(), false, weights.get(name(l, "qkv")), false);
+        k.heads = new CausalAttention.Forward[batch * config.heads()];
+        k.attention = Nd4j.createUninitialized(DataType.FLOAT, rows, h);
+        for (int b = 0; b < batch; b++) {
+          rotary.rotate(k.qkv.get(sequence(b), columns(0, 2L * h)), 0);
+          for (int head = 0; head < config.heads(); head++) {
+            CausalAttention.Forward out = attention.forward(slice(k.qkv, b, head * d),
+                slice(k.qkv, b, h + head * d), slice(k.qkv, b, 2 * h + head * d), scale);
+            k.heads[b * config.heads() + head] = out;
+            k.attention.get(sequence(b), columns(head * d, d)).assign(out.out());
+          }
+        }
+        k.attention = compute(k.attention);
+        k.middle = product(k.attention, false, weights.get(name(l, "output")), false).addi(x);
+        k.mlpNorm = norm.forward(k.middle, parameters.get(name(l, "mlpNorm")), computeType());
+        k.gateUp = product(k.mlpNorm.out(), false, weights.get(name(l, "gateUp")), false);
+        k.activation = SwiGlu.forward(k.gateUp, computeType());
+        x = product(k.activation, false, weights.get(name(l, "down")), false).addi(k.middle);
+        blocks.add(k);
+      }
+      last = x;
+      finalNorm = norm.forward(x, parameters.get("finalNorm"), computeType());
+      INDArray logits = product(finalNorm.out(), false, weights.get("head"), false);
+      loss = softmaxCrossEntropy(logits);
+    }
+
+    /** Head {@code column / d} of sequence {@code b}'s rows, in the products' type. */
+    private INDArray slice(INDArray qkv, int b, long column) {
+      INDArray view = qkv.get(sequence(b), columns(column, config.headDim()));
+      return bf16 ? view.castTo(DataType.BFLOAT16) : view;
+    }
+
+    /**
+     * The softmax of each row of the logits, kept as {@link #probabilities}, and the mean
+     * cross-entropy of the targets (log-sum-exp from each row's maximum, in FP64).
+     */
+    private double softmaxCrossEntropy(INDArray logits) {
+      int v = config.vocabulary();
+      float[] z = logits.data().asFloat();
+      double total = 0;
+      for (int r = 0; r < rows; r++) {
+        int row = r * v;
+        float max = Float.NEGATIVE_INFINITY;
+        for (int i = 0; i < v; i++) {
+          max = Math.max(max, z[row + i]);
+        }
+        double sum = 0;
+        for (int i = 0; i < v; i++) {
+          sum += Math.exp(z[row + i] - max);
+        }
+        double logSum = max + Math.log(sum);
+        total += logSum - z[row + targets[r]];
+        for (int i = 0; i < v; i++) {
+          z[row + i] = (float) Math.exp(z[row + i] - logSum);
+        }
+      }
+      probabilities = z;
+      return total / rows;
+    }
+
+    Map<String, INDArray> backward() {
+      int h = config.hidden();
+      int d = config.headDim();
+      double scale = 1 / Math.sqrt(d);
+      Map<String, INDArray> grads = new LinkedHashMap<>();
+      // d loss / d logits = (softmax − one-hot) / rows.
+      int v = config.vocabulary();
+      float[] grad = probabilities.clone();
+      for (int r = 0; r < rows; r++) {
+        grad[r * v + targets[r]] -= 1f;
+      }
+      for (int i = 0; i < grad.length; i++) {
+        grad[i] /= rows;
+      }
+      INDArray dLogits = compute(Nd4j.createFromArray(grad).reshape(rows, v));
+      grads.put("head", product(finalNorm.out(), true, dLogits, false));
+      RmsNorm.Gradients fn = norm.backward(product(dLogits, false, weights.get("head"), true),
+          last, parameters.get("finalNorm"), finalNorm);
+      grads.put("finalNorm", fn.dGain());
+      INDArray dx = fn.dx();
+      for (int l = config.layers() - 1; l >= 0; l--) {
+        Block k = blocks.get(l);
+        INDArray dz = compute(dx);
+        grads.put(name(l, "down"), product(k.activation, true, dz, false));
+        INDArray dGateUp = compute(SwiGlu.backward(
+            product(dz, false, weights.get(name(l, "down")), true), k.gateUp));
+        grads.put(name(l, "gateUp"), product(k.mlpNorm.out(), true, dGateUp, false));
+        RmsNorm.Gradients mn = norm.backward(
+            product(dGateUp, false, weights.get(name(l, "gateUp")), true), k.middle,
+            parameters.get(name(l, "mlpNorm")), k.mlpNorm);
+        grads.put(name(l, "mlpNorm"), mn.dGain());
+        INDArray dMiddle = mn.dx().addi(dx);
+        INDArray dy = compute(dMiddle);
+        grads.put(name(l, "output"), product(k.attention, true, dy, false));
+        INDArray dAttention = product(dy, false, weights.get(name(l, "output")), true);
+        INDArray dQkv = Nd4j.createUninitialized(DataType.FLOAT, rows, 3L * h);
+        for (int b = 0; b < batch; b++) {
+          for (int head = 0; head < config.heads(); head++) {
+            CausalAttention.Gradients g = attention.backward(slice(k.qkv, b, head * d),
+                slice(k.qkv, b, h + head * d), slice(k.qkv, b, 2 * h + head * d),
+                k.heads[b * config.heads() + head],
+                dAttention.get(sequence(b), columns(head * d, d)), scale);
+            dQkv.get(sequence(b), columns(head * d, d)).assign(g.dq());
+            dQkv.get(sequence(b), columns(h + head * d, d)).assign(g.dk());
+            dQkv.get(sequence(b), columns(2 * h + head * d, d)).assign(g.dv());
+          }
+          rotary.rotateBack(dQkv.get(sequence(b), columns(0, 2L * h)), 0);
+        }
+        INDArray dq = compute(dQkv);
+        grads.put(name(l, "qkv"), product(k.attentionNorm.out(), true, dq, false));
+        RmsNorm.Gradients an = norm.backward(
+            product(dq, false, weights.get(name(l, "qkv")), true), k.input,
+            parameters.get(name(l, "attentionNorm")), k.attentionNorm);
+        grads.put(name(l, "attentionNorm"), an.dGain());
+        dx = an.dx().addi(dMiddle);
+      }
+      float[] dxs = dx.data().asFloat();
+      float[] dEmbedding = new float[v * h];
+      for (int r = 0; r < rows; r++) {
+        for (int i = 0; i < h; i++) {
+          dEmbedding[inputs[r] * h + i] += dxs[r * h + i];
+        }
+      }
+      grads.put("embedding", Nd4j.createFromArray(dEmbedding).reshape(v, h));
+      Map<String, INDArray> ordered = new LinkedHashMap<>();
+      parameters.keySet().forEach(name -> ordered.put(name, reshaped(grads.get(name),
+          parameters.get(name))));
+      return ordered;
+    }
+
+    private INDArray reshaped(INDArray grad, INDArray like) {
+      INDArray g = grad.reshape(like.shape());
+      return g.isView() || g.ordering() != 'c' ? g.dup('c') : g;
+    }
+  }
+}

@@ -1,0 +1,155 @@
+package io.hyperframes.nd4j.train;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hyperframes.nd4j.CausalAttention;
+import io.hyperframes.nd4j.FusedDense;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.nd4j.linalg.api.ndarray.INDArray;
+
+/**
+ * The small transformer's backward pass against central finite differences of its own loss, in
+ * FP32; the BF16 loss against the FP32 loss of the same weights; and training that learns a
+ * periodic sequence in both precisions.
+ */
+class FusedTransformerTest {
+
+  @BeforeEach
+  void needsOneDnn() {
+    Assumptions.assumeTrue(CausalAttention.available(), "oneDNN did not load");
+  }
+
+  private static FusedTransformer.Config tiny(FusedDense.Precision precision) {
+    return new FusedTransformer.Config(13, 2, 16, 2, 24, 8, precision, 1e-2, 7);
+  }
+
+  private static int[][] randomTokens(int batch, int length, int vocabulary, long seed) {
+    Random random = new Random(seed);
+    int[][] tokens = new int[batch][length];
+    for (int[] row : tokens) {
+      for (int i = 0; i < length; i++) {
+        row[i] = random.nextInt(vocabulary);
+      }
+    }
+    return tokens;
+  }
+
+  /**
+   * Every parameter array's gradient, at its two largest entries and two drawn at random,
+   * matches (L(θ + s) − L(θ − s)) / 2s with s = 1e-2 within 2 % of the entry plus 1e-3 of the
+   * array's largest gradient. The weights are scaled up from GPT-2's 0.02 so that every path
+   * carries gradient; FP32 rounding of the loss (about 1e-7) over 2s and the truncation error
+   * (s² times the third derivative) stay well inside the bound.
+   */
+  @Test
+  void gradientsAreTheFiniteDifferencesOfTheLoss() {
+    FusedTransformer model = new FusedTransformer(tiny(FusedDense.Precision.FP32));
+    model.parameters().forEach((name, p) -> {
+      if (p.rank() == 2) {
+        p.muli(8);
+      }
+    });
+    int[][] tokens = randomTokens(2, 7, 13, 3);
+    Map<String, INDArray> grads = model.gradients(tokens, new double[1]);
+    assertEquals(model.parameters().keySet(), grads.keySet());
+    Random random = new Random(11);
+    double step = 1e-2;
+    int checked = 0;
+    for (Map.Entry<String, INDArray> e : model.parameters().entrySet()) {
+      INDArray p = e.getValue();
+      float[] g = grads.get(e.getKey()).data().asFloat();
+      assertEquals(p.length(), g.length, e.getKey());
+      int[] entries = {largest(g, -1), 0, random.nextInt(g.length), random.nextInt(g.length)};
+      entries[1] = largest(g, entries[0]);
+      double size = Math.abs(g[entries[0]]);
+      assertTrue(size > 0, e.getKey() + ": no gradient at all");
+      for (int i : entries) {
+        float keep = p.getFloat(i);
+        p.putScalar(i, keep + step);
+        double up = model.loss(tokens);
+        p.putScalar(i, keep - step);
+        double down = model.loss(tokens);
+        p.putScalar(i, keep);
+        double numeric = (up - down) / (2 * step);
+        assertEquals(numeric, g[i], 0.02 * Math.abs(numeric) + 1e-3 * size,
+            e.getKey() + "[" + i + "]");
+        checked++;
+      }
+    }
+    assertEquals(4 * model.parameters().size(), checked);
+  }
+
+  private static int largest(float[] g, int except) {
+    int best = except == 0 ? 1 : 0;
+    for (int i = 0; i < g.length; i++) {
+      if (i != except && Math.abs(g[i]) > Math.abs(g[best])) {
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * With the same weights, the BF16 model's loss is the FP32 model's within 1 %: BF16 rounds
+   * every product's operands (u = 2⁻⁸), and the loss averages the resulting logit errors.
+   */
+  @Test
+  void bf16LossIsTheFp32LossWithinOnePercent() {
+    int[][] tokens = randomTokens(3, 9, 13, 5);
+    double fp32 = new FusedTransformer(tiny(FusedDense.Precision.FP32)).loss(tokens);
+    double bf16 = new FusedTransformer(tiny(FusedDense.Precision.BF16)).loss(tokens);
+    assertEquals(Math.log(13), fp32, 0.1, "a fresh model guesses nearly uniformly");
+    assertEquals(fp32, bf16, 0.01 * fp32);
+  }
+
+  /** A sequence of period 5 is learned: the loss falls below a fifth of its start in 60 steps. */
+  @ParameterizedTest
+  @EnumSource(FusedDense.Precision.class)
+  void learnsAPeriodicSequence(FusedDense.Precision precision) {
+    FusedTransformer model = new FusedTransformer(tiny(precision));
+    int[] period = {3, 11, 0, 7, 5};
+    int[][] tokens = new int[4][9];
+    for (int b = 0; b < 4; b++) {
+      for (int i = 0; i < 9; i++) {
+        tokens[b][i] = period[(b + i) % 5];
+      }
+    }
+    double first = model.fit(tokens, null);
+    double last = first;
+    for (int step = 0; step < 60; step++) {
+      last = model.fit(tokens, null);
+    }
+    assertTrue(last < first / 5, precision + ": loss " + first + " then " + last);
+  }
+
+  @Test
+  void badInputNamesTheField() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new FusedTransformer.Config(13, 2, 18, 4, 24, 8, FusedDense.Precision.FP32, 1e-2,
+            7));
+    assertTrue(e.getMessage().startsWith("heads: hidden 18 / heads 4"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> new FusedTransformer.Config(0, 2, 16, 2, 24, 8, FusedDense.Precision.FP32, 1e-2,
+            7));
+    assertTrue(e.getMessage().startsWith("vocabulary: must be >= 1, got 0"), e.getMessage());
+    FusedTransformer model = new FusedTransformer(tiny(FusedDense.Precision.FP32));
+    e = assertThrows(IllegalArgumentException.class,
+        () -> model.loss(new int[][] {{1, 2, 3}, {1, 13, 2}}));
+    assertTrue(e.getMessage().startsWith("tokens[1][1]: 13 is outside the vocabulary [0, 13)"),
+        e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> model.loss(new int[][] {{1, 2, 3}, {1, 2}}));
+    assertTrue(e.getMessage().startsWith("tokens[1]: every sequence needs 3 tokens"),
+        e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> model.loss(new int[][] {new int[10]}));
+    assertTrue(e.getMessage().startsWith("tokens[0]: needs 2 to 9 tokens"), e.getMessage());
+  }
+}
