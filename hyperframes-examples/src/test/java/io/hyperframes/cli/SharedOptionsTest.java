@@ -37,7 +37,8 @@ class SharedOptionsTest {
 
   @Test
   void aRecordThatCouldNotBeWrittenIsRefusedBeforeTheMeasurement() throws Exception {
-    for (String bench : new String[] {"kernels", "infer", "train", "compression", "adapters"}) {
+    for (String bench : new String[] {"kernels", "infer", "train", "transformer", "compression",
+        "adapters"}) {
       CliTest.Result r = CliTest.run("bench", bench, "--record",
           Path.of("no-such-folder", "record.json").toString());
       assertEquals(2, r.status(), bench + ": " + r.err());

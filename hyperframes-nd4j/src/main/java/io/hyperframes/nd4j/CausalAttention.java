@@ -8,6 +8,7 @@ import java.nio.FloatBuffer;
 import java.nio.ShortBuffer;
 import java.util.Arrays;
 import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
@@ -306,7 +307,13 @@ public final class CausalAttention {
   /** Tile buffer {@code slot} (0 and 1 FP32, 2 and 3 BF16), counted in the working bytes. */
   private long scratch(int slot, DataType type) {
     if (tiles[slot] == null) {
-      tiles[slot] = Nd4j.create(type, (long) tile * tile);
+      // Kept from call to call, so never in the caller's workspace (which a step resets).
+      MemoryWorkspace none = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces();
+      try {
+        tiles[slot] = Nd4j.create(type, (long) tile * tile);
+      } finally {
+        none.close();
+      }
     }
     workingBytes += (long) tile * tile * (type == DataType.FLOAT ? 4 : 2);
     return Arrays2.address(tiles[slot]);

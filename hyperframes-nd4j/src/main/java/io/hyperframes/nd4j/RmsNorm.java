@@ -55,30 +55,57 @@ public final class RmsNorm {
     return forward(xs, RowMajor.vector("gain", gain, xs.columns()), null, outType);
   }
 
+  /**
+   * The forward pass into arrays the caller holds (nothing is allocated when x is dense FP32):
+   * decoding one token at a time reuses them.
+   *
+   * @param out the normalised rows, dense row-major [T, h], FP32 or BF16
+   * @param inverseRms per row, 1 / rms(x), dense FP32 [T]
+   * @return {@code out} and {@code inverseRms}
+   */
+  public Forward forward(INDArray x, INDArray gain, INDArray out, INDArray inverseRms) {
+    INDArray xs = RowMajor.input("x", x);
+    INDArray inv = RowMajor.vector("inverseRms", inverseRms, xs.rows());
+    if (inv != inverseRms) {
+      throw new IllegalArgumentException("inverseRms: must be a dense vector (it is written)");
+    }
+    return forward(xs, RowMajor.vector("gain", gain, xs.columns()), null,
+        RowMajor.Output.into("out", out, xs.rows(), xs.columns()), inv);
+  }
+
   /** The forward pass on checked, dense FP32 rows, plus {@code bias} (dense FP32 [h]) if given. */
   Forward forward(INDArray xs, INDArray g, INDArray bias, DataType outType) {
+    RowMajor.checkResultType("outType", outType);
+    return forward(xs, g, bias, new RowMajor.Output(outType, xs.rows(), xs.columns()),
+        Nd4j.createUninitialized(DataType.FLOAT, xs.rows()));
+  }
+
+  private Forward forward(INDArray xs, INDArray g, INDArray bias, RowMajor.Output out,
+      INDArray inv) {
     int rows = xs.rows();
     int h = xs.columns();
-    RowMajor.checkResultType("outType", outType);
-    RowMajor.Output out = new RowMajor.Output(outType, rows, h);
-    INDArray inv = Nd4j.createUninitialized(DataType.FLOAT, rows);
     FloatBuffer xb = Arrays2.floats(xs);
-    FloatBuffer gb = Arrays2.floats(g);
-    FloatBuffer bb = bias == null ? null : Arrays2.floats(bias);
     FloatBuffer ib = Arrays2.floats(inv);
+    float[] gains = new float[h];
+    Arrays2.floats(g).get(0, gains);
+    float[] biases = bias == null ? null : new float[h];
+    if (biases != null) {
+      Arrays2.floats(bias).get(0, biases);
+    }
+    float[] row = new float[h];
     for (int t = 0; t < rows; t++) {
-      int row = t * h;
+      xb.get(t * h, row, 0, h);
       double squares = 0;
       for (int i = 0; i < h; i++) {
-        double v = xb.get(row + i);
-        squares += v * v;
+        squares += (double) row[i] * row[i];
       }
       double r = 1 / Math.sqrt(squares / h + epsilon);
       ib.put(t, (float) r);
       for (int i = 0; i < h; i++) {
-        double y = gb.get(i) * (xb.get(row + i) * r);
-        out.put(row + i, (float) (bb == null ? y : y + bb.get(i)));
+        double y = gains[i] * (row[i] * r);
+        row[i] = (float) (biases == null ? y : y + biases[i]);
       }
+      out.put(t * h, row, h);
     }
     RowMajor.keep(xs, g, bias, inv);
     return new Forward(out.done(), inv);
@@ -118,23 +145,27 @@ public final class RmsNorm {
     double[] dGain = new double[h];
     FloatBuffer xb = Arrays2.floats(xs);
     FloatBuffer db = Arrays2.floats(dy);
-    FloatBuffer gb = Arrays2.floats(g);
     FloatBuffer ib = Arrays2.floats(inv);
     FloatBuffer ob = Arrays2.floats(dx);
+    float[] gains = new float[h];
+    Arrays2.floats(g).get(0, gains);
+    float[] row = new float[h];
+    float[] d = new float[h];
     for (int t = 0; t < rows; t++) {
-      int row = t * h;
+      xb.get(t * h, row, 0, h);
+      db.get(t * h, d, 0, h);
       double r = ib.get(t);
       double s = 0;
       for (int i = 0; i < h; i++) {
-        double d = db.get(row + i);
-        double v = xb.get(row + i);
-        s += gb.get(i) * d * v;
-        dGain[i] += d * v * r;
+        double dv = (double) d[i] * row[i];
+        s += gains[i] * dv;
+        dGain[i] += dv * r;
       }
       double c = r * r * r * s / h;
       for (int i = 0; i < h; i++) {
-        ob.put(row + i, (float) (r * gb.get(i) * db.get(row + i) - xb.get(row + i) * c));
+        d[i] = (float) (r * gains[i] * d[i] - row[i] * c);
       }
+      ob.put(t * h, d, 0, h);
     }
     RowMajor.keep(xs, dy, g, inv, dx);
     return new Gradients(dx, Nd4j.createFromArray(dGain).castTo(DataType.FLOAT));

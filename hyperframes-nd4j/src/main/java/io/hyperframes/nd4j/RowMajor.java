@@ -78,11 +78,48 @@ final class RowMajor {
     private final ShortBuffer halves;
 
     Output(DataType type, long rows, long cols) {
-      array = Nd4j.createUninitialized(type, rows, cols);
-      long n = rows * cols;
-      floats = type == DataType.FLOAT ? Arrays2.floats(Arrays2.address(array), n) : null;
-      halves = type == DataType.FLOAT ? null : Arrays2.shorts(Arrays2.address(array), n);
+      this(Nd4j.createUninitialized(type, rows, cols));
     }
+
+    /** Writes into {@code array}: dense row-major FP32 or BF16, checked by the caller. */
+    Output(INDArray array) {
+      this.array = array;
+      long n = array.length();
+      boolean fp32 = array.dataType() == DataType.FLOAT;
+      floats = fp32 ? Arrays2.floats(Arrays2.address(array), n) : null;
+      halves = fp32 ? null : Arrays2.shorts(Arrays2.address(array), n);
+    }
+
+    /**
+     * A writer into {@code out}, checked as {@code name}: dense row-major FP32 or BF16 of
+     * {@code rows} × {@code cols}.
+     */
+    static Output into(String name, INDArray out, long rows, long cols) {
+      Arrays2.check2d(name, out, DataType.FLOAT, DataType.BFLOAT16);
+      if (out.rows() != rows || out.columns() != cols || !Arrays2.isDenseRowMajor(out)) {
+        throw new IllegalArgumentException(name + ": must be a dense row-major [" + rows + ", "
+            + cols + "] array, got shape " + Arrays.toString(out.shape()) + " stride "
+            + Arrays.toString(out.stride()));
+      }
+      return new Output(out);
+    }
+
+    /** Writes {@code count} values from {@code values} at element {@code index}. */
+    void put(int index, float[] values, int count) {
+      if (floats != null) {
+        floats.put(index, values, 0, count);
+      } else {
+        if (rounded.length < count) {
+          rounded = new short[count];
+        }
+        for (int i = 0; i < count; i++) {
+          rounded[i] = Arrays2.bf16(values[i]);
+        }
+        halves.put(index, rounded, 0, count);
+      }
+    }
+
+    private short[] rounded = new short[0];
 
     void put(int index, float value) {
       if (floats != null) {

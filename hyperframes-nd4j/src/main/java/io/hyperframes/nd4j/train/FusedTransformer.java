@@ -2,6 +2,7 @@ package io.hyperframes.nd4j.train;
 
 import io.hyperframes.nd4j.CausalAttention;
 import io.hyperframes.nd4j.FusedDense;
+import io.hyperframes.nd4j.KvCache;
 import io.hyperframes.nd4j.Matmul;
 import io.hyperframes.nd4j.RmsNorm;
 import io.hyperframes.nd4j.Rotary;
@@ -13,6 +14,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.memory.MemoryWorkspace;
+import org.nd4j.linalg.api.memory.conf.WorkspaceConfiguration;
+import org.nd4j.linalg.api.memory.enums.AllocationPolicy;
+import org.nd4j.linalg.api.memory.enums.LearningPolicy;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.INDArrayIndex;
@@ -153,18 +158,154 @@ public final class FusedTransformer {
    * @throws IllegalArgumentException naming the sequence and position of a bad token or length
    */
   public double fit(int[][] tokens, StepMeter.Step meter) {
-    Pass pass = new Pass(tokens);
-    Map<String, INDArray> grads = pass.backward();
-    if (meter != null) {
-      meter.computeDone();
+    MemoryWorkspace ws = workspace();
+    try {
+      Pass pass = new Pass(tokens);
+      Map<String, INDArray> grads = pass.backward();
+      if (meter != null) {
+        meter.computeDone();
+      }
+      grads.forEach((name, g) -> updaters.get(name).update(g));
+      return pass.loss;
+    } finally {
+      ws.close();
     }
-    grads.forEach((name, g) -> updaters.get(name).update(g));
-    return pass.loss;
   }
 
   /** The mean cross-entropy of each next token, without training. */
   public double loss(int[][] tokens) {
-    return new Pass(tokens).loss;
+    MemoryWorkspace ws = workspace();
+    try {
+      return new Pass(tokens).loss;
+    } finally {
+      ws.close();
+    }
+  }
+
+  /**
+   * The step's arrays live in a workspace reused from step to step (ND4J learns its size in the
+   * first): allocating and freeing them natively each step took as long as the products.
+   */
+  private static MemoryWorkspace workspace() {
+    return Nd4j.getWorkspaceManager().getAndActivateWorkspace(WORKSPACE,
+        "hyperframes-fused-transformer");
+  }
+
+  private static final WorkspaceConfiguration WORKSPACE = WorkspaceConfiguration.builder()
+      .policyAllocation(AllocationPolicy.STRICT).policyLearning(LearningPolicy.FIRST_LOOP)
+      .build();
+
+  /**
+   * A decoder of one sequence at batch 1 with a KV cache of {@code capacity} positions
+   * (≤ {@code sequence}), over the weights as they are now: every buffer, the cache and (in BF16)
+   * the weights' BF16 copies are allocated here, and no array per token.
+   */
+  public Decoder decoder(int capacity) {
+    if (capacity < 1 || capacity > config.sequence()) {
+      throw new IllegalArgumentException("capacity: must be in [1, " + config.sequence()
+          + "] (the sequence the rotary tables cover), got " + capacity);
+    }
+    return new Decoder(capacity);
+  }
+
+  /**
+   * Decoding of one sequence, one token at a time: each {@link #next} runs the token through
+   * every block against the keys and values of the tokens before it ({@link KvCache}) and gives
+   * the logits of the token after it. The logits equal those of the full forward pass over the
+   * same prefix ({@code FusedTransformerTest}). Not thread-safe; weights changed after the
+   * decoder was made are not seen in BF16 (its BF16 copies are made once).
+   */
+  public final class Decoder {
+    private final KvCache[] caches;
+    private final Map<String, INDArray> weights = new LinkedHashMap<>();
+    private final INDArray x;
+    private final INDArray normed;
+    private final INDArray inverseRms;
+    private final INDArray qkv;
+    private final INDArray queriesAndKeys;
+    private final INDArray attended;
+    private final INDArray projected;
+    private final INDArray gateUp;
+    private final INDArray activation;
+    private final INDArray logits;
+    private final double scale = 1 / Math.sqrt(config.headDim());
+
+    private Decoder(int capacity) {
+      int h = config.hidden();
+      DataType type = computeType();
+      caches = new KvCache[config.layers()];
+      for (int l = 0; l < caches.length; l++) {
+        caches[l] = new KvCache(config.heads(), config.headDim(), capacity);
+      }
+      parameters.forEach((name, w) -> weights.put(name, w.rank() == 2
+          && !"embedding".equals(name) ? compute(w) : w));
+      x = Nd4j.create(DataType.FLOAT, 1, h);
+      normed = Nd4j.create(type, 1, h);
+      inverseRms = Nd4j.create(DataType.FLOAT, 1);
+      qkv = Nd4j.create(DataType.FLOAT, 1, 3L * h);
+      queriesAndKeys = qkv.get(NDArrayIndex.all(), NDArrayIndex.interval(0, 2L * h));
+      attended = Nd4j.create(type, 1, h);
+      projected = Nd4j.create(DataType.FLOAT, 1, h);
+      gateUp = Nd4j.create(DataType.FLOAT, 1, 2L * config.feedForward());
+      activation = Nd4j.create(type, 1, config.feedForward());
+      logits = Nd4j.create(DataType.FLOAT, 1, config.vocabulary());
+    }
+
+    /** Tokens fed since the last {@link #reset}. */
+    public int length() {
+      return caches[0].length();
+    }
+
+    /** Starts a new sequence. */
+    public void reset() {
+      for (KvCache c : caches) {
+        c.clear();
+      }
+    }
+
+    /**
+     * Feeds {@code token} at the next position and returns the logits of the token after it,
+     * FP32 [1, vocabulary]: a buffer the next call overwrites.
+     *
+     * @throws IllegalArgumentException when the token is outside the vocabulary
+     * @throws IllegalStateException when the cache is full
+     */
+    public INDArray next(int token) {
+      if (token < 0 || token >= config.vocabulary()) {
+        throw new IllegalArgumentException("token: " + token + " is outside the vocabulary [0, "
+            + config.vocabulary() + ")");
+      }
+      int position = length();
+      if (position == caches[0].capacity()) {
+        throw new IllegalStateException("decoder full: " + position + " tokens (its capacity)");
+      }
+      x.assign(parameters.get("embedding").getRow(token));
+      for (int l = 0; l < caches.length; l++) {
+        norm.forward(x, parameters.get(name(l, "attentionNorm")), normed, inverseRms);
+        Matmul.gemm(normed, false, weights.get(name(l, "qkv")), false, qkv, 1f, 0f);
+        rotary.rotate(queriesAndKeys, position);
+        caches[l].append(qkv, attended, scale);
+        Matmul.gemm(attended, false, weights.get(name(l, "output")), false, projected, 1f, 0f);
+        x.addi(projected);
+        norm.forward(x, parameters.get(name(l, "mlpNorm")), normed, inverseRms);
+        Matmul.gemm(normed, false, weights.get(name(l, "gateUp")), false, gateUp, 1f, 0f);
+        SwiGlu.forward(gateUp, activation);
+        Matmul.gemm(activation, false, weights.get(name(l, "down")), false, projected, 1f, 0f);
+        x.addi(projected);
+      }
+      norm.forward(x, parameters.get("finalNorm"), normed, inverseRms);
+      Matmul.gemm(normed, false, weights.get("head"), false, logits, 1f, 0f);
+      return logits;
+    }
+  }
+
+  /**
+   * The softmax of the logits of every position of one sequence, from the full forward pass,
+   * row-major [T, vocabulary] (for tests).
+   */
+  float[] probabilities(int[] sequence) {
+    int[] withNext = java.util.Arrays.copyOf(sequence, sequence.length + 1);
+    return new Pass(new int[][] {withNext}).probabilities;
   }
 
   /** The loss and the gradient of every parameter, by name (for tests). */
@@ -424,6 +565,10 @@ public final class FusedTransformer {
     }
 
     private INDArray reshaped(INDArray grad, INDArray like) {
+      if (java.util.Arrays.equals(grad.shape(), like.shape()) && !grad.isView()
+          && grad.ordering() == 'c') {
+        return grad;
+      }
       INDArray g = grad.reshape(like.shape());
       return g.isView() || g.ordering() != 'c' ? g.dup('c') : g;
     }

@@ -1,0 +1,369 @@
+package io.hyperframes.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hyperframes.json.Json;
+import io.hyperframes.nd4j.CausalAttention;
+import io.hyperframes.nd4j.FusedDense;
+import io.hyperframes.nd4j.KernelComparison;
+import io.hyperframes.nd4j.train.FusedTransformer;
+import io.hyperframes.runtime.BenchmarkRecord;
+import io.hyperframes.stat.Quantile;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.function.IntUnaryOperator;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code hyperframes bench transformer}: a small GPT in HyperFrames and in DJL on PyTorch. */
+@Command(name = "transformer", mixinStandardHelpOptions = true,
+    description = "Train and decode the same small byte-level GPT (Llama form) with the"
+        + " HyperFrames fused kernels and in DJL on PyTorch, from the same initial weights on"
+        + " the same batches of a text file, in one run: training samples/s, the loss on a"
+        + " held-out batch after the steps, decode latency per token at batch 1 with a KV"
+        + " cache (p50, p99), and the ratios.")
+final class BenchTransformerCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--layers", defaultValue = "6", description = "Blocks (default 6).")
+  int layers;
+
+  @Option(names = "--hidden", defaultValue = "512", description = "Model width (default 512).")
+  int hidden;
+
+  @Option(names = "--heads", defaultValue = "8", description = "Attention heads (default 8).")
+  int heads;
+
+  @Option(names = "--ffn", defaultValue = "1536",
+      description = "SwiGLU width (default 1536, 3 × hidden).")
+  int ffn;
+
+  @Option(names = "--sequence", defaultValue = "512",
+      description = "Tokens per training sequence (default 512).")
+  int sequence;
+
+  @Option(names = "--batch", defaultValue = "4", description = "Sequences a step (default 4).")
+  int batch;
+
+  @Option(names = "--steps", defaultValue = "10",
+      description = "Timed training steps, after one untimed (default 10).")
+  int steps;
+
+  @Option(names = "--decode-tokens", defaultValue = "128",
+      description = "Tokens decoded one at a time, timed each (default 128).")
+  int decodeTokens;
+
+  @Option(names = "--learning-rate", defaultValue = "1e-3",
+      description = "Adam's step size on both sides (default 1e-3).")
+  double learningRate;
+
+  @Option(names = "--precision", defaultValue = "bf16",
+      description = "Products of the HyperFrames side: bf16 (default) or fp32. DJL's PyTorch CPU"
+          + " engine trains in FP32.")
+  String precision;
+
+  @Option(names = "--corpus", defaultValue = "docs/user-guide.md", paramLabel = "FILE",
+      description = "Text whose bytes are the tokens (default docs/user-guide.md of this"
+          + " repository).")
+  Path corpus;
+
+  @Option(names = "--seed", defaultValue = "42", description = "Weights and batches (default 42).")
+  long seed;
+
+  @Option(names = "--djl", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Also run DJL on PyTorch (default on).")
+  boolean djl;
+
+  @Mixin FormatOption format;
+
+  @Mixin RecordOption record;
+
+  /** One side's measurements. */
+  private record Side(double samplesPerSecond, double initialLoss, double loss,
+      double[] stepSeconds, double[] decodeSeconds) {}
+
+  @Override
+  public Integer call() throws IOException {
+    FusedTransformer.Config config = config();
+    if (!CausalAttention.available()) {
+      spec.commandLine().getErr().println("bench transformer: oneDNN did not load, and the"
+          + " attention needs it");
+      return 1;
+    }
+    byte[] text = corpus();
+    Random random = new Random(seed);
+    int[][][] batches = new int[steps + 1][][];
+    for (int s = 0; s <= steps; s++) {
+      batches[s] = windows(text, random);
+    }
+    int[][] heldOut = windows(text, random);
+    FusedTransformer model = new FusedTransformer(config);
+    ObjectNode root = Json.mapper().createObjectNode();
+    // DJL starts from these weights; its engine is loaded only after the HyperFrames side has
+    // run, so that neither side's threads share the cores with the other's.
+    Map<String, INDArray> initial = new LinkedHashMap<>();
+    model.parameters().forEach((name, p) -> initial.put(name, p.dup('c')));
+    Side hf = measure(batches, heldOut, tokens -> model.fit(tokens, null), model::loss,
+        decoder(model));
+    root.set("hyperframes", side(hf));
+    Map<String, Side> sides = new LinkedHashMap<>();
+    sides.put("hyperframes", hf);
+    if (djl) {
+      Side d;
+      try (DjlGpt twin = new DjlGpt(config, initial);
+          DjlGpt.Decoder dec = twin.decoder(decodeTokens)) {
+        d = measure(batches, heldOut, twin::fit, twin::evaluate, token -> {
+          int next = dec.next(token);
+          if (dec.length() == decodeTokens) {
+            dec.reset();
+          }
+          return next;
+        });
+      }
+      root.set("djlPytorch", side(d));
+      sides.put("djlPytorch", d);
+      root.put("djlSpeedup", hf.samplesPerSecond() / d.samplesPerSecond());
+      root.put("lossDifference", hf.loss() / d.loss() - 1);
+      root.put("djlP50Ratio", percentile(hf.decodeSeconds(), 0.5)
+          / percentile(d.decodeSeconds(), 0.5));
+      root.put("djlP99Ratio", percentile(hf.decodeSeconds(), 0.99)
+          / percentile(d.decodeSeconds(), 0.99));
+    }
+    if (record.wanted()) {
+      Map<String, BenchmarkRecord.Metric> metrics = new LinkedHashMap<>();
+      sides.forEach((name, side) -> {
+        metrics.put(name + ".stepSeconds", RecordOption.seconds(side.stepSeconds()));
+        metrics.put(name + ".decodeSeconds", RecordOption.seconds(side.decodeSeconds()));
+      });
+      record.write(Map.of("layers", "" + layers, "hidden", "" + hidden, "heads", "" + heads,
+          "ffn", "" + ffn, "sequence", "" + sequence, "batch", "" + batch, "steps", "" + steps,
+          "precision", precision, "corpus", corpus.toString()), metrics);
+    }
+    ObjectNode m = root.putObject("model");
+    m.put("layers", layers);
+    m.put("hidden", hidden);
+    m.put("heads", heads);
+    m.put("feedForward", ffn);
+    m.put("sequence", sequence);
+    m.put("vocabulary", 256);
+    m.put("parameters", model.parameterCount());
+    root.put("precision", precision);
+    root.put("batch", batch);
+    root.put("steps", steps);
+    root.put("learningRate", learningRate);
+    root.put("corpus", corpus.toString());
+    root.put("corpusBytes", text.length);
+    limit(root);
+    root.set("machine", BenchKernelsCommand.machine());
+    var out = spec.commandLine().getOut();
+    if (format.json()) {
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      out.print(table(root));
+    }
+    out.flush();
+    return 0;
+  }
+
+  private FusedTransformer.Config config() {
+    FusedDense.Precision p = switch (precision.toLowerCase(Locale.ROOT)) {
+      case "bf16" -> FusedDense.Precision.BF16;
+      case "fp32" -> FusedDense.Precision.FP32;
+      default -> throw new ParameterException(spec.commandLine(), "--precision: " + precision
+          + " is not bf16 or fp32");
+    };
+    for (String[] o : new String[][] {{"--batch", "" + batch}, {"--steps", "" + steps},
+        {"--decode-tokens", "" + decodeTokens}}) {
+      if (Integer.parseInt(o[1]) < 1) {
+        throw new ParameterException(spec.commandLine(), o[0] + ": must be >= 1, got " + o[1]);
+      }
+    }
+    if (decodeTokens > sequence) {
+      throw new ParameterException(spec.commandLine(), "--decode-tokens: " + decodeTokens
+          + " is more than --sequence " + sequence + " (the positions the model covers)");
+    }
+    try {
+      return new FusedTransformer.Config(256, layers, hidden, heads, ffn, sequence, p,
+          learningRate, seed);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--" + option(e.getMessage()) + ": "
+          + e.getMessage());
+    }
+  }
+
+  /** The option behind a configuration component named first in {@code message}. */
+  private static String option(String message) {
+    String component = message.substring(0, Math.max(0, message.indexOf(':')));
+    return switch (component) {
+      case "feedForward" -> "ffn";
+      case "learningRate" -> "learning-rate";
+      default -> component;
+    };
+  }
+
+  private byte[] corpus() throws IOException {
+    byte[] text;
+    try {
+      text = Files.readAllBytes(corpus);
+    } catch (NoSuchFileException e) {
+      throw new ParameterException(spec.commandLine(), "--corpus: no file " + corpus);
+    }
+    if (text.length < sequence + 2) {
+      throw new ParameterException(spec.commandLine(), "--corpus: " + corpus + " has "
+          + text.length + " bytes, fewer than --sequence + 2 (" + (sequence + 2) + ")");
+    }
+    return text;
+  }
+
+  /** {@code batch} windows of sequence + 1 bytes at random offsets. */
+  private int[][] windows(byte[] text, Random random) {
+    int[][] rows = new int[batch][sequence + 1];
+    for (int[] row : rows) {
+      int at = random.nextInt(text.length - sequence);
+      for (int i = 0; i <= sequence; i++) {
+        row[i] = text[at + i] & 0xFF;
+      }
+    }
+    return rows;
+  }
+
+  private interface Step {
+    double fit(int[][] tokens);
+  }
+
+  private interface Loss {
+    double of(int[][] tokens);
+  }
+
+  private IntUnaryOperator decoder(FusedTransformer model) {
+    FusedTransformer.Decoder d = model.decoder(decodeTokens);
+    return token -> {
+      INDArray logits = d.next(token);
+      if (d.length() == decodeTokens) {
+        d.reset();
+      }
+      return logits.argMax(1).getInt(0);
+    };
+  }
+
+  /**
+   * Loss on the held-out batch, one untimed step, {@code steps} timed steps, the held-out loss
+   * again; then {@code decodeTokens} untimed and as many timed greedy decode steps from the
+   * corpus's first byte.
+   */
+  private Side measure(int[][][] batches, int[][] heldOut, Step step, Loss loss,
+      IntUnaryOperator decode) {
+    double initial = loss.of(heldOut);
+    step.fit(batches[0]);
+    double[] stepSeconds = new double[steps];
+    for (int s = 1; s <= steps; s++) {
+      long t0 = System.nanoTime();
+      step.fit(batches[s]);
+      stepSeconds[s - 1] = (System.nanoTime() - t0) / 1e9;
+    }
+    double seconds = Arrays.stream(stepSeconds).sum();
+    double after = loss.of(heldOut);
+    int token = batches[0][0][0];
+    for (int i = 0; i < decodeTokens; i++) {
+      token = decode.applyAsInt(token);
+    }
+    double[] times = new double[decodeTokens];
+    token = batches[0][0][0];
+    for (int i = 0; i < decodeTokens; i++) {
+      long t0 = System.nanoTime();
+      token = decode.applyAsInt(token);
+      times[i] = (System.nanoTime() - t0) / 1e9;
+    }
+    return new Side((double) steps * batch / seconds, initial, after, stepSeconds, times);
+  }
+
+  private static double percentile(double[] values, double q) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return Quantile.ofSorted(sorted, q, Quantile.Definition.LINEAR);
+  }
+
+  private static ObjectNode side(Side s) {
+    ObjectNode o = Json.mapper().createObjectNode();
+    o.put("samplesPerSecond", s.samplesPerSecond());
+    o.put("initialLoss", s.initialLoss());
+    o.put("loss", s.loss());
+    ObjectNode d = o.putObject("decode");
+    d.put("tokens", s.decodeSeconds().length);
+    d.put("p50Seconds", percentile(s.decodeSeconds(), 0.5));
+    d.put("p99Seconds", percentile(s.decodeSeconds(), 0.99));
+    return o;
+  }
+
+  /**
+   * Training against this machine's own limit: {@code flopsPerSample}, 6 × the weights of the
+   * products (embedding lookups excluded) × the sequence plus the causal attention products
+   * (forward 2·T²·hidden a layer, backward twice that), the GFLOP/s of each side, and the matmul
+   * 1024³ of the HyperFrames side's format measured now (oneDNN) with the fractions of it.
+   */
+  private void limit(ObjectNode root) {
+    double weights = (double) layers * (4.0 * hidden * hidden + 3.0 * hidden * ffn)
+        + 256.0 * hidden;
+    double flops = 6 * weights * sequence + 6.0 * layers * sequence * (double) sequence * hidden;
+    double limit = new KernelComparison(1.0, 5).matmulGflops("bf16".equals(precision)
+        ? DataType.BFLOAT16 : DataType.FLOAT, 1024, 1024, 1024);
+    ObjectNode o = root.putObject("limit");
+    o.put("flopsPerSample", flops);
+    o.put("matmulLimitGflops", limit);
+    for (String side : new String[] {"hyperframes", "djlPytorch"}) {
+      if (root.has(side)) {
+        double g = root.get(side).get("samplesPerSecond").asDouble() * flops / 1e9;
+        ((ObjectNode) root.get(side)).put("gflopsPerSecond", g);
+        ((ObjectNode) root.get(side)).put("fractionOfLimit", g / limit);
+      }
+    }
+  }
+
+  private static String table(JsonNode root) {
+    StringBuilder b = new StringBuilder();
+    JsonNode m = root.get("model");
+    b.append(String.format(Locale.ROOT, "GPT %d layers, hidden %d, %d heads, SwiGLU %d, sequence"
+        + " %d, %d parameters; batch %d, %d steps, %s%n", m.get("layers").asInt(),
+        m.get("hidden").asInt(), m.get("heads").asInt(), m.get("feedForward").asInt(),
+        m.get("sequence").asInt(), m.get("parameters").asLong(), root.get("batch").asInt(),
+        root.get("steps").asInt(), root.get("precision").asText()));
+    b.append(String.format(Locale.ROOT, "%-13s %10s %8s %10s %11s %11s %9s%n", "", "samples/s",
+        "GFLOP/s", "loss", "decode p50", "decode p99", "of limit"));
+    for (String side : new String[] {"hyperframes", "djlPytorch"}) {
+      if (root.has(side)) {
+        JsonNode s = root.get(side);
+        b.append(String.format(Locale.ROOT, "%-13s %10.2f %8.1f %4.3f→%4.3f %8.2f ms %8.2f ms"
+            + " %8.1f%%%n", side.equals("hyperframes") ? "HyperFrames" : "DJL PyTorch",
+            s.get("samplesPerSecond").asDouble(), s.get("gflopsPerSecond").asDouble(),
+            s.get("initialLoss").asDouble(), s.get("loss").asDouble(),
+            1e3 * s.get("decode").get("p50Seconds").asDouble(),
+            1e3 * s.get("decode").get("p99Seconds").asDouble(),
+            100 * s.get("fractionOfLimit").asDouble()));
+      }
+    }
+    b.append(String.format(Locale.ROOT, "matmul 1024^3 now: %.1f GFLOP/s%n",
+        root.get("limit").get("matmulLimitGflops").asDouble()));
+    if (root.has("djlSpeedup")) {
+      b.append(String.format(Locale.ROOT, "training ×%.2f DJL; loss %+.2f %% of DJL's; decode p50"
+          + " ×%.2f, p99 ×%.2f of DJL's%n", root.get("djlSpeedup").asDouble(),
+          100 * root.get("lossDifference").asDouble(), root.get("djlP50Ratio").asDouble(),
+          root.get("djlP99Ratio").asDouble()));
+    }
+    return b.toString();
+  }
+}
