@@ -115,6 +115,14 @@ final class Arrays2 {
     return floats(address(a), a.length());
   }
 
+  /** The first {@code count} values rounded to BF16 into {@code into}, which is returned. */
+  static short[] bf16(float[] values, short[] into, int count) {
+    for (int i = 0; i < count; i++) {
+      into[i] = bf16(values[i]);
+    }
+    return into;
+  }
+
   /** FP32 to BF16, rounded to nearest, ties to even (finite values). */
   static short bf16(float x) {
     int bits = Float.floatToRawIntBits(x);

@@ -40,8 +40,12 @@ import org.nd4j.linalg.factory.Nd4j;
  */
 public final class CausalAttention {
 
-  /** The default tile: 64 queries by 64 keys. */
-  public static final int DEFAULT_TILE = 64;
+  /**
+   * The default tile: 256 queries by 256 keys. Each tile pair costs a few oneDNN calls whose
+   * fixed cost dominates small tiles on 2 cores: at T = 512, d = 64 (BF16, AttentionBenchmark)
+   * the forward and backward took 5.3 ms with 64-token tiles and 2.2 ms with 256 (docs/performance.md).
+   */
+  public static final int DEFAULT_TILE = 256;
 
   private final int tile;
   private final DnnlKernels dnnl;
@@ -102,13 +106,15 @@ public final class CausalAttention {
     long s = scratch(0, DataType.FLOAT);
     long p = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
     FloatBuffer sb = Arrays2.floats(s, (long) tile * tile);
-    FloatBuffer pf = in.bf16 ? null : sb;
     ShortBuffer ph = in.bf16 ? Arrays2.shorts(p, (long) tile * tile) : null;
     FloatBuffer ob = Arrays2.floats(Arrays2.address(out), (long) n * d);
     FloatBuffer lb = Arrays2.floats(Arrays2.address(lse), n);
     float[] max = new float[tile];
     float[] sum = new float[tile];
-    workingBytes += 2L * tile * 4;
+    float[] next = new float[tile];
+    float[] values = new float[Math.max(tile, d)];
+    short[] halves = new short[tile];
+    workingBytes += 4L * tile * 4 + 2L * tile + 4L * Math.max(tile, d);
     int type = in.dnnlType();
     float alpha = (float) scale;
     for (int i0 = 0; i0 < n; i0 += tile) {
@@ -120,32 +126,46 @@ public final class CausalAttention {
         // S = scale · Q_i · K_jᵀ
         gemm(in.row(in.q, i0), dense(bq, d, type), in.row(in.k, j0),
             dense(bk, d, type).transposed(), s, dense(bq, bk, dnnl_f32), alpha, 0f);
+        // Each row minus its new running maximum (masked: −∞), then exp on oneDNN's vectorised
+        // kernel, then the sums, the BF16 rounding and the rescaling of the output so far.
         for (int r = 0; r < bq; r++) {
           int valid = Math.min(bk, i0 + r - j0 + 1);
           int row = r * bk;
-          float m = max[r];
-          for (int c = 0; c < valid; c++) {
-            m = Math.max(m, sb.get(row + c));
-          }
-          float correction = (float) Math.exp(max[r] - m);
-          float total = 0f;
+          sb.get(row, values, 0, bk);
+          float m = Math.max(max[r], rowMax(values, valid));
           for (int c = 0; c < bk; c++) {
-            float e = c < valid ? (float) Math.exp(sb.get(row + c) - m) : 0f;
-            total += e;
-            if (ph != null) {
-              ph.put(row + c, Arrays2.bf16(e));
-            } else {
-              pf.put(row + c, e);
+            values[c] = c < valid ? values[c] - m : Float.NEGATIVE_INFINITY;
+          }
+          sb.put(row, values, 0, bk);
+          next[r] = valid > 0 ? m : max[r];
+        }
+        exp(s, bq, bk);
+        for (int r = 0; r < bq; r++) {
+          int valid = Math.min(bk, i0 + r - j0 + 1);
+          int row = r * bk;
+          sb.get(row, values, 0, bk);
+          float total = rowSum(values, valid);
+          if (valid < bk) {
+            // oneDNN's exp of −∞ is its smallest normal, not 0: the mask is exact here.
+            Arrays.fill(values, Math.max(valid, 0), bk, 0f);
+            if (ph == null) {
+              sb.put(row, values, 0, bk);
             }
           }
-          if (valid > 0 && correction != 1f) {
+          if (ph != null) {
+            ph.put(row, Arrays2.bf16(values, halves, bk), 0, bk);
+          }
+          float correction = valid > 0 ? (float) Math.exp(max[r] - next[r]) : 1f;
+          if (correction != 1f) {
             int at = (i0 + r) * d;
+            ob.get(at, values, 0, d);
             for (int c = 0; c < d; c++) {
-              ob.put(at + c, ob.get(at + c) * correction);
+              values[c] *= correction;
             }
+            ob.put(at, values, 0, d);
           }
-          sum[r] = sum[r] * (valid > 0 ? correction : 1f) + total;
-          max[r] = valid > 0 ? m : max[r];
+          sum[r] = sum[r] * correction + total;
+          max[r] = next[r];
         }
         // O_i += P · V_j
         gemm(p, dense(bq, bk, type), in.row(in.v, j0), dense(bk, d, type),
@@ -225,6 +245,10 @@ public final class CausalAttention {
     int type = in.dnnlType();
     float alpha = (float) scale;
     long dO = Arrays2.address(dOc);
+    float[] values = new float[tile];
+    float[] grads = new float[tile];
+    short[] halves = new short[tile];
+    workingBytes += 8L * tile + 2L * tile;
     int esize = in.bf16 ? 2 : 4;
     for (int j0 = 0; j0 < n; j0 += tile) {
       int bk = Math.min(tile, n - j0);
@@ -240,11 +264,23 @@ public final class CausalAttention {
           int valid = Math.min(bk, i0 + r - j0 + 1);
           float l = lb.get(i0 + r);
           int row = r * bk;
+          sb.get(row, values, 0, bk);
           for (int c = 0; c < bk; c++) {
-            float e = c < valid ? (float) Math.exp(sb.get(row + c) - l) : 0f;
-            sb.put(row + c, e);
+            values[c] = c < valid ? values[c] - l : Float.NEGATIVE_INFINITY;
+          }
+          sb.put(row, values, 0, bk);
+        }
+        exp(s, bq, bk);
+        for (int r = 0; r < bq; r++) {
+          int valid = Math.min(bk, i0 + r - j0 + 1);
+          if (valid < bk || pcb != null) {
+            sb.get(r * bk, values, 0, bk);
+            if (valid < bk) {
+              Arrays.fill(values, Math.max(valid, 0), bk, 0f);
+              sb.put(r * bk, values, 0, bk);
+            }
             if (pcb != null) {
-              pcb.put(row + c, Arrays2.bf16(e));
+              pcb.put(r * bk, Arrays2.bf16(values, halves, bk), 0, bk);
             }
           }
         }
@@ -258,13 +294,15 @@ public final class CausalAttention {
         for (int r = 0; r < bq; r++) {
           float di = dot[i0 + r];
           int row = r * bk;
+          sb.get(row, values, 0, bk);
+          dpb.get(row, grads, 0, bk);
           for (int c = 0; c < bk; c++) {
-            float g = sb.get(row + c) * (dpb.get(row + c) - di);
-            if (dsb != null) {
-              dsb.put(row + c, Arrays2.bf16(g));
-            } else {
-              dpb.put(row + c, g);
-            }
+            grads[c] = values[c] * (grads[c] - di);
+          }
+          if (dsb != null) {
+            dsb.put(row, Arrays2.bf16(grads, halves, bk), 0, bk);
+          } else {
+            dpb.put(row, grads, 0, bk);
           }
         }
         // dQ_i += scale · dS · K_j ; dK_j += scale · dSᵀ · Q_i
@@ -317,6 +355,60 @@ public final class CausalAttention {
     }
     workingBytes += (long) tile * tile * (type == DataType.FLOAT ? 4 : 2);
     return Arrays2.address(tiles[slot]);
+  }
+
+  /** The largest of the first {@code n} values (−∞ when n ≤ 0), in four independent lanes. */
+  static float rowMax(float[] v, int n) {
+    float a = Float.NEGATIVE_INFINITY;
+    float b = a;
+    float c = a;
+    float e = a;
+    int i = 0;
+    for (; i + 3 < n; i += 4) {
+      a = v[i] > a ? v[i] : a;
+      b = v[i + 1] > b ? v[i + 1] : b;
+      c = v[i + 2] > c ? v[i + 2] : c;
+      e = v[i + 3] > e ? v[i + 3] : e;
+    }
+    for (; i < n; i++) {
+      a = v[i] > a ? v[i] : a;
+    }
+    return Math.max(Math.max(a, b), Math.max(c, e));
+  }
+
+  /** The sum of the first {@code n} values, in four independent lanes. */
+  static float rowSum(float[] v, int n) {
+    float a = 0f;
+    float b = 0f;
+    float c = 0f;
+    float e = 0f;
+    int i = 0;
+    for (; i + 3 < n; i += 4) {
+      a += v[i];
+      b += v[i + 1];
+      c += v[i + 2];
+      e += v[i + 3];
+    }
+    for (; i < n; i++) {
+      a += v[i];
+    }
+    return (a + b) + (c + e);
+  }
+
+  private record ExpKey(long rows, long cols) {}
+
+  /** exp of the dense FP32 tile [rows, cols] at {@code address}, in place, on oneDNN. */
+  private void exp(long address, int rows, int cols) {
+    dnnl.run(new ExpKey(rows, cols), () -> {
+      DnnlKernels.Plan p = new DnnlKernels.Plan();
+      p.add(dnnl.exp(rows, cols, cols));
+      return p;
+    }, p -> {
+      NativePrimitive k = p.primitives.get(0);
+      k.bind(0, address);
+      k.bind(1, address);
+      k.execute();
+    });
   }
 
   private void gemm(long a, DnnlKernels.Operand opA, long b, DnnlKernels.Operand opB, long c,

@@ -256,6 +256,28 @@ final class DnnlKernels {
   }
 
   /**
+   * y = exp(x) on FP32 [rows, cols] with row stride {@code rowStride} (in place when src and dst
+   * are bound to the same address): arguments src, dst.
+   */
+  NativePrimitive exp(long rows, long cols, long rowStride) {
+    dnnl_memory_desc_t md = NativePrimitive.desc(rows, cols, rowStride, 1, dnnl_f32);
+    dnnl_eltwise_desc_t desc = new dnnl_eltwise_desc_t();
+    try {
+      Dnnl.check(dnnl_eltwise_forward_desc_init(desc, dnnl_forward_inference, dnnl_eltwise_exp,
+          md, 0f, 0f), "eltwise exp desc");
+      dnnl_primitive_desc pd = new dnnl_primitive_desc();
+      Dnnl.check(dnnl_primitive_desc_create(pd, new const_dnnl_op_desc_t(desc), null,
+          dnnl.engine, null), "eltwise exp primitive desc");
+      NativePrimitive p = new NativePrimitive(dnnl, pd, new int[] {DNNL_ARG_SRC, DNNL_ARG_DST},
+          new dnnl_memory_desc_t[] {md, md});
+      implementations.put("eltwise.exp", p.implementation);
+      return p;
+    } finally {
+      desc.close();
+    }
+  }
+
+  /**
    * Element-wise activation y = act(z) on dense FP32 [rows, cols]: arguments src, dst. (A residual
    * add as a binary post-op would push oneDNN 2.5 onto its reference implementation on AVX2, so
    * the residual is a separate {@link #add} primitive.)

@@ -101,9 +101,14 @@ public final class RmsNorm {
       }
       double r = 1 / Math.sqrt(squares / h + epsilon);
       ib.put(t, (float) r);
+      float rf = (float) r;
       for (int i = 0; i < h; i++) {
-        double y = gains[i] * (row[i] * r);
-        row[i] = (float) (biases == null ? y : y + biases[i]);
+        row[i] = gains[i] * (row[i] * rf);
+      }
+      if (biases != null) {
+        for (int i = 0; i < h; i++) {
+          row[i] += biases[i];
+        }
       }
       out.put(t * h, row, h);
     }
@@ -161,9 +166,10 @@ public final class RmsNorm {
         s += gains[i] * dv;
         dGain[i] += dv * r;
       }
-      double c = r * r * r * s / h;
+      float rf = (float) r;
+      float c = (float) (r * r * r * s / h);
       for (int i = 0; i < h; i++) {
-        d[i] = (float) (r * gains[i] * d[i] - row[i] * c);
+        d[i] = rf * gains[i] * d[i] - row[i] * c;
       }
       ob.put(t * h, d, 0, h);
     }
