@@ -124,8 +124,8 @@ public final class CausalAttention {
       for (int j0 = 0; j0 < i0 + bq; j0 += tile) {
         int bk = Math.min(tile, n - j0);
         // S = scale · Q_i · K_jᵀ
-        gemm(in.row(in.q, i0), dense(bq, d, type), in.row(in.k, j0),
-            dense(bk, d, type).transposed(), s, dense(bq, bk, dnnl_f32), alpha, 0f);
+        gemm(in.row(in.q, i0), in.tile(in.q, bq), in.row(in.k, j0),
+            in.tile(in.k, bk).transposed(), s, dense(bq, bk, dnnl_f32), alpha, 0f);
         // Each row minus its new running maximum (masked: −∞), then exp on oneDNN's vectorised
         // kernel, then the sums, the BF16 rounding and the rescaling of the output so far.
         for (int r = 0; r < bq; r++) {
@@ -168,7 +168,7 @@ public final class CausalAttention {
           max[r] = next[r];
         }
         // O_i += P · V_j
-        gemm(p, dense(bq, bk, type), in.row(in.v, j0), dense(bk, d, type),
+        gemm(p, dense(bq, bk, type), in.row(in.v, j0), in.tile(in.v, bk),
             Arrays2.address(out) + 4L * i0 * d, dense(bq, d, dnnl_f32), 1f, 1f);
       }
       for (int r = 0; r < bq; r++) {
@@ -258,8 +258,8 @@ public final class CausalAttention {
         int bq = Math.min(tile, n - i0);
         long dOi = dO + (long) esize * i0 * d;
         // S = scale · Q_i · K_jᵀ, P = exp(S − L_i), masked above the diagonal
-        gemm(in.row(in.q, i0), dense(bq, d, type), in.row(in.k, j0),
-            dense(bk, d, type).transposed(), s, dense(bq, bk, dnnl_f32), alpha, 0f);
+        gemm(in.row(in.q, i0), in.tile(in.q, bq), in.row(in.k, j0),
+            in.tile(in.k, bk).transposed(), s, dense(bq, bk, dnnl_f32), alpha, 0f);
         for (int r = 0; r < bq; r++) {
           int valid = Math.min(bk, i0 + r - j0 + 1);
           float l = lb.get(i0 + r);
@@ -288,7 +288,7 @@ public final class CausalAttention {
         gemm(pc, dense(bq, bk, type).transposed(), dOi, dense(bq, d, type), dvj,
             dense(bk, d, dnnl_f32), 1f, 1f);
         // dP = dO_i · V_jᵀ
-        gemm(dOi, dense(bq, d, type), in.row(in.v, j0), dense(bk, d, type).transposed(), dp,
+        gemm(dOi, dense(bq, d, type), in.row(in.v, j0), in.tile(in.v, bk).transposed(), dp,
             dense(bq, bk, dnnl_f32), 1f, 0f);
         // dS = P ∘ (dP − D_i)
         for (int r = 0; r < bq; r++) {
@@ -306,9 +306,9 @@ public final class CausalAttention {
           }
         }
         // dQ_i += scale · dS · K_j ; dK_j += scale · dSᵀ · Q_i
-        gemm(dsc, dense(bq, bk, type), in.row(in.k, j0), dense(bk, d, type),
+        gemm(dsc, dense(bq, bk, type), in.row(in.k, j0), in.tile(in.k, bk),
             Arrays2.address(dq) + 4L * i0 * d, dense(bq, d, dnnl_f32), alpha, 1f);
-        gemm(dsc, dense(bq, bk, type).transposed(), in.row(in.q, i0), dense(bq, d, type), dkj,
+        gemm(dsc, dense(bq, bk, type).transposed(), in.row(in.q, i0), in.tile(in.q, bq), dkj,
             dense(bk, d, dnnl_f32), alpha, 1f);
       }
     }
@@ -325,8 +325,10 @@ public final class CausalAttention {
 
   /**
    * The bytes the last call allocated beyond its inputs and its results: the tile buffers, the
-   * per-query statistics and the copies of inputs it had to make (an input that is not a dense
-   * row-major array of the computing type is copied once). Linear in T for a fixed tile.
+   * per-query statistics and the copies of inputs it had to make (q, k or v not of the computing
+   * type or without adjacent columns, and dOut or the forward's results when not dense FP32, are
+   * copied once; q, k and v may be column ranges of a wider matrix). Linear in T for a fixed
+   * tile.
    */
   public long workingBytes() {
     return workingBytes;
@@ -428,6 +430,24 @@ public final class CausalAttention {
     return copy(a, type);
   }
 
+  /**
+   * The array itself when it is of {@code type} with adjacent columns and rows at any stride
+   * (a column range of a wider matrix, such as one head of a fused QKV product), else a dense
+   * copy: the products read it through its row stride.
+   */
+  private INDArray rows(INDArray a, DataType type) {
+    boolean adjacent = a.columns() == 1 || a.stride(1) == 1;
+    if (a.dataType() == type && adjacent && (a.rows() == 1 || a.stride(0) >= a.columns())) {
+      return a;
+    }
+    return copy(a, type);
+  }
+
+  /** Elements from one row of {@code a} to the next. */
+  private static long rowStride(INDArray a) {
+    return a.rows() > 1 ? a.stride(0) : a.columns();
+  }
+
   private INDArray copy(INDArray a, DataType type) {
     workingBytes += a.length() * (type == DataType.FLOAT ? 4 : 2);
     return a.castTo(type).dup('c');
@@ -446,9 +466,9 @@ public final class CausalAttention {
     Inputs(INDArray q, INDArray k, INDArray v, DataType type) {
       this.type = type;
       this.bf16 = type == DataType.BFLOAT16;
-      this.q = dense(q, type);
-      this.k = dense(k, type);
-      this.v = dense(v, type);
+      this.q = rows(q, type);
+      this.k = rows(k, type);
+      this.v = rows(v, type);
       this.t = q.rows();
       this.d = q.columns();
     }
@@ -458,7 +478,12 @@ public final class CausalAttention {
     }
 
     long row(INDArray a, int row) {
-      return Arrays2.address(a) + (long) (bf16 ? 2 : 4) * row * d;
+      return Arrays2.address(a) + (long) (bf16 ? 2 : 4) * row * rowStride(a);
+    }
+
+    /** {@code count} rows of q, k or v from the row {@link #row} addressed, as an operand. */
+    DnnlKernels.Operand tile(INDArray a, int count) {
+      return new DnnlKernels.Operand(count, d, rowStride(a), 1, dnnlType());
     }
 
     void keepReachable() {

@@ -38,19 +38,23 @@ public final class SwiGlu {
 
   /**
    * {@code silu(a) ⊙ b} into {@code out}, a dense row-major [T, f] array of FP32 or BF16 that the
-   * caller holds (with oneDNN, a [T, 2f] FP32 scratch is allocated; without, nothing).
+   * caller holds. No array is allocated when gateUp is dense FP32: the SiLU runs in Java (a
+   * token's row at a time while decoding, where a oneDNN call and its scratch cost more).
    *
    * @return {@code out}
    */
   public static INDArray forward(INDArray gateUp, INDArray out) {
     INDArray in = input(gateUp);
-    return forward(in, RowMajor.Output.into("out", out, in.rows(), in.columns() / 2));
+    return forward(in, RowMajor.Output.into("out", out, in.rows(), in.columns() / 2), null);
   }
 
   private static INDArray forward(INDArray in, RowMajor.Output out) {
+    return forward(in, out, Kernels.cpu().dnnl());
+  }
+
+  private static INDArray forward(INDArray in, RowMajor.Output out, DnnlKernels dnnl) {
     int rows = in.rows();
     int f = in.columns() / 2;
-    DnnlKernels dnnl = Kernels.cpu().dnnl();
     FloatBuffer b = Arrays2.floats(in);
     float[] row = new float[f];
     float[] up = new float[f];
@@ -91,6 +95,11 @@ public final class SwiGlu {
    * @return the gradient with respect to {@code gateUp}, FP32 [T, 2f]
    */
   public static INDArray backward(INDArray dOut, INDArray gateUp) {
+    return backward(dOut, gateUp, Kernels.cpu().dnnl());
+  }
+
+  /** The backward pass, on oneDNN's kernels when {@code dnnl} is given, else in Java. */
+  static INDArray backward(INDArray dOut, INDArray gateUp, DnnlKernels dnnl) {
     INDArray in = input(gateUp);
     int rows = in.rows();
     int f = in.columns() / 2;
@@ -106,7 +115,6 @@ public final class SwiGlu {
     float[] gate = new float[f];
     float[] up = new float[f];
     float[] dRow = new float[f];
-    DnnlKernels dnnl = Kernels.cpu().dnnl();
     if (dnnl != null) {
       // diff_dst = [dOut ⊙ b | 0]; oneDNN's swish backward gives the gate's half of dGateUp,
       // its forward silu(a) for the values' half.

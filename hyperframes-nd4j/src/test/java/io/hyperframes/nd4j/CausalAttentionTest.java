@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.NDArrayIndex;
 
 /**
  * The tiled causal attention against an FP64 reference that holds the whole score matrix, over
@@ -115,6 +116,38 @@ class CausalAttentionTest {
     }
     assertTrue(bytes[1] <= 2.01 * bytes[0] && bytes[1] > bytes[0],
         "working bytes " + bytes[0] + " at 4096 tokens, " + bytes[1] + " at 8192");
+  }
+
+  /**
+   * Heads that are column ranges of one fused QKV matrix are read in place, through their row
+   * stride: the same results, to the bit, as dense copies of them, and no copy in the working
+   * bytes.
+   */
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.EnumSource(names = {"FLOAT", "BFLOAT16"})
+  void columnRangesOfAWiderMatrixAreReadInPlace(DataType type) {
+    int t = 40;
+    int d = 16;
+    Nd4j.getRandom().setSeed(5);
+    INDArray qkv = Nd4j.randn(DataType.FLOAT, t, 6 * d).castTo(type);
+    INDArray q = qkv.get(NDArrayIndex.all(), NDArrayIndex.interval(0, d));
+    INDArray k = qkv.get(NDArrayIndex.all(), NDArrayIndex.interval(2 * d, 3 * d));
+    INDArray v = qkv.get(NDArrayIndex.all(), NDArrayIndex.interval(4 * d, 5 * d));
+    INDArray dOut = Nd4j.randn(DataType.FLOAT, t, d);
+    CausalAttention attention = new CausalAttention(16);
+    CausalAttention.Forward views = attention.forward(q, k, v, 0.25);
+    long viewBytes = attention.workingBytes();
+    CausalAttention.Gradients gViews = attention.backward(q, k, v, views, dOut, 0.25);
+    CausalAttention.Forward copies = attention.forward(q.dup('c'), k.dup('c'), v.dup('c'), 0.25);
+    long copyBytes = attention.workingBytes();
+    CausalAttention.Gradients gCopies = attention.backward(q.dup('c'), k.dup('c'), v.dup('c'),
+        copies, dOut, 0.25);
+    assertEquals(copies.out(), views.out());
+    assertEquals(copies.logSumExp(), views.logSumExp());
+    assertEquals(gCopies.dq(), gViews.dq());
+    assertEquals(gCopies.dk(), gViews.dk());
+    assertEquals(gCopies.dv(), gViews.dv());
+    assertEquals(copyBytes, viewBytes, "no copy of the views");
   }
 
   @Test

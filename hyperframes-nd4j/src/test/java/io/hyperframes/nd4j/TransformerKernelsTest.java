@@ -147,8 +147,12 @@ class TransformerKernelsTest {
     double[] ds = flat(dOut);
     close("out", swiglu(gs, t, f), flat(SwiGlu.forward(gateUp, DataType.FLOAT)), FP32);
     close("out bf16", swiglu(gs, t, f), flat(SwiGlu.forward(gateUp, DataType.BFLOAT16)), BF16);
-    close("dGateUp", numeric(gs, p -> dot(ds, swiglu(p, t, f))),
-        flat(SwiGlu.backward(dOut, gateUp)), NUMERIC);
+    double[] numeric = numeric(gs, p -> dot(ds, swiglu(p, t, f)));
+    close("dGateUp", numeric, flat(SwiGlu.backward(dOut, gateUp)), NUMERIC);
+    // The Java path (no oneDNN; and the forward into a held array, as decoding uses it).
+    close("out into", swiglu(gs, t, f),
+        flat(SwiGlu.forward(gateUp, Nd4j.create(DataType.FLOAT, t, f))), FP32);
+    close("dGateUp in Java", numeric, flat(SwiGlu.backward(dOut, gateUp, null)), NUMERIC);
   }
 
   @Test

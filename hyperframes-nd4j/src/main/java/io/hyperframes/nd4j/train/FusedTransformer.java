@@ -352,6 +352,7 @@ public final class FusedTransformer {
   private static final class Block {
     INDArray input;
     RmsNorm.Forward attentionNorm;
+    /** The QKV product after rotary embeddings, in the products' type. */
     INDArray qkv;
     CausalAttention.Forward[] heads;
     INDArray attention;
@@ -439,6 +440,10 @@ public final class FusedTransformer {
         k.attention = Nd4j.createUninitialized(DataType.FLOAT, rows, h);
         for (int b = 0; b < batch; b++) {
           rotary.rotate(k.qkv.get(sequence(b), columns(0, 2L * h)), 0);
+        }
+        // One conversion of the whole product; each head reads its columns in place.
+        k.qkv = compute(k.qkv);
+        for (int b = 0; b < batch; b++) {
           for (int head = 0; head < config.heads(); head++) {
             CausalAttention.Forward out = attention.forward(slice(k.qkv, b, head * d),
                 slice(k.qkv, b, h + head * d), slice(k.qkv, b, 2 * h + head * d), scale);
@@ -460,10 +465,9 @@ public final class FusedTransformer {
       loss = softmaxCrossEntropy(logits);
     }
 
-    /** Head {@code column / d} of sequence {@code b}'s rows, in the products' type. */
+    /** Head {@code column / d} of sequence {@code b}'s rows: a view (rows 3h apart). */
     private INDArray slice(INDArray qkv, int b, long column) {
-      INDArray view = qkv.get(sequence(b), columns(column, config.headDim()));
-      return bf16 ? view.castTo(DataType.BFLOAT16) : view;
+      return qkv.get(sequence(b), columns(column, config.headDim()));
     }
 
     /**
