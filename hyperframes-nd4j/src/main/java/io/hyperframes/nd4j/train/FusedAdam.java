@@ -79,6 +79,26 @@ public final class FusedAdam {
     return step;
   }
 
+  /** A copy of the state: the FP32 master values, both moments and the step count. */
+  State state() {
+    return new State(master.clone(), m.clone(), v.clone(), step);
+  }
+
+  /**
+   * Takes {@code state} as its own (arrays of this parameter's length, checked by the caller)
+   * and writes the master values into the parameter array.
+   */
+  void restore(State state) {
+    System.arraycopy(state.values(), 0, master, 0, master.length);
+    System.arraycopy(state.first(), 0, m, 0, m.length);
+    System.arraycopy(state.second(), 0, v, 0, v.length);
+    step = state.steps();
+    buffer(parameter).put(master);
+  }
+
+  /** The optimizer's state for one parameter. */
+  record State(float[] values, float[] first, float[] second, long steps) {}
+
   /**
    * One update from {@code grad} (FP32, dense, the parameter's length); writes the new values
    * into the parameter array.

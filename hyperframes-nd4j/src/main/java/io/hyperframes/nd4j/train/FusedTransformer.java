@@ -7,12 +7,23 @@ import io.hyperframes.nd4j.Matmul;
 import io.hyperframes.nd4j.RmsNorm;
 import io.hyperframes.nd4j.Rotary;
 import io.hyperframes.nd4j.SwiGlu;
+import io.hyperframes.runtime.CheckpointFiles;
 import io.hyperframes.runtime.StepMeter;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Future;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.memory.conf.WorkspaceConfiguration;
@@ -194,6 +205,115 @@ public final class FusedTransformer {
   private static final WorkspaceConfiguration WORKSPACE = WorkspaceConfiguration.builder()
       .policyAllocation(AllocationPolicy.STRICT).policyLearning(LearningPolicy.FIRST_LOOP)
       .build();
+
+  /**
+   * Writes a checkpoint of the model and its optimizer (every parameter's FP32 values and Adam
+   * moments, Adam's step count, the shape) through {@code files}: the state is copied now, the
+   * file written on the checkpoint thread and made visible atomically ({@link CheckpointFiles}).
+   * {@link #restore} continues training exactly where this left it.
+   *
+   * @return the checkpoint's final path once written
+   */
+  public Future<Path> checkpoint(CheckpointFiles files, long step) {
+    if (files == null) {
+      throw new IllegalArgumentException("files: must be given");
+    }
+    Map<String, FusedAdam.State> states = new LinkedHashMap<>();
+    updaters.forEach((name, adam) -> states.put(name, adam.state()));
+    return files.submit(step, file -> {
+      try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
+          Files.newOutputStream(file), 1 << 20))) {
+        out.writeInt(MAGIC);
+        out.writeInt(FORMAT);
+        for (int v : shape(config)) {
+          out.writeInt(v);
+        }
+        out.writeInt(states.size());
+        for (Map.Entry<String, FusedAdam.State> e : states.entrySet()) {
+          FusedAdam.State st = e.getValue();
+          out.writeUTF(e.getKey());
+          out.writeLong(st.steps());
+          out.writeInt(st.values().length);
+          for (float[] a : new float[][] {st.values(), st.first(), st.second()}) {
+            ByteBuffer bytes = ByteBuffer.allocate(4 * a.length);
+            bytes.asFloatBuffer().put(a);
+            out.write(bytes.array());
+          }
+        }
+      }
+    });
+  }
+
+  /** Extension of the checkpoint files ({@code checkpoint-STEP.hftf}). */
+  public static final String CHECKPOINT_EXTENSION = "hftf";
+
+  private static final int MAGIC = 0x48465446;
+  private static final int FORMAT = 1;
+  private static final String[] SHAPE = {"vocabulary", "layers", "hidden", "heads",
+      "feedForward", "sequence"};
+
+  private static int[] shape(Config c) {
+    return new int[] {c.vocabulary(), c.layers(), c.hidden(), c.heads(), c.feedForward(),
+        c.sequence()};
+  }
+
+  /**
+   * Takes the parameters and optimizer state of a checkpoint that {@link #checkpoint} wrote for
+   * a model of this shape (the precision, learning rate and seed may differ).
+   *
+   * @throws IllegalArgumentException naming the file and what does not fit: not a checkpoint,
+   *     another shape, a parameter missing or of another length, or the file cut short; the
+   *     model is unchanged then
+   */
+  public void restore(Path checkpoint) {
+    if (checkpoint == null) {
+      throw new IllegalArgumentException("checkpoint: must be given");
+    }
+    Map<String, FusedAdam.State> states = new LinkedHashMap<>();
+    try (DataInputStream in = new DataInputStream(new BufferedInputStream(
+        Files.newInputStream(checkpoint), 1 << 20))) {
+      if (in.readInt() != MAGIC || in.readInt() != FORMAT) {
+        throw new IllegalArgumentException("checkpoint: " + checkpoint
+            + " is not a FusedTransformer checkpoint (format " + FORMAT + ")");
+      }
+      int[] mine = shape(config);
+      for (int i = 0; i < mine.length; i++) {
+        int theirs = in.readInt();
+        if (theirs != mine[i]) {
+          throw new IllegalArgumentException("checkpoint: " + checkpoint + " has " + SHAPE[i]
+              + " " + theirs + ", this model " + mine[i]);
+        }
+      }
+      int count = in.readInt();
+      if (count != parameters.size()) {
+        throw new IllegalArgumentException("checkpoint: " + checkpoint + " has " + count
+            + " parameters, this model " + parameters.size());
+      }
+      for (int i = 0; i < count; i++) {
+        String name = in.readUTF();
+        long steps = in.readLong();
+        int length = in.readInt();
+        INDArray p = parameters.get(name);
+        if (p == null || p.length() != length || steps < 0) {
+          throw new IllegalArgumentException("checkpoint: " + checkpoint + " has parameter "
+              + name + " of " + length + " values, which this model "
+              + (p == null ? "does not have" : "holds as " + p.length()));
+        }
+        float[][] arrays = new float[3][length];
+        byte[] bytes = new byte[4 * length];
+        for (float[] a : arrays) {
+          in.readFully(bytes);
+          ByteBuffer.wrap(bytes).asFloatBuffer().get(a);
+        }
+        states.put(name, new FusedAdam.State(arrays[0], arrays[1], arrays[2], steps));
+      }
+    } catch (EOFException e) {
+      throw new IllegalArgumentException("checkpoint: " + checkpoint + " is cut short", e);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("checkpoint: cannot read " + checkpoint + ": " + e, e);
+    }
+    states.forEach((name, st) -> updaters.get(name).restore(st));
+  }
 
   /**
    * A decoder of one sequence at batch 1 with a KV cache of {@code capacity} positions

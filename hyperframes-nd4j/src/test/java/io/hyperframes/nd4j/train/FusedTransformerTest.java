@@ -6,11 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.nd4j.CausalAttention;
 import io.hyperframes.nd4j.FusedDense;
+import io.hyperframes.runtime.CheckpointFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -186,6 +190,51 @@ class FusedTransformerTest {
       p[i] = (float) (Math.exp(z[i] - max) / sum);
     }
     return p;
+  }
+
+  /**
+   * A checkpoint written after three steps and restored into a fresh model continues training
+   * exactly: the next two losses are those of the model that went on, to the bit. A checkpoint of
+   * another shape, a file cut short and a file that is no checkpoint are refused by name.
+   */
+  @Test
+  void aRestoredCheckpointContinuesTrainingExactly(@TempDir Path dir) throws Exception {
+    int[][][] batches = new int[5][][];
+    for (int i = 0; i < 5; i++) {
+      batches[i] = randomTokens(2, 9, 13, 100 + i);
+    }
+    FusedTransformer model = new FusedTransformer(tiny(FusedDense.Precision.BF16));
+    for (int i = 0; i < 3; i++) {
+      model.fit(batches[i], null);
+    }
+    Path file;
+    try (CheckpointFiles files = new CheckpointFiles(dir, 2,
+        FusedTransformer.CHECKPOINT_EXTENSION)) {
+      file = model.checkpoint(files, 3).get();
+    }
+    double[] went = {model.fit(batches[3], null), model.fit(batches[4], null)};
+    FusedTransformer fresh = new FusedTransformer(new FusedTransformer.Config(13, 2, 16, 2, 24,
+        8, FusedDense.Precision.BF16, 1e-2, 99));
+    fresh.restore(file);
+    assertEquals(went[0], fresh.fit(batches[3], null), 0.0);
+    assertEquals(went[1], fresh.fit(batches[4], null), 0.0);
+
+    FusedTransformer other = new FusedTransformer(new FusedTransformer.Config(13, 2, 16, 2, 32,
+        8, FusedDense.Precision.BF16, 1e-2, 7));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> other.restore(file));
+    assertTrue(e.getMessage().contains("has feedForward 24, this model 32"), e.getMessage());
+    byte[] bytes = Files.readAllBytes(file);
+    Path cut = dir.resolve("cut.hftf");
+    Files.write(cut, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+    double before = fresh.loss(batches[0]);
+    e = assertThrows(IllegalArgumentException.class, () -> fresh.restore(cut));
+    assertTrue(e.getMessage().endsWith("cut.hftf is cut short"), e.getMessage());
+    assertEquals(before, fresh.loss(batches[0]), 0.0, "a refused checkpoint changes nothing");
+    Path text = dir.resolve("text.hftf");
+    Files.writeString(text, "not a checkpoint at all");
+    e = assertThrows(IllegalArgumentException.class, () -> fresh.restore(text));
+    assertTrue(e.getMessage().contains("is not a FusedTransformer checkpoint"), e.getMessage());
   }
 
   @Test
