@@ -65,7 +65,8 @@ final class BenchTransformerCommand implements Callable<Integer> {
   int steps;
 
   @Option(names = "--decode-tokens", defaultValue = "128",
-      description = "Tokens decoded one at a time, timed each (default 128).")
+      description = "Tokens decoded one at a time and timed each, after a warm-up of at least 200"
+          + " until the JIT is quiet for a second (default 128; also the decoder's length).")
   int decodeTokens;
 
   @Option(names = "--learning-rate", defaultValue = "1e-3",
@@ -263,8 +264,9 @@ final class BenchTransformerCommand implements Callable<Integer> {
 
   /**
    * Loss on the held-out batch, one untimed step, {@code steps} timed steps, the held-out loss
-   * again; then {@code decodeTokens} untimed and as many timed greedy decode steps from the
-   * corpus's first byte.
+   * again; then greedy decoding from the corpus's first byte (the decoder starting over every
+   * {@code decodeTokens} tokens): warm-up calls by {@link TrainBench#latencySamples}'s rule, then
+   * {@code decodeTokens} timed ones.
    */
   private Side measure(int[][][] batches, int[][] heldOut, Step step, Loss loss,
       IntUnaryOperator decode) {
@@ -278,17 +280,11 @@ final class BenchTransformerCommand implements Callable<Integer> {
     }
     double seconds = Arrays.stream(stepSeconds).sum();
     double after = loss.of(heldOut);
-    int token = batches[0][0][0];
-    for (int i = 0; i < decodeTokens; i++) {
-      token = decode.applyAsInt(token);
-    }
-    double[] times = new double[decodeTokens];
-    token = batches[0][0][0];
-    for (int i = 0; i < decodeTokens; i++) {
-      long t0 = System.nanoTime();
-      token = decode.applyAsInt(token);
-      times[i] = (System.nanoTime() - t0) / 1e9;
-    }
+    // Warm-up as bench infer's: at least 200 tokens and until the JIT has compiled nothing for a
+    // second, so that no compiler thread takes a core inside the timed tokens.
+    int[] token = {batches[0][0][0]};
+    double[] times = TrainBench.latencySamples(() -> token[0] = decode.applyAsInt(token[0]),
+        decodeTokens);
     return new Side((double) steps * batch / seconds, initial, after, stepSeconds, times);
   }
 
