@@ -19,7 +19,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.function.IntSupplier;
 import java.util.function.IntUnaryOperator;
+import java.util.function.ToDoubleFunction;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import picocli.CommandLine.Command;
@@ -128,13 +130,8 @@ final class BenchTransformerCommand implements Callable<Integer> {
       Side d;
       try (DjlGpt twin = new DjlGpt(config, initial);
           DjlGpt.Decoder dec = twin.decoder(decodeTokens)) {
-        d = measure(batches, heldOut, twin::fit, twin::evaluate, token -> {
-          int next = dec.next(token);
-          if (dec.length() == decodeTokens) {
-            dec.reset();
-          }
-          return next;
-        });
+        d = measure(batches, heldOut, twin::fit, twin::evaluate,
+            cycling(dec::next, dec::length, dec::reset));
       }
       root.set("djlPytorch", side(d));
       sides.put("djlPytorch", d);
@@ -188,12 +185,9 @@ final class BenchTransformerCommand implements Callable<Integer> {
       default -> throw new ParameterException(spec.commandLine(), "--precision: " + precision
           + " is not bf16 or fp32");
     };
-    for (String[] o : new String[][] {{"--batch", "" + batch}, {"--steps", "" + steps},
-        {"--decode-tokens", "" + decodeTokens}}) {
-      if (Integer.parseInt(o[1]) < 1) {
-        throw new ParameterException(spec.commandLine(), o[0] + ": must be >= 1, got " + o[1]);
-      }
-    }
+    atLeastOne("--batch", batch);
+    atLeastOne("--steps", steps);
+    atLeastOne("--decode-tokens", decodeTokens);
     if (decodeTokens > sequence) {
       throw new ParameterException(spec.commandLine(), "--decode-tokens: " + decodeTokens
           + " is more than --sequence " + sequence + " (the positions the model covers)");
@@ -204,6 +198,12 @@ final class BenchTransformerCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--" + option(e.getMessage()) + ": "
           + e.getMessage());
+    }
+  }
+
+  private void atLeastOne(String option, int value) {
+    if (value < 1) {
+      throw new ParameterException(spec.commandLine(), option + ": must be >= 1, got " + value);
     }
   }
 
@@ -243,22 +243,20 @@ final class BenchTransformerCommand implements Callable<Integer> {
     return rows;
   }
 
-  private interface Step {
-    double fit(int[][] tokens);
-  }
-
-  private interface Loss {
-    double of(int[][] tokens);
-  }
-
+  /** Greedy decoding with {@code model}'s decoder: the most likely next token. */
   private IntUnaryOperator decoder(FusedTransformer model) {
     FusedTransformer.Decoder d = model.decoder(decodeTokens);
+    return cycling(token -> d.next(token).argMax(1).getInt(0), d::length, d::reset);
+  }
+
+  /** {@code next}, starting the decoder over once it holds {@code decodeTokens} tokens. */
+  private IntUnaryOperator cycling(IntUnaryOperator next, IntSupplier length, Runnable reset) {
     return token -> {
-      INDArray logits = d.next(token);
-      if (d.length() == decodeTokens) {
-        d.reset();
+      int chosen = next.applyAsInt(token);
+      if (length.getAsInt() == decodeTokens) {
+        reset.run();
       }
-      return logits.argMax(1).getInt(0);
+      return chosen;
     };
   }
 
@@ -268,18 +266,18 @@ final class BenchTransformerCommand implements Callable<Integer> {
    * {@code decodeTokens} tokens): warm-up calls by {@link TrainBench#latencySamples}'s rule, then
    * {@code decodeTokens} timed ones.
    */
-  private Side measure(int[][][] batches, int[][] heldOut, Step step, Loss loss,
-      IntUnaryOperator decode) {
-    double initial = loss.of(heldOut);
-    step.fit(batches[0]);
+  private Side measure(int[][][] batches, int[][] heldOut, ToDoubleFunction<int[][]> step,
+      ToDoubleFunction<int[][]> loss, IntUnaryOperator decode) {
+    double initial = loss.applyAsDouble(heldOut);
+    step.applyAsDouble(batches[0]);
     double[] stepSeconds = new double[steps];
     for (int s = 1; s <= steps; s++) {
       long t0 = System.nanoTime();
-      step.fit(batches[s]);
+      step.applyAsDouble(batches[s]);
       stepSeconds[s - 1] = (System.nanoTime() - t0) / 1e9;
     }
     double seconds = Arrays.stream(stepSeconds).sum();
-    double after = loss.of(heldOut);
+    double after = loss.applyAsDouble(heldOut);
     // Warm-up as bench infer's: at least 200 tokens and until the JIT has compiled nothing for a
     // second, so that no compiler thread takes a core inside the timed tokens.
     int[] token = {batches[0][0][0]};

@@ -117,7 +117,6 @@ final class DjlGpt implements AutoCloseable {
     int h = config.hidden();
     int heads = config.heads();
     int d = config.headDim();
-    int f = config.feedForward();
     NDArray c = cos.get("0:" + t);
     NDArray s = sin.get("0:" + t);
     NDArray causal = mask.get("0:" + t + ", 0:" + t);
@@ -129,15 +128,20 @@ final class DjlGpt implements AutoCloseable {
       NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).mul(1 / Math.sqrt(d)).add(causal);
       NDArray o = scores.softmax(-1).matMul(v).transpose(0, 2, 1, 3).reshape(batch, t, h);
       x = x.add(o.matMul(p(l, "output")));
-      NDArray gateUp = rms(x, p(l, "mlpNorm")).matMul(p(l, "gateUp"));
-      NDArray a = gateUp.get("..., 0:" + f);
-      NDArray act = a.mul(Activation.sigmoid(a)).mul(gateUp.get("..., " + f + ":"));
-      x = x.add(act.matMul(p(l, "down")));
+      x = x.add(mlp(x, l));
     }
     NDArray logits = rms(x, p("finalNorm")).matMul(p("head"));
     NDArray loss = logits.logSoftmax(-1).gather(targets, -1).mean().neg();
     loss.attach(step);
     return loss;
+  }
+
+  /** Layer {@code l}'s feed-forward branch: RMSNorm, gate-and-up product, SwiGLU, down. */
+  private NDArray mlp(NDArray x, int l) {
+    int f = config.feedForward();
+    NDArray gateUp = rms(x, p(l, "mlpNorm")).matMul(p(l, "gateUp"));
+    NDArray a = gateUp.get("..., 0:" + f);
+    return a.mul(Activation.sigmoid(a)).mul(gateUp.get("..., " + f + ":")).matMul(p(l, "down"));
   }
 
   /** Columns [from, from + h) of a [B, T, 3h] product as heads [B, H, T, d]. */
@@ -200,7 +204,6 @@ final class DjlGpt implements AutoCloseable {
       int h = config.hidden();
       int heads = config.heads();
       int d = config.headDim();
-      int f = config.feedForward();
       int pos = length;
       try (NDManager call = manager.newSubManager()) {
         NDArray x = p("embedding").get(token).reshape(1, h);
@@ -223,10 +226,7 @@ final class DjlGpt implements AutoCloseable {
           NDArray o = q.matMul(kk.transpose(0, 2, 1)).mul(1 / Math.sqrt(d)).softmax(-1)
               .matMul(vv).reshape(1, h);
           x = x.add(o.matMul(p(l, "output")));
-          NDArray gateUp = rms(x, p(l, "mlpNorm")).matMul(p(l, "gateUp"));
-          NDArray a = gateUp.get("..., 0:" + f);
-          x = x.add(a.mul(Activation.sigmoid(a)).mul(gateUp.get("..., " + f + ":"))
-              .matMul(p(l, "down")));
+          x = x.add(mlp(x, l));
         }
         length = pos + 1;
         return (int) rms(x, p("finalNorm")).matMul(p("head")).argMax(-1).getLong();

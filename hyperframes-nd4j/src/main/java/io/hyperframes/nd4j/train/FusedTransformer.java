@@ -357,8 +357,7 @@ public final class FusedTransformer {
       for (int l = 0; l < caches.length; l++) {
         caches[l] = new KvCache(config.heads(), config.headDim(), capacity);
       }
-      parameters.forEach((name, w) -> weights.put(name, w.rank() == 2
-          && !"embedding".equals(name) ? compute(w) : w));
+      weights.putAll(productWeights());
       x = Nd4j.create(DataType.FLOAT, 1, h);
       normed = Nd4j.create(type, 1, h);
       inverseRms = Nd4j.create(DataType.FLOAT, 1);
@@ -450,6 +449,17 @@ public final class FusedTransformer {
     return Nd4j.randn(DataType.FLOAT, rows, cols).muli(std);
   }
 
+  /**
+   * Every parameter as the products read it: the weight matrices in the products' type (BF16
+   * copies in BF16), the embedding (looked up, not multiplied) and the gains as they are.
+   */
+  private Map<String, INDArray> productWeights() {
+    Map<String, INDArray> out = new LinkedHashMap<>();
+    parameters.forEach((name, w) -> out.put(name, w.rank() == 2 && !"embedding".equals(name)
+        ? compute(w) : w));
+    return out;
+  }
+
   /** The array in the products' type: itself in FP32, a BF16 copy in BF16. */
   private INDArray compute(INDArray a) {
     return bf16 && a.dataType() != DataType.BFLOAT16 ? a.castTo(DataType.BFLOAT16) : a;
@@ -510,8 +520,7 @@ public final class FusedTransformer {
         System.arraycopy(tokens[b], 0, inputs, b * length, length);
         System.arraycopy(tokens[b], 1, targets, b * length, length);
       }
-      parameters.forEach((name, w) -> weights.put(name, w.rank() == 2 && !"embedding".equals(name)
-          ? compute(w) : w));
+      weights.putAll(productWeights());
       forward();
     }
 
