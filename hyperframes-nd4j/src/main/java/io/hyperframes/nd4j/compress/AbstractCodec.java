@@ -1,6 +1,7 @@
 package io.hyperframes.nd4j.compress;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
 
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
@@ -22,6 +23,8 @@ abstract class AbstractCodec implements GradientCodec {
   float[] input;
   private float[] dense;
   final Encoded message;
+  /** Gradients encoded so far: the step counter that per-step draws are derived from. */
+  long encodes;
 
   private INDArray lastIn;
   private FloatBuffer lastInView;
@@ -59,7 +62,95 @@ abstract class AbstractCodec implements GradientCodec {
       }
     }
     encode(input, n);
+    encodes++;
     return message;
+  }
+
+  /** The first bytes of {@link #state()}: "HFC" and the format, 1. */
+  private static final int STATE_MAGIC = 0x31434648;
+
+  @Override
+  public byte[] state() {
+    checkState(restorable(), "codec %s: its state lives in DL4J's encoder and cannot be saved",
+        id);
+    byte[] name = id.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    boolean withResidual = errorFeedback && length >= 0;
+    ByteBuffer out = ByteBuffer.allocate(4 + 4 + name.length + 8 + 8 + 1
+        + (withResidual ? 4 * (int) length : 0)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    out.putInt(STATE_MAGIC).putInt(name.length).put(name).putLong(length).putLong(encodes)
+        .put((byte) (withResidual ? 1 : 0));
+    if (withResidual) {
+      out.asFloatBuffer().put(residual, 0, (int) length);
+    }
+    return out.array();
+  }
+
+  @Override
+  public void restore(byte[] state) {
+    checkState(restorable(), "codec %s: its state lives in DL4J's encoder and cannot be"
+        + " restored", id);
+    checkArgument(state != null, "state: must be given");
+    ByteBuffer in = ByteBuffer.wrap(state).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    try {
+      checkArgument(in.getInt() == STATE_MAGIC, "state: not a codec state (no HFC1 magic)");
+      int nameLength = in.getInt();
+      checkArgument(nameLength >= 1 && nameLength <= in.remaining(), "state: codec name length"
+          + " %s", nameLength);
+      byte[] name = new byte[nameLength];
+      in.get(name);
+      String of = new String(name, java.nio.charset.StandardCharsets.US_ASCII);
+      checkArgument(of.equals(id), "state: saved by codec %s, not %s", of, id);
+      long n = in.getLong();
+      long count = in.getLong();
+      boolean withResidual = in.get() == 1;
+      checkArgument(n >= -1 && n <= Integer.MAX_VALUE && count >= 0, "state: %s elements after"
+          + " %s encodes is not a codec's state", n, count);
+      checkArgument(withResidual == (errorFeedback && n >= 0), "state: the residual is %s",
+          withResidual ? "present, but this codec keeps none" : "missing");
+      checkArgument(in.remaining() == (withResidual ? 4 * n : 0), "state: %s bytes left for a"
+          + " residual of %s elements", in.remaining(), n);
+      if (n >= 0) {
+        if (length != n) {
+          length = n;
+          residual = new float[(int) n];
+          input = new float[(int) n];
+          allocate((int) n);
+        }
+        if (withResidual) {
+          in.asFloatBuffer().get(residual, 0, (int) n);
+        } else {
+          java.util.Arrays.fill(residual, 0f);
+        }
+      } else {
+        length = -1;
+        residual = null;
+        input = null;
+      }
+      encodes = count;
+    } catch (java.nio.BufferUnderflowException e) {
+      throw new IllegalArgumentException("state: ends early (" + state.length + " bytes)", e);
+    }
+  }
+
+  /** Whether {@link #state()} captures everything an encode depends on (DL4J's does not). */
+  boolean restorable() {
+    return true;
+  }
+
+  /**
+   * A 64-bit draw for this encode, from {@code salt} and the encode counter (SplitMix64, Steele,
+   * Lea and Flood 2014): a restored codec draws what the saved one would have.
+   */
+  final long draw(long salt) {
+    return mix(salt + (encodes + 1) * GOLDEN);
+  }
+
+  static final long GOLDEN = 0x9E3779B97F4A7C15L;
+
+  static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
   }
 
   @Override

@@ -35,6 +35,11 @@ final class Dl4jThresholdCodec extends AbstractCodec {
   }
 
   @Override
+  boolean restorable() {
+    return false;
+  }
+
+  @Override
   void allocate(int n) {
     handler = new EncodingHandler(new AdaptiveThresholdAlgorithm(), null, null, false);
     accumulated = Nd4j.zeros(DataType.FLOAT, n);

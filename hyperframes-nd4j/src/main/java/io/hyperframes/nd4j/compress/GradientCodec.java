@@ -52,6 +52,25 @@ public interface GradientCodec {
   void decodeAdd(Encoded message, INDArray target);
 
   /**
+   * The codec's state after its last {@code encode}: the error-feedback residual and the count
+   * of encodes its per-step draws derive from. A worker that may be restarted keeps it with its
+   * replica; {@link #restore} on a fresh codec of the same id then encodes the next gradient
+   * exactly as this one would.
+   *
+   * @throws IllegalStateException for {@code dl4j-threshold}, whose adaptive threshold lives in
+   *     DL4J's encoder
+   */
+  byte[] state();
+
+  /**
+   * Puts this codec in the state {@link #state()} saved (from a codec of the same id).
+   *
+   * @throws IllegalArgumentException naming what is wrong when the bytes are not such a state
+   * @throws IllegalStateException for {@code dl4j-threshold}
+   */
+  void restore(byte[] state);
+
+  /**
    * The codec named {@code id} (see the class javadoc for the names).
    *
    * @throws IllegalArgumentException naming the value when the name or its fraction is invalid

@@ -5,7 +5,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
-import java.util.SplittableRandom;
 
 /**
  * Random-k sparsification (Stich, Cordonnier and Jaggi 2018, arXiv 1809.07599, §2: "rand-k"):
@@ -17,7 +16,6 @@ import java.util.SplittableRandom;
  */
 final class RandomKCodec extends AbstractCodec {
   private final double fraction;
-  private final SplittableRandom seeds = new SplittableRandom(0x4a4dL);
   private int k;
   private int block;
 
@@ -36,7 +34,7 @@ final class RandomKCodec extends AbstractCodec {
   @Override
   void encode(float[] g, int n) {
     float[] r = accumulate(g, n);
-    long seed = seeds.nextLong();
+    long seed = draw(0x4a4dL);
     ByteBuffer out = message.begin(n, 10 + 8 + 4 * k);
     putVarint(out, k);
     putVarint(out, block);
@@ -65,14 +63,6 @@ final class RandomKCodec extends AbstractCodec {
       int i = from + bounded(mix(state), Math.min(size, n - from));
       t.put(i, t.get(i) + in.getFloat());
     }
-  }
-
-  private static final long GOLDEN = 0x9E3779B97F4A7C15L;
-
-  private static long mix(long z) {
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
   }
 
   /** A value in [0, bound) from the upper 32 bits (Lemire's multiply-shift). */

@@ -5,7 +5,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
-import java.util.SplittableRandom;
 
 /**
  * Top-k sparsification: the k = ⌈F·n⌉ elements of largest magnitude (Aji and Heafield 2017,
@@ -24,7 +23,6 @@ import java.util.SplittableRandom;
 final class TopKCodec extends AbstractCodec {
   private static final int SAMPLE = 8192;
   private final double fraction;
-  private final SplittableRandom random = new SplittableRandom(0x70c4L);
   private float[] sample;
   private int[] candidates;
   private float[] magnitudes;
@@ -87,7 +85,7 @@ final class TopKCodec extends AbstractCodec {
     }
     int m = sample.length;
     long stride = Math.max(1, n / m);
-    long start = stride > 1 ? random.nextLong(stride) : 0;
+    long start = stride > 1 ? Math.floorMod(draw(0x70c4L), stride) : 0;
     for (int j = 0; j < m; j++) {
       sample[j] = Math.abs(r[(int) Math.min(n - 1, start + j * stride)]);
     }

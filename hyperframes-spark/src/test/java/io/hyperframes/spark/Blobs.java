@@ -1,0 +1,100 @@
+package io.hyperframes.spark;
+
+import io.hyperframes.nd4j.FusedDense;
+import io.hyperframes.nd4j.dl4j.Dl4jAdapter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.apache.spark.SparkConf;
+import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.layers.DenseLayer;
+import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.nn.weights.WeightInit;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.learning.config.Adam;
+import org.nd4j.linalg.lossfunctions.LossFunctions;
+
+/**
+ * The tests' task: the example MLP's shape scaled down (64 features, two hidden layers of 128,
+ * 10 classes, Adam 1e-3) on noisy class centres, hard enough that accuracy stays below 100 %.
+ */
+final class Blobs {
+  static final int FEATURES = 64;
+  static final int CLASSES = 10;
+  static final int HIDDEN = 128;
+
+  private Blobs() {
+  }
+
+  /** {@code batches} mini-batches of {@code rows} rows from seed {@code seed}. */
+  static List<DataSet> batches(int batches, int rows, long seed) {
+    float[][] centres = centres();
+    SplittableRandom r = new SplittableRandom(seed);
+    List<DataSet> out = new ArrayList<>();
+    for (int b = 0; b < batches; b++) {
+      float[] x = new float[rows * FEATURES];
+      float[] y = new float[rows * CLASSES];
+      for (int i = 0; i < rows; i++) {
+        int k = r.nextInt(CLASSES);
+        for (int j = 0; j < FEATURES; j++) {
+          x[i * FEATURES + j] = (float) (centres[k][j] + 1.1 * r.nextGaussian());
+        }
+        y[i * CLASSES + k] = 1f;
+      }
+      out.add(new DataSet(Nd4j.create(x, new long[] {rows, FEATURES}, 'c'),
+          Nd4j.create(y, new long[] {rows, CLASSES}, 'c')));
+    }
+    return out;
+  }
+
+  private static float[][] centres() {
+    SplittableRandom r = new SplittableRandom(20261205);
+    float[][] c = new float[CLASSES][FEATURES];
+    for (float[] row : c) {
+      for (int j = 0; j < FEATURES; j++) {
+        row[j] = r.nextDouble() < 0.15 ? 1f : 0f;
+      }
+    }
+    return c;
+  }
+
+  /** The MLP, fused (BF16 dense layers and fused Adam through the adapter) or DL4J's own. */
+  static MultiLayerConfiguration mlp(boolean fused) {
+    MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(7)
+        .updater(new Adam(1e-3)).weightInit(WeightInit.RELU).list()
+        .layer(new DenseLayer.Builder().nIn(FEATURES).nOut(HIDDEN).activation(Activation.RELU)
+            .build())
+        .layer(new DenseLayer.Builder().nIn(HIDDEN).nOut(HIDDEN).activation(Activation.RELU)
+            .build())
+        .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(HIDDEN)
+            .nOut(CLASSES).activation(Activation.SOFTMAX).build())
+        .build();
+    return fused ? Dl4jAdapter.accelerate(conf, FusedDense.Precision.BF16).configuration() : conf;
+  }
+
+  /** Share of {@code test} rows the network classifies right. */
+  static double accuracy(MultiLayerNetwork net, List<DataSet> test) {
+    long right = 0;
+    long all = 0;
+    for (DataSet d : test) {
+      INDArray predicted = net.output(d.getFeatures()).argMax(1);
+      INDArray truth = d.getLabels().argMax(1);
+      right += predicted.eq(truth).castTo(org.nd4j.linalg.api.buffer.DataType.INT32).sumNumber()
+          .longValue();
+      all += d.numExamples();
+    }
+    return (double) right / all;
+  }
+
+  /** A local Spark configuration on loopback, without the web UI. */
+  static SparkConf spark(String master) {
+    return new SparkConf().setMaster(master).setAppName("hyperframes-test")
+        .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1")
+        .set("spark.driver.bindAddress", "127.0.0.1");
+  }
+}
