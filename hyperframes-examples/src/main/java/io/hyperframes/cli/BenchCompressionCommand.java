@@ -75,6 +75,18 @@ final class BenchCompressionCommand implements Callable<Integer> {
       description = "Timed encode+decode repeats per codec (median reported).")
   int repeats;
 
+  @Option(names = "--spark", paramLabel = "MASTER",
+      description = "Train on Spark instead, in a process of its own: local[N] (N task threads),"
+          + " local-cluster[N,CORES,MB] (N executor processes on this machine) or a cluster's"
+          + " URL. Runs the example MLP in one process, in DL4J's parameter averaging with"
+          + " default and fused layers, and with encoded updates per codec, whole epochs of"
+          + " --rows (at least --steps steps); --repeats does not apply (docs/distributed.md).")
+  String spark;
+
+  @Option(names = "--spark-jar", paramLabel = "PATH",
+      description = "The Spark module's runnable jar (default " + SparkRun.JAR + ").")
+  Path sparkJar;
+
   @Mixin FormatOption format;
 
   @Mixin RecordOption record;
@@ -97,6 +109,9 @@ final class BenchCompressionCommand implements Callable<Integer> {
     if (TrainBench.BATCH % workers != 0) {
       throw new IllegalArgumentException("--workers: " + workers + " does not divide the global"
           + " batch " + TrainBench.BATCH);
+    }
+    if (spark != null) {
+      return onSpark();
     }
     List<GradientCodec> probes = new ArrayList<>();
     for (String c : codecs) {
@@ -147,6 +162,36 @@ final class BenchCompressionCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /** {@code --spark}: the same comparison on a Spark master, by the Spark module's jar. */
+  private int onSpark() throws Exception {
+    if (spark.isBlank()) {
+      throw new IllegalArgumentException("--spark: a master must be given (local[2],"
+          + " local-cluster[2,1,2048] or a cluster's URL)");
+    }
+    if (record.wanted()) {
+      throw new IllegalArgumentException("--record: not available with --spark (the Spark run"
+          + " reports throughput and bytes, not per-step samples)");
+    }
+    Path jar = SparkRun.jar(sparkJar);
+    int stepsPerEpoch = rows / TrainBench.BATCH;
+    int epochs = (steps + stepsPerEpoch - 1) / stepsPerEpoch;
+    List<String> sparkCodecs = new ArrayList<>();
+    for (String c : codecs) {
+      if (!c.equals("none") && !c.equals("dl4j-threshold")) {
+        sparkCodecs.add(c);
+      }
+    }
+    if (sparkCodecs.isEmpty()) {
+      throw new IllegalArgumentException("--codecs: none of " + codecs + " runs on Spark"
+          + " (dl4j-threshold cannot: its state lives in DL4J's encoder; none always runs)");
+    }
+    List<String> args = List.of("--workers", Integer.toString(workers), "--epochs",
+        Integer.toString(epochs), "--hidden", Integer.toString(hidden), "--rows",
+        Integer.toString(rows), "--codecs", String.join(",", sparkCodecs), "--format",
+        format.json() ? "json" : "table");
+    return SparkRun.run(jar, spark, args, spec.commandLine().getOut());
   }
 
   private static void check(String option, int value, int low, int high) {

@@ -71,6 +71,27 @@ class EncodedDataParallelTest {
   }
 
   @Test
+  void oneUncompressedWorkerTrainsAsOneProcess() {
+    MultiLayerNetwork single = new MultiLayerNetwork(Blobs.mlp(true));
+    single.init();
+    for (int e = 0; e < 2; e++) {
+      for (DataSet d : train.subList(0, 8)) {
+        single.fit(d);
+      }
+    }
+    EncodedDataParallel one = EncodedDataParallel.on(sc, Blobs.mlp(true)).workers(1).build();
+    one.fit(sc.parallelize(train.subList(0, 8), 2), 2);
+    double[] a = single.params().toDoubleVector();
+    double[] b = one.network().params().toDoubleVector();
+    double diff = 0;
+    for (int i = 0; i < a.length; i++) {
+      diff = Math.max(diff, Math.abs(a[i] - b[i]));
+    }
+    System.out.println("one worker against one process: max |param diff| " + diff);
+    assertEquals(0.0, diff, 1e-6);
+  }
+
+  @Test
   void badSettingsAreNamed() {
     var conf = Blobs.mlp(false);
     assertThrows(IllegalArgumentException.class, () -> EncodedDataParallel.on(null, conf));

@@ -15,11 +15,12 @@ import org.nd4j.linalg.learning.config.Adam;
 
 /**
  * The updater of {@link FusedAdamConfig}: the moments live in Java arrays (which the JIT
- * vectorises, square root and division included; loops over native buffers it does not), the
- * gradient is copied in once, the update copied out once, and the moments written back to the
- * state view after every step, so that DL4J reads current state whenever it saves or inspects
- * it. A gradient or state that is not a contiguous FP32 vector (DL4J passes its updater blocks
- * as contiguous row vectors) goes through DL4J's own {@link AdamUpdater} on the same state.
+ * vectorises, square root and division included; loops over native buffers it does not): every
+ * step copies the moments in from the state view and back out, and the gradient in and the
+ * update out, so that the view is always the state: DL4J reads it whenever it saves or inspects
+ * it, and writes it when it restores a model. A gradient or state that is not a contiguous FP32
+ * vector (DL4J passes its updater blocks as contiguous row vectors) goes through DL4J's own
+ * {@link AdamUpdater} on the same state.
  *
  * <p>Not thread-safe, as DL4J's updaters.
  */
@@ -136,6 +137,9 @@ final class FusedAdamUpdater implements GradientUpdater<Adam> {
     if (Double.isNaN(alpha) || Double.isInfinite(alpha) || alpha == 0) {
       alpha = config.getEpsilon(); // as ND4J's op does
     }
+    // The state view is the truth: DL4J writes it without telling the updater (a model restored
+    // from a zip, BaseMultiLayerUpdater.setStateViewArray), so the moments are read every step.
+    load();
     FloatPointer grad = region(gradient);
     grad.get(g);
     FusedAdam.pass(g, m, v, g, true, alpha, beta1, beta2, config.getEpsilon());

@@ -211,6 +211,10 @@ class Dl4jAdapterTest {
     assertEquals(fused.output(x), restored.output(x));
     assertEquals(fused.getUpdater().getStateViewArray(),
         restored.getUpdater().getStateViewArray());
+    // Training goes on from the restored Adam moments, not from zeros.
+    fused.fit(batch(32, 5));
+    restored.fit(batch(32, 5));
+    assertEquals(fused.params(), restored.params(), "one step after the restore");
 
     // The same parameters in a plain DL4J network give the same answers (FP32 against BF16).
     MultiLayerNetwork plain = net(mlp(Activation.RELU));
