@@ -31,7 +31,10 @@ import scala.Tuple2;
  * ({@code Encoded.toBytes}) to the driver; the driver sends every worker all the messages of the
  * step, and every replica, the driver's included, applies their decoded mean. The replicas
  * therefore hold equal parameters, as DL4J's gradient sharing keeps them, and what crosses the
- * process boundary is counted from the bytes that did ({@link Result}).
+ * process boundary is counted from the bytes that did ({@link Result}). A worker whose gradient
+ * holds a NaN or an infinity sends the empty message and changes nothing of its own; every
+ * replica then skips that step, as a loss scaler skips an overflowed step, and
+ * {@link Result#skippedSteps()} counts it.
  *
  * <pre>{@code
  * EncodedDataParallel dp = EncodedDataParallel.on(sc, conf).codec("topk-0.01-ef").workers(8)
@@ -45,7 +48,10 @@ import scala.Tuple2;
  * retried failure) recomputes the same state and sends the same bytes. With a checkpoint
  * directory on the context ({@code sc.setCheckpointDir}) the workers' states are written there
  * every {@link Builder#truncateLineageEvery} steps, so that recovery replays at most that many
- * steps; without one it replays from the first step (the messages are kept for it). The
+ * steps from the messages kept since. Without one they are checkpointed locally (Spark's
+ * {@code localCheckpoint}: on the executors' own storage), which bounds the memory the kept
+ * messages take but does not survive the loss of an executor: set a checkpoint directory on
+ * shared storage for a job that must. The
  * driver's network can be saved through the atomic {@link AsyncCheckpointer}
  * ({@link Builder#checkpoints}).
  *
@@ -130,8 +136,9 @@ public final class EncodedDataParallel {
     private boolean workersSet;
 
     /**
-     * Steps between writes of the workers' states to the context's checkpoint directory (when it
-     * has one): what a recovery replays at most. Default 20.
+     * Steps between checkpoints of the workers' states (to the context's checkpoint directory
+     * when it has one, else local): what a recovery replays at most, and how many steps'
+     * messages are kept for it. Default 20.
      */
     public Builder truncateLineageEvery(int steps) {
       this.truncateEvery = steps;
@@ -189,6 +196,8 @@ public final class EncodedDataParallel {
    * @param codec the codec's id
    * @param workers data-parallel workers
    * @param steps synchronous steps taken
+   * @param skippedSteps steps that no replica applied because a worker's gradient held a NaN or
+   *     an infinity (its message is empty; optimizer state and residual unchanged)
    * @param bytesSent message bytes the workers sent to the driver, on the wire
    * @param bytesReceived message bytes the workers received (every worker gets all of a step's
    *     messages)
@@ -196,7 +205,7 @@ public final class EncodedDataParallel {
    * @param samplesPerSecond training samples over the wall time
    * @param score the mean loss of the workers' last mini-batches
    */
-  public record Result(String codec, int workers, long steps, long bytesSent,
+  public record Result(String codec, int workers, long steps, long skippedSteps, long bytesSent,
       long bytesReceived, double seconds, double samplesPerSecond, double score) {
 
     /** Bytes that crossed between the workers and the driver, both ways. */
@@ -237,6 +246,7 @@ public final class EncodedDataParallel {
     }
     long sent = 0;
     long received = 0;
+    long skipped = 0;
     double score = Double.NaN;
     long samples = 0;
     long start = System.nanoTime();
@@ -246,10 +256,12 @@ public final class EncodedDataParallel {
           Broadcast<List<byte[]>> previous = kept.peekLast();
           JavaRDD<WorkerState> next = state.zipPartitions(shards,
               new Step(confJson, codec, workers, steps, epoch, local, previous, fault))
-              .persist(StorageLevel.MEMORY_ONLY());
-          boolean cut = sc.getCheckpointDir().isPresent() && (steps + 1) % truncateEvery == 0;
-          if (cut) {
+              .persist(StorageLevel.MEMORY_AND_DISK());
+          boolean cut = (steps + 1) % truncateEvery == 0;
+          if (cut && sc.getCheckpointDir().isPresent()) {
             next.checkpoint();
+          } else if (cut) {
+            next.rdd().localCheckpoint();
           }
           List<WorkerState.Sent> out = new ArrayList<>(next.map(WorkerState::sent).collect());
           out.sort(Comparator.comparingInt(WorkerState.Sent::worker));
@@ -259,17 +271,19 @@ public final class EncodedDataParallel {
           for (WorkerState.Sent s : out) {
             messages.add(s.message());
             bytes += s.message().length;
-            loss += s.score();
+            loss += Double.isFinite(s.score()) ? s.score() : 0;
             samples += s.rows();
           }
-          driver.apply(messages);
+          if (!driver.apply(messages)) {
+            skipped++;
+          }
           sent += bytes;
           received += bytes * workers;
           score = loss / workers;
           state.unpersist(false);
           state = next;
           if (cut) {
-            // The states after this step are on disk: older messages are no longer needed.
+            // The states after this step are checkpointed: older messages are no longer needed.
             while (!kept.isEmpty()) {
               kept.pollFirst().destroy();
             }
@@ -288,7 +302,7 @@ public final class EncodedDataParallel {
       checkpointer.save(driver.net, steps, Map.of());
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    return new Result(codec, workers, perWorker * epochs, sent, received, seconds,
+    return new Result(codec, workers, perWorker * epochs, skipped, sent, received, seconds,
         samples / seconds, score);
   }
 
@@ -299,7 +313,7 @@ public final class EncodedDataParallel {
     return sc.parallelize(ids, workers).map(i -> {
       WorkerState s = init.value();
       return new WorkerState(i, 0, s.params, s.updater, s.codec, s.message, Double.NaN, 0);
-    }).persist(StorageLevel.MEMORY_ONLY());
+    }).persist(StorageLevel.MEMORY_AND_DISK());
   }
 
   /** A failure injected before a worker's step, for the tests of recovery. */

@@ -11,6 +11,8 @@ import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.BooleanIndexing;
+import org.nd4j.linalg.indexing.conditions.Conditions;
 
 /**
  * One replica of the network with its optimizer and codec, rebuilt from a {@link WorkerState}
@@ -48,11 +50,15 @@ final class Replica {
 
   /**
    * Applies one step's messages (one per worker, in worker order): the parameters move by the
-   * mean of the decoded updates. Each message is checked whole before anything is added.
+   * mean of the decoded updates. Each message is checked whole before anything is added. A step
+   * in which any worker sent the empty message (a non-finite gradient) is skipped by every
+   * replica, as a loss scaler skips a step whose gradients overflowed.
+   *
+   * @return whether the step was applied
    */
-  void apply(List<byte[]> messages) {
-    if (messages.isEmpty()) {
-      return;
+  boolean apply(List<byte[]> messages) {
+    if (messages.isEmpty() || messages.stream().anyMatch(m -> m.length == 0)) {
+      return false;
     }
     INDArray params = net.params();
     INDArray sum = Nd4j.zeros(DataType.FLOAT, params.length());
@@ -60,17 +66,24 @@ final class Replica {
       codec.decodeAdd(Encoded.fromBytes(m), sum);
     }
     params.subi(sum.divi(workers).reshape(params.shape()));
+    return true;
   }
 
   /**
    * Computes this worker's update on {@code batch} (its gradient through its own optimizer) and
    * returns it encoded for the wire; the parameters do not change until the step's messages are
-   * {@link #apply applied}.
+   * {@link #apply applied}. A gradient with a NaN or an infinity changes nothing (optimizer
+   * state, residual) and gives the empty message: every replica then skips the step.
    */
   byte[] update(DataSet batch, long step, int epoch) {
     net.setInput(batch.getFeatures());
     net.setLabels(batch.getLabels());
     net.computeGradientAndScore();
+    INDArray gradient = net.getFlattenedGradients();
+    if (BooleanIndexing.or(gradient, Conditions.isNan())
+        || BooleanIndexing.or(gradient, Conditions.isInfinite())) {
+      return new byte[0];
+    }
     BaseMultiLayerUpdater<?> updater = (BaseMultiLayerUpdater<?>) net.getUpdater();
     updater.update(net.gradient(), (int) step, epoch, batch.numExamples(),
         LayerWorkspaceMgr.noWorkspaces());

@@ -150,8 +150,10 @@ public final class SparkBench implements Callable<Integer> {
       all.add("none");
       all.addAll(codecs);
       for (String c : all) {
+        // Lineage checkpoints every 4 steps: at most 4 steps' messages (W dense FP32 updates a
+        // step without a codec) stay in memory.
         EncodedDataParallel dp = EncodedDataParallel.on(sc, ExampleData.mlp(hidden, true))
-            .codec(c).workers(workers).build();
+            .codec(c).workers(workers).truncateLineageEvery(4).build();
         EncodedDataParallel warmUp = EncodedDataParallel.on(sc, ExampleData.mlp(hidden, true))
             .codec(c).workers(workers).build();
         warmUp.fit(warm, 1);

@@ -92,6 +92,21 @@ class EncodedDataParallelTest {
   }
 
   @Test
+  void aNonFiniteGradientSkipsTheStepOnEveryReplica() {
+    List<DataSet> batches = new java.util.ArrayList<>(train.subList(0, 8));
+    DataSet poisoned = batches.get(3).copy();
+    poisoned.getFeatures().putScalar(0, 5, Double.NaN);
+    batches.set(3, poisoned);
+    EncodedDataParallel dp = EncodedDataParallel.on(sc, Blobs.mlp(true)).codec("topk-0.05-ef")
+        .workers(2).build();
+    EncodedDataParallel.Result r = dp.fit(sc.parallelize(batches, 2), 2);
+    assertEquals(8, r.steps());
+    assertEquals(2, r.skippedSteps(), "worker 1's step 1, in each of the two epochs");
+    assertTrue(Double.isFinite(dp.network().params().sumNumber().doubleValue()));
+    assertTrue(Double.isFinite(r.score()), "the loss of the last step " + r.score());
+  }
+
+  @Test
   void badSettingsAreNamed() {
     var conf = Blobs.mlp(false);
     assertThrows(IllegalArgumentException.class, () -> EncodedDataParallel.on(null, conf));
