@@ -60,14 +60,19 @@ final class ExampleData {
 
   /** The MLP with {@code hidden} units a layer, fused by the adapter (BF16) or DL4J's own. */
   static MultiLayerConfiguration mlp(int hidden, boolean fused) {
+    return mlp(FEATURES, hidden, CLASSES, fused);
+  }
+
+  /** The example MLP's shape at other sizes (the tests' smaller task). */
+  static MultiLayerConfiguration mlp(int features, int hidden, int classes, boolean fused) {
     MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(7)
         .updater(new Adam(1e-3)).weightInit(WeightInit.RELU).list()
-        .layer(new DenseLayer.Builder().nIn(FEATURES).nOut(hidden).activation(Activation.RELU)
+        .layer(new DenseLayer.Builder().nIn(features).nOut(hidden).activation(Activation.RELU)
             .build())
         .layer(new DenseLayer.Builder().nIn(hidden).nOut(hidden).activation(Activation.RELU)
             .build())
         .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(hidden)
-            .nOut(CLASSES).activation(Activation.SOFTMAX).build())
+            .nOut(classes).activation(Activation.SOFTMAX).build())
         .build();
     return fused ? Dl4jAdapter.accelerate(conf, FusedDense.Precision.BF16).configuration() : conf;
   }

@@ -1,23 +1,13 @@
 package io.hyperframes.spark;
 
-import io.hyperframes.nd4j.FusedDense;
-import io.hyperframes.nd4j.dl4j.Dl4jAdapter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.apache.spark.SparkConf;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
-import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
-import org.deeplearning4j.nn.conf.layers.DenseLayer;
-import org.deeplearning4j.nn.conf.layers.OutputLayer;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
-import org.deeplearning4j.nn.weights.WeightInit;
-import org.nd4j.linalg.activations.Activation;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
-import org.nd4j.linalg.learning.config.Adam;
-import org.nd4j.linalg.lossfunctions.LossFunctions;
 
 /**
  * The tests' task: the example MLP's shape scaled down (64 features, two hidden layers of 128,
@@ -65,30 +55,12 @@ final class Blobs {
 
   /** The MLP, fused (BF16 dense layers and fused Adam through the adapter) or DL4J's own. */
   static MultiLayerConfiguration mlp(boolean fused) {
-    MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(7)
-        .updater(new Adam(1e-3)).weightInit(WeightInit.RELU).list()
-        .layer(new DenseLayer.Builder().nIn(FEATURES).nOut(HIDDEN).activation(Activation.RELU)
-            .build())
-        .layer(new DenseLayer.Builder().nIn(HIDDEN).nOut(HIDDEN).activation(Activation.RELU)
-            .build())
-        .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(HIDDEN)
-            .nOut(CLASSES).activation(Activation.SOFTMAX).build())
-        .build();
-    return fused ? Dl4jAdapter.accelerate(conf, FusedDense.Precision.BF16).configuration() : conf;
+    return ExampleData.mlp(FEATURES, HIDDEN, CLASSES, fused);
   }
 
   /** Share of {@code test} rows the network classifies right. */
   static double accuracy(MultiLayerNetwork net, List<DataSet> test) {
-    long right = 0;
-    long all = 0;
-    for (DataSet d : test) {
-      INDArray predicted = net.output(d.getFeatures()).argMax(1);
-      INDArray truth = d.getLabels().argMax(1);
-      right += predicted.eq(truth).castTo(org.nd4j.linalg.api.buffer.DataType.INT32).sumNumber()
-          .longValue();
-      all += d.numExamples();
-    }
-    return (double) right / all;
+    return ExampleData.accuracy(net, test);
   }
 
   /** A local Spark configuration on loopback, without the web UI. */
