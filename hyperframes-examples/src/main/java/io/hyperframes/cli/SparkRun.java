@@ -1,5 +1,7 @@
 package io.hyperframes.cli;
 
+import com.google.common.io.MoreFiles;
+import com.google.common.io.RecursiveDeleteOption;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -91,8 +93,8 @@ final class SparkRun {
       return p.waitFor();
     } finally {
       if (home != null) {
-        Files.deleteIfExists(home.resolve("jars"));
-        Files.deleteIfExists(home);
+        // Spark's worker writes the executors' logs under SPARK_HOME/work: the whole tree goes.
+        MoreFiles.deleteRecursively(home, RecursiveDeleteOption.ALLOW_INSECURE);
       }
     }
   }

@@ -44,6 +44,23 @@ class BenchCompressionSparkCliTest {
   }
 
   @Test
+  void aLocalClusterRunTrainsInExecutorProcesses() {
+    Path jar = Path.of("..", SparkRun.JAR);
+    assumeTrue(Files.isRegularFile(jar), "the Spark module's jar is built by the reactor's"
+        + " package phase before this module's tests; not there when this module builds alone");
+    // Executors in processes of their own: DL4J's parameter averaging hands them the batches
+    // directly, and the temporary Spark home (with the executors' logs under work/) goes.
+    CliTest.Result r = CliTest.run("bench", "compression", "--spark", "local-cluster[2,1,1024]",
+        "--steps", "2", "--hidden", "16", "--rows", "512", "--codecs", "topk-0.01-ef",
+        "--format", "json");
+    assertEquals(0, r.status(), r.err());
+    JsonNode json = Json.parseObject("spark", r.out().substring(r.out().indexOf('{')));
+    assertEquals("local-cluster[2,1,1024]", json.get("master").asText());
+    assertTrue(json.get("parameterAveraging").get("fused").get("samplesPerSecond").asDouble() > 0);
+    assertEquals(2, json.get("encoded").size());
+  }
+
+  @Test
   void badSparkSettingsAreNamed() {
     CliTest.Result r = CliTest.run("bench", "compression", "--spark", "local[2]", "--spark-jar",
         "no/such.jar");

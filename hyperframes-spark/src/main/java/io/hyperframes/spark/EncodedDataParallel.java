@@ -79,7 +79,7 @@ public final class EncodedDataParallel {
     this.sc = b.sc;
     this.confJson = b.conf.toJson();
     this.codec = b.codec;
-    this.workers = b.workers > 0 ? b.workers : sc.defaultParallelism();
+    this.workers = b.workers != null ? b.workers : sc.defaultParallelism();
     this.truncateEvery = b.truncateEvery;
     this.checkpointer = b.checkpointer;
     this.checkpointEvery = b.checkpointEvery;
@@ -109,7 +109,8 @@ public final class EncodedDataParallel {
     private final JavaSparkContext sc;
     private final MultiLayerConfiguration conf;
     private String codec = "none";
-    private int workers;
+    /** Null until set: the context's default parallelism. */
+    private Integer workers;
     private int truncateEvery = 20;
     private AsyncCheckpointer checkpointer;
     private int checkpointEvery;
@@ -129,11 +130,8 @@ public final class EncodedDataParallel {
     /** Workers (Spark partitions); default the context's default parallelism. */
     public Builder workers(int n) {
       this.workers = n;
-      this.workersSet = true;
       return this;
     }
-
-    private boolean workersSet;
 
     /**
      * Steps between checkpoints of the workers' states (to the context's checkpoint directory
@@ -175,7 +173,7 @@ public final class EncodedDataParallel {
             + " codec state must travel with it (" + e.getMessage() + ")", e);
       }
       codec = c.id();
-      if (workersSet && workers < 1) {
+      if (workers != null && workers < 1) {
         throw new IllegalArgumentException("workers: must be at least 1, got " + workers);
       }
       if (truncateEvery < 1) {

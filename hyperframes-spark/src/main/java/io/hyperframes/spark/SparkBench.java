@@ -13,6 +13,7 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.spark.impl.multilayer.SparkDl4jMultiLayer;
+import org.deeplearning4j.spark.api.RDDTrainingApproach;
 import org.deeplearning4j.spark.impl.paramavg.ParameterAveragingTrainingMaster;
 import org.nd4j.linalg.dataset.DataSet;
 import picocli.CommandLine;
@@ -85,7 +86,7 @@ public final class SparkBench implements Callable<Integer> {
 
   private record Side(double accuracy, double samplesPerSecond) {}
 
-  private record Encoded(String codec, double accuracy, double bytesPerStep,
+  private record CodecRun(String codec, double accuracy, double bytesPerStep,
       double samplesPerSecond) {}
 
   @Override
@@ -136,7 +137,7 @@ public final class SparkBench implements Callable<Integer> {
     err.printf(Locale.ROOT, "one process: accuracy %.2f %%%n", 100 * single.accuracy());
     err.flush();
     Side[] averaging = new Side[2];
-    List<Encoded> encoded = new ArrayList<>();
+    List<CodecRun> encoded = new ArrayList<>();
     try (JavaSparkContext sc = new JavaSparkContext(conf)) {
       JavaRDD<DataSet> rdd = sc.parallelize(shares, workers).cache();
       JavaRDD<DataSet> warm = sc.parallelize(shares.subList(0, 2 * workers), workers).cache();
@@ -158,7 +159,7 @@ public final class SparkBench implements Callable<Integer> {
             .codec(c).workers(workers).build();
         warmUp.fit(warm, 1);
         EncodedDataParallel.Result r = dp.fit(rdd, epochs);
-        encoded.add(new Encoded(c, ExampleData.accuracy(dp.network(), test),
+        encoded.add(new CodecRun(c, ExampleData.accuracy(dp.network(), test),
             (double) r.bytesExchanged() / r.steps(), r.samplesPerSecond()));
         err.printf(Locale.ROOT, "encoded %s: accuracy %.2f %%%n", c,
             100 * encoded.get(encoded.size() - 1).accuracy());
@@ -191,6 +192,13 @@ public final class SparkBench implements Callable<Integer> {
     ParameterAveragingTrainingMaster.Builder tm = new ParameterAveragingTrainingMaster.Builder(
         perWorker).batchSizePerWorker(perWorker).averagingFrequency(1)
         .workerPrefetchNumBatches(0).saveUpdater(true).rngSeed(12345);
+    if (!master.startsWith("local[")) {
+      // DL4J's default (Export) writes the batches to the default file system, which executors
+      // in other processes cannot share when it is this machine's: hand them over directly.
+      // Its storage level is the one the batches are already cached at.
+      tm.rddTrainingApproach(RDDTrainingApproach.Direct)
+          .storageLevel(org.apache.spark.storage.StorageLevel.MEMORY_ONLY());
+    }
     new SparkDl4jMultiLayer(sc, ExampleData.mlp(hidden, fused), tm.build()).fit(warm);
     SparkDl4jMultiLayer net = new SparkDl4jMultiLayer(sc, ExampleData.mlp(hidden, fused),
         tm.build());
@@ -203,7 +211,7 @@ public final class SparkBench implements Callable<Integer> {
         (double) epochs * rdd.count() * perWorker / seconds);
   }
 
-  private void print(Side single, Side[] averaging, List<Encoded> encoded) throws Exception {
+  private void print(Side single, Side[] averaging, List<CodecRun> encoded) throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     double dense = encoded.get(0).bytesPerStep();
     double speedup = averaging[1].samplesPerSecond() / averaging[0].samplesPerSecond();
@@ -222,7 +230,7 @@ public final class SparkBench implements Callable<Integer> {
       avg.set("fused", side(m, averaging[1]));
       avg.put("fusedSpeedup", speedup);
       ArrayNode rowsOut = root.putArray("encoded");
-      for (Encoded e : encoded) {
+      for (CodecRun e : encoded) {
         ObjectNode o = rowsOut.addObject();
         o.put("codec", e.codec());
         o.put("accuracy", e.accuracy());
@@ -243,7 +251,7 @@ public final class SparkBench implements Callable<Integer> {
           averaging[1].samplesPerSecond(), speedup);
       out.printf(Locale.ROOT, "%-16s %9s %8s %14s %9s %10s%n", "encoded codec", "accuracy",
           "delta", "bytes/step", "ratio", "samples/s");
-      for (Encoded e : encoded) {
+      for (CodecRun e : encoded) {
         out.printf(Locale.ROOT, "%-16s %8.2f%% %+8.2f %14.4g %9.1f %10.0f%n", e.codec(),
             100 * e.accuracy(), 100 * (e.accuracy() - single.accuracy()), e.bytesPerStep(),
             dense / e.bytesPerStep(), e.samplesPerSecond());
