@@ -1,6 +1,7 @@
 package io.hyperframes.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.json.Json;
 import io.hyperframes.nd4j.CausalAttention;
@@ -63,8 +64,14 @@ final class BenchTransformerCommand implements Callable<Integer> {
   int batch;
 
   @Option(names = "--steps", defaultValue = "10",
-      description = "Timed training steps, after one untimed (default 10).")
+      description = "Timed training steps, after the warm-up steps (default 10).")
   int steps;
+
+  @Option(names = "--warm-up-steps", defaultValue = "3", paramLabel = "N",
+      description = "Untimed training steps before the timed ones, the same on both sides"
+          + " (default 3: on 2 cores the JIT compiler still takes a core from the first steps,"
+          + " docs/performance.md).")
+  int warmUpSteps;
 
   @Option(names = "--decode-tokens", defaultValue = "128",
       description = "Tokens decoded one at a time and timed each, after a warm-up of at least 200"
@@ -110,8 +117,8 @@ final class BenchTransformerCommand implements Callable<Integer> {
     }
     byte[] text = corpus();
     Random random = new Random(seed);
-    int[][][] batches = new int[steps + 1][][];
-    for (int s = 0; s <= steps; s++) {
+    int[][][] batches = new int[warmUpSteps + steps][][];
+    for (int s = 0; s < batches.length; s++) {
       batches[s] = windows(text, random);
     }
     int[][] heldOut = windows(text, random);
@@ -150,6 +157,7 @@ final class BenchTransformerCommand implements Callable<Integer> {
       });
       record.write(Map.of("layers", "" + layers, "hidden", "" + hidden, "heads", "" + heads,
           "ffn", "" + ffn, "sequence", "" + sequence, "batch", "" + batch, "steps", "" + steps,
+          "warmUpSteps", "" + warmUpSteps,
           "precision", precision, "corpus", corpus.toString()), metrics);
     }
     ObjectNode m = root.putObject("model");
@@ -163,6 +171,7 @@ final class BenchTransformerCommand implements Callable<Integer> {
     root.put("precision", precision);
     root.put("batch", batch);
     root.put("steps", steps);
+    root.put("warmUpSteps", warmUpSteps);
     root.put("learningRate", learningRate);
     root.put("corpus", corpus.toString());
     root.put("corpusBytes", text.length);
@@ -187,6 +196,10 @@ final class BenchTransformerCommand implements Callable<Integer> {
     };
     atLeastOne("--batch", batch);
     atLeastOne("--steps", steps);
+    if (warmUpSteps < 0) {
+      throw new ParameterException(spec.commandLine(), "--warm-up-steps: must be >= 0, got "
+          + warmUpSteps);
+    }
     atLeastOne("--decode-tokens", decodeTokens);
     if (decodeTokens > sequence) {
       throw new ParameterException(spec.commandLine(), "--decode-tokens: " + decodeTokens
@@ -261,20 +274,22 @@ final class BenchTransformerCommand implements Callable<Integer> {
   }
 
   /**
-   * Loss on the held-out batch, one untimed step, {@code steps} timed steps, the held-out loss
-   * again; then greedy decoding from the corpus's first byte (the decoder starting over every
+   * Loss on the held-out batch, {@code warmUpSteps} untimed steps, {@code steps} timed ones,
+   * the held-out loss again; then greedy decoding from the corpus's first byte (the decoder starting over every
    * {@code decodeTokens} tokens): warm-up calls by {@link TrainBench#latencySamples}'s rule, then
    * {@code decodeTokens} timed ones.
    */
   private Side measure(int[][][] batches, int[][] heldOut, ToDoubleFunction<int[][]> step,
       ToDoubleFunction<int[][]> loss, IntUnaryOperator decode) {
     double initial = loss.applyAsDouble(heldOut);
-    step.applyAsDouble(batches[0]);
-    double[] stepSeconds = new double[steps];
-    for (int s = 1; s <= steps; s++) {
-      long t0 = System.nanoTime();
+    for (int s = 0; s < warmUpSteps; s++) {
       step.applyAsDouble(batches[s]);
-      stepSeconds[s - 1] = (System.nanoTime() - t0) / 1e9;
+    }
+    double[] stepSeconds = new double[steps];
+    for (int s = 0; s < steps; s++) {
+      long t0 = System.nanoTime();
+      step.applyAsDouble(batches[warmUpSteps + s]);
+      stepSeconds[s] = (System.nanoTime() - t0) / 1e9;
     }
     double seconds = Arrays.stream(stepSeconds).sum();
     double after = loss.applyAsDouble(heldOut);
@@ -297,6 +312,10 @@ final class BenchTransformerCommand implements Callable<Integer> {
     o.put("samplesPerSecond", s.samplesPerSecond());
     o.put("initialLoss", s.initialLoss());
     o.put("loss", s.loss());
+    ArrayNode steps = o.putArray("stepSeconds");
+    for (double t : s.stepSeconds()) {
+      steps.add(t);
+    }
     ObjectNode d = o.putObject("decode");
     d.put("tokens", s.decodeSeconds().length);
     d.put("p50Seconds", percentile(s.decodeSeconds(), 0.5));

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bench transformer} on a tiny model: both sides start from the same weights, so their
- * losses before training agree to FP32 rounding and after three FP32 steps of Adam within 2 %;
+ * losses before training agree to FP32 rounding and after four FP32 steps of Adam (one untimed,
+ * three timed) within 2 %;
  * every figure of the JSON is there and consistent; bad options name themselves.
  */
 class BenchTransformerCliTest {
@@ -29,7 +30,7 @@ class BenchTransformerCliTest {
   private static CliTest.Result bench(String... extra) {
     List<String> args = new ArrayList<>(List.of("bench", "transformer", "--layers", "1",
         "--hidden", "32", "--heads", "2", "--ffn", "48", "--sequence", "32", "--batch", "2",
-        "--steps", "3", "--decode-tokens", "8", "--corpus", CORPUS));
+        "--steps", "3", "--warm-up-steps", "1", "--decode-tokens", "8", "--corpus", CORPUS));
     for (int i = 0; i < extra.length; i++) {
       int at = args.indexOf(extra[i]);
       if (at >= 0 && i + 1 < extra.length && !extra[i + 1].startsWith("--")) {
@@ -56,7 +57,7 @@ class BenchTransformerCliTest {
     assertEquals(start, djl.get("initialLoss").asDouble(), 1e-4 * start,
         "the same weights give the same loss");
     assertEquals(djl.get("loss").asDouble(), hf.get("loss").asDouble(),
-        0.02 * djl.get("loss").asDouble(), "three steps of Adam on the same batches");
+        0.02 * djl.get("loss").asDouble(), "four steps of Adam on the same batches");
     assertTrue(hf.get("loss").asDouble() < start, "training lowers the held-out loss");
     assertEquals(hf.get("loss").asDouble() / djl.get("loss").asDouble() - 1,
         t.get("lossDifference").asDouble(), 1e-12);
@@ -82,6 +83,9 @@ class BenchTransformerCliTest {
     assertTrue(t.get("machine").has("cores"), t.get("machine").toString());
     BenchmarkRecord rec = BenchmarkRecord.read(record);
     assertEquals(3, rec.metrics().get("hyperframes.stepSeconds").samples().length);
+    assertEquals(3, hf.get("stepSeconds").size());
+    assertEquals(3, djl.get("stepSeconds").size());
+    assertEquals(1, t.get("warmUpSteps").asInt());
     assertEquals(8, rec.metrics().get("djlPytorch.decodeSeconds").samples().length);
     assertEquals("transformer", rec.conditions().get("command").replace("bench ", ""));
   }
@@ -100,5 +104,8 @@ class BenchTransformerCliTest {
     r = bench("--precision", "fp8");
     assertEquals(2, r.status());
     assertTrue(r.err().contains("--precision: fp8 is not bf16 or fp32"), r.err());
+    r = bench("--warm-up-steps", "-1");
+    assertEquals(2, r.status());
+    assertTrue(r.err().contains("--warm-up-steps: must be >= 0, got -1"), r.err());
   }
 }

@@ -26,6 +26,12 @@ import org.nd4j.linalg.factory.Nd4j;
  * masked. The forward pass keeps, per query, the log-sum-exp of its scores, from which the
  * backward pass recomputes each probability tile instead of storing it.
  *
+ * <p>Inputs and outputs may be column ranges of wider matrices (one head of a fused QKV product
+ * and of a layer's attention output): inputs are gathered into dense row buffers of T·d
+ * elements (oneDNN 2.5's AMX matmul takes dense operands only), outputs accumulate in such a
+ * buffer and are copied into their columns at the end. Row buffers and tiles are kept from call
+ * to call.
+ *
  * <p>Precision: {@code q}, {@code k} and {@code v} are FP32 or BF16, all the same. The five
  * products per tile pair run on oneDNN's matmul with FP32 accumulation. With BF16 inputs the
  * probabilities and the score gradients are rounded to BF16 (to nearest, ties to even) before
@@ -87,27 +93,45 @@ public final class CausalAttention {
   public record Gradients(INDArray dq, INDArray dk, INDArray dv) {}
 
   /**
-   * The forward pass.
+   * The forward pass, into a new output array.
    *
-   * @param q queries [T, d], FP32 or BF16
+   * @param q queries [T, d], FP32 or BF16; dense, or a column range of a wider matrix (one head
+   *     of a fused QKV product)
    * @param k keys [T, d], of q's type
    * @param v values [T, d], of q's type
    * @param scale the factor on the scores, finite and positive (usually 1/√d)
    * @throws IllegalArgumentException naming the argument when a shape, type or value is wrong
    */
   public Forward forward(INDArray q, INDArray k, INDArray v, double scale) {
+    Arrays2.check2d("q", q, DataType.FLOAT, DataType.BFLOAT16);
+    return forward(q, k, v, scale, Nd4j.createUninitialized(DataType.FLOAT, q.rows(),
+        q.columns()));
+  }
+
+  /**
+   * The forward pass, written into {@code out}: FP32 [T, d], dense or a column range of a wider
+   * FP32 matrix (one head's columns of a layer's attention output), so that a caller running
+   * every head of a layer needs no copy of its own. The result's {@link Forward#out()} is
+   * {@code out}; it must stay unchanged until the backward pass has read it.
+   *
+   * @throws IllegalArgumentException naming the argument when a shape, type or value is wrong
+   */
+  public Forward forward(INDArray q, INDArray k, INDArray v, double scale, INDArray out) {
     workingBytes = 0;
     Inputs in = inputs(q, k, v, scale);
     int n = in.t;
     int d = in.d;
-    INDArray out = Nd4j.zeros(DataType.FLOAT, n, d);
+    Rows dst = destination("out", out, n, d);
     INDArray lse = Nd4j.create(DataType.FLOAT, n);
+    // The output accumulates in place when it is dense, else in a kept buffer copied out last.
+    long acc = dst.dense() ? dst.address() : scratchRows(SLOT_OUT, (long) n * d,
+        DataType.FLOAT);
     // In FP32 the probabilities overwrite the scores they come from; in BF16 they get a tile.
     long s = scratch(0, DataType.FLOAT);
     long p = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
     FloatBuffer sb = Arrays2.floats(s, (long) tile * tile);
     ShortBuffer ph = in.bf16 ? Arrays2.shorts(p, (long) tile * tile) : null;
-    FloatBuffer ob = Arrays2.floats(Arrays2.address(out), (long) n * d);
+    FloatBuffer ob = Arrays2.floats(acc, (long) n * d);
     FloatBuffer lb = Arrays2.floats(Arrays2.address(lse), n);
     float[] max = new float[tile];
     float[] sum = new float[tile];
@@ -124,8 +148,8 @@ public final class CausalAttention {
       for (int j0 = 0; j0 < i0 + bq; j0 += tile) {
         int bk = Math.min(tile, n - j0);
         // S = scale · Q_i · K_jᵀ
-        gemm(in.row(in.q, i0), in.tile(in.q, bq), in.row(in.k, j0),
-            in.tile(in.k, bk).transposed(), s, dense(bq, bk, dnnl_f32), alpha, 0f);
+        gemm(in.row(in.q, i0), in.tile(bq), in.row(in.k, j0), in.tile(bk).transposed(), s,
+            dense(bq, bk, dnnl_f32), alpha, 0f);
         // Each row minus its new running maximum (masked: −∞), then exp on oneDNN's vectorised
         // kernel, then the sums, the BF16 rounding and the rescaling of the output so far.
         for (int r = 0; r < bq; r++) {
@@ -156,7 +180,8 @@ public final class CausalAttention {
             ph.put(row, Arrays2.bf16(values, halves, bk), 0, bk);
           }
           float correction = valid > 0 ? (float) Math.exp(max[r] - next[r]) : 1f;
-          if (correction != 1f) {
+          if (correction != 1f && j0 > 0) {
+            // (Before the first key tile there is no output yet: the product below sets it.)
             int at = (i0 + r) * d;
             ob.get(at, values, 0, d);
             for (int c = 0; c < d; c++) {
@@ -167,18 +192,23 @@ public final class CausalAttention {
           sum[r] = sum[r] * correction + total;
           max[r] = next[r];
         }
-        // O_i += P · V_j
-        gemm(p, dense(bq, bk, type), in.row(in.v, j0), in.tile(in.v, bk),
-            Arrays2.address(out) + 4L * i0 * d, dense(bq, d, dnnl_f32), 1f, 1f);
+        // O_i = P · V_j for the first key tile, O_i += P · V_j after it
+        gemm(p, dense(bq, bk, type), in.row(in.v, j0), in.tile(bk),
+            acc + 4L * i0 * d, dense(bq, d, dnnl_f32), 1f, j0 == 0 ? 0f : 1f);
       }
       for (int r = 0; r < bq; r++) {
         int at = (i0 + r) * d;
         float inv = 1f / sum[r];
+        ob.get(at, values, 0, d);
         for (int c = 0; c < d; c++) {
-          ob.put(at + c, ob.get(at + c) * inv);
+          values[c] *= inv;
         }
+        ob.put(at, values, 0, d);
         lb.put(i0 + r, max[r] + (float) Math.log(sum[r]));
       }
+    }
+    if (!dst.dense()) {
+      scatter(acc, dst);
     }
     in.keepReachable();
     Reference.reachabilityFence(out);
@@ -187,15 +217,34 @@ public final class CausalAttention {
   }
 
   /**
-   * The backward pass: the gradients for {@code dOut}, the gradient of the loss with respect to
-   * the forward pass's output, recomputing each probability tile from the saved log-sum-exp.
+   * The backward pass, into new gradient arrays: the gradients for {@code dOut}, the gradient of
+   * the loss with respect to the forward pass's output, recomputing each probability tile from
+   * the saved log-sum-exp.
    *
-   * @param dOut [T, d], FP32 or q's type
+   * @param dOut [T, d], FP32 or q's type; dense or a column range of a wider matrix
    * @throws IllegalArgumentException naming the argument when a shape, type or value is wrong,
    *     or when {@code forward} is not of these inputs' shape
    */
   public Gradients backward(INDArray q, INDArray k, INDArray v, Forward forward, INDArray dOut,
       double scale) {
+    Arrays2.check2d("q", q, DataType.FLOAT, DataType.BFLOAT16);
+    long n = q.rows();
+    long d = q.columns();
+    return backward(q, k, v, forward, dOut, scale, Nd4j.createUninitialized(DataType.FLOAT, n, d),
+        Nd4j.createUninitialized(DataType.FLOAT, n, d),
+        Nd4j.createUninitialized(DataType.FLOAT, n, d));
+  }
+
+  /**
+   * The backward pass, written into {@code dq}, {@code dk} and {@code dv}: each FP32 [T, d],
+   * dense or a column range of a wider FP32 matrix (one head's columns of the gradient of a fused
+   * QKV product), overwritten. The result holds these arrays.
+   *
+   * @throws IllegalArgumentException naming the argument when a shape, type or value is wrong,
+   *     or when {@code forward} is not of these inputs' shape
+   */
+  public Gradients backward(INDArray q, INDArray k, INDArray v, Forward forward, INDArray dOut,
+      double scale, INDArray dq, INDArray dk, INDArray dv) {
     workingBytes = 0;
     Inputs in = inputs(q, k, v, scale);
     int n = in.t;
@@ -214,26 +263,47 @@ public final class CausalAttention {
       throw new IllegalArgumentException("dOut: shape " + Arrays.toString(dOut.shape())
           + " must be q's " + Arrays.toString(q.shape()));
     }
-    INDArray out = dense(forward.out(), DataType.FLOAT);
+    Rows dqRows = destination("dq", dq, n, d);
+    Rows dkRows = destination("dk", dk, n, d);
+    Rows dvRows = destination("dv", dv, n, d);
+    // FP32 rows of the output and of its gradient, read in place where they are FP32 with
+    // adjacent columns (a column range of a wider matrix included).
+    INDArray out = floatRows(forward.out());
     INDArray lse = dense(forward.logSumExp().reshape(n), DataType.FLOAT);
-    INDArray dO32 = dense(dOut, DataType.FLOAT);
-    INDArray dOc = in.bf16 ? copy(dOut, DataType.BFLOAT16) : dO32;
+    INDArray dO32 = floatRows(dOut);
+    Rows outRows = Rows.of(out);
+    Rows gRows = Rows.of(dO32);
+    // dO in the products' type, dense: converted (or gathered) row by row.
+    long dO;
+    if (in.bf16 && dOut.dataType() == DataType.BFLOAT16) {
+      dO = gather(SLOT_DOUT, Rows.of(rows(dOut, DataType.BFLOAT16)));
+    } else if (in.bf16) {
+      dO = toBf16(SLOT_DOUT, gRows);
+    } else {
+      dO = gather(SLOT_DOUT, gRows);
+    }
     // D_t = dO_t · O_t (FlashAttention-2, Algorithm 2, line 4)
-    FloatBuffer ob = Arrays2.floats(Arrays2.address(out), (long) n * d);
-    FloatBuffer gb = Arrays2.floats(Arrays2.address(dO32), (long) n * d);
+    FloatBuffer ob = Arrays2.floats(outRows.address(), outRows.span());
+    FloatBuffer gb = Arrays2.floats(gRows.address(), gRows.span());
     FloatBuffer lb = Arrays2.floats(Arrays2.address(lse), n);
     float[] dot = new float[n];
     workingBytes += 4L * n;
     for (int t = 0; t < n; t++) {
+      long o = t * outRows.stride();
+      long g = t * gRows.stride();
       double acc = 0;
       for (int c = 0; c < d; c++) {
-        acc += (double) gb.get(t * d + c) * ob.get(t * d + c);
+        acc += (double) gb.get((int) (g + c)) * ob.get((int) (o + c));
       }
       dot[t] = (float) acc;
     }
-    INDArray dq = Nd4j.zeros(DataType.FLOAT, n, d);
-    INDArray dk = Nd4j.zeros(DataType.FLOAT, n, d);
-    INDArray dv = Nd4j.zeros(DataType.FLOAT, n, d);
+    // The gradients accumulate in place when dense, else in kept buffers copied out last.
+    long dqAcc = dqRows.dense() ? dqRows.address()
+        : scratchRows(SLOT_DQ, (long) n * d, DataType.FLOAT);
+    long dkAcc = dkRows.dense() ? dkRows.address()
+        : scratchRows(SLOT_DK, (long) n * d, DataType.FLOAT);
+    long dvAcc = dvRows.dense() ? dvRows.address()
+        : scratchRows(SLOT_DV, (long) n * d, DataType.FLOAT);
     long s = scratch(0, DataType.FLOAT);
     long dp = scratch(1, DataType.FLOAT);
     long pc = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
@@ -244,7 +314,6 @@ public final class CausalAttention {
     ShortBuffer dsb = in.bf16 ? Arrays2.shorts(dsc, (long) tile * tile) : null;
     int type = in.dnnlType();
     float alpha = (float) scale;
-    long dO = Arrays2.address(dOc);
     float[] values = new float[tile];
     float[] grads = new float[tile];
     short[] halves = new short[tile];
@@ -252,14 +321,17 @@ public final class CausalAttention {
     int esize = in.bf16 ? 2 : 4;
     for (int j0 = 0; j0 < n; j0 += tile) {
       int bk = Math.min(tile, n - j0);
-      long dkj = Arrays2.address(dk) + 4L * j0 * d;
-      long dvj = Arrays2.address(dv) + 4L * j0 * d;
+      long dkj = dkAcc + 4L * j0 * d;
+      long dvj = dvAcc + 4L * j0 * d;
       for (int i0 = j0; i0 < n; i0 += tile) {
         int bq = Math.min(tile, n - i0);
         long dOi = dO + (long) esize * i0 * d;
+        // The first contribution to a gradient tile sets it, the others add to it.
+        float firstKey = i0 == j0 ? 0f : 1f;
+        float firstQuery = j0 == 0 ? 0f : 1f;
         // S = scale · Q_i · K_jᵀ, P = exp(S − L_i), masked above the diagonal
-        gemm(in.row(in.q, i0), in.tile(in.q, bq), in.row(in.k, j0),
-            in.tile(in.k, bk).transposed(), s, dense(bq, bk, dnnl_f32), alpha, 0f);
+        gemm(in.row(in.q, i0), in.tile(bq), in.row(in.k, j0), in.tile(bk).transposed(), s,
+            dense(bq, bk, dnnl_f32), alpha, 0f);
         for (int r = 0; r < bq; r++) {
           int valid = Math.min(bk, i0 + r - j0 + 1);
           float l = lb.get(i0 + r);
@@ -286,9 +358,9 @@ public final class CausalAttention {
         }
         // dV_j += Pᵀ · dO_i
         gemm(pc, dense(bq, bk, type).transposed(), dOi, dense(bq, d, type), dvj,
-            dense(bk, d, dnnl_f32), 1f, 1f);
+            dense(bk, d, dnnl_f32), 1f, firstKey);
         // dP = dO_i · V_jᵀ
-        gemm(dOi, dense(bq, d, type), in.row(in.v, j0), in.tile(in.v, bk).transposed(), dp,
+        gemm(dOi, dense(bq, d, type), in.row(in.v, j0), in.tile(bk).transposed(), dp,
             dense(bq, bk, dnnl_f32), 1f, 0f);
         // dS = P ∘ (dP − D_i)
         for (int r = 0; r < bq; r++) {
@@ -306,17 +378,26 @@ public final class CausalAttention {
           }
         }
         // dQ_i += scale · dS · K_j ; dK_j += scale · dSᵀ · Q_i
-        gemm(dsc, dense(bq, bk, type), in.row(in.k, j0), in.tile(in.k, bk),
-            Arrays2.address(dq) + 4L * i0 * d, dense(bq, d, dnnl_f32), alpha, 1f);
-        gemm(dsc, dense(bq, bk, type).transposed(), in.row(in.q, i0), in.tile(in.q, bq), dkj,
-            dense(bk, d, dnnl_f32), alpha, 1f);
+        gemm(dsc, dense(bq, bk, type), in.row(in.k, j0), in.tile(bk),
+            dqAcc + 4L * i0 * d, dense(bq, d, dnnl_f32), alpha, firstQuery);
+        gemm(dsc, dense(bq, bk, type).transposed(), in.row(in.q, i0), in.tile(bq), dkj,
+            dense(bk, d, dnnl_f32), alpha, firstKey);
       }
+    }
+    if (!dqRows.dense()) {
+      scatter(dqAcc, dqRows);
+    }
+    if (!dkRows.dense()) {
+      scatter(dkAcc, dkRows);
+    }
+    if (!dvRows.dense()) {
+      scatter(dvAcc, dvRows);
     }
     in.keepReachable();
     Reference.reachabilityFence(out);
     Reference.reachabilityFence(lse);
     Reference.reachabilityFence(dO32);
-    Reference.reachabilityFence(dOc);
+    Reference.reachabilityFence(dOut);
     Reference.reachabilityFence(dq);
     Reference.reachabilityFence(dk);
     Reference.reachabilityFence(dv);
@@ -343,6 +424,36 @@ public final class CausalAttention {
 
   /** The tile buffers: two FP32, two BF16, each made at its first use and kept. */
   private final INDArray[] tiles = new INDArray[4];
+
+  /** Row buffers of T·d elements: dense copies of q, k, v and dOut, and outputs to copy out. */
+  private static final int SLOT_Q = 0;
+  private static final int SLOT_K = 1;
+  private static final int SLOT_V = 2;
+  private static final int SLOT_DOUT = 3;
+  private static final int SLOT_OUT = 4;
+  private static final int SLOT_DQ = 5;
+  private static final int SLOT_DK = 6;
+  private static final int SLOT_DV = 7;
+  private final INDArray[] rowBuffers = new INDArray[8];
+
+  /**
+   * Row buffer {@code slot} of at least {@code count} elements of {@code type}, made or grown at
+   * its use and kept, counted in the working bytes.
+   */
+  private long scratchRows(int slot, long count, DataType type) {
+    INDArray b = rowBuffers[slot];
+    if (b == null || b.dataType() != type || b.length() < count) {
+      MemoryWorkspace none = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces();
+      try {
+        b = Nd4j.create(type, count);
+      } finally {
+        none.close();
+      }
+      rowBuffers[slot] = b;
+    }
+    workingBytes += count * (type == DataType.FLOAT ? 4 : 2);
+    return Arrays2.address(b);
+  }
 
   /** Tile buffer {@code slot} (0 and 1 FP32, 2 and 3 BF16), counted in the working bytes. */
   private long scratch(int slot, DataType type) {
@@ -433,15 +544,108 @@ public final class CausalAttention {
   /**
    * The array itself when it is of {@code type} with adjacent columns and rows at any stride
    * (a column range of a wider matrix, such as one head of a fused QKV product), else a dense
-   * copy: the products read it through its row stride.
+   * copy.
    */
   private INDArray rows(INDArray a, DataType type) {
-    boolean adjacent = a.columns() == 1 || a.stride(1) == 1;
-    if (a.dataType() == type && adjacent && (a.rows() == 1 || a.stride(0) >= a.columns())) {
+    if (a.dataType() == type && Rows.adjacent(a)) {
       return a;
     }
     return copy(a, type);
   }
+
+  /** FP32 rows of {@code a}: itself when FP32 with adjacent columns, else a dense FP32 copy. */
+  private INDArray floatRows(INDArray a) {
+    return rows(a, DataType.FLOAT);
+  }
+
+  /**
+   * A 2-D array with adjacent columns, as its address, row stride and shape. oneDNN 2.5's AMX
+   * matmul takes dense operands only: with a row stride wider than the row it falls back to
+   * {@code gemm:jit}, which took 0.21 ms for a 256×64·64×256 BF16 tile against 0.03 ms dense
+   * (docs/performance.md). So strided inputs are gathered into dense buffers first.
+   */
+  private record Rows(long address, long stride, int rows, int cols, boolean bf16) {
+    static boolean adjacent(INDArray a) {
+      return (a.columns() == 1 || a.stride(1) == 1) && (a.rows() == 1
+          || a.stride(0) >= a.columns());
+    }
+
+    static Rows of(INDArray a) {
+      return new Rows(Arrays2.address(a), rowStride(a), a.rows(), a.columns(),
+          a.dataType() == DataType.BFLOAT16);
+    }
+
+    boolean dense() {
+      return rows == 1 || stride == cols;
+    }
+
+    DnnlKernels.Operand operand() {
+      return new DnnlKernels.Operand(rows, cols, stride, 1, bf16 ? dnnl_bf16 : dnnl_f32);
+    }
+
+    /** Elements from the first to one past the last. */
+    long span() {
+      return (long) (rows - 1) * stride + cols;
+    }
+  }
+
+  /** An output array: FP32 [t, d] with adjacent columns; names it otherwise. */
+  private static Rows destination(String name, INDArray a, int t, int d) {
+    Arrays2.check2d(name, a, DataType.FLOAT);
+    if (a.rows() != t || a.columns() != d) {
+      throw new IllegalArgumentException(name + ": shape " + Arrays.toString(a.shape())
+          + " must be [" + t + ", " + d + "]");
+    }
+    if (!Rows.adjacent(a)) {
+      throw new IllegalArgumentException(name + ": columns must be adjacent (dense, or a column"
+          + " range of a wider row-major matrix), got strides " + Arrays.toString(a.stride()));
+    }
+    return Rows.of(a);
+  }
+
+  /** The rows' address when dense, else a dense copy of them in row buffer {@code slot}. */
+  private long gather(int slot, Rows src) {
+    if (src.dense()) {
+      return src.address();
+    }
+    int type = src.bf16() ? dnnl_bf16 : dnnl_f32;
+    long dst = scratchRows(slot, (long) src.rows() * src.cols(), src.bf16()
+        ? DataType.BFLOAT16 : DataType.FLOAT);
+    copy(src.address(), src.operand(), dst, dense(src.rows(), src.cols(), type));
+    return dst;
+  }
+
+  /** FP32 rows rounded to BF16 (to nearest, ties to even) into row buffer {@code slot}. */
+  private long toBf16(int slot, Rows src) {
+    long dst = scratchRows(slot, (long) src.rows() * src.cols(), DataType.BFLOAT16);
+    copy(src.address(), src.operand(), dst, dense(src.rows(), src.cols(), dnnl_bf16));
+    return dst;
+  }
+
+  /** The dense FP32 rows at {@code src} copied into the rows of {@code dst}. */
+  private void scatter(long src, Rows dst) {
+    copy(src, dense(dst.rows(), dst.cols(), dnnl_f32), dst.address(), dst.operand());
+  }
+
+  private record CopyKey(DnnlKernels.Operand from, DnnlKernels.Operand to) {}
+
+  /**
+   * {@code to} = {@code from}, converted where the types differ, in one oneDNN reorder: rows
+   * copied one at a time through Java buffers cost more in calls than in bytes.
+   */
+  private void copy(long from, DnnlKernels.Operand fromOp, long to, DnnlKernels.Operand toOp) {
+    dnnl.run(new CopyKey(fromOp, toOp), () -> {
+      DnnlKernels.Plan p = new DnnlKernels.Plan();
+      p.add(dnnl.reorder(fromOp, toOp, "attention.copy"));
+      return p;
+    }, p -> {
+      NativePrimitive k = p.primitives.get(0);
+      k.bind(0, from);
+      k.bind(1, to);
+      k.execute();
+    });
+  }
+
 
   /** Elements from one row of {@code a} to the next. */
   private static long rowStride(INDArray a) {
@@ -453,22 +657,28 @@ public final class CausalAttention {
     return a.castTo(type).dup('c');
   }
 
-  /** The checked inputs, dense, with their row addresses. */
+  /**
+   * The checked inputs as dense rows of the computing type: in place when dense, gathered into
+   * row buffers when a column range of a wider matrix, copied otherwise.
+   */
   private final class Inputs {
-    final INDArray q;
-    final INDArray k;
-    final INDArray v;
+    final long q;
+    final long k;
+    final long v;
     final int t;
     final int d;
     final boolean bf16;
-    final DataType type;
+    private final INDArray[] kept;
 
     Inputs(INDArray q, INDArray k, INDArray v, DataType type) {
-      this.type = type;
       this.bf16 = type == DataType.BFLOAT16;
-      this.q = rows(q, type);
-      this.k = rows(k, type);
-      this.v = rows(v, type);
+      INDArray q1 = rows(q, type);
+      INDArray k1 = rows(k, type);
+      INDArray v1 = rows(v, type);
+      this.kept = new INDArray[] {q1, k1, v1};
+      this.q = gather(SLOT_Q, Rows.of(q1));
+      this.k = gather(SLOT_K, Rows.of(k1));
+      this.v = gather(SLOT_V, Rows.of(v1));
       this.t = q.rows();
       this.d = q.columns();
     }
@@ -477,19 +687,18 @@ public final class CausalAttention {
       return bf16 ? dnnl_bf16 : dnnl_f32;
     }
 
-    long row(INDArray a, int row) {
-      return Arrays2.address(a) + (long) (bf16 ? 2 : 4) * row * rowStride(a);
+    /** The address of row {@code row} of the dense q, k or v at {@code base}. */
+    long row(long base, int row) {
+      return base + (long) (bf16 ? 2 : 4) * row * d;
     }
 
-    /** {@code count} rows of q, k or v from the row {@link #row} addressed, as an operand. */
-    DnnlKernels.Operand tile(INDArray a, int count) {
-      return new DnnlKernels.Operand(count, d, rowStride(a), 1, dnnlType());
+    /** {@code count} dense rows of q, k or v, as an operand. */
+    DnnlKernels.Operand tile(int count) {
+      return DnnlKernels.Operand.dense(count, d, dnnlType());
     }
 
     void keepReachable() {
-      Reference.reachabilityFence(q);
-      Reference.reachabilityFence(k);
-      Reference.reachabilityFence(v);
+      Reference.reachabilityFence(kept);
     }
   }
 

@@ -119,13 +119,13 @@ class CausalAttentionTest {
   }
 
   /**
-   * Heads that are column ranges of one fused QKV matrix are read in place, through their row
-   * stride: the same results, to the bit, as dense copies of them, and no copy in the working
-   * bytes.
+   * Heads that are column ranges of one fused QKV matrix give the same results, to the bit, as
+   * dense copies of them: they are gathered into dense row buffers (oneDNN's AMX matmul takes
+   * dense operands only), T·d elements each, which the working bytes count.
    */
   @ParameterizedTest(name = "{0}")
   @org.junit.jupiter.params.provider.EnumSource(names = {"FLOAT", "BFLOAT16"})
-  void columnRangesOfAWiderMatrixAreReadInPlace(DataType type) {
+  void columnRangesOfAWiderMatrixGiveTheResultsOfDenseCopies(DataType type) {
     int t = 40;
     int d = 16;
     Nd4j.getRandom().setSeed(5);
@@ -147,7 +147,74 @@ class CausalAttentionTest {
     assertEquals(gCopies.dq(), gViews.dq());
     assertEquals(gCopies.dk(), gViews.dk());
     assertEquals(gCopies.dv(), gViews.dv());
-    assertEquals(copyBytes, viewBytes, "no copy of the views");
+    long gathered = 3L * t * d * (type == DataType.FLOAT ? 4 : 2);
+    assertEquals(copyBytes + gathered, viewBytes, "the three gathered views and nothing else");
+  }
+
+  /**
+   * Outputs written into column ranges of wider matrices (one head's columns of a layer's
+   * attention output and of a fused QKV gradient) are, to the bit, those of the allocating
+   * calls, and every other column stays as it was.
+   */
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.EnumSource(names = {"FLOAT", "BFLOAT16"})
+  void outputsIntoColumnRangesAreThoseOfTheAllocatingCalls(DataType type) {
+    int t = 40;
+    int d = 16;
+    Nd4j.getRandom().setSeed(9);
+    INDArray qkv = Nd4j.randn(DataType.FLOAT, t, 3 * d).castTo(type);
+    INDArray q = qkv.get(NDArrayIndex.all(), NDArrayIndex.interval(0, d));
+    INDArray k = qkv.get(NDArrayIndex.all(), NDArrayIndex.interval(d, 2 * d));
+    INDArray v = qkv.get(NDArrayIndex.all(), NDArrayIndex.interval(2 * d, 3 * d));
+    INDArray wide = Nd4j.randn(DataType.FLOAT, t, 3 * d);
+    INDArray dOut = wide.get(NDArrayIndex.all(), NDArrayIndex.interval(d, 2 * d));
+    CausalAttention attention = new CausalAttention(16);
+    CausalAttention.Forward expected = attention.forward(q, k, v, 0.25);
+    CausalAttention.Gradients g = attention.backward(q, k, v, expected, dOut.dup('c'), 0.25);
+
+    INDArray outWide = Nd4j.randn(DataType.FLOAT, t, 2 * d);
+    INDArray before = outWide.dup();
+    CausalAttention.Forward into = attention.forward(q, k, v, 0.25,
+        outWide.get(NDArrayIndex.all(), NDArrayIndex.interval(d, 2 * d)));
+    assertEquals(expected.out(), into.out().dup('c'));
+    assertEquals(expected.logSumExp(), into.logSumExp());
+    assertEquals(before.get(NDArrayIndex.all(), NDArrayIndex.interval(0, d)),
+        outWide.get(NDArrayIndex.all(), NDArrayIndex.interval(0, d)), "other columns kept");
+
+    INDArray dQkv = Nd4j.randn(DataType.FLOAT, t, 4 * d);
+    INDArray spare = dQkv.get(NDArrayIndex.all(), NDArrayIndex.interval(3 * d, 4 * d)).dup();
+    attention.backward(q, k, v, into, dOut, 0.25,
+        dQkv.get(NDArrayIndex.all(), NDArrayIndex.interval(0, d)),
+        dQkv.get(NDArrayIndex.all(), NDArrayIndex.interval(d, 2 * d)),
+        dQkv.get(NDArrayIndex.all(), NDArrayIndex.interval(2 * d, 3 * d)));
+    assertEquals(g.dq(), dQkv.get(NDArrayIndex.all(), NDArrayIndex.interval(0, d)).dup('c'));
+    assertEquals(g.dk(), dQkv.get(NDArrayIndex.all(), NDArrayIndex.interval(d, 2 * d)).dup('c'));
+    assertEquals(g.dv(),
+        dQkv.get(NDArrayIndex.all(), NDArrayIndex.interval(2 * d, 3 * d)).dup('c'));
+    assertEquals(spare, dQkv.get(NDArrayIndex.all(), NDArrayIndex.interval(3 * d, 4 * d)),
+        "other columns kept");
+  }
+
+  @Test
+  void aBadDestinationIsNamed() {
+    int t = 24;
+    int d = 8;
+    INDArray q = Nd4j.randn(DataType.FLOAT, t, d);
+    CausalAttention a = new CausalAttention(8);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> a.forward(q, q, q, 0.5, Nd4j.create(DataType.FLOAT, t, d + 1)));
+    assertTrue(e.getMessage().startsWith("out: shape"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> a.forward(q, q, q, 0.5, Nd4j.create(DataType.BFLOAT16, t, d)));
+    assertTrue(e.getMessage().startsWith("out: data type"), e.getMessage());
+    INDArray strided = Nd4j.create(DataType.FLOAT, t, 2 * d)
+        .get(NDArrayIndex.all(), NDArrayIndex.interval(0, 2, 2 * d));
+    e = assertThrows(IllegalArgumentException.class, () -> a.forward(q, q, q, 0.5, strided));
+    assertTrue(e.getMessage().startsWith("out: columns must be adjacent"), e.getMessage());
+    CausalAttention.Forward f = a.forward(q, q, q, 0.5);
+    e = assertThrows(IllegalArgumentException.class, () -> a.backward(q, q, q, f, q, 0.5,
+        Nd4j.create(DataType.FLOAT, t, d), null, Nd4j.create(DataType.FLOAT, t, d)));
+    assertTrue(e.getMessage().startsWith("dk: must be given"), e.getMessage());
   }
 
   @Test

@@ -574,10 +574,10 @@ public final class FusedTransformer {
         k.qkv = compute(k.qkv);
         for (int b = 0; b < batch; b++) {
           for (int head = 0; head < config.heads(); head++) {
-            CausalAttention.Forward out = attention.forward(slice(k.qkv, b, head * d),
-                slice(k.qkv, b, h + head * d), slice(k.qkv, b, 2 * h + head * d), scale);
-            k.heads[b * config.heads() + head] = out;
-            k.attention.get(sequence(b), columns(head * d, d)).assign(out.out());
+            // Each head writes its output into its own columns of the layer's.
+            k.heads[b * config.heads() + head] = attention.forward(slice(k.qkv, b, head * d),
+                slice(k.qkv, b, h + head * d), slice(k.qkv, b, 2 * h + head * d), scale,
+                k.attention.get(sequence(b), columns(head * d, d)));
           }
         }
         k.attention = compute(k.attention);
@@ -665,13 +665,13 @@ public final class FusedTransformer {
         INDArray dQkv = Nd4j.createUninitialized(DataType.FLOAT, rows, 3L * h);
         for (int b = 0; b < batch; b++) {
           for (int head = 0; head < config.heads(); head++) {
-            CausalAttention.Gradients g = attention.backward(slice(k.qkv, b, head * d),
-                slice(k.qkv, b, h + head * d), slice(k.qkv, b, 2 * h + head * d),
-                k.heads[b * config.heads() + head],
-                dAttention.get(sequence(b), columns(head * d, d)), scale);
-            dQkv.get(sequence(b), columns(head * d, d)).assign(g.dq());
-            dQkv.get(sequence(b), columns(h + head * d, d)).assign(g.dk());
-            dQkv.get(sequence(b), columns(2 * h + head * d, d)).assign(g.dv());
+            // Each head's gradients go straight into their columns of dQkv.
+            attention.backward(slice(k.qkv, b, head * d), slice(k.qkv, b, h + head * d),
+                slice(k.qkv, b, 2 * h + head * d), k.heads[b * config.heads() + head],
+                dAttention.get(sequence(b), columns(head * d, d)), scale,
+                dQkv.get(sequence(b), columns(head * d, d)),
+                dQkv.get(sequence(b), columns(h + head * d, d)),
+                dQkv.get(sequence(b), columns(2 * h + head * d, d)));
           }
           rotary.rotateBack(dQkv.get(sequence(b), columns(0, 2L * h)), 0);
         }
