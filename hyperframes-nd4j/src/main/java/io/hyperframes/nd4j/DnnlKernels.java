@@ -31,8 +31,18 @@ import org.bytedeco.javacpp.BytePointer;
  */
 final class DnnlKernels {
 
-  /** Largest number of cached plans; override with -Dhyperframes.kernels.cacheSize. */
-  static final int CACHE_SIZE = Integer.getInteger("hyperframes.kernels.cacheSize", 64);
+  /**
+   * Largest number of cached plans; override with -Dhyperframes.kernels.cacheSize. A small
+   * transformer's training and decoding use about 60 shapes, and each thread that runs kernels on
+   * its own ({@link Kernels#onThisThreadOnly}) its own plans of the attention's ~20.
+   */
+  static final int CACHE_SIZE = Integer.getInteger("hyperframes.kernels.cacheSize", 256);
+
+  /** Set on a thread while its kernels run on it alone, with plans of its own. */
+  private final ThreadLocal<Boolean> ownThread = new ThreadLocal<>();
+
+  /** A plan's key for a thread that runs its kernels alone: its own plans, built for 1 thread. */
+  private record OwnThreadKey(Object key, Thread thread) {}
 
   private final Dnnl dnnl;
   private final Cache<Object, Plan> plans;
@@ -123,7 +133,9 @@ final class DnnlKernels {
   }
 
   /** Runs {@code body} on the plan for {@code key}, building it with {@code factory} if needed. */
-  <P extends Plan> void run(Object key, Supplier<P> factory, Consumer<P> body) {
+  <P extends Plan> void run(Object shapeKey, Supplier<P> factory, Consumer<P> body) {
+    Object key = ownThread.get() == null ? shapeKey
+        : new OwnThreadKey(shapeKey, Thread.currentThread());
     while (true) {
       Plan plan;
       try {
@@ -144,6 +156,29 @@ final class DnnlKernels {
         }
       }
       plans.asMap().remove(key, plan);
+    }
+  }
+
+  /**
+   * Runs {@code body} with this thread's kernels on this thread alone: OpenMP's thread count of
+   * the thread set to 1 (oneDNN reads it when it builds a plan and when it runs one) and plans
+   * keyed by the thread, so that several threads running the same shapes neither share a plan's
+   * lock nor start teams of OpenMP threads of their own. The count is restored after.
+   */
+  <T> T onThisThreadOnly(Supplier<T> body) {
+    if (ownThread.get() != null) {
+      return body.get();
+    }
+    org.nd4j.nativeblas.NativeOps ops = org.nd4j.nativeblas.NativeOpsHolder.getInstance()
+        .getDeviceNativeOps();
+    int before = ops.ompGetMaxThreads();
+    ops.setOmpNumThreads(1);
+    ownThread.set(Boolean.TRUE);
+    try {
+      return body.get();
+    } finally {
+      ownThread.remove();
+      ops.setOmpNumThreads(before);
     }
   }
 

@@ -46,6 +46,23 @@ public final class Kernels implements Backend {
     return memory;
   }
 
+  /**
+   * Runs {@code body} with the kernels this thread calls on this thread alone (oneDNN's OpenMP
+   * thread count for the thread set to 1, restored after) and on compiled plans of its own: for
+   * a caller that runs independent kernels on several threads at once, one thread per core, such
+   * as {@code FusedTransformer} running attention heads side by side. Without it each such thread
+   * would start a team of OpenMP threads per call (more threads than cores), and threads running
+   * the same shapes would wait for each other's plan. Without oneDNN it just runs {@code body}.
+   *
+   * @return what {@code body} returns
+   */
+  public <T> T onThisThreadOnly(java.util.function.Supplier<T> body) {
+    if (body == null) {
+      throw new IllegalArgumentException("body: must be given");
+    }
+    return dnnl == null ? body.get() : dnnl.onThisThreadOnly(body);
+  }
+
   /** The oneDNN kernels, or null on the fallback path. */
   DnnlKernels dnnl() {
     return dnnl;

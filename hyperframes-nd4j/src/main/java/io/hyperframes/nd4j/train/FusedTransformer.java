@@ -1,7 +1,9 @@
 package io.hyperframes.nd4j.train;
 
+import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.hyperframes.nd4j.CausalAttention;
 import io.hyperframes.nd4j.FusedDense;
+import io.hyperframes.nd4j.Kernels;
 import io.hyperframes.nd4j.KvCache;
 import io.hyperframes.nd4j.Matmul;
 import io.hyperframes.nd4j.RmsNorm;
@@ -16,6 +18,8 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +27,13 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.memory.conf.WorkspaceConfiguration;
@@ -112,7 +122,16 @@ public final class FusedTransformer {
   private final boolean bf16;
   private final RmsNorm norm = new RmsNorm(EPSILON);
   private final Rotary rotary;
-  private final CausalAttention attention = new CausalAttention();
+  /**
+   * Attention kernels, one per thread that runs heads: index 0 the caller's, the others
+   * {@link #helpers}'. The heads of a layer are independent, and on 2 cores one head per core,
+   * each with its oneDNN calls on its own thread ({@link Kernels#onThisThreadOnly}), beat every
+   * head on both cores: a head's products are too small to split, and its Java passes run on one
+   * core while the other waits (docs/performance.md).
+   */
+  private final List<CausalAttention> attentions = new ArrayList<>();
+  /** Threads beside the caller's that run attention heads: daemons, ended after a minute idle. */
+  private final ThreadPoolExecutor helpers;
   /** Every parameter by name, in a fixed order: FP32, dense. */
   private final Map<String, INDArray> parameters = new LinkedHashMap<>();
   private final Map<String, FusedAdam> updaters = new LinkedHashMap<>();
@@ -128,6 +147,14 @@ public final class FusedTransformer {
     this.config = config;
     this.bf16 = config.precision() == FusedDense.Precision.BF16;
     this.rotary = new Rotary(config.headDim(), config.sequence(), ROTARY_BASE);
+    int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    for (int t = 0; t < threads; t++) {
+      attentions.add(new CausalAttention());
+    }
+    this.helpers = new ThreadPoolExecutor(Math.max(1, threads - 1), Math.max(1, threads - 1), 60,
+        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new ThreadFactoryBuilder().setDaemon(true)
+            .setNameFormat("hyperframes-attention-%d").build());
+    helpers.allowCoreThreadTimeOut(true);
     Nd4j.getRandom().setSeed(config.seed());
     int h = config.hidden();
     int f = config.feedForward();
@@ -465,6 +492,25 @@ public final class FusedTransformer {
     return bf16 && a.dataType() != DataType.BFLOAT16 ? a.castTo(DataType.BFLOAT16) : a;
   }
 
+  /**
+   * A float array of at least {@code count} elements, kept from pass to pass: the logits' rows
+   * (2 MB at 2 048 rows of 256) as a new array each pass were a humongous allocation for G1,
+   * which started a concurrent marking cycle every step and took a core from the step.
+   */
+  private float[] rowScratch(int count) {
+    if (logitRows.length < count) {
+      logitRows = new float[count];
+    }
+    return logitRows;
+  }
+
+  private float[] logitRows = new float[0];
+
+  /** The elements of a dense FP32 array, as a buffer over its native memory. */
+  private static FloatBuffer floats(INDArray a) {
+    return a.data().asNio().order(ByteOrder.nativeOrder()).asFloatBuffer();
+  }
+
   private DataType computeType() {
     return bf16 ? DataType.BFLOAT16 : DataType.FLOAT;
   }
@@ -476,6 +522,61 @@ public final class FusedTransformer {
     INDArray c = Nd4j.createUninitialized(DataType.FLOAT, rows, cols);
     Matmul.gemm(a, transA, b, transB, c, 1f, 0f);
     return c;
+  }
+
+  /**
+   * Runs the attention heads' {@code tasks} on the caller's thread and the helpers', each
+   * thread taking the next task until none is left, each with its own {@link CausalAttention}
+   * and its oneDNN calls on itself alone. Each task writes only its own head's arrays. Returns
+   * when every task is done; the first failure is thrown after every thread has stopped.
+   */
+  private void runHeads(List<Consumer<CausalAttention>> tasks) {
+    int threads = Math.min(attentions.size(), tasks.size());
+    AtomicInteger next = new AtomicInteger();
+    List<Future<?>> running = new ArrayList<>();
+    for (int t = 1; t < threads; t++) {
+      CausalAttention a = attentions.get(t);
+      running.add(helpers.submit(() -> drain(a, tasks, next)));
+    }
+    Throwable failure = null;
+    try {
+      drain(attentions.get(0), tasks, next);
+    } catch (RuntimeException | Error e) {
+      failure = e;
+    }
+    for (Future<?> f : running) {
+      try {
+        f.get();
+      } catch (ExecutionException e) {
+        failure = failure != null ? failure : e.getCause();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failure = failure != null ? failure
+            : new IllegalStateException("interrupted while attention heads ran", e);
+      }
+    }
+    if (failure instanceof RuntimeException r) {
+      throw r;
+    } else if (failure instanceof Error e) {
+      throw e;
+    } else if (failure != null) {
+      throw new IllegalStateException(failure);
+    }
+  }
+
+  private static void drain(CausalAttention a, List<Consumer<CausalAttention>> tasks,
+      AtomicInteger next) {
+    Kernels.cpu().onThisThreadOnly(() -> {
+      try {
+        for (int i = next.getAndIncrement(); i < tasks.size(); i = next.getAndIncrement()) {
+          tasks.get(i).accept(a);
+        }
+      } catch (RuntimeException | Error e) {
+        next.set(tasks.size());
+        throw e;
+      }
+      return null;
+    });
   }
 
   /** What one block's forward pass keeps for its backward pass. */
@@ -572,14 +673,20 @@ public final class FusedTransformer {
         }
         // One conversion of the whole product; each head reads its columns in place.
         k.qkv = compute(k.qkv);
+        List<Consumer<CausalAttention>> heads = new ArrayList<>();
         for (int b = 0; b < batch; b++) {
           for (int head = 0; head < config.heads(); head++) {
             // Each head writes its output into its own columns of the layer's.
-            k.heads[b * config.heads() + head] = attention.forward(slice(k.qkv, b, head * d),
-                slice(k.qkv, b, h + head * d), slice(k.qkv, b, 2 * h + head * d), scale,
-                k.attention.get(sequence(b), columns(head * d, d)));
+            int item = b * config.heads() + head;
+            INDArray q = slice(k.qkv, b, head * d);
+            INDArray key = slice(k.qkv, b, h + head * d);
+            INDArray value = slice(k.qkv, b, 2 * h + head * d);
+            INDArray out = k.attention.get(sequence(b), columns(head * d, d));
+            Block block = k;
+            heads.add(a -> block.heads[item] = a.forward(q, key, value, scale, out));
           }
         }
+        runHeads(heads);
         k.attention = compute(k.attention);
         k.middle = product(k.attention, false, weights.get(name(l, "output")), false).addi(x);
         k.mlpNorm = norm.forward(k.middle, parameters.get(name(l, "mlpNorm")), computeType());
@@ -605,7 +712,8 @@ public final class FusedTransformer {
      */
     private double softmaxCrossEntropy(INDArray logits) {
       int v = config.vocabulary();
-      float[] z = logits.data().asFloat();
+      float[] z = rowScratch(rows * v);
+      floats(logits).get(0, z, 0, rows * v);
       double total = 0;
       for (int r = 0; r < rows; r++) {
         int row = r * v;
@@ -613,14 +721,18 @@ public final class FusedTransformer {
         for (int i = 0; i < v; i++) {
           max = Math.max(max, z[row + i]);
         }
+        double target = z[row + targets[r]];
+        // One exponential per logit: e = exp(z − max), kept, then scaled by 1 / Σe.
         double sum = 0;
         for (int i = 0; i < v; i++) {
-          sum += Math.exp(z[row + i] - max);
+          double e = Math.exp(z[row + i] - max);
+          sum += e;
+          z[row + i] = (float) e;
         }
-        double logSum = max + Math.log(sum);
-        total += logSum - z[row + targets[r]];
+        total += max + Math.log(sum) - target;
+        float inv = (float) (1 / sum);
         for (int i = 0; i < v; i++) {
-          z[row + i] = (float) Math.exp(z[row + i] - logSum);
+          z[row + i] *= inv;
         }
       }
       probabilities = z;
@@ -634,14 +746,19 @@ public final class FusedTransformer {
       Map<String, INDArray> grads = new LinkedHashMap<>();
       // d loss / d logits = (softmax − one-hot) / rows.
       int v = config.vocabulary();
-      float[] grad = probabilities.clone();
+      // In place: the probabilities are not read after this.
+      float[] grad = probabilities;
+      probabilities = null;
       for (int r = 0; r < rows; r++) {
         grad[r * v + targets[r]] -= 1f;
       }
-      for (int i = 0; i < grad.length; i++) {
+      int n = rows * v;
+      for (int i = 0; i < n; i++) {
         grad[i] /= rows;
       }
-      INDArray dLogits = compute(Nd4j.createFromArray(grad).reshape(rows, v));
+      INDArray dLogits32 = Nd4j.createUninitialized(DataType.FLOAT, rows, v);
+      floats(dLogits32).put(0, grad, 0, n);
+      INDArray dLogits = compute(dLogits32);
       grads.put("head", product(finalNorm.out(), true, dLogits, false));
       RmsNorm.Gradients fn = norm.backward(product(dLogits, false, weights.get("head"), true),
           last, parameters.get("finalNorm"), finalNorm);
@@ -663,16 +780,23 @@ public final class FusedTransformer {
         grads.put(name(l, "output"), product(k.attention, true, dy, false));
         INDArray dAttention = product(dy, false, weights.get(name(l, "output")), true);
         INDArray dQkv = Nd4j.createUninitialized(DataType.FLOAT, rows, 3L * h);
+        List<Consumer<CausalAttention>> heads = new ArrayList<>();
         for (int b = 0; b < batch; b++) {
           for (int head = 0; head < config.heads(); head++) {
             // Each head's gradients go straight into their columns of dQkv.
-            attention.backward(slice(k.qkv, b, head * d), slice(k.qkv, b, h + head * d),
-                slice(k.qkv, b, 2 * h + head * d), k.heads[b * config.heads() + head],
-                dAttention.get(sequence(b), columns(head * d, d)), scale,
-                dQkv.get(sequence(b), columns(head * d, d)),
-                dQkv.get(sequence(b), columns(h + head * d, d)),
-                dQkv.get(sequence(b), columns(2 * h + head * d, d)));
+            INDArray q = slice(k.qkv, b, head * d);
+            INDArray key = slice(k.qkv, b, h + head * d);
+            INDArray value = slice(k.qkv, b, 2 * h + head * d);
+            CausalAttention.Forward forward = k.heads[b * config.heads() + head];
+            INDArray dOut = dAttention.get(sequence(b), columns(head * d, d));
+            INDArray dq = dQkv.get(sequence(b), columns(head * d, d));
+            INDArray dk = dQkv.get(sequence(b), columns(h + head * d, d));
+            INDArray dv = dQkv.get(sequence(b), columns(2 * h + head * d, d));
+            heads.add(a -> a.backward(q, key, value, forward, dOut, scale, dq, dk, dv));
           }
+        }
+        runHeads(heads);
+        for (int b = 0; b < batch; b++) {
           rotary.rotateBack(dQkv.get(sequence(b), columns(0, 2L * h)), 0);
         }
         INDArray dq = compute(dQkv);
@@ -683,11 +807,14 @@ public final class FusedTransformer {
         grads.put(name(l, "attentionNorm"), an.dGain());
         dx = an.dx().addi(dMiddle);
       }
-      float[] dxs = dx.data().asFloat();
+      FloatBuffer dxs = floats(dx);
       float[] dEmbedding = new float[v * h];
+      float[] row = new float[h];
       for (int r = 0; r < rows; r++) {
+        dxs.get(r * h, row, 0, h);
+        int at = inputs[r] * h;
         for (int i = 0; i < h; i++) {
-          dEmbedding[inputs[r] * h + i] += dxs[r * h + i];
+          dEmbedding[at + i] += row[i];
         }
       }
       grads.put("embedding", Nd4j.createFromArray(dEmbedding).reshape(v, h));
