@@ -4,6 +4,7 @@ import java.lang.ref.Reference;
 import java.nio.FloatBuffer;
 import java.nio.ShortBuffer;
 import java.util.Arrays;
+import java.util.stream.IntStream;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -71,6 +72,34 @@ final class RowMajor {
     }
   }
 
+  /**
+   * Rows from which {@link #forRows} splits a row loop over the cores. Below it a loop is too
+   * short for a second thread to pay (a decoded token is one row).
+   */
+  static final int PARALLEL_ROWS = 64;
+
+  /** A range of rows of a row loop: [from, to). */
+  interface RowRange {
+    void run(int from, int to);
+  }
+
+  /**
+   * Runs {@code body} over rows [0, rows): in one call on this thread below
+   * {@link #PARALLEL_ROWS} rows or on one core, else in contiguous ranges, one per core, on the
+   * fork-join common pool and this thread. Each range is one call, so scratch arrays made inside
+   * {@code body} are its own; ranges must write disjoint rows.
+   */
+  static void forRows(int rows, RowRange body) {
+    int cores = Runtime.getRuntime().availableProcessors();
+    int chunks = rows < PARALLEL_ROWS || cores < 2 ? 1 : Math.min(cores, rows / 16);
+    if (chunks <= 1) {
+      body.run(0, rows);
+      return;
+    }
+    IntStream.range(0, chunks).parallel().forEach(c -> body.run(
+        (int) ((long) rows * c / chunks), (int) ((long) rows * (c + 1) / chunks)));
+  }
+
   /** A new result matrix and its writer. */
   static final class Output {
     final INDArray array;
@@ -120,6 +149,18 @@ final class RowMajor {
     }
 
     private short[] rounded = new short[0];
+
+    /**
+     * As {@link #put(int, float[], int)} with the caller's scratch for the BF16 rounding (at least
+     * {@code count} long): safe from several threads writing disjoint ranges.
+     */
+    void put(int index, float[] values, int count, short[] scratch) {
+      if (floats != null) {
+        floats.put(index, values, 0, count);
+      } else {
+        halves.put(index, Arrays2.bf16(values, scratch, count), 0, count);
+      }
+    }
 
     void put(int index, float value) {
       if (floats != null) {

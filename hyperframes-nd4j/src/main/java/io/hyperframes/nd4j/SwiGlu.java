@@ -14,7 +14,7 @@ import org.nd4j.linalg.factory.Nd4j;
  * <p>The SiLU and its derivative run on oneDNN's vectorised element-wise kernels (swish with
  * α = 1) where oneDNN loaded, over the whole [T, 2f] matrix (the values' half is computed and
  * not used: one dense call is faster than a strided one); the products with b and dOut run in
- * Java a row at a time. Without oneDNN the same formulas run in Java with σ in FP64 (a tenth
+ * Java a row at a time, the rows split over the cores from 64 rows. Without oneDNN the same formulas run in Java with σ in FP64 (a tenth
  * of the speed). Precision: FP32 input (BF16 widened), an FP32 or BF16 result (rounded once),
  * FP32 gradients; {@code TransformerKernelsTest} checks both against an FP64 reference and its
  * finite differences.
@@ -56,31 +56,39 @@ public final class SwiGlu {
     int rows = in.rows();
     int f = in.columns() / 2;
     FloatBuffer b = Arrays2.floats(in);
-    float[] row = new float[f];
-    float[] up = new float[f];
     if (dnnl != null) {
       INDArray silu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
       silu(dnnl, in, silu, null);
       FloatBuffer s = Arrays2.floats(silu);
-      for (int t = 0; t < rows; t++) {
-        s.get(2 * t * f, row, 0, f);
-        b.get(2 * t * f + f, up, 0, f);
-        for (int i = 0; i < f; i++) {
-          row[i] *= up[i];
+      RowMajor.forRows(rows, (from, to) -> {
+        float[] row = new float[f];
+        float[] up = new float[f];
+        short[] halves = new short[f];
+        for (int t = from; t < to; t++) {
+          s.get(2 * t * f, row, 0, f);
+          b.get(2 * t * f + f, up, 0, f);
+          for (int i = 0; i < f; i++) {
+            row[i] *= up[i];
+          }
+          out.put(t * f, row, f, halves);
         }
-        out.put(t * f, row, f);
-      }
+      });
       RowMajor.keep(silu);
     } else {
-      for (int t = 0; t < rows; t++) {
-        b.get(2 * t * f, row, 0, f);
-        b.get(2 * t * f + f, up, 0, f);
-        for (int i = 0; i < f; i++) {
-          double a = row[i];
-          row[i] = (float) (a / (1 + Math.exp(-a)) * up[i]);
+      RowMajor.forRows(rows, (from, to) -> {
+        float[] row = new float[f];
+        float[] up = new float[f];
+        short[] halves = new short[f];
+        for (int t = from; t < to; t++) {
+          b.get(2 * t * f, row, 0, f);
+          b.get(2 * t * f + f, up, 0, f);
+          for (int i = 0; i < f; i++) {
+            double a = row[i];
+            row[i] = (float) (a / (1 + Math.exp(-a)) * up[i]);
+          }
+          out.put(t * f, row, f, halves);
         }
-        out.put(t * f, row, f);
-      }
+      });
     }
     RowMajor.keep(in);
     return out.done();
@@ -112,49 +120,60 @@ public final class SwiGlu {
     FloatBuffer b = Arrays2.floats(in);
     FloatBuffer d = Arrays2.floats(dy);
     FloatBuffer g = Arrays2.floats(grad);
-    float[] gate = new float[f];
-    float[] up = new float[f];
-    float[] dRow = new float[f];
     if (dnnl != null) {
-      // diff_dst = [dOut ⊙ b | 0]; oneDNN's swish backward gives the gate's half of dGateUp,
-      // its forward silu(a) for the values' half.
+      // diff_dst = [dOut ⊙ b | anything]; oneDNN's swish backward gives the gate's half of
+      // dGateUp (its values' half is overwritten below), its forward silu(a) for the values'.
       INDArray dSilu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
       FloatBuffer ds = Arrays2.floats(dSilu);
-      float[] zeros = new float[f];
-      for (int t = 0; t < rows; t++) {
-        d.get(t * f, dRow, 0, f);
-        b.get(2 * t * f + f, up, 0, f);
-        for (int i = 0; i < f; i++) {
-          up[i] *= dRow[i];
+      RowMajor.forRows(rows, (from, to) -> {
+        float[] up = new float[f];
+        float[] dRow = new float[f];
+        for (int t = from; t < to; t++) {
+          d.get(t * f, dRow, 0, f);
+          b.get(2 * t * f + f, up, 0, f);
+          for (int i = 0; i < f; i++) {
+            up[i] *= dRow[i];
+          }
+          ds.put(2 * t * f, up, 0, f);
+          // The values' half of diff_dst is read by the kernel: any finite value does, and
+          // the gradient's values' half it yields is replaced below.
+          ds.put(2 * t * f + f, dRow, 0, f);
         }
-        ds.put(2 * t * f, up, 0, f);
-        ds.put(2 * t * f + f, zeros, 0, f);
-      }
+      });
       silu(dnnl, in, grad, dSilu);
       silu(dnnl, in, dSilu, null);
-      for (int t = 0; t < rows; t++) {
-        d.get(t * f, dRow, 0, f);
-        ds.get(2 * t * f, gate, 0, f);
-        for (int i = 0; i < f; i++) {
-          gate[i] *= dRow[i];
+      RowMajor.forRows(rows, (from, to) -> {
+        float[] gate = new float[f];
+        float[] dRow = new float[f];
+        for (int t = from; t < to; t++) {
+          d.get(t * f, dRow, 0, f);
+          ds.get(2 * t * f, gate, 0, f);
+          for (int i = 0; i < f; i++) {
+            gate[i] *= dRow[i];
+          }
+          g.put(2 * t * f + f, gate, 0, f);
         }
-        g.put(2 * t * f + f, gate, 0, f);
-      }
+      });
       RowMajor.keep(dSilu);
     } else {
-      for (int t = 0; t < rows; t++) {
-        b.get(2 * t * f, gate, 0, f);
-        b.get(2 * t * f + f, up, 0, f);
-        d.get(t * f, dRow, 0, f);
-        for (int i = 0; i < f; i++) {
-          double a = gate[i];
-          double sigma = 1 / (1 + Math.exp(-a));
-          gate[i] = (float) (dRow[i] * up[i] * sigma * (1 + a * (1 - sigma)));
-          up[i] = (float) (dRow[i] * a * sigma);
+      RowMajor.forRows(rows, (from, to) -> {
+        float[] gate = new float[f];
+        float[] up = new float[f];
+        float[] dRow = new float[f];
+        for (int t = from; t < to; t++) {
+          b.get(2 * t * f, gate, 0, f);
+          b.get(2 * t * f + f, up, 0, f);
+          d.get(t * f, dRow, 0, f);
+          for (int i = 0; i < f; i++) {
+            double a = gate[i];
+            double sigma = 1 / (1 + Math.exp(-a));
+            gate[i] = (float) (dRow[i] * up[i] * sigma * (1 + a * (1 - sigma)));
+            up[i] = (float) (dRow[i] * a * sigma);
+          }
+          g.put(2 * t * f, gate, 0, f);
+          g.put(2 * t * f + f, up, 0, f);
         }
-        g.put(2 * t * f, gate, 0, f);
-        g.put(2 * t * f + f, up, 0, f);
-      }
+      });
     }
     RowMajor.keep(in, dy, grad);
     return grad;

@@ -1,6 +1,7 @@
 package io.hyperframes.nd4j.train;
 
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
+import io.hyperframes.nd4j.Activation;
 import io.hyperframes.nd4j.CausalAttention;
 import io.hyperframes.nd4j.FusedDense;
 import io.hyperframes.nd4j.Kernels;
@@ -196,7 +197,7 @@ public final class FusedTransformer {
    * @throws IllegalArgumentException naming the sequence and position of a bad token or length
    */
   public double fit(int[][] tokens, StepMeter.Step meter) {
-    MemoryWorkspace ws = workspace();
+    MemoryWorkspace ws = workspace("hyperframes-fused-transformer-fit");
     try {
       Pass pass = new Pass(tokens);
       Map<String, INDArray> grads = pass.backward();
@@ -212,7 +213,7 @@ public final class FusedTransformer {
 
   /** The mean cross-entropy of each next token, without training. */
   public double loss(int[][] tokens) {
-    MemoryWorkspace ws = workspace();
+    MemoryWorkspace ws = workspace("hyperframes-fused-transformer-loss");
     try {
       return new Pass(tokens).loss;
     } finally {
@@ -222,11 +223,13 @@ public final class FusedTransformer {
 
   /**
    * The step's arrays live in a workspace reused from step to step (ND4J learns its size in the
-   * first): allocating and freeing them natively each step took as long as the products.
+   * first): allocating and freeing them natively each step took as long as the products. A
+   * training step and a loss evaluation have workspaces of their own: with one, a loss
+   * evaluated first set the size, and every training step's backward spilled into fresh native
+   * memory.
    */
-  private static MemoryWorkspace workspace() {
-    return Nd4j.getWorkspaceManager().getAndActivateWorkspace(WORKSPACE,
-        "hyperframes-fused-transformer");
+  private static MemoryWorkspace workspace(String id) {
+    return Nd4j.getWorkspaceManager().getAndActivateWorkspace(WORKSPACE, id);
   }
 
   private static final WorkspaceConfiguration WORKSPACE = WorkspaceConfiguration.builder()
@@ -487,10 +490,29 @@ public final class FusedTransformer {
     return out;
   }
 
-  /** The array in the products' type: itself in FP32, a BF16 copy in BF16. */
+  /**
+   * The array in the products' type: itself in FP32, a BF16 copy in BF16, made by oneDNN's
+   * reorder (both cores) where the array is dense and the CPU multiplies BF16, else by ND4J's
+   * cast (one core: 3 % of the step on the 2-core machine).
+   */
   private INDArray compute(INDArray a) {
-    return bf16 && a.dataType() != DataType.BFLOAT16 ? a.castTo(DataType.BFLOAT16) : a;
+    if (!bf16 || a.dataType() == DataType.BFLOAT16) {
+      return a;
+    }
+    if (a.rank() == 2 && a.dataType() == DataType.FLOAT && a.ordering() == 'c'
+        && a.stride(0) == a.columns() && a.stride(1) == 1) {
+      INDArray converted = converter.toCompute(a, Nd4j.createUninitialized(DataType.BFLOAT16,
+          a.rows(), a.columns()));
+      if (converted != a) {
+        return converted;
+      }
+    }
+    return a.castTo(DataType.BFLOAT16);
   }
+
+  /** Converts FP32 arrays to BF16 on oneDNN ({@link #compute}). */
+  private final FusedDense converter = FusedDense.of(Activation.IDENTITY,
+      FusedDense.Precision.BF16);
 
   /**
    * A float array of at least {@code count} elements, kept from pass to pass: the logits' rows
