@@ -62,7 +62,9 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  *
  * <p>A batch is B sequences of T + 1 tokens (T ≤ {@code sequence}): the first T are the input,
  * the last T the targets, and every sequence starts at position 0. Needs oneDNN (the attention
- * runs there: {@link CausalAttention#available()}). Not thread-safe.
+ * runs there: {@link CausalAttention#available()}). Not thread-safe: call it from one thread at
+ * a time. Inside a call, a layer's attention heads run on that thread and on daemon helper
+ * threads of the model's own, one per further core, which end after a minute idle.
  */
 public final class FusedTransformer {
 
