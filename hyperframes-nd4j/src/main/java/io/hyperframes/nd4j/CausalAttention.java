@@ -5,7 +5,6 @@ import static org.bytedeco.dnnl.global.dnnl.dnnl_f32;
 
 import java.lang.ref.Reference;
 import java.nio.FloatBuffer;
-import java.nio.ShortBuffer;
 import java.util.Arrays;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
@@ -130,15 +129,13 @@ public final class CausalAttention {
     long s = scratch(0, DataType.FLOAT);
     long p = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
     FloatBuffer sb = Arrays2.floats(s, (long) tile * tile);
-    ShortBuffer ph = in.bf16 ? Arrays2.shorts(p, (long) tile * tile) : null;
     FloatBuffer ob = Arrays2.floats(acc, (long) n * d);
     FloatBuffer lb = Arrays2.floats(Arrays2.address(lse), n);
     float[] max = new float[tile];
     float[] sum = new float[tile];
     float[] next = new float[tile];
     float[] values = new float[Math.max(tile, d)];
-    short[] halves = new short[tile];
-    workingBytes += 4L * tile * 4 + 2L * tile + 4L * Math.max(tile, d);
+    workingBytes += 4L * tile * 4 + 4L * Math.max(tile, d);
     int type = in.dnnlType();
     float alpha = (float) scale;
     for (int i0 = 0; i0 < n; i0 += tile) {
@@ -172,12 +169,7 @@ public final class CausalAttention {
           if (valid < bk) {
             // oneDNN's exp of −∞ is its smallest normal, not 0: the mask is exact here.
             Arrays.fill(values, Math.max(valid, 0), bk, 0f);
-            if (ph == null) {
-              sb.put(row, values, 0, bk);
-            }
-          }
-          if (ph != null) {
-            ph.put(row, Arrays2.bf16(values, halves, bk), 0, bk);
+            sb.put(row, values, 0, bk);
           }
           float correction = valid > 0 ? (float) Math.exp(max[r] - next[r]) : 1f;
           if (correction != 1f && j0 > 0) {
@@ -191,6 +183,10 @@ public final class CausalAttention {
           }
           sum[r] = sum[r] * correction + total;
           max[r] = next[r];
+        }
+        if (in.bf16) {
+          // P rounded to BF16 (to nearest, ties to even) by one oneDNN reorder of the tile.
+          copy(s, dense(bq, bk, dnnl_f32), p, dense(bq, bk, dnnl_bf16));
         }
         // O_i = P · V_j for the first key tile, O_i += P · V_j after it
         gemm(p, dense(bq, bk, type), in.row(in.v, j0), in.tile(bk),
@@ -310,14 +306,11 @@ public final class CausalAttention {
     long dsc = in.bf16 ? scratch(3, DataType.BFLOAT16) : dp;
     FloatBuffer sb = Arrays2.floats(s, (long) tile * tile);
     FloatBuffer dpb = Arrays2.floats(dp, (long) tile * tile);
-    ShortBuffer pcb = in.bf16 ? Arrays2.shorts(pc, (long) tile * tile) : null;
-    ShortBuffer dsb = in.bf16 ? Arrays2.shorts(dsc, (long) tile * tile) : null;
     int type = in.dnnlType();
     float alpha = (float) scale;
     float[] values = new float[tile];
     float[] grads = new float[tile];
-    short[] halves = new short[tile];
-    workingBytes += 8L * tile + 2L * tile;
+    workingBytes += 8L * tile;
     int esize = in.bf16 ? 2 : 4;
     for (int j0 = 0; j0 < n; j0 += tile) {
       int bk = Math.min(tile, n - j0);
@@ -345,16 +338,14 @@ public final class CausalAttention {
         exp(s, bq, bk);
         for (int r = 0; r < bq; r++) {
           int valid = Math.min(bk, i0 + r - j0 + 1);
-          if (valid < bk || pcb != null) {
+          if (valid < bk) {
             sb.get(r * bk, values, 0, bk);
-            if (valid < bk) {
-              Arrays.fill(values, Math.max(valid, 0), bk, 0f);
-              sb.put(r * bk, values, 0, bk);
-            }
-            if (pcb != null) {
-              pcb.put(r * bk, Arrays2.bf16(values, halves, bk), 0, bk);
-            }
+            Arrays.fill(values, Math.max(valid, 0), bk, 0f);
+            sb.put(r * bk, values, 0, bk);
           }
+        }
+        if (in.bf16) {
+          copy(s, dense(bq, bk, dnnl_f32), pc, dense(bq, bk, dnnl_bf16));
         }
         // dV_j += Pᵀ · dO_i
         gemm(pc, dense(bq, bk, type).transposed(), dOi, dense(bq, d, type), dvj,
@@ -371,11 +362,10 @@ public final class CausalAttention {
           for (int c = 0; c < bk; c++) {
             grads[c] = values[c] * (grads[c] - di);
           }
-          if (dsb != null) {
-            dsb.put(row, Arrays2.bf16(grads, halves, bk), 0, bk);
-          } else {
-            dpb.put(row, grads, 0, bk);
-          }
+          dpb.put(row, grads, 0, bk);
+        }
+        if (in.bf16) {
+          copy(dp, dense(bq, bk, dnnl_f32), dsc, dense(bq, bk, dnnl_bf16));
         }
         // dQ_i += scale · dS · K_j ; dK_j += scale · dSᵀ · Q_i
         gemm(dsc, dense(bq, bk, type), in.row(in.k, j0), in.tile(bk),
@@ -512,14 +502,20 @@ public final class CausalAttention {
 
   /** exp of the dense FP32 tile [rows, cols] at {@code address}, in place, on oneDNN. */
   private void exp(long address, int rows, int cols) {
-    dnnl.run(new ExpKey(rows, cols), () -> {
+    unary(new ExpKey(rows, cols), () -> dnnl.exp(rows, cols, cols), address, address);
+  }
+
+  /** Runs the one-primitive plan of {@code key}, made by {@code make}, from src into dst. */
+  private void unary(Object key, java.util.function.Supplier<NativePrimitive> make, long src,
+      long dst) {
+    dnnl.run(key, () -> {
       DnnlKernels.Plan p = new DnnlKernels.Plan();
-      p.add(dnnl.exp(rows, cols, cols));
+      p.add(make.get());
       return p;
     }, p -> {
       NativePrimitive k = p.primitives.get(0);
-      k.bind(0, address);
-      k.bind(1, address);
+      k.bind(0, src);
+      k.bind(1, dst);
       k.execute();
     });
   }
@@ -634,16 +630,8 @@ public final class CausalAttention {
    * copied one at a time through Java buffers cost more in calls than in bytes.
    */
   private void copy(long from, DnnlKernels.Operand fromOp, long to, DnnlKernels.Operand toOp) {
-    dnnl.run(new CopyKey(fromOp, toOp), () -> {
-      DnnlKernels.Plan p = new DnnlKernels.Plan();
-      p.add(dnnl.reorder(fromOp, toOp, "attention.copy"));
-      return p;
-    }, p -> {
-      NativePrimitive k = p.primitives.get(0);
-      k.bind(0, from);
-      k.bind(1, to);
-      k.execute();
-    });
+    unary(new CopyKey(fromOp, toOp), () -> dnnl.reorder(fromOp, toOp, "attention.copy"), from,
+        to);
   }
 
 
