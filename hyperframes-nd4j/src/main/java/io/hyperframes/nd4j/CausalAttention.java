@@ -6,6 +6,7 @@ import static org.bytedeco.dnnl.global.dnnl.dnnl_f32;
 import java.lang.ref.Reference;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
+import java.util.function.Supplier;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -122,9 +123,7 @@ public final class CausalAttention {
     int d = in.d;
     Rows dst = destination("out", out, n, d);
     INDArray lse = Nd4j.create(DataType.FLOAT, n);
-    // The output accumulates in place when it is dense, else in a kept buffer copied out last.
-    long acc = dst.dense() ? dst.address() : scratchRows(SLOT_OUT, (long) n * d,
-        DataType.FLOAT);
+    long acc = accumulator(SLOT_OUT, dst);
     // In FP32 the probabilities overwrite the scores they come from; in BF16 they get a tile.
     long s = scratch(0, DataType.FLOAT);
     long p = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
@@ -203,9 +202,7 @@ public final class CausalAttention {
         lb.put(i0 + r, max[r] + (float) Math.log(sum[r]));
       }
     }
-    if (!dst.dense()) {
-      scatter(acc, dst);
-    }
+    writeBack(acc, dst);
     in.keepReachable();
     Reference.reachabilityFence(out);
     Reference.reachabilityFence(lse);
@@ -269,15 +266,10 @@ public final class CausalAttention {
     INDArray dO32 = floatRows(dOut);
     Rows outRows = Rows.of(out);
     Rows gRows = Rows.of(dO32);
-    // dO in the products' type, dense: converted (or gathered) row by row.
-    long dO;
-    if (in.bf16 && dOut.dataType() == DataType.BFLOAT16) {
-      dO = gather(SLOT_DOUT, Rows.of(rows(dOut, DataType.BFLOAT16)));
-    } else if (in.bf16) {
-      dO = toBf16(SLOT_DOUT, gRows);
-    } else {
-      dO = gather(SLOT_DOUT, gRows);
-    }
+    // dO in the products' type, dense: in place, gathered or converted.
+    long dO = in.bf16 && dOut.dataType() == DataType.BFLOAT16
+        ? gather(SLOT_DOUT, Rows.of(rows(dOut, DataType.BFLOAT16)), DataType.BFLOAT16)
+        : gather(SLOT_DOUT, gRows, in.bf16 ? DataType.BFLOAT16 : DataType.FLOAT);
     // D_t = dO_t · O_t (FlashAttention-2, Algorithm 2, line 4)
     FloatBuffer ob = Arrays2.floats(outRows.address(), outRows.span());
     FloatBuffer gb = Arrays2.floats(gRows.address(), gRows.span());
@@ -293,13 +285,9 @@ public final class CausalAttention {
       }
       dot[t] = (float) acc;
     }
-    // The gradients accumulate in place when dense, else in kept buffers copied out last.
-    long dqAcc = dqRows.dense() ? dqRows.address()
-        : scratchRows(SLOT_DQ, (long) n * d, DataType.FLOAT);
-    long dkAcc = dkRows.dense() ? dkRows.address()
-        : scratchRows(SLOT_DK, (long) n * d, DataType.FLOAT);
-    long dvAcc = dvRows.dense() ? dvRows.address()
-        : scratchRows(SLOT_DV, (long) n * d, DataType.FLOAT);
+    long dqAcc = accumulator(SLOT_DQ, dqRows);
+    long dkAcc = accumulator(SLOT_DK, dkRows);
+    long dvAcc = accumulator(SLOT_DV, dvRows);
     long s = scratch(0, DataType.FLOAT);
     long dp = scratch(1, DataType.FLOAT);
     long pc = in.bf16 ? scratch(2, DataType.BFLOAT16) : s;
@@ -374,15 +362,9 @@ public final class CausalAttention {
             dense(bk, d, dnnl_f32), alpha, firstKey);
       }
     }
-    if (!dqRows.dense()) {
-      scatter(dqAcc, dqRows);
-    }
-    if (!dkRows.dense()) {
-      scatter(dkAcc, dkRows);
-    }
-    if (!dvRows.dense()) {
-      scatter(dvAcc, dvRows);
-    }
+    writeBack(dqAcc, dqRows);
+    writeBack(dkAcc, dkRows);
+    writeBack(dvAcc, dvRows);
     in.keepReachable();
     Reference.reachabilityFence(out);
     Reference.reachabilityFence(lse);
@@ -506,8 +488,7 @@ public final class CausalAttention {
   }
 
   /** Runs the one-primitive plan of {@code key}, made by {@code make}, from src into dst. */
-  private void unary(Object key, java.util.function.Supplier<NativePrimitive> make, long src,
-      long dst) {
+  private void unary(Object key, Supplier<NativePrimitive> make, long src, long dst) {
     dnnl.run(key, () -> {
       DnnlKernels.Plan p = new DnnlKernels.Plan();
       p.add(make.get());
@@ -599,28 +580,35 @@ public final class CausalAttention {
     return Rows.of(a);
   }
 
-  /** The rows' address when dense, else a dense copy of them in row buffer {@code slot}. */
-  private long gather(int slot, Rows src) {
-    if (src.dense()) {
+  /**
+   * The rows as dense rows of {@code type}: their own address when they are dense and of that
+   * type, else a copy in row buffer {@code slot} (FP32 to BF16 rounded to nearest, ties to even).
+   */
+  private long gather(int slot, Rows src, DataType type) {
+    boolean bf16 = type == DataType.BFLOAT16;
+    if (src.dense() && src.bf16() == bf16) {
       return src.address();
     }
-    int type = src.bf16() ? dnnl_bf16 : dnnl_f32;
-    long dst = scratchRows(slot, (long) src.rows() * src.cols(), src.bf16()
-        ? DataType.BFLOAT16 : DataType.FLOAT);
-    copy(src.address(), src.operand(), dst, dense(src.rows(), src.cols(), type));
+    long dst = scratchRows(slot, (long) src.rows() * src.cols(), type);
+    copy(src.address(), src.operand(), dst, dense(src.rows(), src.cols(),
+        bf16 ? dnnl_bf16 : dnnl_f32));
     return dst;
   }
 
-  /** FP32 rows rounded to BF16 (to nearest, ties to even) into row buffer {@code slot}. */
-  private long toBf16(int slot, Rows src) {
-    long dst = scratchRows(slot, (long) src.rows() * src.cols(), DataType.BFLOAT16);
-    copy(src.address(), src.operand(), dst, dense(src.rows(), src.cols(), dnnl_bf16));
-    return dst;
+  /**
+   * Where an FP32 output accumulates: in place when it is dense, else in row buffer
+   * {@code slot}, copied into its rows by {@link #writeBack} at the end.
+   */
+  private long accumulator(int slot, Rows dst) {
+    return dst.dense() ? dst.address() : scratchRows(slot, (long) dst.rows() * dst.cols(),
+        DataType.FLOAT);
   }
 
-  /** The dense FP32 rows at {@code src} copied into the rows of {@code dst}. */
-  private void scatter(long src, Rows dst) {
-    copy(src, dense(dst.rows(), dst.cols(), dnnl_f32), dst.address(), dst.operand());
+  /** The accumulated rows at {@code acc} into {@code dst}, when they are not already there. */
+  private void writeBack(long acc, Rows dst) {
+    if (!dst.dense()) {
+      copy(acc, dense(dst.rows(), dst.cols(), dnnl_f32), dst.address(), dst.operand());
+    }
   }
 
   private record CopyKey(DnnlKernels.Operand from, DnnlKernels.Operand to) {}
@@ -633,7 +621,6 @@ public final class CausalAttention {
     unary(new CopyKey(fromOp, toOp), () -> dnnl.reorder(fromOp, toOp, "attention.copy"), from,
         to);
   }
-
 
   /** Elements from one row of {@code a} to the next. */
   private static long rowStride(INDArray a) {
@@ -664,9 +651,9 @@ public final class CausalAttention {
       INDArray k1 = rows(k, type);
       INDArray v1 = rows(v, type);
       this.kept = new INDArray[] {q1, k1, v1};
-      this.q = gather(SLOT_Q, Rows.of(q1));
-      this.k = gather(SLOT_K, Rows.of(k1));
-      this.v = gather(SLOT_V, Rows.of(v1));
+      this.q = gather(SLOT_Q, Rows.of(q1), type);
+      this.k = gather(SLOT_K, Rows.of(k1), type);
+      this.v = gather(SLOT_V, Rows.of(v1), type);
       this.t = q.rows();
       this.d = q.columns();
     }

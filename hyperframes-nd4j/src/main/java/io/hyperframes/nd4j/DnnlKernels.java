@@ -20,6 +20,8 @@ import org.bytedeco.dnnl.dnnl_post_ops;
 import org.bytedeco.dnnl.dnnl_primitive_attr;
 import org.bytedeco.dnnl.dnnl_primitive_desc;
 import org.bytedeco.javacpp.BytePointer;
+import org.nd4j.nativeblas.NativeOps;
+import org.nd4j.nativeblas.NativeOpsHolder;
 
 /**
  * The oneDNN kernels: compiled plans (primitives, memories, scratch buffers) cached per shape and
@@ -169,8 +171,7 @@ final class DnnlKernels {
     if (ownThread.get() != null) {
       return body.get();
     }
-    org.nd4j.nativeblas.NativeOps ops = org.nd4j.nativeblas.NativeOpsHolder.getInstance()
-        .getDeviceNativeOps();
+    NativeOps ops = NativeOpsHolder.getInstance().getDeviceNativeOps();
     int before = ops.ompGetMaxThreads();
     ops.setOmpNumThreads(1);
     ownThread.set(Boolean.TRUE);

@@ -135,17 +135,10 @@ final class RowMajor {
 
     /** Writes {@code count} values from {@code values} at element {@code index}. */
     void put(int index, float[] values, int count) {
-      if (floats != null) {
-        floats.put(index, values, 0, count);
-      } else {
-        if (rounded.length < count) {
-          rounded = new short[count];
-        }
-        for (int i = 0; i < count; i++) {
-          rounded[i] = Arrays2.bf16(values[i]);
-        }
-        halves.put(index, rounded, 0, count);
+      if (rounded.length < count) {
+        rounded = new short[count];
       }
+      put(index, values, count, rounded);
     }
 
     private short[] rounded = new short[0];

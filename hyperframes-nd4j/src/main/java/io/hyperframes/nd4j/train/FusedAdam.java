@@ -162,7 +162,8 @@ public final class FusedAdam {
     }
   }
 
-  private static FloatBuffer buffer(INDArray a) {
+  /** The elements of a dense FP32 array, as a buffer over its native memory. */
+  static FloatBuffer buffer(INDArray a) {
     return a.data().asNio().order(ByteOrder.nativeOrder()).asFloatBuffer();
   }
 }

@@ -19,7 +19,6 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -493,23 +492,17 @@ public final class FusedTransformer {
   }
 
   /**
-   * The array in the products' type: itself in FP32, a BF16 copy in BF16, made by oneDNN's
-   * reorder (both cores) where the array is dense and the CPU multiplies BF16, else by ND4J's
-   * cast (one core: 3 % of the step on the 2-core machine).
+   * The array (a matrix) in the products' type: itself in FP32, a BF16 copy in BF16, made by
+   * oneDNN's reorder (both cores) where the CPU multiplies BF16, else by ND4J's cast (one core:
+   * 3 % of the step on the 2-core machine).
    */
   private INDArray compute(INDArray a) {
     if (!bf16 || a.dataType() == DataType.BFLOAT16) {
       return a;
     }
-    if (a.rank() == 2 && a.dataType() == DataType.FLOAT && a.ordering() == 'c'
-        && a.stride(0) == a.columns() && a.stride(1) == 1) {
-      INDArray converted = converter.toCompute(a, Nd4j.createUninitialized(DataType.BFLOAT16,
-          a.rows(), a.columns()));
-      if (converted != a) {
-        return converted;
-      }
-    }
-    return a.castTo(DataType.BFLOAT16);
+    INDArray converted = converter.toCompute(a, Nd4j.createUninitialized(DataType.BFLOAT16,
+        a.rows(), a.columns()));
+    return converted != a ? converted : a.castTo(DataType.BFLOAT16);
   }
 
   /** Converts FP32 arrays to BF16 on oneDNN ({@link #compute}). */
@@ -529,11 +522,6 @@ public final class FusedTransformer {
   }
 
   private float[] logitRows = new float[0];
-
-  /** The elements of a dense FP32 array, as a buffer over its native memory. */
-  private static FloatBuffer floats(INDArray a) {
-    return a.data().asNio().order(ByteOrder.nativeOrder()).asFloatBuffer();
-  }
 
   private DataType computeType() {
     return bf16 ? DataType.BFLOAT16 : DataType.FLOAT;
@@ -706,8 +694,7 @@ public final class FusedTransformer {
             INDArray key = slice(k.qkv, b, h + head * d);
             INDArray value = slice(k.qkv, b, 2 * h + head * d);
             INDArray out = k.attention.get(sequence(b), columns(head * d, d));
-            Block block = k;
-            heads.add(a -> block.heads[item] = a.forward(q, key, value, scale, out));
+            heads.add(a -> k.heads[item] = a.forward(q, key, value, scale, out));
           }
         }
         runHeads(heads);
@@ -737,7 +724,7 @@ public final class FusedTransformer {
     private double softmaxCrossEntropy(INDArray logits) {
       int v = config.vocabulary();
       float[] z = rowScratch(rows * v);
-      floats(logits).get(0, z, 0, rows * v);
+      FusedAdam.buffer(logits).get(0, z, 0, rows * v);
       double total = 0;
       for (int r = 0; r < rows; r++) {
         int row = r * v;
@@ -781,7 +768,7 @@ public final class FusedTransformer {
         grad[i] /= rows;
       }
       INDArray dLogits32 = Nd4j.createUninitialized(DataType.FLOAT, rows, v);
-      floats(dLogits32).put(0, grad, 0, n);
+      FusedAdam.buffer(dLogits32).put(0, grad, 0, n);
       INDArray dLogits = compute(dLogits32);
       grads.put("head", product(finalNorm.out(), true, dLogits, false));
       RmsNorm.Gradients fn = norm.backward(product(dLogits, false, weights.get("head"), true),
@@ -831,7 +818,7 @@ public final class FusedTransformer {
         grads.put(name(l, "attentionNorm"), an.dGain());
         dx = an.dx().addi(dMiddle);
       }
-      FloatBuffer dxs = floats(dx);
+      FloatBuffer dxs = FusedAdam.buffer(dx);
       float[] dEmbedding = new float[v * h];
       float[] row = new float[h];
       for (int r = 0; r < rows; r++) {
