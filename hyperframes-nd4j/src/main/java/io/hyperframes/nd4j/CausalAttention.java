@@ -152,7 +152,7 @@ public final class CausalAttention {
           int valid = Math.min(bk, i0 + r - j0 + 1);
           int row = r * bk;
           sb.get(row, values, 0, bk);
-          float m = Math.max(max[r], rowMax(values, valid));
+          float m = Math.max(max[r], RowMajor.rowMax(values, valid));
           for (int c = 0; c < bk; c++) {
             values[c] = c < valid ? values[c] - m : Float.NEGATIVE_INFINITY;
           }
@@ -164,7 +164,7 @@ public final class CausalAttention {
           int valid = Math.min(bk, i0 + r - j0 + 1);
           int row = r * bk;
           sb.get(row, values, 0, bk);
-          float total = rowSum(values, valid);
+          float total = RowMajor.rowSum(values, valid);
           if (valid < bk) {
             // oneDNN's exp of −∞ is its smallest normal, not 0: the mask is exact here.
             Arrays.fill(values, Math.max(valid, 0), bk, 0f);
@@ -242,20 +242,7 @@ public final class CausalAttention {
     Inputs in = inputs(q, k, v, scale);
     int n = in.t;
     int d = in.d;
-    if (forward == null || forward.out() == null || forward.logSumExp() == null) {
-      throw new IllegalArgumentException("forward: must be the result of forward(q, k, v)");
-    }
-    if (forward.out().rows() != n || forward.out().columns() != d
-        || forward.logSumExp().length() != n) {
-      throw new IllegalArgumentException("forward: out " + Arrays.toString(forward.out().shape())
-          + " and logSumExp " + Arrays.toString(forward.logSumExp().shape()) + " do not fit q "
-          + Arrays.toString(q.shape()));
-    }
-    Arrays2.check2d("dOut", dOut, DataType.FLOAT, DataType.BFLOAT16);
-    if (dOut.rows() != n || dOut.columns() != d) {
-      throw new IllegalArgumentException("dOut: shape " + Arrays.toString(dOut.shape())
-          + " must be q's " + Arrays.toString(q.shape()));
-    }
+    checkBackward(q, forward, dOut);
     Rows dqRows = destination("dq", dq, n, d);
     Rows dkRows = destination("dk", dk, n, d);
     Rows dvRows = destination("dv", dv, n, d);
@@ -270,21 +257,8 @@ public final class CausalAttention {
     long dO = in.bf16 && dOut.dataType() == DataType.BFLOAT16
         ? gather(SLOT_DOUT, Rows.of(rows(dOut, DataType.BFLOAT16)), DataType.BFLOAT16)
         : gather(SLOT_DOUT, gRows, in.bf16 ? DataType.BFLOAT16 : DataType.FLOAT);
-    // D_t = dO_t · O_t (FlashAttention-2, Algorithm 2, line 4)
-    FloatBuffer ob = Arrays2.floats(outRows.address(), outRows.span());
-    FloatBuffer gb = Arrays2.floats(gRows.address(), gRows.span());
+    float[] dot = rowDots(outRows, gRows);
     FloatBuffer lb = Arrays2.floats(Arrays2.address(lse), n);
-    float[] dot = new float[n];
-    workingBytes += 4L * n;
-    for (int t = 0; t < n; t++) {
-      long o = t * outRows.stride();
-      long g = t * gRows.stride();
-      double acc = 0;
-      for (int c = 0; c < d; c++) {
-        acc += (double) gb.get((int) (g + c)) * ob.get((int) (o + c));
-      }
-      dot[t] = (float) acc;
-    }
     long dqAcc = accumulator(SLOT_DQ, dqRows);
     long dkAcc = accumulator(SLOT_DK, dkRows);
     long dvAcc = accumulator(SLOT_DV, dvRows);
@@ -310,28 +284,7 @@ public final class CausalAttention {
         // The first contribution to a gradient tile sets it, the others add to it.
         float firstKey = i0 == j0 ? 0f : 1f;
         float firstQuery = j0 == 0 ? 0f : 1f;
-        // S = scale · Q_i · K_jᵀ, P = exp(S − L_i), masked above the diagonal
-        gemm(in.row(in.q, i0), in.tile(bq), in.row(in.k, j0), in.tile(bk).transposed(), s,
-            dense(bq, bk, dnnl_f32), alpha, 0f);
-        for (int r = 0; r < bq; r++) {
-          int valid = Math.min(bk, i0 + r - j0 + 1);
-          float l = lb.get(i0 + r);
-          int row = r * bk;
-          sb.get(row, values, 0, bk);
-          for (int c = 0; c < bk; c++) {
-            values[c] = c < valid ? values[c] - l : Float.NEGATIVE_INFINITY;
-          }
-          sb.put(row, values, 0, bk);
-        }
-        exp(s, bq, bk);
-        for (int r = 0; r < bq; r++) {
-          int valid = Math.min(bk, i0 + r - j0 + 1);
-          if (valid < bk) {
-            sb.get(r * bk, values, 0, bk);
-            Arrays.fill(values, Math.max(valid, 0), bk, 0f);
-            sb.put(r * bk, values, 0, bk);
-          }
-        }
+        probabilities(in, i0, bq, j0, bk, alpha, s, sb, lb, values);
         if (in.bf16) {
           copy(s, dense(bq, bk, dnnl_f32), pc, dense(bq, bk, dnnl_bf16));
         }
@@ -343,14 +296,7 @@ public final class CausalAttention {
             dense(bq, bk, dnnl_f32), 1f, 0f);
         // dS = P ∘ (dP − D_i)
         for (int r = 0; r < bq; r++) {
-          float di = dot[i0 + r];
-          int row = r * bk;
-          sb.get(row, values, 0, bk);
-          dpb.get(row, grads, 0, bk);
-          for (int c = 0; c < bk; c++) {
-            grads[c] = values[c] * (grads[c] - di);
-          }
-          dpb.put(row, grads, 0, bk);
+          scoreGradientRow(sb, dpb, r * bk, bk, dot[i0 + r], values, grads);
         }
         if (in.bf16) {
           copy(dp, dense(bq, bk, dnnl_f32), dsc, dense(bq, bk, dnnl_bf16));
@@ -374,6 +320,86 @@ public final class CausalAttention {
     Reference.reachabilityFence(dk);
     Reference.reachabilityFence(dv);
     return new Gradients(dq, dk, dv);
+  }
+
+  /** The backward pass's {@code forward} and {@code dOut} checked against {@code q}. */
+  private static void checkBackward(INDArray q, Forward forward, INDArray dOut) {
+    long n = q.rows();
+    long d = q.columns();
+    if (forward == null || forward.out() == null || forward.logSumExp() == null) {
+      throw new IllegalArgumentException("forward: must be the result of forward(q, k, v)");
+    }
+    if (forward.out().rows() != n || forward.out().columns() != d
+        || forward.logSumExp().length() != n) {
+      throw new IllegalArgumentException("forward: out " + Arrays.toString(forward.out().shape())
+          + " and logSumExp " + Arrays.toString(forward.logSumExp().shape()) + " do not fit q "
+          + Arrays.toString(q.shape()));
+    }
+    Arrays2.check2d("dOut", dOut, DataType.FLOAT, DataType.BFLOAT16);
+    if (dOut.rows() != n || dOut.columns() != d) {
+      throw new IllegalArgumentException("dOut: shape " + Arrays.toString(dOut.shape())
+          + " must be q's " + Arrays.toString(q.shape()));
+    }
+  }
+
+  /** {@code D_t = dO_t · O_t}, in FP64 sums (FlashAttention-2, Algorithm 2, line 4). */
+  private float[] rowDots(Rows out, Rows dOut) {
+    FloatBuffer ob = Arrays2.floats(out.address(), out.span());
+    FloatBuffer gb = Arrays2.floats(dOut.address(), dOut.span());
+    float[] dot = new float[out.rows()];
+    workingBytes += 4L * dot.length;
+    for (int t = 0; t < dot.length; t++) {
+      long o = t * out.stride();
+      long g = t * dOut.stride();
+      double acc = 0;
+      for (int c = 0; c < out.cols(); c++) {
+        acc += (double) gb.get((int) (g + c)) * ob.get((int) (o + c));
+      }
+      dot[t] = (float) acc;
+    }
+    return dot;
+  }
+
+  /**
+   * The probability tile of queries {@code i0..i0+bq} and keys {@code j0..j0+bk} into the FP32
+   * tile at {@code s} (read and written through {@code sb}), recomputed from the saved log-sum-exp {@code lse}: S = scale · Q_i · K_jᵀ,
+   * P = exp(S − L_i), exactly 0 above the diagonal.
+   */
+  private void probabilities(Inputs in, int i0, int bq, int j0, int bk, float alpha, long s,
+      FloatBuffer sb, FloatBuffer lse, float[] values) {
+    gemm(in.row(in.q, i0), in.tile(bq), in.row(in.k, j0), in.tile(bk).transposed(), s,
+        dense(bq, bk, dnnl_f32), alpha, 0f);
+    for (int r = 0; r < bq; r++) {
+      int valid = Math.min(bk, i0 + r - j0 + 1);
+      float l = lse.get(i0 + r);
+      int row = r * bk;
+      sb.get(row, values, 0, bk);
+      for (int c = 0; c < bk; c++) {
+        values[c] = c < valid ? values[c] - l : Float.NEGATIVE_INFINITY;
+      }
+      sb.put(row, values, 0, bk);
+    }
+    exp(s, bq, bk);
+    for (int r = 0; r < bq; r++) {
+      int valid = Math.min(bk, i0 + r - j0 + 1);
+      if (valid < bk) {
+        // oneDNN's exp of −∞ is its smallest normal, not 0: the mask is exact here.
+        sb.get(r * bk, values, 0, bk);
+        Arrays.fill(values, Math.max(valid, 0), bk, 0f);
+        sb.put(r * bk, values, 0, bk);
+      }
+    }
+  }
+
+  /** One row of {@code dS = P ∘ (dP − D_i)}, written over dP's row at {@code row}. */
+  private static void scoreGradientRow(FloatBuffer p, FloatBuffer dp, int row, int bk, float di,
+      float[] values, float[] grads) {
+    p.get(row, values, 0, bk);
+    dp.get(row, grads, 0, bk);
+    for (int c = 0; c < bk; c++) {
+      grads[c] = values[c] * (grads[c] - di);
+    }
+    dp.put(row, grads, 0, bk);
   }
 
   /**
@@ -440,44 +466,6 @@ public final class CausalAttention {
     }
     workingBytes += (long) tile * tile * (type == DataType.FLOAT ? 4 : 2);
     return Arrays2.address(tiles[slot]);
-  }
-
-  /** The largest of the first {@code n} values (−∞ when n ≤ 0), in four independent lanes. */
-  static float rowMax(float[] v, int n) {
-    float a = Float.NEGATIVE_INFINITY;
-    float b = a;
-    float c = a;
-    float e = a;
-    int i = 0;
-    for (; i + 3 < n; i += 4) {
-      a = v[i] > a ? v[i] : a;
-      b = v[i + 1] > b ? v[i + 1] : b;
-      c = v[i + 2] > c ? v[i + 2] : c;
-      e = v[i + 3] > e ? v[i + 3] : e;
-    }
-    for (; i < n; i++) {
-      a = v[i] > a ? v[i] : a;
-    }
-    return Math.max(Math.max(a, b), Math.max(c, e));
-  }
-
-  /** The sum of the first {@code n} values, in four independent lanes. */
-  static float rowSum(float[] v, int n) {
-    float a = 0f;
-    float b = 0f;
-    float c = 0f;
-    float e = 0f;
-    int i = 0;
-    for (; i + 3 < n; i += 4) {
-      a += v[i];
-      b += v[i + 1];
-      c += v[i + 2];
-      e += v[i + 3];
-    }
-    for (; i < n; i++) {
-      a += v[i];
-    }
-    return (a + b) + (c + e);
   }
 
   private record ExpKey(long rows, long cols) {}

@@ -168,4 +168,42 @@ final class RowMajor {
       return array;
     }
   }
+
+  /** The largest of the first {@code n} values (−∞ when n ≤ 0), in four independent lanes. */
+  static float rowMax(float[] v, int n) {
+    float a = Float.NEGATIVE_INFINITY;
+    float b = a;
+    float c = a;
+    float e = a;
+    int i = 0;
+    for (; i + 3 < n; i += 4) {
+      a = v[i] > a ? v[i] : a;
+      b = v[i + 1] > b ? v[i + 1] : b;
+      c = v[i + 2] > c ? v[i + 2] : c;
+      e = v[i + 3] > e ? v[i + 3] : e;
+    }
+    for (; i < n; i++) {
+      a = v[i] > a ? v[i] : a;
+    }
+    return Math.max(Math.max(a, b), Math.max(c, e));
+  }
+
+  /** The sum of the first {@code n} values, in four independent lanes. */
+  static float rowSum(float[] v, int n) {
+    float a = 0f;
+    float b = 0f;
+    float c = 0f;
+    float e = 0f;
+    int i = 0;
+    for (; i + 3 < n; i += 4) {
+      a += v[i];
+      b += v[i + 1];
+      c += v[i + 2];
+      e += v[i + 3];
+    }
+    for (; i < n; i++) {
+      a += v[i];
+    }
+    return (a + b) + (c + e);
+  }
 }

@@ -58,6 +58,23 @@ final class Blobs {
     return ExampleData.mlp(FEATURES, HIDDEN, CLASSES, fused);
   }
 
+  /**
+   * The Spark tests' reference: the fused MLP trained in one process for {@code epochs} epochs
+   * on 32 mini-batches of 64 rows from seed 1 (the rows of {@code batches(64, 32, 1)}, two
+   * workers' mini-batches a step), and its accuracy on {@code test}.
+   */
+  static double singleProcessAccuracy(int epochs, List<DataSet> test) {
+    MultiLayerNetwork single = new MultiLayerNetwork(mlp(true));
+    single.init();
+    List<DataSet> global = batches(32, 64, 1);
+    for (int e = 0; e < epochs; e++) {
+      for (DataSet d : global) {
+        single.fit(d);
+      }
+    }
+    return accuracy(single, test);
+  }
+
   /** Share of {@code test} rows the network classifies right. */
   static double accuracy(MultiLayerNetwork net, List<DataSet> test) {
     return ExampleData.accuracy(net, test);

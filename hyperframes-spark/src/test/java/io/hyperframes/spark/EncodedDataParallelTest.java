@@ -41,15 +41,7 @@ class EncodedDataParallelTest {
   @Test
   void topKWithErrorFeedbackMatchesOneProcessWithFiftyTimesFewerBytes() {
     // One process, the same samples and epochs, the global batch of both workers.
-    MultiLayerNetwork single = new MultiLayerNetwork(Blobs.mlp(true));
-    single.init();
-    List<DataSet> global = Blobs.batches(32, 2 * ROWS, 1);
-    for (int e = 0; e < EPOCHS; e++) {
-      for (DataSet d : global) {
-        single.fit(d);
-      }
-    }
-    double reference = Blobs.accuracy(single, test);
+    double reference = Blobs.singleProcessAccuracy(EPOCHS, test);
     JavaRDD<DataSet> batches = sc.parallelize(train, 4);
     EncodedDataParallel dense = EncodedDataParallel.on(sc, Blobs.mlp(true)).workers(2).build();
     // The uncompressed run for the byte count: one epoch, compared per step.

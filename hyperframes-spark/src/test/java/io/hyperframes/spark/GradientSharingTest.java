@@ -38,14 +38,7 @@ class GradientSharingTest {
     int epochs = 8;
     List<DataSet> train = Blobs.batches(64, 32, 1);
     List<DataSet> test = Blobs.batches(16, 128, 2);
-    MultiLayerNetwork single = new MultiLayerNetwork(Blobs.mlp(true));
-    single.init();
-    for (int e = 0; e < epochs; e++) {
-      for (DataSet d : Blobs.batches(32, 64, 1)) {
-        single.fit(d);
-      }
-    }
-    double reference = Blobs.accuracy(single, test);
+    double reference = Blobs.singleProcessAccuracy(epochs, test);
     var conf = Blobs.spark("local-cluster[2,1,1536]")
         .set("spark.executor.extraClassPath", System.getProperty("java.class.path"))
         .set("spark.executor.extraJavaOptions", String.join(" ", JvmOptions.SPARK_ON_JAVA_17));
@@ -81,7 +74,7 @@ class GradientSharingTest {
     System.out.printf(Locale.ROOT, "single process %.4f; gradient sharing, 2 executor processes:"
         + " DL4J layers %.4f (%.2f s), fused %.4f (%.2f s), time ratio %.2f%n", reference,
         accuracy[0], seconds[0], accuracy[1], seconds[1], seconds[0] / seconds[1]);
-    // Asynchronous and lossy: 13 runs ended 6.0 points below to 0.8 above the single process
+    // Asynchronous and lossy: 15 runs ended 6.0 points below to 0.8 above the single process
     // (docs/distributed.md); the band is the measured spread with room, not the 1-point target.
     assertTrue(accuracy[1] >= reference - 0.08, accuracy[1] + " against " + reference);
   }

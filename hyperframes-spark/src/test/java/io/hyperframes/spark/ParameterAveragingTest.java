@@ -31,14 +31,7 @@ class ParameterAveragingTest {
     int epochs = 8;
     List<DataSet> train = Blobs.batches(64, 32, 1);
     List<DataSet> test = Blobs.batches(16, 128, 2);
-    MultiLayerNetwork single = new MultiLayerNetwork(Blobs.mlp(true));
-    single.init();
-    for (int e = 0; e < epochs; e++) {
-      for (DataSet d : Blobs.batches(32, 64, 1)) {
-        single.fit(d);
-      }
-    }
-    double reference = Blobs.accuracy(single, test);
+    double reference = Blobs.singleProcessAccuracy(epochs, test);
     try (JavaSparkContext sc = new JavaSparkContext(Blobs.spark("local[2]"));
         AsyncCheckpointer checkpoints = new AsyncCheckpointer(dir, 2)) {
       JavaRDD<DataSet> batches = sc.parallelize(train, 2).cache();

@@ -19,7 +19,6 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,7 +40,6 @@ import org.nd4j.linalg.api.memory.enums.AllocationPolicy;
 import org.nd4j.linalg.api.memory.enums.LearningPolicy;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
-import org.nd4j.linalg.indexing.INDArrayIndex;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 
 /**
@@ -122,8 +120,8 @@ public final class FusedTransformer {
 
   private final Config config;
   private final boolean bf16;
-  private final RmsNorm norm = new RmsNorm(EPSILON);
-  private final Rotary rotary;
+  final RmsNorm norm = new RmsNorm(EPSILON);
+  final Rotary rotary;
   /**
    * Attention kernels, one per thread that runs heads: index 0 the caller's, the others
    * {@link #helpers}'. The heads of a layer are independent, and on 2 cores one head per core,
@@ -200,7 +198,7 @@ public final class FusedTransformer {
   public double fit(int[][] tokens, StepMeter.Step meter) {
     MemoryWorkspace ws = workspace("hyperframes-fused-transformer-fit");
     try {
-      Pass pass = new Pass(tokens);
+      TransformerPass pass = new TransformerPass(this, tokens);
       Map<String, INDArray> grads = pass.backward();
       if (meter != null) {
         meter.computeDone();
@@ -216,7 +214,7 @@ public final class FusedTransformer {
   public double loss(int[][] tokens) {
     MemoryWorkspace ws = workspace("hyperframes-fused-transformer-loss");
     try {
-      return new Pass(tokens).loss;
+      return new TransformerPass(this, tokens).loss;
     } finally {
       ws.close();
     }
@@ -455,12 +453,12 @@ public final class FusedTransformer {
    */
   float[] probabilities(int[] sequence) {
     int[] withNext = java.util.Arrays.copyOf(sequence, sequence.length + 1);
-    return new Pass(new int[][] {withNext}).probabilities;
+    return new TransformerPass(this, new int[][] {withNext}).probabilities;
   }
 
   /** The loss and the gradient of every parameter, by name (for tests). */
   Map<String, INDArray> gradients(int[][] tokens, double[] loss) {
-    Pass pass = new Pass(tokens);
+    TransformerPass pass = new TransformerPass(this, tokens);
     loss[0] = pass.loss;
     return pass.backward();
   }
@@ -472,7 +470,7 @@ public final class FusedTransformer {
     updaters.put(name, FusedAdam.of(value, config.learningRate()));
   }
 
-  private static String name(int layer, String part) {
+  static String name(int layer, String part) {
     return "layer" + layer + "." + part;
   }
 
@@ -484,7 +482,7 @@ public final class FusedTransformer {
    * Every parameter as the products read it: the weight matrices in the products' type (BF16
    * copies in BF16), the embedding (looked up, not multiplied) and the gains as they are.
    */
-  private Map<String, INDArray> productWeights() {
+  Map<String, INDArray> productWeights() {
     Map<String, INDArray> out = new LinkedHashMap<>();
     parameters.forEach((name, w) -> out.put(name, w.rank() == 2 && !"embedding".equals(name)
         ? compute(w) : w));
@@ -496,7 +494,7 @@ public final class FusedTransformer {
    * oneDNN's reorder (both cores) where the CPU multiplies BF16, else by ND4J's cast (one core:
    * 3 % of the step on the 2-core machine).
    */
-  private INDArray compute(INDArray a) {
+  INDArray compute(INDArray a) {
     if (!bf16 || a.dataType() == DataType.BFLOAT16) {
       return a;
     }
@@ -514,7 +512,7 @@ public final class FusedTransformer {
    * (2 MB at 2 048 rows of 256) as a new array each pass were a humongous allocation for G1,
    * which started a concurrent marking cycle every step and took a core from the step.
    */
-  private float[] rowScratch(int count) {
+  float[] rowScratch(int count) {
     if (logitRows.length < count) {
       logitRows = new float[count];
     }
@@ -523,12 +521,12 @@ public final class FusedTransformer {
 
   private float[] logitRows = new float[0];
 
-  private DataType computeType() {
+  DataType computeType() {
     return bf16 ? DataType.BFLOAT16 : DataType.FLOAT;
   }
 
   /** {@code op(a) · op(b)}, a new FP32 matrix. */
-  private static INDArray product(INDArray a, boolean transA, INDArray b, boolean transB) {
+  static INDArray product(INDArray a, boolean transA, INDArray b, boolean transB) {
     long rows = transA ? a.columns() : a.rows();
     long cols = transB ? b.rows() : b.columns();
     INDArray c = Nd4j.createUninitialized(DataType.FLOAT, rows, cols);
@@ -542,7 +540,7 @@ public final class FusedTransformer {
    * and its oneDNN calls on itself alone. Each task writes only its own head's arrays. Returns
    * when every task is done; the first failure is thrown after every thread has stopped.
    */
-  private void runHeads(List<Consumer<CausalAttention>> tasks) {
+  void runHeads(List<Consumer<CausalAttention>> tasks) {
     int threads = Math.min(attentions.size(), tasks.size());
     AtomicInteger next = new AtomicInteger();
     List<Future<?>> running = new ArrayList<>();
@@ -589,259 +587,5 @@ public final class FusedTransformer {
       }
       return null;
     });
-  }
-
-  /** What one block's forward pass keeps for its backward pass. */
-  private static final class Block {
-    INDArray input;
-    RmsNorm.Forward attentionNorm;
-    /** The QKV product after rotary embeddings, in the products' type. */
-    INDArray qkv;
-    CausalAttention.Forward[] heads;
-    INDArray attention;
-    INDArray middle;
-    RmsNorm.Forward mlpNorm;
-    INDArray gateUp;
-    INDArray activation;
-  }
-
-  /** One forward pass over a batch, kept for its backward pass. */
-  private final class Pass {
-    final int batch;
-    final int length;
-    final int rows;
-    final int[] inputs;
-    final int[] targets;
-    final Map<String, INDArray> weights = new LinkedHashMap<>();
-    final List<Block> blocks = new ArrayList<>();
-    INDArray last;
-    RmsNorm.Forward finalNorm;
-    /** The softmax of the logits, row-major [rows, vocabulary]. */
-    float[] probabilities;
-    double loss;
-
-    Pass(int[][] tokens) {
-      if (tokens == null || tokens.length == 0) {
-        throw new IllegalArgumentException("tokens: need at least one sequence");
-      }
-      batch = tokens.length;
-      length = check(tokens);
-      rows = batch * length;
-      inputs = new int[rows];
-      targets = new int[rows];
-      for (int b = 0; b < batch; b++) {
-        System.arraycopy(tokens[b], 0, inputs, b * length, length);
-        System.arraycopy(tokens[b], 1, targets, b * length, length);
-      }
-      weights.putAll(productWeights());
-      forward();
-    }
-
-    private int check(int[][] tokens) {
-      int t = tokens[0] == null ? 0 : tokens[0].length - 1;
-      if (t < 1 || t > config.sequence()) {
-        throw new IllegalArgumentException("tokens[0]: needs 2 to " + (config.sequence() + 1)
-            + " tokens (T inputs and the next), got " + (tokens[0] == null ? 0
-            : tokens[0].length));
-      }
-      for (int b = 0; b < tokens.length; b++) {
-        if (tokens[b] == null || tokens[b].length != t + 1) {
-          throw new IllegalArgumentException("tokens[" + b + "]: every sequence needs " + (t + 1)
-              + " tokens, as the first");
-        }
-        for (int i = 0; i < tokens[b].length; i++) {
-          if (tokens[b][i] < 0 || tokens[b][i] >= config.vocabulary()) {
-            throw new IllegalArgumentException("tokens[" + b + "][" + i + "]: " + tokens[b][i]
-                + " is outside the vocabulary [0, " + config.vocabulary() + ")");
-          }
-        }
-      }
-      return t;
-    }
-
-    private INDArrayIndex sequence(int b) {
-      return NDArrayIndex.interval((long) b * length, (long) (b + 1) * length);
-    }
-
-    private INDArrayIndex columns(long from, long count) {
-      return NDArrayIndex.interval(from, from + count);
-    }
-
-    private void forward() {
-      int h = config.hidden();
-      int d = config.headDim();
-      double scale = 1 / Math.sqrt(d);
-      INDArray x = parameters.get("embedding").getRows(inputs);
-      for (int l = 0; l < config.layers(); l++) {
-        Block k = new Block();
-        k.input = x;
-        k.attentionNorm = norm.forward(x, parameters.get(name(l, "attentionNorm")),
-            computeType());
-        k.qkv = product(k.attentionNorm.out(), false, weights.get(name(l, "qkv")), false);
-        k.heads = new CausalAttention.Forward[batch * config.heads()];
-        k.attention = Nd4j.createUninitialized(DataType.FLOAT, rows, h);
-        for (int b = 0; b < batch; b++) {
-          rotary.rotate(k.qkv.get(sequence(b), columns(0, 2L * h)), 0);
-        }
-        // One conversion of the whole product; each head reads its columns in place.
-        k.qkv = compute(k.qkv);
-        List<Consumer<CausalAttention>> heads = new ArrayList<>();
-        for (int b = 0; b < batch; b++) {
-          for (int head = 0; head < config.heads(); head++) {
-            // Each head writes its output into its own columns of the layer's.
-            int item = b * config.heads() + head;
-            INDArray q = slice(k.qkv, b, head * d);
-            INDArray key = slice(k.qkv, b, h + head * d);
-            INDArray value = slice(k.qkv, b, 2 * h + head * d);
-            INDArray out = k.attention.get(sequence(b), columns(head * d, d));
-            heads.add(a -> k.heads[item] = a.forward(q, key, value, scale, out));
-          }
-        }
-        runHeads(heads);
-        k.attention = compute(k.attention);
-        k.middle = product(k.attention, false, weights.get(name(l, "output")), false).addi(x);
-        k.mlpNorm = norm.forward(k.middle, parameters.get(name(l, "mlpNorm")), computeType());
-        k.gateUp = product(k.mlpNorm.out(), false, weights.get(name(l, "gateUp")), false);
-        k.activation = SwiGlu.forward(k.gateUp, computeType());
-        x = product(k.activation, false, weights.get(name(l, "down")), false).addi(k.middle);
-        blocks.add(k);
-      }
-      last = x;
-      finalNorm = norm.forward(x, parameters.get("finalNorm"), computeType());
-      INDArray logits = product(finalNorm.out(), false, weights.get("head"), false);
-      loss = softmaxCrossEntropy(logits);
-    }
-
-    /** Head {@code column / d} of sequence {@code b}'s rows: a view (rows 3h apart). */
-    private INDArray slice(INDArray qkv, int b, long column) {
-      return qkv.get(sequence(b), columns(column, config.headDim()));
-    }
-
-    /**
-     * The softmax of each row of the logits, kept as {@link #probabilities}, and the mean
-     * cross-entropy of the targets (log-sum-exp from each row's maximum, in FP64).
-     */
-    private double softmaxCrossEntropy(INDArray logits) {
-      int v = config.vocabulary();
-      float[] z = rowScratch(rows * v);
-      FusedAdam.buffer(logits).get(0, z, 0, rows * v);
-      double total = 0;
-      for (int r = 0; r < rows; r++) {
-        int row = r * v;
-        float max = Float.NEGATIVE_INFINITY;
-        for (int i = 0; i < v; i++) {
-          max = Math.max(max, z[row + i]);
-        }
-        double target = z[row + targets[r]];
-        // One exponential per logit: e = exp(z − max), kept, then scaled by 1 / Σe.
-        double sum = 0;
-        for (int i = 0; i < v; i++) {
-          double e = Math.exp(z[row + i] - max);
-          sum += e;
-          z[row + i] = (float) e;
-        }
-        total += max + Math.log(sum) - target;
-        float inv = (float) (1 / sum);
-        for (int i = 0; i < v; i++) {
-          z[row + i] *= inv;
-        }
-      }
-      probabilities = z;
-      return total / rows;
-    }
-
-    Map<String, INDArray> backward() {
-      int h = config.hidden();
-      int d = config.headDim();
-      double scale = 1 / Math.sqrt(d);
-      Map<String, INDArray> grads = new LinkedHashMap<>();
-      // d loss / d logits = (softmax − one-hot) / rows.
-      int v = config.vocabulary();
-      // In place: the probabilities are not read after this.
-      float[] grad = probabilities;
-      probabilities = null;
-      for (int r = 0; r < rows; r++) {
-        grad[r * v + targets[r]] -= 1f;
-      }
-      int n = rows * v;
-      for (int i = 0; i < n; i++) {
-        grad[i] /= rows;
-      }
-      INDArray dLogits32 = Nd4j.createUninitialized(DataType.FLOAT, rows, v);
-      FusedAdam.buffer(dLogits32).put(0, grad, 0, n);
-      INDArray dLogits = compute(dLogits32);
-      grads.put("head", product(finalNorm.out(), true, dLogits, false));
-      RmsNorm.Gradients fn = norm.backward(product(dLogits, false, weights.get("head"), true),
-          last, parameters.get("finalNorm"), finalNorm);
-      grads.put("finalNorm", fn.dGain());
-      INDArray dx = fn.dx();
-      for (int l = config.layers() - 1; l >= 0; l--) {
-        Block k = blocks.get(l);
-        INDArray dz = compute(dx);
-        grads.put(name(l, "down"), product(k.activation, true, dz, false));
-        INDArray dGateUp = compute(SwiGlu.backward(
-            product(dz, false, weights.get(name(l, "down")), true), k.gateUp));
-        grads.put(name(l, "gateUp"), product(k.mlpNorm.out(), true, dGateUp, false));
-        RmsNorm.Gradients mn = norm.backward(
-            product(dGateUp, false, weights.get(name(l, "gateUp")), true), k.middle,
-            parameters.get(name(l, "mlpNorm")), k.mlpNorm);
-        grads.put(name(l, "mlpNorm"), mn.dGain());
-        INDArray dMiddle = mn.dx().addi(dx);
-        INDArray dy = compute(dMiddle);
-        grads.put(name(l, "output"), product(k.attention, true, dy, false));
-        INDArray dAttention = product(dy, false, weights.get(name(l, "output")), true);
-        INDArray dQkv = Nd4j.createUninitialized(DataType.FLOAT, rows, 3L * h);
-        List<Consumer<CausalAttention>> heads = new ArrayList<>();
-        for (int b = 0; b < batch; b++) {
-          for (int head = 0; head < config.heads(); head++) {
-            // Each head's gradients go straight into their columns of dQkv.
-            INDArray q = slice(k.qkv, b, head * d);
-            INDArray key = slice(k.qkv, b, h + head * d);
-            INDArray value = slice(k.qkv, b, 2 * h + head * d);
-            CausalAttention.Forward forward = k.heads[b * config.heads() + head];
-            INDArray dOut = dAttention.get(sequence(b), columns(head * d, d));
-            INDArray dq = dQkv.get(sequence(b), columns(head * d, d));
-            INDArray dk = dQkv.get(sequence(b), columns(h + head * d, d));
-            INDArray dv = dQkv.get(sequence(b), columns(2 * h + head * d, d));
-            heads.add(a -> a.backward(q, key, value, forward, dOut, scale, dq, dk, dv));
-          }
-        }
-        runHeads(heads);
-        for (int b = 0; b < batch; b++) {
-          rotary.rotateBack(dQkv.get(sequence(b), columns(0, 2L * h)), 0);
-        }
-        INDArray dq = compute(dQkv);
-        grads.put(name(l, "qkv"), product(k.attentionNorm.out(), true, dq, false));
-        RmsNorm.Gradients an = norm.backward(
-            product(dq, false, weights.get(name(l, "qkv")), true), k.input,
-            parameters.get(name(l, "attentionNorm")), k.attentionNorm);
-        grads.put(name(l, "attentionNorm"), an.dGain());
-        dx = an.dx().addi(dMiddle);
-      }
-      FloatBuffer dxs = FusedAdam.buffer(dx);
-      float[] dEmbedding = new float[v * h];
-      float[] row = new float[h];
-      for (int r = 0; r < rows; r++) {
-        dxs.get(r * h, row, 0, h);
-        int at = inputs[r] * h;
-        for (int i = 0; i < h; i++) {
-          dEmbedding[at + i] += row[i];
-        }
-      }
-      grads.put("embedding", Nd4j.createFromArray(dEmbedding).reshape(v, h));
-      Map<String, INDArray> ordered = new LinkedHashMap<>();
-      parameters.keySet().forEach(name -> ordered.put(name, reshaped(grads.get(name),
-          parameters.get(name))));
-      return ordered;
-    }
-
-    private INDArray reshaped(INDArray grad, INDArray like) {
-      if (java.util.Arrays.equals(grad.shape(), like.shape()) && !grad.isView()
-          && grad.ordering() == 'c') {
-        return grad;
-      }
-      INDArray g = grad.reshape(like.shape());
-      return g.isView() || g.ordering() != 'c' ? g.dup('c') : g;
-    }
   }
 }
