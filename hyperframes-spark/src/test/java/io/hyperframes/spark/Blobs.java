@@ -1,5 +1,10 @@
 package io.hyperframes.spark;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -78,6 +83,23 @@ final class Blobs {
   /** Share of {@code test} rows the network classifies right. */
   static double accuracy(MultiLayerNetwork net, List<DataSet> test) {
     return ExampleData.accuracy(net, test);
+  }
+
+  /**
+   * Spark's {@code local-cluster} master: {@code executors} executor processes on this machine,
+   * one core and 1.5 GiB each, started with this JVM's class path and Spark's Java 17 options.
+   * Spark's launcher needs {@code SPARK_HOME} (a folder with a {@code jars} subfolder, made here)
+   * and {@code SPARK_SCALA_VERSION}; the module's build sets both, and the test skips without
+   * them.
+   */
+  static SparkConf localCluster(int executors) throws IOException {
+    String home = System.getenv("SPARK_HOME");
+    assumeTrue(home != null && System.getenv("SPARK_SCALA_VERSION") != null,
+        "local-cluster needs SPARK_HOME and SPARK_SCALA_VERSION (set by the module's build)");
+    Files.createDirectories(Path.of(home, "jars"));
+    return spark("local-cluster[" + executors + ",1,1536]")
+        .set("spark.executor.extraClassPath", System.getProperty("java.class.path"))
+        .set("spark.executor.extraJavaOptions", String.join(" ", JvmOptions.SPARK_ON_JAVA_17));
   }
 
   /** A local Spark configuration on loopback, without the web UI. */

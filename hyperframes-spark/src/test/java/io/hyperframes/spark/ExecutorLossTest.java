@@ -2,7 +2,6 @@ package io.hyperframes.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,17 +33,10 @@ class ExecutorLossTest {
   @Test
   void aKilledExecutorIsReplacedAndTheRunEndsAsAnUndisturbedOne(@TempDir Path dir)
       throws IOException {
-    String home = System.getenv("SPARK_HOME");
-    assumeTrue(home != null && System.getenv("SPARK_SCALA_VERSION") != null,
-        "local-cluster needs SPARK_HOME and SPARK_SCALA_VERSION (set by the module's build)");
-    Files.createDirectories(Path.of(home, "jars"));
+    var conf = Blobs.localCluster(2);
     List<DataSet> train = Blobs.batches(16, 32, 1);
     List<DataSet> test = Blobs.batches(8, 128, 2);
     Path marker = dir.resolve("halted");
-    String options = String.join(" ", JvmOptions.SPARK_ON_JAVA_17);
-    var conf = Blobs.spark("local-cluster[2,1,1536]")
-        .set("spark.executor.extraClassPath", System.getProperty("java.class.path"))
-        .set("spark.executor.extraJavaOptions", options);
     double[] undisturbed;
     double accuracy;
     EncodedDataParallel.Result result;

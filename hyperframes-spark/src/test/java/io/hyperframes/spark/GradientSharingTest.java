@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hyperframes.nd4j.train.AsyncCheckpointer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -31,17 +29,11 @@ class GradientSharingTest {
   @Test
   void theFusedNetworkTrainsWithGradientSharingBetweenExecutorProcesses(@TempDir Path dir)
       throws Exception {
-    String home = System.getenv("SPARK_HOME");
-    assumeTrue(home != null && System.getenv("SPARK_SCALA_VERSION") != null,
-        "local-cluster needs SPARK_HOME and SPARK_SCALA_VERSION (set by the module's build)");
-    Files.createDirectories(Path.of(home, "jars"));
+    var conf = Blobs.localCluster(2);
     int epochs = 8;
     List<DataSet> train = Blobs.batches(64, 32, 1);
     List<DataSet> test = Blobs.batches(16, 128, 2);
     double reference = Blobs.singleProcessAccuracy(epochs, test);
-    var conf = Blobs.spark("local-cluster[2,1,1536]")
-        .set("spark.executor.extraClassPath", System.getProperty("java.class.path"))
-        .set("spark.executor.extraJavaOptions", String.join(" ", JvmOptions.SPARK_ON_JAVA_17));
     double[] accuracy = new double[2];
     double[] seconds = new double[2];
     // DL4J keeps one parameter server per executor JVM: one sharing session per Spark context.
