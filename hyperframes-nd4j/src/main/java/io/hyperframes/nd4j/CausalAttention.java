@@ -49,7 +49,8 @@ public final class CausalAttention {
   /**
    * The default tile: 256 queries by 256 keys. Each tile pair costs a few oneDNN calls whose
    * fixed cost dominates small tiles on 2 cores: at T = 512, d = 64 (BF16, AttentionBenchmark)
-   * the forward and backward took 5.3 ms with 64-token tiles and 2.2 ms with 256 (docs/performance.md).
+   * the forward and backward took 5.3 ms with 64-token tiles and 2.2 ms with 256
+   * (docs/performance.md).
    */
   public static final int DEFAULT_TILE = 256;
 
@@ -362,8 +363,9 @@ public final class CausalAttention {
 
   /**
    * The probability tile of queries {@code i0..i0+bq} and keys {@code j0..j0+bk} into the FP32
-   * tile at {@code s} (read and written through {@code sb}), recomputed from the saved log-sum-exp {@code lse}: S = scale · Q_i · K_jᵀ,
-   * P = exp(S − L_i), exactly 0 above the diagonal.
+   * tile at {@code s} (read and written through {@code sb}), recomputed from the saved
+   * log-sum-exp {@code lse}: S = scale · Q_i · K_jᵀ, P = exp(S − L_i), exactly 0 above the
+   * diagonal.
    */
   private void probabilities(Inputs in, int i0, int bq, int j0, int bk, float alpha, long s,
       FloatBuffer sb, FloatBuffer lse, float[] values) {
@@ -523,37 +525,6 @@ public final class CausalAttention {
     return rows(a, DataType.FLOAT);
   }
 
-  /**
-   * A 2-D array with adjacent columns, as its address, row stride and shape. oneDNN 2.5's AMX
-   * matmul takes dense operands only: with a row stride wider than the row it falls back to
-   * {@code gemm:jit}, which took 0.21 ms for a 256×64·64×256 BF16 tile against 0.03 ms dense
-   * (docs/performance.md). So strided inputs are gathered into dense buffers first.
-   */
-  private record Rows(long address, long stride, int rows, int cols, boolean bf16) {
-    static boolean adjacent(INDArray a) {
-      return (a.columns() == 1 || a.stride(1) == 1) && (a.rows() == 1
-          || a.stride(0) >= a.columns());
-    }
-
-    static Rows of(INDArray a) {
-      return new Rows(Arrays2.address(a), rowStride(a), a.rows(), a.columns(),
-          a.dataType() == DataType.BFLOAT16);
-    }
-
-    boolean dense() {
-      return rows == 1 || stride == cols;
-    }
-
-    DnnlKernels.Operand operand() {
-      return new DnnlKernels.Operand(rows, cols, stride, 1, bf16 ? dnnl_bf16 : dnnl_f32);
-    }
-
-    /** Elements from the first to one past the last. */
-    long span() {
-      return (long) (rows - 1) * stride + cols;
-    }
-  }
-
   /** An output array: FP32 [t, d] with adjacent columns; names it otherwise. */
   private static Rows destination(String name, INDArray a, int t, int d) {
     Arrays2.check2d(name, a, DataType.FLOAT);
@@ -608,11 +579,6 @@ public final class CausalAttention {
   private void copy(long from, DnnlKernels.Operand fromOp, long to, DnnlKernels.Operand toOp) {
     unary(new CopyKey(fromOp, toOp), () -> dnnl.reorder(fromOp, toOp, "attention.copy"), from,
         to);
-  }
-
-  /** Elements from one row of {@code a} to the next. */
-  private static long rowStride(INDArray a) {
-    return a.rows() > 1 ? a.stride(0) : a.columns();
   }
 
   private INDArray copy(INDArray a, DataType type) {

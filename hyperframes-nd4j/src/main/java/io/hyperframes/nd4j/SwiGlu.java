@@ -1,5 +1,8 @@
 package io.hyperframes.nd4j;
 
+import static org.bytedeco.dnnl.global.dnnl.dnnl_bf16;
+import static org.bytedeco.dnnl.global.dnnl.dnnl_f32;
+
 import java.nio.FloatBuffer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -14,10 +17,12 @@ import org.nd4j.linalg.factory.Nd4j;
  * <p>The SiLU and its derivative run on oneDNN's vectorised element-wise kernels (swish with
  * α = 1) where oneDNN loaded, over the whole [T, 2f] matrix (the values' half is computed and
  * not used: one dense call is faster than a strided one); the products with b and dOut run in
- * Java a row at a time, the rows split over the cores from 64 rows. Without oneDNN the same formulas run in Java with σ in FP64 (a tenth
- * of the speed). Precision: FP32 input (BF16 widened), an FP32 or BF16 result (rounded once),
- * FP32 gradients; {@code TransformerKernelsTest} checks both against an FP64 reference and its
- * finite differences.
+ * Java a row at a time, the rows split over the cores from 64 rows. Without oneDNN the same
+ * formulas run in Java with σ in FP64 (a tenth of the speed). A training pass
+ * ({@link #forwardTraining}) keeps silu(a) for its backward pass. Precision: FP32 input (BF16
+ * widened), an FP32 or BF16 result (rounded once), FP32 gradients (BF16 ones rounded once);
+ * {@code TransformerKernelsTest} checks both against an FP64 reference and its finite
+ * differences.
  */
 public final class SwiGlu {
   private SwiGlu() {}
@@ -59,20 +64,7 @@ public final class SwiGlu {
     if (dnnl != null) {
       INDArray silu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
       silu(dnnl, in, silu, null);
-      FloatBuffer s = Arrays2.floats(silu);
-      RowMajor.forRows(rows, (from, to) -> {
-        float[] row = new float[f];
-        float[] up = new float[f];
-        short[] halves = new short[f];
-        for (int t = from; t < to; t++) {
-          s.get(2 * t * f, row, 0, f);
-          b.get(2 * t * f + f, up, 0, f);
-          for (int i = 0; i < f; i++) {
-            row[i] *= up[i];
-          }
-          out.put(t * f, row, f, halves);
-        }
-      });
+      gated(silu, b, out, rows, f);
       RowMajor.keep(silu);
     } else {
       RowMajor.forRows(rows, (from, to) -> {
@@ -94,6 +86,154 @@ public final class SwiGlu {
     return out.done();
   }
 
+  /** {@code out = silu(a) ⊙ b}, row by row, from the SiLU of the whole [T, 2f] input. */
+  private static void gated(INDArray silu, FloatBuffer b, RowMajor.Output out, int rows, int f) {
+    FloatBuffer s = Arrays2.floats(silu);
+    RowMajor.forRows(rows, (from, to) -> {
+      float[] row = new float[f];
+      float[] up = new float[f];
+      short[] halves = new short[f];
+      for (int t = from; t < to; t++) {
+        s.get(2 * t * f, row, 0, f);
+        b.get(2 * t * f + f, up, 0, f);
+        for (int i = 0; i < f; i++) {
+          row[i] *= up[i];
+        }
+        out.put(t * f, row, f, halves);
+      }
+    });
+    RowMajor.keep(silu);
+  }
+
+  /**
+   * A training forward pass: its result, and the SiLU of the gate that the backward pass would
+   * otherwise recompute.
+   *
+   * @param out {@code silu(a) ⊙ b}, [T, f]
+   * @param silu FP32 [T, 2f] whose first f columns are silu(a) (the others are not used); null
+   *     where oneDNN did not load
+   */
+  public record Forward(INDArray out, INDArray silu) {}
+
+  /**
+   * {@code silu(a) ⊙ b} of {@code gateUp = [a | b]}, keeping silu(a) for
+   * {@link #backward(INDArray, INDArray, Forward, DataType)}: the same result as
+   * {@link #forward(INDArray, DataType)}, for 4·T·2f bytes kept until the backward pass.
+   *
+   * @throws IllegalArgumentException naming the argument when a shape or type is wrong
+   */
+  public static Forward forwardTraining(INDArray gateUp, DataType outType) {
+    INDArray in = input(gateUp);
+    RowMajor.checkResultType("outType", outType);
+    int rows = in.rows();
+    int f = in.columns() / 2;
+    RowMajor.Output out = new RowMajor.Output(outType, rows, f);
+    DnnlKernels dnnl = Kernels.cpu().dnnl();
+    if (dnnl == null) {
+      return new Forward(forward(in, out, null), null);
+    }
+    INDArray silu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
+    silu(dnnl, in, silu, null);
+    gated(silu, Arrays2.floats(in), out, rows, f);
+    RowMajor.keep(in);
+    return new Forward(out.done(), silu);
+  }
+
+  /**
+   * The backward pass from a {@link #forwardTraining} pass, its gradient written in
+   * {@code outType}: the values' half {@code dOut ⊙ silu(a)} from the kept SiLU, the gate's half
+   * by oneDNN's swish backward in place, then converted into its columns by one reorder. Against
+   * {@link #backward(INDArray, INDArray)} and a conversion by the caller: no recomputed SiLU, one
+   * row pass instead of two, and the gate's half alone converted.
+   *
+   * @param outType FLOAT or BFLOAT16 (the BF16 gradient is the FP32 one rounded once)
+   * @throws IllegalArgumentException naming the argument when a shape or type is wrong, or when
+   *     {@code forward} is not of this input's shape
+   */
+  public static INDArray backward(INDArray dOut, INDArray gateUp, Forward forward,
+      DataType outType) {
+    RowMajor.checkResultType("outType", outType);
+    if (forward == null) {
+      throw new IllegalArgumentException("forward: must be the result of forwardTraining");
+    }
+    DnnlKernels dnnl = Kernels.cpu().dnnl();
+    if (forward.silu() == null || dnnl == null) {
+      INDArray grad = backward(dOut, gateUp, dnnl);
+      return outType == DataType.FLOAT ? grad : grad.castTo(outType);
+    }
+    INDArray in = input(gateUp);
+    int rows = in.rows();
+    int f = in.columns() / 2;
+    INDArray silu = forward.silu();
+    if (silu.dataType() != DataType.FLOAT || silu.rows() != rows || silu.columns() != 2L * f
+        || !Arrays2.isDenseRowMajor(silu)) {
+      throw new IllegalArgumentException("forward: silu " + java.util.Arrays.toString(
+          silu.shape()) + " " + silu.dataType() + " is not dense FP32 of gateUp's shape");
+    }
+    INDArray dy = dOut(dOut, rows, f);
+    INDArray grad = Nd4j.createUninitialized(outType, rows, 2L * f);
+    RowMajor.Output g = new RowMajor.Output(grad);
+    INDArray dSilu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
+    FloatBuffer b = Arrays2.floats(in);
+    FloatBuffer d = Arrays2.floats(dy);
+    FloatBuffer s = Arrays2.floats(silu);
+    FloatBuffer ds = Arrays2.floats(dSilu);
+    RowMajor.forRows(rows, (from, to) -> {
+      float[] up = new float[f];
+      float[] dRow = new float[f];
+      float[] gate = new float[f];
+      short[] halves = new short[f];
+      for (int t = from; t < to; t++) {
+        d.get(t * f, dRow, 0, f);
+        b.get(2 * t * f + f, up, 0, f);
+        s.get(2 * t * f, gate, 0, f);
+        for (int i = 0; i < f; i++) {
+          up[i] *= dRow[i];
+          gate[i] *= dRow[i];
+        }
+        // diff_dst of the swish backward: [dOut ⊙ b | dOut] (the values' half is any finite
+        // value; what the kernel makes of it is not read).
+        ds.put(2 * t * f, up, 0, f);
+        ds.put(2 * t * f + f, dRow, 0, f);
+        g.put(2 * t * f + f, gate, f, halves);
+      }
+    });
+    silu(dnnl, in, dSilu, dSilu);
+    halfInto(dnnl, dSilu, grad, rows, f);
+    RowMajor.keep(in, dy, silu, dSilu, grad);
+    return g.done();
+  }
+
+  /** Key of the cached reorder of a gate half into a gradient of one type. */
+  private record HalfKey(long rows, long cols, DataType type) {}
+
+  /** The first f columns of FP32 [T, 2f] {@code from} into those of {@code to}, converted. */
+  private static void halfInto(DnnlKernels dnnl, INDArray from, INDArray to, int rows, int f) {
+    int type = to.dataType() == DataType.FLOAT ? dnnl_f32 : dnnl_bf16;
+    dnnl.run(new HalfKey(rows, f, to.dataType()), () -> {
+      DnnlKernels.Plan p = new DnnlKernels.Plan();
+      p.add(dnnl.reorder(new DnnlKernels.Operand(rows, f, 2L * f, 1, dnnl_f32),
+          new DnnlKernels.Operand(rows, f, 2L * f, 1, type), "swiglu.gate"));
+      return p;
+    }, p -> {
+      NativePrimitive k = p.primitives.get(0);
+      k.bind(0, Arrays2.address(from));
+      k.bind(1, Arrays2.address(to));
+      k.execute();
+    });
+    RowMajor.keep(from, to);
+  }
+
+  /** dOut checked against gateUp's rows and half its columns, as dense FP32. */
+  private static INDArray dOut(INDArray dOut, int rows, int f) {
+    INDArray dy = RowMajor.input("dOut", dOut);
+    if (dOut.rows() != rows || dOut.columns() != f) {
+      throw new IllegalArgumentException("dOut: shape [" + dOut.rows() + ", " + dOut.columns()
+          + "] must be [" + rows + ", " + f + "] (gateUp's rows, half its columns)");
+    }
+    return dy;
+  }
+
   /**
    * The backward pass: {@code da = dOut ⊙ b ⊙ σ(a)·(1 + a·(1 − σ(a)))}, {@code db = dOut ⊙
    * silu(a)}.
@@ -111,11 +251,7 @@ public final class SwiGlu {
     INDArray in = input(gateUp);
     int rows = in.rows();
     int f = in.columns() / 2;
-    INDArray dy = RowMajor.input("dOut", dOut);
-    if (dOut.rows() != rows || dOut.columns() != f) {
-      throw new IllegalArgumentException("dOut: shape [" + dOut.rows() + ", " + dOut.columns()
-          + "] must be [" + rows + ", " + f + "] (gateUp's rows, half its columns)");
-    }
+    INDArray dy = dOut(dOut, rows, f);
     INDArray grad = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
     FloatBuffer b = Arrays2.floats(in);
     FloatBuffer d = Arrays2.floats(dy);

@@ -153,6 +153,16 @@ class TransformerKernelsTest {
     close("out into", swiglu(gs, t, f),
         flat(SwiGlu.forward(gateUp, Nd4j.create(DataType.FLOAT, t, f))), FP32);
     close("dGateUp in Java", numeric, flat(SwiGlu.backward(dOut, gateUp, null)), NUMERIC);
+    // The training pair: silu(a) kept from the forward pass, the gradient in either type.
+    SwiGlu.Forward kept = SwiGlu.forwardTraining(gateUp, DataType.BFLOAT16);
+    close("training out bf16", swiglu(gs, t, f), flat(kept.out()), BF16);
+    assertEquals(DataType.BFLOAT16, kept.out().dataType());
+    INDArray dKept = SwiGlu.backward(dOut, gateUp, kept, DataType.FLOAT);
+    close("dGateUp from the kept silu", numeric, flat(dKept), NUMERIC);
+    close("the same as recomputing", flat(SwiGlu.backward(dOut, gateUp)), flat(dKept), FP32);
+    INDArray dBf16 = SwiGlu.backward(dOut, gateUp, kept, DataType.BFLOAT16);
+    assertEquals(DataType.BFLOAT16, dBf16.dataType());
+    close("dGateUp bf16", flat(dKept), flat(dBf16), BF16);
   }
 
   @Test
@@ -183,6 +193,12 @@ class TransformerKernelsTest {
         () -> SwiGlu.forward(random(2, 7, 5), DataType.FLOAT));
     assertMessage("dOut: shape [2, 4] must be [2, 3]",
         () -> SwiGlu.backward(random(2, 4, 6), random(2, 6, 7)));
+    INDArray gateUp = random(2, 6, 7);
+    SwiGlu.Forward kept = SwiGlu.forwardTraining(gateUp, DataType.FLOAT);
+    assertMessage("forward: must be the result of forwardTraining",
+        () -> SwiGlu.backward(random(2, 3, 6), gateUp, null, DataType.FLOAT));
+    assertMessage("outType: must be FLOAT or BFLOAT16, got DOUBLE",
+        () -> SwiGlu.backward(random(2, 3, 6), gateUp, kept, DataType.DOUBLE));
   }
 
   // --- FP64 references, on flat row-major arrays ------------------------------------------

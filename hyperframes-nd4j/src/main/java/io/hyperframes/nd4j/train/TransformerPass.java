@@ -1,5 +1,8 @@
 package io.hyperframes.nd4j.train;
 
+import static io.hyperframes.nd4j.train.FusedTransformer.name;
+import static io.hyperframes.nd4j.train.FusedTransformer.product;
+
 import io.hyperframes.nd4j.CausalAttention;
 import io.hyperframes.nd4j.RmsNorm;
 import io.hyperframes.nd4j.SwiGlu;
@@ -35,6 +38,7 @@ final class TransformerPass {
     INDArray middle;
     RmsNorm.Forward mlpNorm;
     INDArray gateUp;
+    SwiGlu.Forward swiglu;
     INDArray activation;
   }
 
@@ -107,9 +111,9 @@ final class TransformerPass {
     for (int l = 0; l < model.config().layers(); l++) {
       Block k = new Block();
       k.input = x;
-      k.attentionNorm = model.norm.forward(x, model.parameters().get(FusedTransformer.name(l, "attentionNorm")),
+      k.attentionNorm = model.norm.forward(x, model.parameters().get(name(l, "attentionNorm")),
           model.computeType());
-      k.qkv = FusedTransformer.product(k.attentionNorm.out(), false, weights.get(FusedTransformer.name(l, "qkv")), false);
+      k.qkv = product(k.attentionNorm.out(), false, weights.get(name(l, "qkv")), false);
       k.heads = new CausalAttention.Forward[batch * model.config().heads()];
       k.attention = Nd4j.createUninitialized(DataType.FLOAT, rows, h);
       for (int b = 0; b < batch; b++) {
@@ -131,16 +135,18 @@ final class TransformerPass {
       }
       model.runHeads(heads);
       k.attention = model.compute(k.attention);
-      k.middle = FusedTransformer.product(k.attention, false, weights.get(FusedTransformer.name(l, "output")), false).addi(x);
-      k.mlpNorm = model.norm.forward(k.middle, model.parameters().get(FusedTransformer.name(l, "mlpNorm")), model.computeType());
-      k.gateUp = FusedTransformer.product(k.mlpNorm.out(), false, weights.get(FusedTransformer.name(l, "gateUp")), false);
-      k.activation = SwiGlu.forward(k.gateUp, model.computeType());
-      x = FusedTransformer.product(k.activation, false, weights.get(FusedTransformer.name(l, "down")), false).addi(k.middle);
+      k.middle = product(k.attention, false, weights.get(name(l, "output")), false).addi(x);
+      k.mlpNorm = model.norm.forward(k.middle, model.parameters().get(name(l, "mlpNorm")),
+          model.computeType());
+      k.gateUp = product(k.mlpNorm.out(), false, weights.get(name(l, "gateUp")), false);
+      k.swiglu = SwiGlu.forwardTraining(k.gateUp, model.computeType());
+        k.activation = k.swiglu.out();
+      x = product(k.activation, false, weights.get(name(l, "down")), false).addi(k.middle);
       blocks.add(k);
     }
     last = x;
     finalNorm = model.norm.forward(x, model.parameters().get("finalNorm"), model.computeType());
-    INDArray logits = FusedTransformer.product(finalNorm.out(), false, weights.get("head"), false);
+    INDArray logits = product(finalNorm.out(), false, weights.get("head"), false);
     loss = softmaxCrossEntropy(logits);
   }
 
@@ -202,26 +208,26 @@ final class TransformerPass {
     INDArray dLogits32 = Nd4j.createUninitialized(DataType.FLOAT, rows, v);
     FusedAdam.buffer(dLogits32).put(0, grad, 0, n);
     INDArray dLogits = model.compute(dLogits32);
-    grads.put("head", FusedTransformer.product(finalNorm.out(), true, dLogits, false));
-    RmsNorm.Gradients fn = model.norm.backward(FusedTransformer.product(dLogits, false, weights.get("head"), true),
+    grads.put("head", product(finalNorm.out(), true, dLogits, false));
+    RmsNorm.Gradients fn = model.norm.backward(product(dLogits, false, weights.get("head"), true),
         last, model.parameters().get("finalNorm"), finalNorm);
     grads.put("finalNorm", fn.dGain());
     INDArray dx = fn.dx();
     for (int l = model.config().layers() - 1; l >= 0; l--) {
       Block k = blocks.get(l);
       INDArray dz = model.compute(dx);
-      grads.put(FusedTransformer.name(l, "down"), FusedTransformer.product(k.activation, true, dz, false));
-      INDArray dGateUp = model.compute(SwiGlu.backward(
-          FusedTransformer.product(dz, false, weights.get(FusedTransformer.name(l, "down")), true), k.gateUp));
-      grads.put(FusedTransformer.name(l, "gateUp"), FusedTransformer.product(k.mlpNorm.out(), true, dGateUp, false));
+      grads.put(name(l, "down"), product(k.activation, true, dz, false));
+      INDArray dGateUp = SwiGlu.backward(product(dz, false, weights.get(name(l, "down")), true),
+            k.gateUp, k.swiglu, model.computeType());
+      grads.put(name(l, "gateUp"), product(k.mlpNorm.out(), true, dGateUp, false));
       RmsNorm.Gradients mn = model.norm.backward(
-          FusedTransformer.product(dGateUp, false, weights.get(FusedTransformer.name(l, "gateUp")), true), k.middle,
-          model.parameters().get(FusedTransformer.name(l, "mlpNorm")), k.mlpNorm);
-      grads.put(FusedTransformer.name(l, "mlpNorm"), mn.dGain());
+          product(dGateUp, false, weights.get(name(l, "gateUp")), true), k.middle,
+          model.parameters().get(name(l, "mlpNorm")), k.mlpNorm);
+      grads.put(name(l, "mlpNorm"), mn.dGain());
       INDArray dMiddle = mn.dx().addi(dx);
       INDArray dy = model.compute(dMiddle);
-      grads.put(FusedTransformer.name(l, "output"), FusedTransformer.product(k.attention, true, dy, false));
-      INDArray dAttention = FusedTransformer.product(dy, false, weights.get(FusedTransformer.name(l, "output")), true);
+      grads.put(name(l, "output"), product(k.attention, true, dy, false));
+      INDArray dAttention = product(dy, false, weights.get(name(l, "output")), true);
       INDArray dQkv = Nd4j.createUninitialized(DataType.FLOAT, rows, 3L * h);
       List<Consumer<CausalAttention>> heads = new ArrayList<>();
       for (int b = 0; b < batch; b++) {
@@ -243,11 +249,11 @@ final class TransformerPass {
         model.rotary.rotateBack(dQkv.get(sequence(b), columns(0, 2L * h)), 0);
       }
       INDArray dq = model.compute(dQkv);
-      grads.put(FusedTransformer.name(l, "qkv"), FusedTransformer.product(k.attentionNorm.out(), true, dq, false));
+      grads.put(name(l, "qkv"), product(k.attentionNorm.out(), true, dq, false));
       RmsNorm.Gradients an = model.norm.backward(
-          FusedTransformer.product(dq, false, weights.get(FusedTransformer.name(l, "qkv")), true), k.input,
-          model.parameters().get(FusedTransformer.name(l, "attentionNorm")), k.attentionNorm);
-      grads.put(FusedTransformer.name(l, "attentionNorm"), an.dGain());
+          product(dq, false, weights.get(name(l, "qkv")), true), k.input,
+          model.parameters().get(name(l, "attentionNorm")), k.attentionNorm);
+      grads.put(name(l, "attentionNorm"), an.dGain());
       dx = an.dx().addi(dMiddle);
     }
     FloatBuffer dxs = FusedAdam.buffer(dx);
