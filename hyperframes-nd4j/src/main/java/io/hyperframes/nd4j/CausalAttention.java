@@ -6,7 +6,6 @@ import static org.bytedeco.dnnl.global.dnnl.dnnl_f32;
 import java.lang.ref.Reference;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
-import java.util.function.Supplier;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -474,21 +473,7 @@ public final class CausalAttention {
 
   /** exp of the dense FP32 tile [rows, cols] at {@code address}, in place, on oneDNN. */
   private void exp(long address, int rows, int cols) {
-    unary(new ExpKey(rows, cols), () -> dnnl.exp(rows, cols, cols), address, address);
-  }
-
-  /** Runs the one-primitive plan of {@code key}, made by {@code make}, from src into dst. */
-  private void unary(Object key, Supplier<NativePrimitive> make, long src, long dst) {
-    dnnl.run(key, () -> {
-      DnnlKernels.Plan p = new DnnlKernels.Plan();
-      p.add(make.get());
-      return p;
-    }, p -> {
-      NativePrimitive k = p.primitives.get(0);
-      k.bind(0, src);
-      k.bind(1, dst);
-      k.execute();
-    });
+    dnnl.runUnary(new ExpKey(rows, cols), () -> dnnl.exp(rows, cols, cols), address, address);
   }
 
   private void gemm(long a, DnnlKernels.Operand opA, long b, DnnlKernels.Operand opB, long c,
@@ -577,8 +562,8 @@ public final class CausalAttention {
    * copied one at a time through Java buffers cost more in calls than in bytes.
    */
   private void copy(long from, DnnlKernels.Operand fromOp, long to, DnnlKernels.Operand toOp) {
-    unary(new CopyKey(fromOp, toOp), () -> dnnl.reorder(fromOp, toOp, "attention.copy"), from,
-        to);
+    dnnl.runUnary(new CopyKey(fromOp, toOp), () -> dnnl.reorder(fromOp, toOp, "attention.copy"),
+        from, to);
   }
 
   private INDArray copy(INDArray a, DataType type) {

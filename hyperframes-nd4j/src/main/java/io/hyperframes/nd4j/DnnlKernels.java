@@ -134,6 +134,23 @@ final class DnnlKernels {
     return plans.size();
   }
 
+  /**
+   * Runs the one-primitive plan of {@code key}, made by {@code make} (a reorder or an element-wise
+   * kernel: arguments src, dst), from the memory at {@code src} into that at {@code dst}.
+   */
+  void runUnary(Object key, Supplier<NativePrimitive> make, long src, long dst) {
+    run(key, () -> {
+      Plan p = new Plan();
+      p.add(make.get());
+      return p;
+    }, p -> {
+      NativePrimitive k = p.primitives.get(0);
+      k.bind(0, src);
+      k.bind(1, dst);
+      k.execute();
+    });
+  }
+
   /** Runs {@code body} on the plan for {@code key}, building it with {@code factory} if needed. */
   <P extends Plan> void run(Object shapeKey, Supplier<P> factory, Consumer<P> body) {
     Object key = ownThread.get() == null ? shapeKey

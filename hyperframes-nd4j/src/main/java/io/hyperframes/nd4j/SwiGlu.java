@@ -58,14 +58,19 @@ public final class SwiGlu {
   }
 
   private static INDArray forward(INDArray in, RowMajor.Output out, DnnlKernels dnnl) {
+    return pass(in, out, dnnl).out();
+  }
+
+  /** The forward pass into {@code out}, with silu(a) where oneDNN computed it (else null). */
+  private static Forward pass(INDArray in, RowMajor.Output out, DnnlKernels dnnl) {
     int rows = in.rows();
     int f = in.columns() / 2;
     FloatBuffer b = Arrays2.floats(in);
+    INDArray silu = null;
     if (dnnl != null) {
-      INDArray silu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
+      silu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
       silu(dnnl, in, silu, null);
       gated(silu, b, out, rows, f);
-      RowMajor.keep(silu);
     } else {
       RowMajor.forRows(rows, (from, to) -> {
         float[] row = new float[f];
@@ -83,7 +88,7 @@ public final class SwiGlu {
       });
     }
     RowMajor.keep(in);
-    return out.done();
+    return new Forward(out.done(), silu);
   }
 
   /** {@code out = silu(a) ⊙ b}, row by row, from the SiLU of the whole [T, 2f] input. */
@@ -125,18 +130,8 @@ public final class SwiGlu {
   public static Forward forwardTraining(INDArray gateUp, DataType outType) {
     INDArray in = input(gateUp);
     RowMajor.checkResultType("outType", outType);
-    int rows = in.rows();
-    int f = in.columns() / 2;
-    RowMajor.Output out = new RowMajor.Output(outType, rows, f);
-    DnnlKernels dnnl = Kernels.cpu().dnnl();
-    if (dnnl == null) {
-      return new Forward(forward(in, out, null), null);
-    }
-    INDArray silu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
-    silu(dnnl, in, silu, null);
-    gated(silu, Arrays2.floats(in), out, rows, f);
-    RowMajor.keep(in);
-    return new Forward(out.done(), silu);
+    return pass(in, new RowMajor.Output(outType, in.rows(), in.columns() / 2),
+        Kernels.cpu().dnnl());
   }
 
   /**
@@ -210,17 +205,10 @@ public final class SwiGlu {
   /** The first f columns of FP32 [T, 2f] {@code from} into those of {@code to}, converted. */
   private static void halfInto(DnnlKernels dnnl, INDArray from, INDArray to, int rows, int f) {
     int type = to.dataType() == DataType.FLOAT ? dnnl_f32 : dnnl_bf16;
-    dnnl.run(new HalfKey(rows, f, to.dataType()), () -> {
-      DnnlKernels.Plan p = new DnnlKernels.Plan();
-      p.add(dnnl.reorder(new DnnlKernels.Operand(rows, f, 2L * f, 1, dnnl_f32),
-          new DnnlKernels.Operand(rows, f, 2L * f, 1, type), "swiglu.gate"));
-      return p;
-    }, p -> {
-      NativePrimitive k = p.primitives.get(0);
-      k.bind(0, Arrays2.address(from));
-      k.bind(1, Arrays2.address(to));
-      k.execute();
-    });
+    dnnl.runUnary(new HalfKey(rows, f, to.dataType()),
+        () -> dnnl.reorder(new DnnlKernels.Operand(rows, f, 2L * f, 1, dnnl_f32),
+            new DnnlKernels.Operand(rows, f, 2L * f, 1, type), "swiglu.gate"),
+        Arrays2.address(from), Arrays2.address(to));
     RowMajor.keep(from, to);
   }
 
