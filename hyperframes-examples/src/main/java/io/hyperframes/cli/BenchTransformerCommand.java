@@ -259,7 +259,7 @@ final class BenchTransformerCommand implements Callable<Integer> {
   /** Greedy decoding with {@code model}'s decoder: the most likely next token. */
   private IntUnaryOperator decoder(FusedTransformer model) {
     FusedTransformer.Decoder d = model.decoder(decodeTokens);
-    return cycling(token -> d.next(token).argMax(1).getInt(0), d::length, d::reset);
+    return cycling(d::nextGreedy, d::length, d::reset);
   }
 
   /** {@code next}, starting the decoder over once it holds {@code decodeTokens} tokens. */

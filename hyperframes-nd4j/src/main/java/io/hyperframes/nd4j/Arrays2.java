@@ -7,8 +7,10 @@ import java.nio.ShortBuffer;
 import java.util.Arrays;
 import org.bytedeco.javacpp.FloatPointer;
 import org.bytedeco.javacpp.ShortPointer;
+import org.nd4j.linalg.api.buffer.DataBuffer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.cpu.nativecpu.buffer.BaseCpuDataBuffer;
 
 /** Checks and conversions between ND4J arrays and oneDNN operands. */
 final class Arrays2 {
@@ -73,9 +75,18 @@ final class Arrays2 {
     return transpose ? o.transposed() : o;
   }
 
-  /** Address of element (0, 0); ND4J view buffers already include the view's offset. */
+  /**
+   * Address of element (0, 0); ND4J view buffers already include the view's offset. On ND4J's
+   * CPU buffers it is read from the native buffer directly: {@code addressPointer()} makes four
+   * Java objects a call (two pointers, a paged and a typed one), which the decoder's many small
+   * calls per token turned into garbage.
+   */
   static long address(INDArray a) {
-    return a.data().addressPointer().address();
+    DataBuffer data = a.data();
+    if (data instanceof BaseCpuDataBuffer cpu) {
+      return cpu.getOpaqueDataBuffer().primaryBuffer().address();
+    }
+    return data.addressPointer().address();
   }
 
   /** The array itself when it is dense row-major FP32, else a dense FP32 copy. */

@@ -86,13 +86,15 @@ public final class RmsNorm {
     int h = xs.columns();
     FloatBuffer xb = Arrays2.floats(xs);
     FloatBuffer ib = Arrays2.floats(inv);
-    float[] gains = new float[h];
-    Arrays2.floats(g).get(0, gains);
-    float[] biases = bias == null ? null : new float[h];
+    RowMajor.Scratch scratch = RowMajor.Scratch.get();
+    float[] gains = scratch.floats(0, h);
+    Arrays2.floats(g).get(0, gains, 0, h);
+    float[] biases = bias == null ? null : scratch.floats(1, h);
     if (biases != null) {
-      Arrays2.floats(bias).get(0, biases);
+      Arrays2.floats(bias).get(0, biases, 0, h);
     }
-    float[] row = new float[h];
+    float[] row = scratch.floats(2, h);
+    short[] halves = scratch.shorts(h);
     for (int t = 0; t < rows; t++) {
       xb.get(t * h, row, 0, h);
       double squares = 0;
@@ -110,7 +112,7 @@ public final class RmsNorm {
           row[i] += biases[i];
         }
       }
-      out.put(t * h, row, h);
+      out.put(t * h, row, h, halves);
     }
     RowMajor.keep(xs, g, bias, inv);
     return new Forward(out.done(), inv);
@@ -152,10 +154,11 @@ public final class RmsNorm {
     FloatBuffer db = Arrays2.floats(dy);
     FloatBuffer ib = Arrays2.floats(inv);
     FloatBuffer ob = Arrays2.floats(dx);
-    float[] gains = new float[h];
-    Arrays2.floats(g).get(0, gains);
-    float[] row = new float[h];
-    float[] d = new float[h];
+    RowMajor.Scratch scratch = RowMajor.Scratch.get();
+    float[] gains = scratch.floats(0, h);
+    Arrays2.floats(g).get(0, gains, 0, h);
+    float[] row = scratch.floats(1, h);
+    float[] d = scratch.floats(2, h);
     for (int t = 0; t < rows; t++) {
       xb.get(t * h, row, 0, h);
       db.get(t * h, d, 0, h);

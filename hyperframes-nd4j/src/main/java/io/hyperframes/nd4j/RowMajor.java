@@ -100,6 +100,44 @@ final class RowMajor {
         (int) ((long) rows * c / chunks), (int) ((long) rows * (c + 1) / chunks)));
   }
 
+  /**
+   * Row arrays kept on each thread from call to call, so that a kernel's row loop allocates
+   * nothing once warm (a decoded token calls each kernel once per layer: new rows each call made
+   * about 180 KB of garbage a token, and the young collections that followed were the decode
+   * latency's tail). A kernel takes its arrays at the start of a row range and calls no other
+   * kernel, and nothing that could run another kernel's range on this thread, before it is done
+   * with them. The arrays hold stale values: each use writes before it reads.
+   */
+  static final class Scratch {
+    private static final ThreadLocal<Scratch> PER_THREAD = ThreadLocal.withInitial(Scratch::new);
+
+    private final float[][] floats = {new float[0], new float[0], new float[0], new float[0]};
+    private short[] shorts = new short[0];
+
+    private Scratch() {}
+
+    /** This thread's arrays. */
+    static Scratch get() {
+      return PER_THREAD.get();
+    }
+
+    /** Float array number {@code slot} (0–3) of at least {@code n} values. */
+    float[] floats(int slot, int n) {
+      if (floats[slot].length < n) {
+        floats[slot] = new float[n];
+      }
+      return floats[slot];
+    }
+
+    /** The short array (BF16 bits) of at least {@code n} values. */
+    short[] shorts(int n) {
+      if (shorts.length < n) {
+        shorts = new short[n];
+      }
+      return shorts;
+    }
+  }
+
   /** A new result matrix and its writer. */
   static final class Output {
     final INDArray array;

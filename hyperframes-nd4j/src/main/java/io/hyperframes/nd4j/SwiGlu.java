@@ -73,9 +73,10 @@ public final class SwiGlu {
       gated(silu, b, out, rows, f);
     } else {
       RowMajor.forRows(rows, (from, to) -> {
-        float[] row = new float[f];
-        float[] up = new float[f];
-        short[] halves = new short[f];
+        RowMajor.Scratch scratch = RowMajor.Scratch.get();
+        float[] row = scratch.floats(0, f);
+        float[] up = scratch.floats(1, f);
+        short[] halves = scratch.shorts(f);
         for (int t = from; t < to; t++) {
           b.get(2 * t * f, row, 0, f);
           b.get(2 * t * f + f, up, 0, f);
@@ -95,9 +96,10 @@ public final class SwiGlu {
   private static void gated(INDArray silu, FloatBuffer b, RowMajor.Output out, int rows, int f) {
     FloatBuffer s = Arrays2.floats(silu);
     RowMajor.forRows(rows, (from, to) -> {
-      float[] row = new float[f];
-      float[] up = new float[f];
-      short[] halves = new short[f];
+      RowMajor.Scratch scratch = RowMajor.Scratch.get();
+      float[] row = scratch.floats(0, f);
+      float[] up = scratch.floats(1, f);
+      short[] halves = scratch.shorts(f);
       for (int t = from; t < to; t++) {
         s.get(2 * t * f, row, 0, f);
         b.get(2 * t * f + f, up, 0, f);
@@ -174,10 +176,11 @@ public final class SwiGlu {
     FloatBuffer s = Arrays2.floats(silu);
     FloatBuffer ds = Arrays2.floats(dSilu);
     RowMajor.forRows(rows, (from, to) -> {
-      float[] up = new float[f];
-      float[] dRow = new float[f];
-      float[] gate = new float[f];
-      short[] halves = new short[f];
+      RowMajor.Scratch scratch = RowMajor.Scratch.get();
+      float[] up = scratch.floats(0, f);
+      float[] dRow = scratch.floats(1, f);
+      float[] gate = scratch.floats(2, f);
+      short[] halves = scratch.shorts(f);
       for (int t = from; t < to; t++) {
         d.get(t * f, dRow, 0, f);
         b.get(2 * t * f + f, up, 0, f);
@@ -250,8 +253,9 @@ public final class SwiGlu {
       INDArray dSilu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
       FloatBuffer ds = Arrays2.floats(dSilu);
       RowMajor.forRows(rows, (from, to) -> {
-        float[] up = new float[f];
-        float[] dRow = new float[f];
+        RowMajor.Scratch scratch = RowMajor.Scratch.get();
+        float[] up = scratch.floats(0, f);
+        float[] dRow = scratch.floats(1, f);
         for (int t = from; t < to; t++) {
           d.get(t * f, dRow, 0, f);
           b.get(2 * t * f + f, up, 0, f);
@@ -267,8 +271,9 @@ public final class SwiGlu {
       silu(dnnl, in, grad, dSilu);
       silu(dnnl, in, dSilu, null);
       RowMajor.forRows(rows, (from, to) -> {
-        float[] gate = new float[f];
-        float[] dRow = new float[f];
+        RowMajor.Scratch scratch = RowMajor.Scratch.get();
+        float[] gate = scratch.floats(0, f);
+        float[] dRow = scratch.floats(1, f);
         for (int t = from; t < to; t++) {
           d.get(t * f, dRow, 0, f);
           ds.get(2 * t * f, gate, 0, f);
@@ -281,9 +286,10 @@ public final class SwiGlu {
       RowMajor.keep(dSilu);
     } else {
       RowMajor.forRows(rows, (from, to) -> {
-        float[] gate = new float[f];
-        float[] up = new float[f];
-        float[] dRow = new float[f];
+        RowMajor.Scratch scratch = RowMajor.Scratch.get();
+        float[] gate = scratch.floats(0, f);
+        float[] up = scratch.floats(1, f);
+        float[] dRow = scratch.floats(2, f);
         for (int t = from; t < to; t++) {
           b.get(2 * t * f, gate, 0, f);
           b.get(2 * t * f + f, up, 0, f);

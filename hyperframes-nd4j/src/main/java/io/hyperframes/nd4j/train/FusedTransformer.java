@@ -19,6 +19,7 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -357,6 +358,10 @@ public final class FusedTransformer {
     return new Decoder(capacity);
   }
 
+  /** One block's weights as the decoder multiplies them, and its norms' gains. */
+  private record Block(INDArray attentionNorm, INDArray qkv, INDArray output, INDArray mlpNorm,
+      INDArray gateUp, INDArray down) {}
+
   /**
    * Decoding of one sequence, one token at a time: each {@link #next} runs the token through
    * every block against the keys and values of the tokens before it ({@link KvCache}) and gives
@@ -366,8 +371,14 @@ public final class FusedTransformer {
    */
   public final class Decoder {
     private final KvCache[] caches;
-    private final Map<String, INDArray> weights = new LinkedHashMap<>();
+    private final Block[] blocks;
+    private final INDArray finalNorm;
+    private final INDArray head;
+    private final FloatBuffer embedding;
     private final INDArray x;
+    private final FloatBuffer xs;
+    private final FloatBuffer projectedFloats;
+    private final FloatBuffer logitFloats;
     private final INDArray normed;
     private final INDArray inverseRms;
     private final INDArray qkv;
@@ -386,8 +397,19 @@ public final class FusedTransformer {
       for (int l = 0; l < caches.length; l++) {
         caches[l] = new KvCache(config.heads(), config.headDim(), capacity);
       }
-      weights.putAll(productWeights());
+      Map<String, INDArray> weights = productWeights();
+      blocks = new Block[config.layers()];
+      for (int l = 0; l < blocks.length; l++) {
+        blocks[l] = new Block(parameters.get(name(l, "attentionNorm")),
+            weights.get(name(l, "qkv")), weights.get(name(l, "output")),
+            parameters.get(name(l, "mlpNorm")), weights.get(name(l, "gateUp")),
+            weights.get(name(l, "down")));
+      }
+      finalNorm = parameters.get("finalNorm");
+      head = weights.get("head");
+      embedding = FusedAdam.buffer(parameters.get("embedding"));
       x = Nd4j.create(DataType.FLOAT, 1, h);
+      xs = FusedAdam.buffer(x);
       normed = Nd4j.create(type, 1, h);
       inverseRms = Nd4j.create(DataType.FLOAT, 1);
       qkv = Nd4j.create(DataType.FLOAT, 1, 3L * h);
@@ -397,6 +419,8 @@ public final class FusedTransformer {
       gateUp = Nd4j.create(DataType.FLOAT, 1, 2L * config.feedForward());
       activation = Nd4j.create(type, 1, config.feedForward());
       logits = Nd4j.create(DataType.FLOAT, 1, config.vocabulary());
+      projectedFloats = FusedAdam.buffer(projected);
+      logitFloats = FusedAdam.buffer(logits);
     }
 
     /** Tokens fed since the last {@link #reset}. */
@@ -427,23 +451,52 @@ public final class FusedTransformer {
       if (position == caches[0].capacity()) {
         throw new IllegalStateException("decoder full: " + position + " tokens (its capacity)");
       }
-      x.assign(parameters.get("embedding").getRow(token));
+      int h = config.hidden();
+      for (int i = 0; i < h; i++) {
+        xs.put(i, embedding.get(token * h + i));
+      }
       for (int l = 0; l < caches.length; l++) {
-        norm.forward(x, parameters.get(name(l, "attentionNorm")), normed, inverseRms);
-        Matmul.gemm(normed, false, weights.get(name(l, "qkv")), false, qkv, 1f, 0f);
+        Block b = blocks[l];
+        norm.forward(x, b.attentionNorm(), normed, inverseRms);
+        Matmul.gemm(normed, false, b.qkv(), false, qkv, 1f, 0f);
         rotary.rotate(queriesAndKeys, position);
         caches[l].append(qkv, attended, scale);
-        Matmul.gemm(attended, false, weights.get(name(l, "output")), false, projected, 1f, 0f);
-        x.addi(projected);
-        norm.forward(x, parameters.get(name(l, "mlpNorm")), normed, inverseRms);
-        Matmul.gemm(normed, false, weights.get(name(l, "gateUp")), false, gateUp, 1f, 0f);
+        Matmul.gemm(attended, false, b.output(), false, projected, 1f, 0f);
+        addProjected(h);
+        norm.forward(x, b.mlpNorm(), normed, inverseRms);
+        Matmul.gemm(normed, false, b.gateUp(), false, gateUp, 1f, 0f);
         SwiGlu.forward(gateUp, activation);
-        Matmul.gemm(activation, false, weights.get(name(l, "down")), false, projected, 1f, 0f);
-        x.addi(projected);
+        Matmul.gemm(activation, false, b.down(), false, projected, 1f, 0f);
+        addProjected(h);
       }
-      norm.forward(x, parameters.get("finalNorm"), normed, inverseRms);
-      Matmul.gemm(normed, false, weights.get("head"), false, logits, 1f, 0f);
+      norm.forward(x, finalNorm, normed, inverseRms);
+      Matmul.gemm(normed, false, head, false, logits, 1f, 0f);
       return logits;
+    }
+
+    /**
+     * Greedy decoding's step: feeds {@code token} as {@link #next} does and returns the most
+     * likely token after it (the first of equal logits), read from the logits in place.
+     *
+     * @throws IllegalArgumentException when the token is outside the vocabulary
+     * @throws IllegalStateException when the cache is full
+     */
+    public int nextGreedy(int token) {
+      next(token);
+      int best = 0;
+      for (int i = 1; i < config.vocabulary(); i++) {
+        if (logitFloats.get(i) > logitFloats.get(best)) {
+          best = i;
+        }
+      }
+      return best;
+    }
+
+    /** The residual: x += projected, on their native rows. */
+    private void addProjected(int h) {
+      for (int i = 0; i < h; i++) {
+        xs.put(i, xs.get(i) + projectedFloats.get(i));
+      }
     }
   }
 
