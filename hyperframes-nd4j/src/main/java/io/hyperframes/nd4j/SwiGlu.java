@@ -70,46 +70,42 @@ public final class SwiGlu {
     if (dnnl != null) {
       silu = Nd4j.createUninitialized(DataType.FLOAT, rows, 2L * f);
       silu(dnnl, in, silu, null);
-      gated(silu, b, out, rows, f);
+      gated(Arrays2.floats(silu), false, b, out, rows, f);
     } else {
-      RowMajor.forRows(rows, (from, to) -> {
-        RowMajor.Scratch scratch = RowMajor.Scratch.get();
-        float[] row = scratch.floats(0, f);
-        float[] up = scratch.floats(1, f);
-        short[] halves = scratch.shorts(f);
-        for (int t = from; t < to; t++) {
-          b.get(2 * t * f, row, 0, f);
-          b.get(2 * t * f + f, up, 0, f);
-          for (int i = 0; i < f; i++) {
-            double a = row[i];
-            row[i] = (float) (a / (1 + Math.exp(-a)) * up[i]);
-          }
-          out.put(t * f, row, f, halves);
-        }
-      });
+      gated(b, true, b, out, rows, f);
     }
-    RowMajor.keep(in);
+    RowMajor.keep(in, silu);
     return new Forward(out.done(), silu);
   }
 
-  /** {@code out = silu(a) ⊙ b}, row by row, from the SiLU of the whole [T, 2f] input. */
-  private static void gated(INDArray silu, FloatBuffer b, RowMajor.Output out, int rows, int f) {
-    FloatBuffer s = Arrays2.floats(silu);
+  /**
+   * {@code out = silu(a) ⊙ b}, row by row, b from the values' half of {@code b}'s [T, 2f] rows
+   * and silu(a) from the gate's half of {@code gate}'s: as given there (oneDNN's SiLU of the
+   * whole input) or, with {@code computeSilu}, computed here from a itself with σ in FP64.
+   */
+  private static void gated(FloatBuffer gate, boolean computeSilu, FloatBuffer b,
+      RowMajor.Output out, int rows, int f) {
     RowMajor.forRows(rows, (from, to) -> {
       RowMajor.Scratch scratch = RowMajor.Scratch.get();
       float[] row = scratch.floats(0, f);
       float[] up = scratch.floats(1, f);
       short[] halves = scratch.shorts(f);
       for (int t = from; t < to; t++) {
-        s.get(2 * t * f, row, 0, f);
+        gate.get(2 * t * f, row, 0, f);
         b.get(2 * t * f + f, up, 0, f);
-        for (int i = 0; i < f; i++) {
-          row[i] *= up[i];
+        if (computeSilu) {
+          for (int i = 0; i < f; i++) {
+            double a = row[i];
+            row[i] = (float) (a / (1 + Math.exp(-a)) * up[i]);
+          }
+        } else {
+          for (int i = 0; i < f; i++) {
+            row[i] *= up[i];
+          }
         }
         out.put(t * f, row, f, halves);
       }
     });
-    RowMajor.keep(silu);
   }
 
   /**
