@@ -171,19 +171,10 @@ final class RowMajor {
       return new Output(out);
     }
 
-    /** Writes {@code count} values from {@code values} at element {@code index}. */
-    void put(int index, float[] values, int count) {
-      if (rounded.length < count) {
-        rounded = new short[count];
-      }
-      put(index, values, count, rounded);
-    }
-
-    private short[] rounded = new short[0];
-
     /**
-     * As {@link #put(int, float[], int)} with the caller's scratch for the BF16 rounding (at least
-     * {@code count} long): safe from several threads writing disjoint ranges.
+     * Writes {@code count} values from {@code values} at element {@code index}, rounding BF16
+     * results in the caller's {@code scratch} (at least {@code count} long; {@link Scratch}'s
+     * shorts): safe from several threads writing disjoint ranges.
      */
     void put(int index, float[] values, int count, short[] scratch) {
       if (floats != null) {
