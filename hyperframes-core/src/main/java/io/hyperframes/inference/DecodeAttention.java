@@ -2,7 +2,6 @@ package io.hyperframes.inference;
 
 import io.hyperframes.json.Ids;
 
-
 /**
  * How a serving engine's decode-attention kernel reads the KV cache of a grouped-query (GQA) or
  * multi-query model, where several query heads share one KV head.
@@ -23,14 +22,10 @@ import io.hyperframes.json.Ids;
  * <p>A multi-head model (as many KV heads as query heads) reads the same bytes either way.
  */
 public enum DecodeAttention {
-  GROUPED("grouped"),
-  PER_HEAD("per-head");
+  GROUPED,
+  PER_HEAD;
 
-  private final String id;
-
-  DecodeAttention(String id) {
-    this.id = id;
-  }
+  private final String id = Ids.hyphenated(this);
 
   /** The JSON name ("grouped" or "per-head"). */
   public String id() {

@@ -23,7 +23,7 @@ public enum ServingEngine {
    * the cache is {@code gpu_memory_utilization} (0.92, {@code vllm/config/cache.py} @ 002f10e0)
    * of the device less weights and the profiled activations.
    */
-  VLLM("vllm"),
+  VLLM,
   /**
    * SGLang. Prefill batches run before decoding ("Run prefill first if possible"), each of at
    * most {@code chunked_prefill_size} tokens (8192 on H100 and H200), and decode batches of every
@@ -34,7 +34,7 @@ public enum ServingEngine {
    * ({@code schedule_policy.py} @ 00550cd1, {@code PrefillAdder}); the cache is
    * {@code mem_fraction_static} of the device less the weights.
    */
-  SGLANG("sglang"),
+  SGLANG,
   /**
    * TensorRT-LLM. In-flight batching: context (prefill) and generation requests in one forward
    * of at most {@code max_num_tokens} tokens (8192), no chunking by default
@@ -45,13 +45,9 @@ public enum ServingEngine {
    * {@code free_gpu_memory_fraction} (0.9) of the memory left after the model loads
    * ({@code tensorrt_llm/llmapi/llm_args.py} @ 00043967).
    */
-  TRTLLM("trtllm");
+  TRTLLM;
 
-  private final String id;
-
-  ServingEngine(String id) {
-    this.id = id;
-  }
+  private final String id = Ids.lowerCase(this);
 
   /** The identifier used in requests and output (and in JSON, {@code capacity.engine}). */
   @JsonValue

@@ -36,22 +36,18 @@ public record Speculative(Method method, int tokens, double acceptance, Transfor
      * run once per draft token: one transformer layer of the model beside the shared embedding
      * and output head.
      */
-    MTP("mtp"),
+    MTP,
     /**
      * An EAGLE head (Li et al. 2024, "EAGLE: Speculative Sampling Requires Rethinking Feature
      * Uncertainty", arXiv 2401.15077): a fully connected layer from the token embedding and
      * the model's last hidden state (2h to h) and one decoder layer of the model's shape, with the
      * model's embedding and output head, run once per draft token.
      */
-    EAGLE("eagle"),
+    EAGLE,
     /** A separate, smaller model of the same vocabulary, decoded once per draft token. */
-    DRAFT("draft");
+    DRAFT;
 
-    private final String id;
-
-    Method(String id) {
-      this.id = id;
-    }
+    private final String id = Ids.lowerCase(this);
 
     public String id() {
       return id;

@@ -43,6 +43,22 @@ public final class Ids {
     return byId(type, id, Map.of(), field, value, what);
   }
 
+  /**
+   * The id of a constant named as its id reads: its name in lower case ({@code MLA_UP_PROJ}:
+   * "mla_up_proj"). For an enum's {@code id} field, so that each constant names its id once.
+   */
+  public static String lowerCase(Enum<?> constant) {
+    return constant.name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The id of a constant whose id joins its words with hyphens: its name in lower case with
+   * {@code -} for {@code _} ({@code FP8_E4M3}: "fp8-e4m3", {@code PER_HEAD}: "per-head").
+   */
+  public static String hyphenated(Enum<?> constant) {
+    return lowerCase(constant).replace('_', '-');
+  }
+
   /** The ids of {@code type}'s constants as a sentence's list: "a, b or c". */
   public static <E extends Enum<E>> String listing(Class<E> type, Function<E, String> id) {
     List<String> ids = new ArrayList<>();

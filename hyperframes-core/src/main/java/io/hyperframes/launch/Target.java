@@ -1,5 +1,6 @@
 package io.hyperframes.launch;
 
+import io.hyperframes.json.Ids;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -7,38 +8,34 @@ import java.util.stream.Collectors;
 /** What a plan is emitted as ({@link Launch}, {@code hyperframes plan --emit ID}). */
 public enum Target {
   /** Megatron-LM {@code pretrain_gpt.py} arguments. */
-  MEGATRON("megatron"),
+  MEGATRON,
   /** A DeepSpeed configuration JSON. */
-  DEEPSPEED("deepspeed"),
+  DEEPSPEED,
   /** A torchrun launch line with the Megatron-LM arguments. */
-  TORCHRUN("torchrun"),
+  TORCHRUN,
   /** A layered Dockerfile: system base, AI framework, code. */
-  DOCKERFILE("dockerfile"),
+  DOCKERFILE,
   /**
    * Kubernetes manifests: a Kubeflow {@code PyTorchJob} (training-operator v1) for training, a
    * {@code Deployment} of vLLM for serving.
    */
-  KUBERNETES("kubernetes"),
+  KUBERNETES,
   /** A Kubernetes {@code JobSet} (jobset.x-k8s.io/v1alpha2) for training. */
-  JOBSET("jobset"),
+  JOBSET,
   /** A {@code vllm serve} line for one replica of a serving plan. */
-  VLLM("vllm"),
+  VLLM,
   /** An SGLang {@code python -m sglang.launch_server} line for one replica of a serving plan. */
-  SGLANG("sglang"),
+  SGLANG,
   /** A TensorRT-LLM {@code trtllm-serve} line for one replica of a serving plan. */
-  TRTLLM("trtllm"),
+  TRTLLM,
   /**
    * An NVIDIA Dynamo {@code DynamoGraphDeployment} (nvidia.com/v1beta1) of a serving plan's
    * disaggregated configuration: a frontend, a pool of vLLM prefill workers and a pool of vLLM
    * decode workers.
    */
-  DYNAMO("dynamo");
+  DYNAMO;
 
-  private final String id;
-
-  Target(String id) {
-    this.id = id;
-  }
+  private final String id = Ids.lowerCase(this);
 
   /**
    * Whether the target launches a serving plan (vllm, sglang, trtllm, dynamo; kubernetes does

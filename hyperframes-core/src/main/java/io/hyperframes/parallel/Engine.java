@@ -1,7 +1,6 @@
 package io.hyperframes.parallel;
 
 import io.hyperframes.json.Ids;
-
 import java.util.List;
 import java.util.Locale;
 
@@ -74,22 +73,18 @@ import java.util.Locale;
  * sequence sharding), so it is not restricted.
  */
 public enum Engine {
-  MEGATRON("megatron"),
-  DEEPSPEED("deepspeed"),
-  FSDP("fsdp"),
-  MAXTEXT("maxtext");
+  MEGATRON,
+  DEEPSPEED,
+  FSDP,
+  MAXTEXT;
+
+  private final String id = Ids.lowerCase(this);
 
   /**
    * The engines a plan searches when the request leaves {@code layout.engine} open: those
    * HyperFrames launches ({@code --emit}), default first. MaxText runs when it is named.
    */
   public static final List<Engine> SEARCHED = List.of(MEGATRON, DEEPSPEED, FSDP);
-
-  private final String id;
-
-  Engine(String id) {
-    this.id = id;
-  }
 
   /** The JSON name ("megatron", "deepspeed", "fsdp", "maxtext"). */
   public String id() {

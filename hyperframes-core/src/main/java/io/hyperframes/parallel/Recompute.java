@@ -2,22 +2,17 @@ package io.hyperframes.parallel;
 
 import io.hyperframes.json.Ids;
 
-
 /**
  * Activation recomputation policy (Korthikanti et al. 2022, arXiv 2205.05198, §4-5): keep all
  * activations, recompute only the attention core (softmax, dropout, QKᵀ, A·V), or keep only each
  * layer's input and rerun the whole forward pass in backward (Chen et al. 2016, arXiv 1604.06174).
  */
 public enum Recompute {
-  NONE("none"),
-  SELECTIVE("selective"),
-  FULL("full");
+  NONE,
+  SELECTIVE,
+  FULL;
 
-  private final String id;
-
-  Recompute(String id) {
-    this.id = id;
-  }
+  private final String id = Ids.lowerCase(this);
 
   public String id() {
     return id;

@@ -1,8 +1,7 @@
 package io.hyperframes.parallel;
 
-import io.hyperframes.json.Ids;
-
 import com.google.common.collect.Sets;
+import io.hyperframes.json.Ids;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -32,22 +31,18 @@ import java.util.Set;
  * </ul>
  */
 public enum RecomputeModule {
-  CORE_ATTN("core_attn"),
-  LAYERNORM("layernorm"),
-  MLP("mlp"),
-  MOE_ACT("moe_act"),
-  MOE("moe"),
-  SHARED_EXPERTS("shared_experts"),
-  MLA_UP_PROJ("mla_up_proj");
+  CORE_ATTN,
+  LAYERNORM,
+  MLP,
+  MOE_ACT,
+  MOE,
+  SHARED_EXPERTS,
+  MLA_UP_PROJ;
+
+  private final String id = Ids.lowerCase(this);
 
   /** Megatron-Core's default: the attention core only. */
   public static final Set<RecomputeModule> DEFAULT = Sets.immutableEnumSet(CORE_ATTN);
-
-  private final String id;
-
-  RecomputeModule(String id) {
-    this.id = id;
-  }
 
   /** The name in requests and in Megatron-Core's {@code --recompute-modules}. */
   public String id() {
@@ -85,7 +80,7 @@ public enum RecomputeModule {
     List<String> out = new ArrayList<>();
     for (RecomputeModule m : values()) {
       if (modules.contains(m)) {
-        out.add(m.id);
+        out.add(m.id());
       }
     }
     return List.copyOf(out);

@@ -7,19 +7,15 @@ import java.util.Map;
 /** What the planner optimises. */
 public enum Objective {
   /** Shortest time to train (or highest tokens/s without a token budget). */
-  TIME("time"),
+  TIME,
   /** Lowest money for the token budget (device-hours × price + energy). */
-  COST("cost"),
+  COST,
   /** Highest tokens per second. */
-  THROUGHPUT("throughput"),
+  THROUGHPUT,
   /** Fewest devices that meet the deadline, then lowest cost. */
-  DEVICES("devices");
+  DEVICES;
 
-  private final String id;
-
-  Objective(String id) {
-    this.id = id;
-  }
+  private final String id = Ids.lowerCase(this);
 
   public String id() {
     return id;

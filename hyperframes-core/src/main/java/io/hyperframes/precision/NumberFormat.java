@@ -12,32 +12,32 @@ import java.util.Map;
  * max 448, E5M2 max 57344). Integer formats are two's complement.
  */
 public enum NumberFormat {
-  FP64("fp64", 8.0, 11, 52, Double.MAX_VALUE),
-  FP32("fp32", 4.0, 8, 23, Float.MAX_VALUE),
+  FP64(8.0, 11, 52, Double.MAX_VALUE),
+  FP32(4.0, 8, 23, Float.MAX_VALUE),
   /** TF32 is stored as FP32 and computed with a 10-bit mantissa inside the tensor cores. */
-  TF32("tf32", 4.0, 8, 10, 3.40e38),
-  FP16("fp16", 2.0, 5, 10, 65504.0),
-  BF16("bf16", 2.0, 8, 7, 3.3895313892515355e38),
-  FP8_E4M3("fp8-e4m3", 1.0, 4, 3, 448.0),
-  FP8_E5M2("fp8-e5m2", 1.0, 5, 2, 57344.0),
-  INT8("int8", 1.0, 0, 0, 127.0),
-  INT4("int4", 0.5, 0, 0, 7.0),
+  TF32(4.0, 8, 10, 3.40e38),
+  FP16(2.0, 5, 10, 65504.0),
+  BF16(2.0, 8, 7, 3.3895313892515355e38),
+  FP8_E4M3(1.0, 4, 3, 448.0),
+  FP8_E5M2(1.0, 5, 2, 57344.0),
+  INT8(1.0, 0, 0, 127.0),
+  INT4(0.5, 0, 0, 7.0),
   /**
    * NVIDIA's NVFP4: E2M1 elements (largest magnitude 6) in blocks of 16 sharing an E4M3 scale,
    * 4.5 bits an element with the scales (the tensor's one FP32 scale is not counted); the
    * block-scaled FP4 that Blackwell's tensor cores compute in (NVIDIA TransformerEngine,
    * docs/features/low_precision_training/nvfp4/nvfp4.rst @ 41f6cbf1; docs/inference.md, "FP4").
    */
-  NVFP4("nvfp4", 0.5625, 2, 1, 6.0);
+  NVFP4(0.5625, 2, 1, 6.0);
 
-  private final String id;
+  private final String id = Ids.hyphenated(this);
+
   private final double bytes;
   private final int exponentBits;
   private final int mantissaBits;
   private final double maxValue;
 
-  NumberFormat(String id, double bytes, int exponentBits, int mantissaBits, double maxValue) {
-    this.id = id;
+  NumberFormat(double bytes, int exponentBits, int mantissaBits, double maxValue) {
     this.bytes = bytes;
     this.exponentBits = exponentBits;
     this.mantissaBits = mantissaBits;

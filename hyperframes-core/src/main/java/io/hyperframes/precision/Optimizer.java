@@ -12,15 +12,15 @@ import java.util.Map;
  * Stern 2018, arXiv 1804.04235, §3), counted here as 0 bytes per parameter.
  */
 public enum Optimizer {
-  ADAM("adam", 8.0),
-  SGD("sgd", 4.0),
-  ADAFACTOR("adafactor", 0.0);
+  ADAM(8.0),
+  SGD(4.0),
+  ADAFACTOR(0.0);
 
-  private final String id;
+  private final String id = Ids.lowerCase(this);
+
   private final double stateBytesPerParameter;
 
-  Optimizer(String id, double stateBytesPerParameter) {
-    this.id = id;
+  Optimizer(double stateBytesPerParameter) {
     this.stateBytesPerParameter = stateBytesPerParameter;
   }
 

@@ -42,6 +42,33 @@ class IdsTest {
     roundTrips(ServingEngine.class, ServingEngine::id, ServingEngine::fromId);
   }
 
+  private static <E extends Enum<E>> String ids(Class<E> type, Function<E, String> id) {
+    return java.util.Arrays.stream(type.getEnumConstants()).map(id)
+        .collect(java.util.stream.Collectors.joining(" "));
+  }
+
+  /**
+   * The ids are derived from the constants' names ({@link Ids#lowerCase}, {@link Ids#hyphenated}):
+   * they are the words requests, catalogs and command lines use, so a renamed constant must not
+   * change them unseen.
+   */
+  @Test
+  void theIdsAreTheRequestsWords() {
+    assertEquals("fp64 fp32 tf32 fp16 bf16 fp8-e4m3 fp8-e5m2 int8 int4 nvfp4",
+        ids(NumberFormat.class, NumberFormat::id));
+    assertEquals("adam sgd adafactor", ids(Optimizer.class, Optimizer::id));
+    assertEquals("time cost throughput devices", ids(Objective.class, Objective::id));
+    assertEquals("megatron deepspeed fsdp maxtext", ids(Engine.class, Engine::id));
+    assertEquals("none selective full", ids(Recompute.class, Recompute::id));
+    assertEquals("core_attn layernorm mlp moe_act moe shared_experts mla_up_proj",
+        ids(RecomputeModule.class, RecomputeModule::id));
+    assertEquals("mtp eagle draft", ids(Speculative.Method.class, Speculative.Method::id));
+    assertEquals("grouped per-head", ids(DecodeAttention.class, DecodeAttention::id));
+    assertEquals("vllm sglang trtllm", ids(ServingEngine.class, ServingEngine::id));
+    assertEquals("megatron deepspeed torchrun dockerfile kubernetes jobset vllm sglang trtllm"
+        + " dynamo", ids(io.hyperframes.launch.Target.class, io.hyperframes.launch.Target::id));
+  }
+
   @Test
   void aliasesResolveButAreNotListed() {
     assertSame(NumberFormat.FP8_E4M3, NumberFormat.fromId("f", "FP8"));
