@@ -30,6 +30,12 @@ import org.apache.commons.math3.distribution.PoissonDistribution;
  *       TTFT target may be missed.
  *   <li><b>The fabric.</b> The KV cache crosses the inter-node fabric, or NVLink where both
  *       pools fit in one node.
+ *   <li><b>Experts over several replicas.</b> For a mixture of experts the configurations also
+ *       include those whose routed experts span an expert-parallel group of ep/tp replicas
+ *       running attention data-parallel ({@link InferencePlanner#spanningReplicas}), without and
+ *       with two-batch overlap; such a pool has whole groups of replicas, and each replica of a
+ *       group is queued as a server of its own (the group's replicas step together in a real
+ *       engine, which the queue does not model).
  * </ul>
  */
 final class DisaggregatedSearch {
@@ -41,8 +47,9 @@ final class DisaggregatedSearch {
   private record Sized(InferencePlanner.PoolConfig pool, double latencySeconds) {}
 
   /**
-   * The disaggregated configuration with the fewest devices that meets the SLO, then the lowest
-   * TTFT; null when none does.
+   * The disaggregated configuration with the fewest devices that meets the SLO, then (at equal
+   * devices) one whose experts stay within each replica, then the lowest TTFT; null when none
+   * does.
    */
   static InferencePlanner.DisaggregatedConfig best(TransformerSpec model, Cluster cluster,
       InferenceWorkload w, List<InferencePlanner.Replica> replicas, double usdPerDeviceHour,
@@ -88,11 +95,25 @@ final class DisaggregatedSearch {
           decode.latencySeconds(), inOneNode));
     }
     return found.stream().min(Comparator.comparingInt(InferencePlanner.DisaggregatedConfig::devices)
+        .thenComparing((InferencePlanner.DisaggregatedConfig c) -> spans(c.prefill())
+            || spans(c.decode()))
         .thenComparingDouble(InferencePlanner.DisaggregatedConfig::ttftSeconds)).orElse(null);
   }
 
+  /**
+   * Fewest devices first; at equal devices a pool whose experts stay within a replica (no
+   * exchange between replicas to run, and the pools {@code --emit} writes), then the lower
+   * latency.
+   */
   private static final Comparator<Sized> FEWEST = Comparator
-      .comparingInt((Sized s) -> s.pool().devices()).thenComparingDouble(Sized::latencySeconds);
+      .comparingInt((Sized s) -> s.pool().devices())
+      .thenComparing((Sized s) -> spans(s.pool()))
+      .thenComparingDouble(Sized::latencySeconds);
+
+  /** Whether a pool's routed experts span several replicas (ep &gt; tp). */
+  static boolean spans(InferencePlanner.PoolConfig p) {
+    return p.ep() > p.tp();
+  }
 
   private static Sized smallest(java.util.stream.Stream<Sized> pools) {
     return pools.filter(java.util.Objects::nonNull).min(FEWEST).orElse(null);
@@ -102,13 +123,23 @@ final class DisaggregatedSearch {
     return a == null ? b : b == null ? a : FEWEST.compare(b, a) < 0 ? b : a;
   }
 
+  /** One replica's pool of configuration {@code r}: one expert-parallel group where ep &gt; tp. */
+  private static Disaggregation.Pool pool(InferencePlanner.Replica r) {
+    return new Disaggregation.Pool(r.tp(), r.ep(), r.group(), 0, r.twoBatchOverlap(), 0);
+  }
+
+  /** {@code replicas} rounded up to whole expert-parallel groups of {@code r}. */
+  private static long wholeGroups(InferencePlanner.Replica r, long replicas) {
+    return (replicas + r.group() - 1) / r.group() * r.group();
+  }
+
   /**
    * A prefill replica's estimates of configuration {@code r} at 1, 2, ... prompts a batch, up to
    * the largest of {@link #PREFILL_BATCHES} or the last that fits.
    */
   static List<InferenceEstimate> prefillEstimates(TransformerSpec model,
       InferencePlanner.Replica r, InferenceEstimator estimator) {
-    Disaggregation.Pool pool = new Disaggregation.Pool(r.tp(), r.ep(), 1, 0);
+    Disaggregation.Pool pool = pool(r);
     List<InferenceEstimate> out = new ArrayList<>();
     for (int k = 1; k <= PREFILL_BATCHES[PREFILL_BATCHES.length - 1]; k++) {
       InferenceEstimate e = Disaggregated.prefillEstimate(estimator, model, r.cluster(),
@@ -130,7 +161,7 @@ final class DisaggregatedSearch {
   static Sized prefillPool(TransformerSpec model, InferenceWorkload w,
       InferencePlanner.Replica r, List<InferenceEstimate> estimates, Cluster whole,
       InferenceEstimator estimator) {
-    Disaggregation.Pool pool = new Disaggregation.Pool(r.tp(), r.ep(), 1, 0);
+    Disaggregation.Pool pool = pool(r);
     int fits = estimates.size();
     double[] period = new double[fits + 1];
     double[] latency = new double[fits + 1];
@@ -153,14 +184,17 @@ final class DisaggregatedSearch {
       double[] periods = java.util.Arrays.copyOf(period, limit + 1);
       double[] latencies = java.util.Arrays.copyOf(latency, limit + 1);
       double perReplica = limit / period[limit];
-      int replicas = (int) Math.floor(rate / perReplica) + 1;
+      // Replicas come in whole expert-parallel groups; each replica of a group takes its own
+      // prompts (attention data-parallel) at the group's period.
+      int replicas = (int) wholeGroups(r, (long) Math.floor(rate / perReplica) + 1);
       for (int tries = 0; tries < InferencePlanner.TRIES
-          && (long) replicas * r.tp() <= InferencePlanner.MAX_DEVICES; tries++, replicas++) {
+          && (long) replicas * r.tp() <= InferencePlanner.MAX_DEVICES;
+          tries++, replicas += r.group()) {
         double ttft = PrefillQueue.ttftAt(rate, replicas, periods, latencies,
             w.sloPercentile(), InferencePlanner.SEARCH_REQUESTS, Serving.SEED);
         if (target == 0 || ttft <= target) {
           best = smaller(best, new Sized(new InferencePlanner.PoolConfig(r.tp(), r.ep(),
-              replicas, limit, replicas * r.tp()), ttft));
+              replicas, limit, replicas * r.tp(), r.twoBatchOverlap()), ttft));
           break;
         }
       }
@@ -175,7 +209,7 @@ final class DisaggregatedSearch {
    */
   static Sized decodePool(TransformerSpec model, InferenceWorkload w,
       InferencePlanner.Replica r, InferenceEstimator estimator) {
-    Disaggregation.Pool pool = new Disaggregation.Pool(r.tp(), r.ep(), 1, 0);
+    Disaggregation.Pool pool = pool(r);
     long most = Disaggregated.decode(estimator, model, r.cluster(), r.base(), pool, 1)
         .maxBatchSize();
     if (most < 1) {
@@ -197,11 +231,11 @@ final class DisaggregatedSearch {
     int slots = new PoissonDistribution(null, inFlight, PoissonDistribution.DEFAULT_EPSILON,
         PoissonDistribution.DEFAULT_MAX_ITERATIONS)
         .inverseCumulativeProbability(w.sloPercentile() / 100);
-    long replicas = Math.max(1, (slots + batch - 1) / batch);
+    long replicas = wholeGroups(r, Math.max(1, (slots + batch - 1) / batch));
     if (replicas * r.tp() > InferencePlanner.MAX_DEVICES) {
       return null;
     }
     return new Sized(new InferencePlanner.PoolConfig(r.tp(), r.ep(), (int) replicas, batch,
-        (int) replicas * r.tp()), e.tpotSeconds());
+        (int) replicas * r.tp(), r.twoBatchOverlap()), e.tpotSeconds());
   }
 }

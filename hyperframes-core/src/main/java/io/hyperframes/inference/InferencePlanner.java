@@ -32,6 +32,12 @@ public final class InferencePlanner {
   static final int MAX_DEVICES = 4096;
   /** Replica counts tried above the fewest with the capacity. */
   static final int TRIES = 64;
+  /**
+   * The widest expert-parallel group the disaggregated search tries, a bound of the search (not
+   * fitted): one routed expert per device for DeepSeek-V3's 256; the widest deployment recorded
+   * in docs/validation.md ("Disaggregated serving") is EP128.
+   */
+  static final int MAX_SPANNING_EP = 256;
   /** Batches of the throughput-interactivity front (the concurrencies benchmarks sweep). */
   static final int[] FRONT_BATCHES = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
@@ -78,13 +84,18 @@ public final class InferencePlanner {
    * One pool of a disaggregated configuration.
    *
    * @param tp tensor parallelism of a replica
-   * @param ep expert parallelism of a replica (1, or tp)
+   * @param ep expert parallelism: 1 or tp (a replica's experts over its own ranks), or a
+   *     multiple of tp (the experts, whole, over the ep devices of ep/tp replicas that run
+   *     attention data-parallel; {@code replicas} is then a multiple of ep/tp)
    * @param replicas replicas in the pool
    * @param batchLimit prompts a prefill replica computes together, or sequences a decode replica
    *     decodes together, at most
    * @param devices tp × replicas
+   * @param twoBatchOverlap whether each step runs two halves of its batch, one's expert exchange
+   *     behind the other's computation (only where ep &gt; tp)
    */
-  public record PoolConfig(int tp, int ep, int replicas, int batchLimit, int devices) {}
+  public record PoolConfig(int tp, int ep, int replicas, int batchLimit, int devices,
+      boolean twoBatchOverlap) {}
 
   /**
    * The disaggregated configuration that meets the SLO with the fewest devices: a prefill pool
@@ -147,9 +158,19 @@ public final class InferencePlanner {
     }
   }
 
-  /** A replica configuration the search tries: its estimate at batch 1 is feasible. */
+  /**
+   * A replica configuration the search tries: its estimate at batch 1 is feasible. Where ep &gt;
+   * tp the replica is one of an expert-parallel group of ep/tp ({@link #group}), {@code cluster}
+   * is the group's devices and {@code one} a replica's estimate in it.
+   */
   record Replica(int tp, int ep, NumberFormat weights, NumberFormat kvCache,
-      Cluster cluster, InferenceWorkload base, InferenceEstimate one) {}
+      Cluster cluster, InferenceWorkload base, InferenceEstimate one, boolean twoBatchOverlap) {
+
+    /** Replicas of one expert-parallel group: ep/tp where ep &gt; tp, else 1. */
+    int group() {
+      return ep > tp ? ep / tp : 1;
+    }
+  }
 
   /**
    * Plans serving {@code model} at the workload's rate and SLO.
@@ -210,7 +231,9 @@ public final class InferencePlanner {
     }
     List<FrontPoint> front = paretoFront(frontPoints(model, w, replicas, estimator));
     StepInterval interval = cluster.accelerator().interval(StepInterval.SERVING);
-    DisaggregatedConfig apart = DisaggregatedSearch.best(model, cluster, w, replicas,
+    List<Replica> pools = new ArrayList<>(replicas);
+    pools.addAll(spanningReplicas(model, cluster, w, weights, kvs, estimator));
+    DisaggregatedConfig apart = DisaggregatedSearch.best(model, cluster, w, pools,
         usdPerDeviceHour, estimator);
     found.sort(Comparator.comparingInt(Config::devices)
         .thenComparingDouble(Config::usdPerMillionTokens)
@@ -265,18 +288,71 @@ public final class InferencePlanner {
         continue;
       }
       Cluster replica = cluster.withDevices(tp);
-      for (NumberFormat wf : weights) {
-        NumberFormat compute = wf.isFloating() ? wf : NumberFormat.FP16;
-        if (!cluster.accelerator().supports(compute == NumberFormat.FP8_E5M2
-            ? NumberFormat.FP8_E4M3 : compute)) {
-          continue;
+      for (InferenceWorkload base : bases(cluster, w, weights, kvs)) {
+        for (int ep : expertParallelSizes(model, tp)) {
+          InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, 1, 1);
+          if (one.feasible()) {
+            out.add(new Replica(tp, ep, base.weights(), base.kvCache(), replica, base, one,
+                false));
+          }
         }
-        for (NumberFormat kf : kvs) {
-          InferenceWorkload base = w.withFormats(wf, kf).withBatchSize(1);
-          for (int ep : expertParallelSizes(model, tp)) {
-            InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, 1, 1);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The workload at batch 1 in each pair of weight format (its compute supported by the
+   * accelerator) and KV-cache format, in order.
+   */
+  private static List<InferenceWorkload> bases(Cluster cluster, InferenceWorkload w,
+      List<NumberFormat> weights, List<NumberFormat> kvs) {
+    List<InferenceWorkload> out = new ArrayList<>();
+    for (NumberFormat wf : weights) {
+      NumberFormat compute = wf.isFloating() ? wf : NumberFormat.FP16;
+      if (!cluster.accelerator().supports(compute == NumberFormat.FP8_E5M2
+          ? NumberFormat.FP8_E4M3 : compute)) {
+        continue;
+      }
+      for (NumberFormat kf : kvs) {
+        out.add(w.withFormats(wf, kf).withBatchSize(1));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The replica configurations of the disaggregated search whose routed experts span replicas
+   * (ep &gt; tp): for a mixture of experts, tp up to a node (dividing the heads), ep = tp · 2,
+   * tp · 4, ... (dividing the routed experts, at most {@link #MAX_SPANNING_EP}), without and with
+   * two-batch overlap; those whose replica fits one sequence. The way wide-EP deployments run
+   * (docs/inference.md, "Disaggregated prefill and decode": attention data-parallel over the
+   * ep/tp replicas of a group, the experts whole over its ep devices).
+   */
+  static List<Replica> spanningReplicas(TransformerSpec model, Cluster cluster,
+      InferenceWorkload w, List<NumberFormat> weights, List<NumberFormat> kvs,
+      InferenceEstimator estimator) {
+    List<Replica> out = new ArrayList<>();
+    if (!model.isMoe() || !model.moe().routed()) {
+      return out;
+    }
+    int experts = model.moe().experts();
+    for (int tp = 1; tp <= cluster.devicesPerNode(); tp++) {
+      if (model.heads() % tp != 0) {
+        continue;
+      }
+      for (int ep = 2 * tp; ep <= Math.min(experts, MAX_SPANNING_EP); ep *= 2) {
+        if (experts % ep != 0) {
+          break;
+        }
+        Cluster group = cluster.withDevices(ep);
+        for (InferenceWorkload base : bases(cluster, w, weights, kvs)) {
+          for (boolean overlap : new boolean[] {false, true}) {
+            InferenceEstimate one = estimator.estimate(model, group, base, tp, ep, 1, ep / tp,
+                overlap);
             if (one.feasible()) {
-              out.add(new Replica(tp, ep, wf, kf, replica, base, one));
+              out.add(new Replica(tp, ep, base.weights(), base.kvCache(), group, base, one,
+                  overlap));
             }
           }
         }

@@ -121,17 +121,27 @@ public final class ServingPlans {
         p.tpotSeconds() * 1e3, p.meetsLatencyTargets() ? "" : " (misses the latency targets)");
   }
 
+  /** A pool's expert split for {@link #describe}: " ep 32", or nothing. */
+  private static String experts(InferencePlanner.PoolConfig p) {
+    return p.ep() > 1 ? " ep " + p.ep() : "";
+  }
+
+  /** ", two-batch overlap" for a pool that runs it, else nothing. */
+  private static String overlap(InferencePlanner.PoolConfig p) {
+    return p.twoBatchOverlap() ? ", two-batch overlap" : "";
+  }
+
   /** One line describing a disaggregated configuration. */
   public static String describe(InferencePlanner.DisaggregatedConfig c) {
     if (c == null) {
       throw new IllegalArgumentException("configuration: must be given");
     }
-    return String.format(Locale.ROOT, "%d devices (prefill tp %d%s × %d replicas, batch ≤ %d;"
-        + " decode tp %d%s × %d replicas, batch ≤ %d; %s), %s weights, %s KV: TTFT %.3g"
+    return String.format(Locale.ROOT, "%d devices (prefill tp %d%s × %d replicas%s, batch ≤ %d;"
+        + " decode tp %d%s × %d replicas%s, batch ≤ %d; %s), %s weights, %s KV: TTFT %.3g"
         + " s at the SLO percentile, TPOT %.3g ms, %.3g USD per million tokens", c.devices(),
-        c.prefill().tp(), c.prefill().ep() > 1 ? " ep " + c.prefill().ep() : "",
-        c.prefill().replicas(), c.prefill().batchLimit(), c.decode().tp(),
-        c.decode().ep() > 1 ? " ep " + c.decode().ep() : "", c.decode().replicas(),
+        c.prefill().tp(), experts(c.prefill()), c.prefill().replicas(),
+        overlap(c.prefill()), c.prefill().batchLimit(), c.decode().tp(), experts(c.decode()),
+        c.decode().replicas(), overlap(c.decode()),
         c.decode().batchLimit(), c.oneNode() ? "one node" : "KV over the inter-node fabric",
         c.weights().id(), c.kvCache().id(), c.ttftSeconds(), c.tpotSeconds() * 1e3,
         c.usdPerMillionTokens());

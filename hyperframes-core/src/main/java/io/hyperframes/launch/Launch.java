@@ -148,6 +148,8 @@ public final class Launch {
     if (target == Target.DYNAMO) {
       checkArgument(apart != null, "--emit dynamo: no disaggregated configuration meets the"
           + " SLO, nothing to launch");
+      emittable("prefill", apart.prefill());
+      emittable("decode", apart.decode());
       LaunchConfigs.Emitted emitted = Manifests.dynamo(result, apart, options, backend);
       if (!"aggregated".equals(result.plan().choice())) {
         return emitted;
@@ -167,6 +169,17 @@ public final class Launch {
     return withNote(emitted, String.format(java.util.Locale.ROOT, "disaggregated prefill and"
         + " decode need %d devices against the %d of this aggregated configuration (--emit"
         + " dynamo launches them)", apart.devices(), best.devices()));
+  }
+
+  /**
+   * Refuses a pool whose experts span replicas: a worker of ep devices with attention
+   * data-parallel (across nodes where ep exceeds a node) is not emitted yet.
+   */
+  private static void emittable(String name, InferencePlanner.PoolConfig pool) {
+    checkArgument(pool.ep() <= pool.tp(), "--emit dynamo: the plan's %s pool spreads the"
+        + " experts over %s replicas (tp %s, ep %s: workers of %s devices running attention"
+        + " data-parallel), which are not emitted yet; launch them from the plan's figures",
+        name, pool.ep() / pool.tp(), pool.tp(), pool.ep(), pool.ep());
   }
 
   private static LaunchConfigs.Emitted withNote(LaunchConfigs.Emitted e, String note) {

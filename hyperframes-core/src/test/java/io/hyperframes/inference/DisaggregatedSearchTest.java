@@ -1,7 +1,9 @@
 package io.hyperframes.inference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,5 +93,96 @@ class DisaggregatedSearchTest {
     var e = assertThrows(IllegalArgumentException.class,
         () -> ServingPlans.describe((InferencePlanner.DisaggregatedConfig) null));
     assertEquals("configuration: must be given", e.getMessage());
+  }
+
+  /** DeepSeek-V3 in FP8 on H100 at 20 requests/s: 2000-token prompts, 500-token answers. */
+  static final String DEEPSEEK_H100 = "{\"model\": {\"catalog\": \"deepseek-v3\"},"
+      + " \"cluster\": {\"accelerator\": \"h100-sxm-80gb\", \"devices\": 96},"
+      + " \"workload\": {\"type\": \"inference\", \"batchSize\": 1, \"precision\": \"fp8\","
+      + " \"kvCachePrecision\": \"bf16\", \"promptTokens\": 2000, \"outputTokens\": 500,"
+      + " \"arrivalRatePerSecond\": 20,"
+      + " \"latencySlo\": {\"ttftSeconds\": 2.0, \"tpotSeconds\": 0.1}}}";
+
+  /**
+   * A model no node holds: DeepSeek-V3's FP8 weights (about 671 GB) exceed a node of eight 80 GB
+   * H100, so no replica within a node serves it, and before the search spread experts over
+   * replicas the plan said no configuration up to 4096 devices meets the SLO. Now both pools
+   * spread the experts over whole expert-parallel groups, meet the SLO, and the decode pool's
+   * TPOT is the estimate of {@code layout.disaggregated} with that pool.
+   */
+  @Test
+  void aModelNoNodeHoldsIsServedWithExpertsOverSeveralReplicas() throws Exception {
+    var result = ServingPlans.plan(Json.parseObject("r", DEEPSEEK_H100), Catalog.builtIn());
+    assertNull(result.plan().best(), "no replica within a node fits the model");
+    // The plan docs/inference.md prints ("Serving plans").
+    assertEquals(32, result.plan().disaggregated().devices());
+    InferencePlanner.DisaggregatedConfig d = result.plan().disaggregated();
+    assertNotNull(d);
+    assertEquals("disaggregated", result.plan().choice());
+    for (InferencePlanner.PoolConfig p : java.util.List.of(d.prefill(), d.decode())) {
+      assertTrue(p.ep() > p.tp(), p::toString);
+      assertEquals(0, p.ep() % p.tp(), p::toString);
+      assertEquals(0, p.replicas() % (p.ep() / p.tp()), "whole groups: " + p);
+      assertEquals(p.tp() * p.replicas(), p.devices());
+    }
+    InferenceWorkload w = result.request().workload();
+    assertTrue(d.ttftSeconds() <= w.ttftSloSeconds() && d.tpotSeconds() <= w.tpotSloSeconds(),
+        d::toString);
+    InferencePlanner.PoolConfig q = d.decode();
+    Disaggregation.Pool pool = new Disaggregation.Pool(q.tp(), q.ep(), q.ep() / q.tp(), 0,
+        q.twoBatchOverlap(), 0);
+    InferenceEstimate e = Disaggregated.decode(result.estimator(), result.request().model(),
+        result.request().cluster().withDevices(q.ep()), w.withFormats(d.weights(), d.kvCache()),
+        pool, q.batchLimit());
+    assertTrue(e.feasible(), e::toString);
+    assertEquals(d.tpotSeconds(), e.tpotSeconds(), 1e-12);
+    var json = ServingPlans.toJson(result).get("bestDisaggregated");
+    assertEquals(q.ep(), json.get("decode").get("ep").asInt());
+    assertEquals(q.twoBatchOverlap(), json.get("decode").get("twoBatchOverlap").asBoolean());
+    assertTrue(ServingPlans.describe(d).contains("ep " + q.ep() + " × " + q.replicas()
+        + " replicas"), ServingPlans.describe(d));
+    // Workers of ep devices with attention data-parallel are not emitted: a refusal naming the
+    // pool.
+    var refused = assertThrows(IllegalArgumentException.class, () -> io.hyperframes.launch.Launch
+        .serving(result, io.hyperframes.launch.Target.DYNAMO,
+            io.hyperframes.launch.LaunchOptions.defaults()));
+    assertTrue(refused.getMessage().startsWith("--emit dynamo: the plan's prefill pool spreads"
+        + " the experts over " + d.prefill().ep() / d.prefill().tp() + " replicas"),
+        refused.getMessage());
+  }
+
+  /**
+   * The configurations whose experts span replicas: none for a dense model; for a mixture of
+   * experts, ep a power-of-two multiple of tp above it that divides the routed experts, with and
+   * without two-batch overlap, each replica's estimate in its group feasible.
+   */
+  @Test
+  void expertsSpanReplicasOnlyWhereTheModelHasRoutedExperts() throws Exception {
+    var ds = ServingPlans.plan(Json.parseObject("r", DEEPSEEK_H100), Catalog.builtIn());
+    InferenceWorkload w = ds.request().workload();
+    var spanning = InferencePlanner.spanningReplicas(ds.request().model(),
+        ds.request().cluster(), w, java.util.List.of(w.weights()), java.util.List.of(w.kvCache()),
+        ds.estimator());
+    assertFalse(spanning.isEmpty());
+    int experts = ds.request().model().moe().experts();
+    for (InferencePlanner.Replica r : spanning) {
+      int ratio = r.ep() / r.tp();
+      assertTrue(r.ep() > r.tp() && r.ep() % r.tp() == 0 && Integer.bitCount(ratio) == 1,
+          r::toString);
+      assertEquals(0, experts % r.ep());
+      assertTrue(r.ep() <= InferencePlanner.MAX_SPANNING_EP);
+      assertEquals(r.ep(), r.cluster().devices());
+      assertEquals(ratio, r.group());
+      assertTrue(r.one().feasible());
+    }
+    assertTrue(spanning.stream().anyMatch(InferencePlanner.Replica::twoBatchOverlap));
+    assertTrue(spanning.stream().anyMatch(r -> !r.twoBatchOverlap()));
+    String request = java.nio.file.Files.readString(java.nio.file.Path.of("..", "examples",
+        "serve-70b-slo.json"));
+    var dense = ServingPlans.plan(Json.parseObject("r", request), Catalog.builtIn());
+    InferenceWorkload dw = dense.request().workload();
+    assertTrue(InferencePlanner.spanningReplicas(dense.request().model(),
+        dense.request().cluster(), dw, java.util.List.of(dw.weights()),
+        java.util.List.of(dw.kvCache()), dense.estimator()).isEmpty());
   }
 }

@@ -43,6 +43,32 @@ class ServePlanCliTest {
   }
 
   /**
+   * docs/inference.md prints the DeepSeek-V3 plan on H100, whose pools spread the experts over
+   * several replicas, and the refusal of {@code --emit dynamo} for it.
+   */
+  @Test
+  void theGuidePrintsTheDeepSeekPlanAndItsRefusal() throws Exception {
+    String[] plan = {"serve-plan", "--model", "deepseek-v3", "--accelerator", "h100-sxm-80gb",
+        "--rate", "20", "--prompt", "2000", "--output", "500", "--ttft", "2", "--tpot", "0.1",
+        "--weight-formats", "fp8", "--kv-formats", "bf16"};
+    CliTest.Result r = CliTest.run(plan);
+    assertEquals(0, r.status(), r.err());
+    String head = r.out().substring(0, r.out().indexOf("pareto front"));
+    assertTrue(head.contains("\nNO aggregated configuration meets the SLO\n")
+        && head.contains("\ndisaggregated: 32 devices (prefill tp 2 ep 16 × 8 replicas"), head);
+    CliTest.assertPrints(Path.of("..", "docs", "inference.md"), head);
+    String[] emit = java.util.Arrays.copyOf(plan, plan.length + 2);
+    emit[plan.length] = "--emit";
+    emit[plan.length + 1] = "dynamo";
+    CliTest.Result refused = CliTest.run(emit);
+    assertTrue(refused.status() != 0, refused.out());
+    String message = refused.err().strip().replaceFirst("^error: ", "");
+    assertTrue(message.startsWith("--emit dynamo: the plan's prefill pool spreads the experts"),
+        refused.err());
+    CliTest.assertPrints(Path.of("..", "docs", "inference.md"), message);
+  }
+
+  /**
    * docs/inference.md prints the 70B plan above its front: the aggregated best, the alternatives,
    * the disaggregated pools and the kind with fewer devices.
    */
