@@ -148,8 +148,9 @@ public final class Launch {
     if (target == Target.DYNAMO) {
       checkArgument(apart != null, "--emit dynamo: no disaggregated configuration meets the"
           + " SLO, nothing to launch");
-      emittable("prefill", apart.prefill());
-      emittable("decode", apart.decode());
+      int perNode = result.request().cluster().devicesPerNode();
+      emittable("prefill", apart.prefill(), backend, perNode);
+      emittable("decode", apart.decode(), backend, perNode);
       LaunchConfigs.Emitted emitted = Manifests.dynamo(result, apart, options, backend);
       if (!"aggregated".equals(result.plan().choice())) {
         return emitted;
@@ -172,14 +173,22 @@ public final class Launch {
   }
 
   /**
-   * Refuses a pool whose experts span replicas: a worker of ep devices with attention
-   * data-parallel (across nodes where ep exceeds a node) is not emitted yet.
+   * Refuses a pool whose experts span replicas (ep &gt; tp) where its workers cannot be written:
+   * with TensorRT-LLM workers (attention data-parallel is not among the pinned LLM API keys), or
+   * a group wider than a node that does not fill whole nodes.
    */
-  private static void emittable(String name, InferencePlanner.PoolConfig pool) {
-    checkArgument(pool.ep() <= pool.tp(), "--emit dynamo: the plan's %s pool spreads the"
-        + " experts over %s replicas (tp %s, ep %s: workers of %s devices running attention"
-        + " data-parallel), which are not emitted yet; launch them from the plan's figures",
-        name, pool.ep() / pool.tp(), pool.tp(), pool.ep(), pool.ep());
+  private static void emittable(String name, InferencePlanner.PoolConfig pool, Target backend,
+      int perNode) {
+    if (pool.ep() <= pool.tp()) {
+      return;
+    }
+    checkArgument(backend != Target.TRTLLM, "--emit dynamo --backend trtllm: the plan's %s pool"
+        + " spreads the experts over %s replicas (tp %s, ep %s: attention data-parallel),"
+        + " which TensorRT-LLM workers are not emitted with; use --backend vllm or sglang",
+        name, pool.ep() / pool.tp(), pool.tp(), pool.ep());
+    checkArgument(pool.ep() <= perNode || pool.ep() % perNode == 0, "--emit dynamo: the plan's"
+        + " %s pool's workers of %s devices (ep %s) do not fill whole nodes of %s", name,
+        pool.ep(), pool.ep(), perNode);
   }
 
   private static LaunchConfigs.Emitted withNote(LaunchConfigs.Emitted e, String note) {

@@ -234,7 +234,10 @@ final class Manifests {
   /**
    * A {@code DynamoGraphDeployment} (nvidia.com/v1beta1) of the disaggregated configuration
    * {@code d}, in the shape of Dynamo's disaggregated examples: a frontend, and prefill and decode
-   * workers, each worker a replica of its pool. The workers' engine is {@code backend}:
+   * workers, each worker a replica of its pool, or, where a pool's experts span ep/tp replicas,
+   * one expert-parallel group of ep devices (multi-node where it exceeds a node; the engines'
+   * data-parallel arguments of {@link ServingCommands#vllmDataParallelArgs} and
+   * {@link ServingCommands#sglangDataParallelArgs}). The workers' engine is {@code backend}:
    * <ul>
    *   <li>{@link Target#VLLM}: {@code python3 -m dynamo.vllm --disaggregation-mode
    *       prefill|decode} with the NIXL connector (examples/backends/vllm/deploy/disagg.yaml @
@@ -314,11 +317,28 @@ final class Manifests {
     }
     notes.add("the workers read the Hugging Face token from the secret hf-token-secret, as"
         + " Dynamo's examples do: create it in namespace " + options.namespace());
-    notes.add(String.format(Locale.ROOT, "prefill: %d workers x %d GPUs, at most %d prompts a"
-        + " batch; decode: %d workers x %d GPUs, at most %d sequences; %d devices",
-        d.prefill().replicas(), d.prefill().tp(), d.prefill().batchLimit(),
-        d.decode().replicas(), d.decode().tp(), d.decode().batchLimit(), d.devices()));
+    notes.add(String.format(Locale.ROOT, "prefill: %s, at most %d prompts a batch; decode: %s,"
+        + " at most %d sequences; %d devices", workers(d.prefill()), d.prefill().batchLimit(),
+        workers(d.decode()), d.decode().batchLimit(), d.devices()));
+    if (d.prefill().ep() > d.prefill().tp() || d.decode().ep() > d.decode().tp()) {
+      notes.add("the experts span replicas: the exchange is planned and launched with DeepEP's"
+          + " kernels, which the image must include; the batch limits are per replica"
+          + " (attention data-parallel rank)");
+    }
     return new LaunchConfigs.Emitted(yaml(docs, YAML_FILES), notes);
+  }
+
+  /**
+   * A pool's workers for the notes: "4 workers x 2 GPUs", or, where the experts span replicas,
+   * "1 worker x 16 GPUs (2 nodes; 8 replicas of tp 2, ep 16)".
+   */
+  private static String workers(InferencePlanner.PoolConfig p) {
+    if (p.ep() <= p.tp()) {
+      return String.format(Locale.ROOT, "%d workers x %d GPUs", p.replicas(), p.tp());
+    }
+    int group = p.ep() / p.tp();
+    return String.format(Locale.ROOT, "%d workers x %d GPUs (%d replicas of tp %d each, ep %d)",
+        p.replicas() / group, p.ep(), group, p.tp(), p.ep());
   }
 
   /** The prefill and decode components of a Dynamo deployment, in one engine's vocabulary. */
@@ -327,10 +347,19 @@ final class Manifests {
 
     void add(ArrayNode components, String name, String type, InferencePlanner.PoolConfig pool,
         boolean decode) {
+      // A pool whose experts span ep/tp replicas runs each group as one worker of ep devices,
+      // attention data-parallel over the replicas; a group wider than a node is a multi-node
+      // worker, whose ranks and rendezvous Dynamo's operator adds (multinode.nodeCount).
+      int group = pool.ep() > pool.tp() ? pool.ep() / pool.tp() : 1;
+      int gpus = pool.tp() * group;
+      int perNode = result.request().cluster().devicesPerNode();
       ObjectNode w = components.addObject();
       w.put("name", name);
       w.put("type", type);
-      w.put("replicas", pool.replicas());
+      w.put("replicas", pool.replicas() / group);
+      if (gpus > perNode) {
+        w.putObject("multinode").put("nodeCount", gpus / perNode);
+      }
       ObjectNode podSpec = w.putObject("podTemplate").putObject("spec");
       ObjectNode container = podSpec.putArray("containers").addObject();
       container.put("name", "main");
@@ -344,8 +373,13 @@ final class Manifests {
           // (components/src/dynamo/sglang/args.py @ 26aaf1e9); the disaggregation options are
           // SGLang's, set as Dynamo's disaggregated SGLang example sets them, and the Frontend
           // tokenizes (--skip-tokenizer-init, as in that example).
-          for (String a : ServingCommands.sglangArgs(result, pool.tp(), pool.ep(),
-              pool.batchLimit(), d.weights(), d.kvCache(), decode, notes)) {
+          List<String> server = new ArrayList<>(ServingCommands.sglangArgs(result, gpus,
+              pool.ep(), pool.batchLimit() * group, d.weights(), d.kvCache(), decode, notes));
+          if (group > 1) {
+            server.addAll(ServingCommands.sglangDataParallelArgs(group, pool.twoBatchOverlap(),
+                decode));
+          }
+          for (String a : server) {
             String[] kv = a.split(" ", 2);
             args.add(kv[0]);
             if (kv.length > 1) {
@@ -383,12 +417,16 @@ final class Manifests {
           // Speculative decoding drafts tokens where they are generated: the decode workers.
           ServingCommands.engineArgs(result, pool.tp(), pool.ep(), pool.batchLimit(),
               d.weights(), d.kvCache(), decode, notes).forEach(args::add);
+          if (group > 1) {
+            ServingCommands.vllmDataParallelArgs(group, pool.twoBatchOverlap(), decode)
+                .forEach(args::add);
+          }
         }
       }
       container.putArray("envFrom").addObject().putObject("secretRef")
           .put("name", "hf-token-secret");
       container.putObject("resources").putObject("limits")
-          .put(GPU, Integer.toString(pool.tp()));
+          .put(GPU, Integer.toString(Math.min(gpus, perNode)));
     }
   }
 

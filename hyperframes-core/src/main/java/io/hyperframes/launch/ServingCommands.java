@@ -85,6 +85,55 @@ final class ServingCommands {
     return args;
   }
 
+  /**
+   * The vLLM arguments that run {@code dataParallel} replicas of a pool as one engine whose
+   * experts span them ({@link #engineArgs} gives tp, {@code --enable-expert-parallel} and
+   * {@code --max-num-seqs}): attention data-parallel over the replicas, the experts over all
+   * dp · tp ranks (docs/serving/data_parallel_deployment.md of vllm-project/vllm: each DP rank is
+   * an engine core of its own, whose scheduler caps its running requests at
+   * {@code max_num_seqs}, so the batch limit stays per replica), the exchange with DeepEP's
+   * kernels as the plan computes it (high-throughput for prefill, low-latency for decode, as
+   * ai-dynamo/dynamo recipes/deepseek-r1/vllm/disagg/deploy_hopper_prefill_dep16_decode_dep16.yaml
+   * @ 954ff908 sets {@code --all2all-backend}), and vLLM's dual-batch overlap
+   * ({@code --enable-dbo}) for a pool planned with two-batch overlap.
+   */
+  static List<String> vllmDataParallelArgs(int dataParallel, boolean twoBatchOverlap,
+      boolean decode) {
+    List<String> args = new ArrayList<>();
+    args.add("--data-parallel-size=" + dataParallel);
+    args.add("--all2all-backend=" + (decode ? "deepep_low_latency" : "deepep_high_throughput"));
+    if (twoBatchOverlap) {
+      args.add("--enable-dbo");
+    }
+    return args;
+  }
+
+  /**
+   * The SGLang arguments that run {@code dataParallel} replicas of a pool as one server whose
+   * experts span them, beside {@link #sglangArgs} called with the server's devices as
+   * {@code --tp-size} and the replicas' batch limits summed as {@code --max-running-requests}:
+   * with {@code --enable-dp-attention}, {@code --tp-size} counts every device and
+   * {@code --dp-size} the attention data-parallel ranks (attention tp = tp-size / dp-size;
+   * sglang python/sglang/srt/layers/dp_attention.py), and the running requests are split over
+   * the ranks (python/sglang/srt/mem_cache/kv_cache_configurator.py @ 003fca80,
+   * {@code resolve_max_num_reqs}: max_running_requests // attn_dp_size). The exchange runs on
+   * DeepEP, normal dispatch for prefill and low-latency for decode, with two-batch overlap where
+   * planned, as Dynamo's wide-EP guide runs DeepSeek on H100 (ai-dynamo/dynamo
+   * docs/backends/sglang/dsr1-wideep-h100.md @ 119290c3).
+   */
+  static List<String> sglangDataParallelArgs(int dataParallel, boolean twoBatchOverlap,
+      boolean decode) {
+    List<String> args = new ArrayList<>();
+    args.add("--dp-size " + dataParallel);
+    args.add("--enable-dp-attention");
+    args.add("--moe-a2a-backend deepep");
+    args.add("--deepep-mode " + (decode ? "low_latency" : "normal"));
+    if (twoBatchOverlap) {
+      args.add("--enable-two-batch-overlap");
+    }
+    return args;
+  }
+
   /** {@code vllm serve MODEL ...}: one replica. */
   static LaunchConfigs.Emitted vllm(ServingPlans.Result result, InferencePlanner.Config c) {
     List<String> notes = new ArrayList<>();

@@ -141,14 +141,14 @@ class DisaggregatedSearchTest {
     assertEquals(q.twoBatchOverlap(), json.get("decode").get("twoBatchOverlap").asBoolean());
     assertTrue(ServingPlans.describe(d).contains("ep " + q.ep() + " × " + q.replicas()
         + " replicas"), ServingPlans.describe(d));
-    // Workers of ep devices with attention data-parallel are not emitted: a refusal naming the
-    // pool.
+    // Launched as one worker per expert-parallel group (LaunchDynamoTest), except on
+    // TensorRT-LLM workers: a refusal naming the pool.
     var refused = assertThrows(IllegalArgumentException.class, () -> io.hyperframes.launch.Launch
         .serving(result, io.hyperframes.launch.Target.DYNAMO,
-            io.hyperframes.launch.LaunchOptions.defaults()));
-    assertTrue(refused.getMessage().startsWith("--emit dynamo: the plan's prefill pool spreads"
-        + " the experts over " + d.prefill().ep() / d.prefill().tp() + " replicas"),
-        refused.getMessage());
+            io.hyperframes.launch.LaunchOptions.defaults(), io.hyperframes.launch.Target.TRTLLM));
+    assertTrue(refused.getMessage().startsWith("--emit dynamo --backend trtllm: the plan's"
+        + " prefill pool spreads the experts over " + d.prefill().ep() / d.prefill().tp()
+        + " replicas"), refused.getMessage());
   }
 
   /**

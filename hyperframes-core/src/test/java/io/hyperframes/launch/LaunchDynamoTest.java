@@ -259,6 +259,75 @@ class LaunchDynamoTest {
   }
 
   /** The deployment runs {@code engine}: a frontend on {@code image} and two workers. */
+  /** DeepSeek-V3 in FP8 on H100 at 20 requests/s: a plan whose pools spread the experts. */
+  private static final String DEEPSEEK_H100 = "{\"model\": {\"catalog\": \"deepseek-v3\"},"
+      + " \"cluster\": {\"accelerator\": \"h100-sxm-80gb\", \"devices\": 96},"
+      + " \"workload\": {\"type\": \"inference\", \"batchSize\": 1, \"precision\": \"fp8\","
+      + " \"kvCachePrecision\": \"bf16\", \"promptTokens\": 2000, \"outputTokens\": 500,"
+      + " \"arrivalRatePerSecond\": 20,"
+      + " \"latencySlo\": {\"ttftSeconds\": 2.0, \"tpotSeconds\": 0.1}}}";
+
+  /**
+   * A pool whose experts span replicas (DeepSeek-V3 on H100) is one worker per expert-parallel
+   * group: multi-node where the group exceeds a node (the CRD's {@code multinode.nodeCount}, a
+   * node's GPUs a pod), attention data-parallel over its replicas, in each engine's words at the
+   * pinned commits: vLLM {@code --tensor-parallel-size} tp, {@code --data-parallel-size} ep/tp,
+   * {@code --enable-expert-parallel}, DeepEP's kernel per phase, dual-batch overlap where planned;
+   * SGLang {@code --tp-size} ep, {@code --dp-size} ep/tp, {@code --enable-dp-attention},
+   * {@code --max-running-requests} summed over the replicas, DeepEP's mode per phase, two-batch
+   * overlap where planned. TensorRT-LLM workers are refused, naming the pool.
+   */
+  @Test
+  void expertsOverReplicasAreOneWorkerPerGroup() throws IOException {
+    ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r", DEEPSEEK_H100),
+        Catalog.builtIn());
+    InferencePlanner.DisaggregatedConfig d = r.plan().disaggregated();
+    assertTrue(d.prefill().ep() > d.prefill().tp() && d.decode().ep() > d.decode().tp(),
+        d::toString);
+    Set<String> vllmKnown = new HashSet<>(LaunchConfigsTest.names("dynamo-vllm-options.txt"));
+    vllmKnown.addAll(LaunchConfigsTest.names("vllm-options.txt"));
+    LaunchConfigs.Emitted vllm = Launch.serving(r, Target.DYNAMO, LaunchOptions.defaults());
+    JsonNode g = LaunchTest.validate(vllm.text()).get(0);
+    // The schema reads the multinode block: a misspelt field in it fails.
+    assertThrows(AssertionError.class, () -> LaunchTest.validate(vllm.text()
+        .replaceFirst("nodeCount:", "nodeCounts:")));
+    for (int i = 1; i <= 2; i++) {
+      InferencePlanner.PoolConfig pool = i == 1 ? d.prefill() : d.decode();
+      List<String> args = workerArgs(g, i, pool, "vllm", vllmKnown, 8);
+      assertTrue(args.contains("--tensor-parallel-size=" + pool.tp())
+          && args.contains("--data-parallel-size=" + pool.ep() / pool.tp())
+          && args.contains("--enable-expert-parallel")
+          && args.contains("--max-num-seqs=" + pool.batchLimit())
+          && args.contains("--all2all-backend=" + (i == 1 ? "deepep_high_throughput"
+              : "deepep_low_latency")), args::toString);
+      assertEquals(pool.twoBatchOverlap(), args.contains("--enable-dbo"), args::toString);
+    }
+    assertTrue(vllm.notes().stream().anyMatch(n -> n.contains("DeepEP")), vllm.notes()::toString);
+    Set<String> sglangKnown = LaunchConfigsTest.names("sglang-options.txt");
+    LaunchConfigs.Emitted sglang = Launch.serving(r, Target.DYNAMO, LaunchOptions.defaults(),
+        Target.SGLANG);
+    g = LaunchTest.validate(sglang.text()).get(0);
+    for (int i = 1; i <= 2; i++) {
+      InferencePlanner.PoolConfig pool = i == 1 ? d.prefill() : d.decode();
+      int group = pool.ep() / pool.tp();
+      List<String> args = workerArgs(g, i, pool, "sglang", sglangKnown, 8);
+      assertEquals(String.valueOf(pool.ep()), args.get(args.indexOf("--tp-size") + 1));
+      assertEquals(String.valueOf(group), args.get(args.indexOf("--dp-size") + 1));
+      assertEquals(String.valueOf(pool.ep()), args.get(args.indexOf("--ep-size") + 1));
+      assertEquals(String.valueOf(pool.batchLimit() * group),
+          args.get(args.indexOf("--max-running-requests") + 1));
+      assertTrue(args.contains("--enable-dp-attention"), args::toString);
+      assertEquals("deepep", args.get(args.indexOf("--moe-a2a-backend") + 1));
+      assertEquals(i == 1 ? "normal" : "low_latency", args.get(args.indexOf("--deepep-mode") + 1));
+      assertEquals(pool.twoBatchOverlap(), args.contains("--enable-two-batch-overlap"));
+    }
+    var trtllm = assertThrows(IllegalArgumentException.class, () -> Launch.serving(r,
+        Target.DYNAMO, LaunchOptions.defaults(), Target.TRTLLM));
+    assertTrue(trtllm.getMessage().startsWith("--emit dynamo --backend trtllm: the plan's"
+        + " prefill pool spreads the experts over " + d.prefill().ep() / d.prefill().tp()
+        + " replicas"), trtllm.getMessage());
+  }
+
   private static void components(JsonNode g, String engine, String image) {
     assertEquals(engine, g.at("/spec/backendFramework").asText());
     JsonNode components = g.at("/spec/components");
@@ -275,13 +344,27 @@ class LaunchDynamoTest {
    */
   private static List<String> workerArgs(JsonNode g, int i, InferencePlanner.PoolConfig pool,
       String engine, Set<String> known) {
+    return workerArgs(g, i, pool, engine, known, 8);
+  }
+
+  /**
+   * As the other, on nodes of {@code perNode} devices: a pool whose experts span ep/tp replicas
+   * is one worker per group of ep devices, multi-node where the group exceeds a node.
+   */
+  private static List<String> workerArgs(JsonNode g, int i, InferencePlanner.PoolConfig pool,
+      String engine, Set<String> known, int perNode) {
     JsonNode w = g.at("/spec/components").get(i);
     String type = i == 1 ? "prefill" : "decode";
     assertEquals(type, w.get("type").asText());
-    assertEquals(pool.replicas(), w.get("replicas").asInt());
+    int group = pool.ep() > pool.tp() ? pool.ep() / pool.tp() : 1;
+    int gpus = pool.tp() * group;
+    assertEquals(pool.replicas() / group, w.get("replicas").asInt());
+    assertEquals(gpus > perNode ? gpus / perNode : 0,
+        w.path("multinode").path("nodeCount").asInt(0), w::toString);
     JsonNode c = w.at("/podTemplate/spec/containers/0");
     assertEquals("[\"python3\",\"-m\",\"dynamo." + engine + "\"]", c.get("command").toString());
-    assertEquals(String.valueOf(pool.tp()), c.at("/resources/limits/nvidia.com~1gpu").asText());
+    assertEquals(String.valueOf(Math.min(gpus, perNode)),
+        c.at("/resources/limits/nvidia.com~1gpu").asText());
     List<String> args = new ArrayList<>();
     c.get("args").forEach(a -> args.add(a.asText()));
     for (String a : args) {

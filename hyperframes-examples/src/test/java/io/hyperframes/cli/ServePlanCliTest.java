@@ -44,7 +44,8 @@ class ServePlanCliTest {
 
   /**
    * docs/inference.md prints the DeepSeek-V3 plan on H100, whose pools spread the experts over
-   * several replicas, and the refusal of {@code --emit dynamo} for it.
+   * several replicas; {@code --emit dynamo} writes its multi-node workers, and
+   * {@code --backend trtllm} is refused as the page prints.
    */
   @Test
   void theGuidePrintsTheDeepSeekPlanAndItsRefusal() throws Exception {
@@ -60,11 +61,17 @@ class ServePlanCliTest {
     String[] emit = java.util.Arrays.copyOf(plan, plan.length + 2);
     emit[plan.length] = "--emit";
     emit[plan.length + 1] = "dynamo";
-    CliTest.Result refused = CliTest.run(emit);
+    CliTest.Result dynamo = CliTest.run(emit);
+    assertEquals(0, dynamo.status(), dynamo.err());
+    assertTrue(dynamo.out().contains("multinode:\n      nodeCount: 2"), dynamo.out());
+    String[] trtllm = java.util.Arrays.copyOf(emit, emit.length + 2);
+    trtllm[emit.length] = "--backend";
+    trtllm[emit.length + 1] = "trtllm";
+    CliTest.Result refused = CliTest.run(trtllm);
     assertTrue(refused.status() != 0, refused.out());
-    String message = refused.err().strip().replaceFirst("^error: ", "");
-    assertTrue(message.startsWith("--emit dynamo: the plan's prefill pool spreads the experts"),
-        refused.err());
+    String message = refused.err().strip();
+    assertTrue(message.startsWith("error: --emit dynamo --backend trtllm: the plan's prefill pool"
+        + " spreads the experts"), refused.err());
     CliTest.assertPrints(Path.of("..", "docs", "inference.md"), message);
   }
 
