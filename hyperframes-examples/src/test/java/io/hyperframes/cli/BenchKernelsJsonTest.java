@@ -43,5 +43,12 @@ class BenchKernelsJsonTest {
     assertTrue(results.get(2).get("speedups").has("nd4j-fp32-unfused"));
     assertEquals("dense-forward-training", results.get(3).get("kernel").asText());
     assertTrue(results.get(3).get("speedups").has("hyperframes-forward"));
+    // Every dense row has the same layer into caller-owned outputs beside it; the BF16 forward
+    // also with its operands already in BF16, as the BF16 matmul limit takes them.
+    for (int i = 1; i <= 3; i++) {
+      assertTrue(results.get(i).get("baselines").get(KernelComparison.INTO).asDouble() > 0);
+    }
+    assertTrue(results.get(1).get("baselines").has(KernelComparison.INTO_BF16));
+    assertTrue(!results.get(2).get("baselines").has(KernelComparison.INTO_BF16));
   }
 }

@@ -112,6 +112,20 @@ public final class KernelComparison {
     return 2.0 * m * n * k / median(() -> Matmul.gemm(a, false, b, false, c, 1f, 0f)) / 1e9;
   }
 
+  /**
+   * Baseline: the same layer writing into outputs the caller allocated once ({@code forwardInto},
+   * {@code forwardTrainingInto}, {@code backwardInto}), as the matmul limit writes into its own:
+   * the kernel's row allocates its outputs on every call, memory the pool hands back cold.
+   */
+  public static final String INTO = "hyperframes-into";
+
+  /**
+   * Baseline of a BF16 forward: {@link #INTO} with x and W already in BF16, as the BF16 matmul
+   * limit takes its operands: what remains is the matmul and its epilogue (bias, activation,
+   * residual).
+   */
+  public static final String INTO_BF16 = "hyperframes-into-bf16-operands";
+
   /** Inputs of a dense layer: x [m, k], W [k, n], b [1, n], residual r [m, n], dY [m, n]. */
   private record DenseInputs(INDArray x, INDArray w, INDArray b, INDArray r, INDArray dY) {
     static DenseInputs random(int m, int n, int k) {
@@ -126,13 +140,20 @@ public final class KernelComparison {
     DenseInputs in = DenseInputs.random(m, n, k);
     FusedDense layer = FusedDense.of(act, precision);
     IActivation nd4j = Baselines.nd4jActivation(act);
-    return new Timed(2.0 * m * n * k, () -> layer.forward(in.x(), in.w(), in.b(), in.r()))
+    INDArray y = Nd4j.create(DataType.FLOAT, m, n);
+    Timed t = new Timed(2.0 * m * n * k, () -> layer.forward(in.x(), in.w(), in.b(), in.r()))
         .against("nd4j-fp32-unfused",
             () -> Baselines.unfusedForward(nd4j, in.x(), in.w(), in.b(), in.r()))
         .against("nd4j-fp32-xw-plus-b",
             () -> Baselines.xwPlusBForward(nd4j, in.x(), in.w(), in.b(), in.r()))
         .against("nd4j-fp32-mmul", () -> in.x().mmul(in.w()))
-        .dense("dense-forward", precision, act, m, n, k, "dense.forward.");
+        .against(INTO, () -> layer.forwardInto(in.x(), in.w(), in.b(), in.r(), y));
+    if (precision == FusedDense.Precision.BF16) {
+      INDArray x16 = in.x().castTo(DataType.BFLOAT16);
+      INDArray w16 = in.w().castTo(DataType.BFLOAT16);
+      t.against(INTO_BF16, () -> layer.forwardInto(x16, w16, in.b(), in.r(), y));
+    }
+    return t.dense("dense-forward", precision, act, m, n, k, "dense.forward.");
   }
 
   /**
@@ -145,11 +166,14 @@ public final class KernelComparison {
     DenseInputs in = DenseInputs.random(m, n, k);
     FusedDense layer = FusedDense.of(act, precision);
     IActivation nd4j = Baselines.nd4jActivation(act);
+    INDArray y = Nd4j.create(DataType.FLOAT, m, n);
+    INDArray z = Nd4j.create(DataType.FLOAT, m, n);
     return new Timed(2.0 * m * n * k,
         () -> layer.forwardTraining(in.x(), in.w(), in.b(), in.r()))
         .against("hyperframes-forward", () -> layer.forward(in.x(), in.w(), in.b(), in.r()))
         .against("nd4j-fp32-unfused",
             () -> Baselines.unfusedForward(nd4j, in.x(), in.w(), in.b(), in.r()))
+        .against(INTO, () -> layer.forwardTrainingInto(in.x(), in.w(), in.b(), in.r(), y, z))
         .dense("dense-forward-training", precision, act, m, n, k, "dense.forward.");
   }
 
@@ -159,9 +183,13 @@ public final class KernelComparison {
     FusedDense layer = FusedDense.of(act, precision);
     INDArray z = layer.forwardTraining(in.x(), in.w(), in.b(), null).preActivation();
     IActivation nd4j = Baselines.nd4jActivation(act);
+    INDArray dX = Nd4j.create(DataType.FLOAT, m, k);
+    INDArray dW = Nd4j.create(DataType.FLOAT, k, n);
+    INDArray db = Nd4j.create(DataType.FLOAT, 1, n);
     return new Timed(4.0 * m * n * k, () -> layer.backward(in.x(), in.w(), z, in.dY()))
         .against("nd4j-fp32-unfused",
             () -> Baselines.unfusedBackward(nd4j, in.x(), in.w(), z, in.dY()))
+        .against(INTO, () -> layer.backwardInto(in.x(), in.w(), z, in.dY(), dX, dW, db))
         .dense("dense-backward", precision, act, m, n, k, "dense.backward.data.");
   }
 
