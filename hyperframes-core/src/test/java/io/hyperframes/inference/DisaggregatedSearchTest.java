@@ -95,14 +95,6 @@ class DisaggregatedSearchTest {
     assertEquals("configuration: must be given", e.getMessage());
   }
 
-  /** DeepSeek-V3 in FP8 on H100 at 20 requests/s: 2000-token prompts, 500-token answers. */
-  static final String DEEPSEEK_H100 = "{\"model\": {\"catalog\": \"deepseek-v3\"},"
-      + " \"cluster\": {\"accelerator\": \"h100-sxm-80gb\", \"devices\": 96},"
-      + " \"workload\": {\"type\": \"inference\", \"batchSize\": 1, \"precision\": \"fp8\","
-      + " \"kvCachePrecision\": \"bf16\", \"promptTokens\": 2000, \"outputTokens\": 500,"
-      + " \"arrivalRatePerSecond\": 20,"
-      + " \"latencySlo\": {\"ttftSeconds\": 2.0, \"tpotSeconds\": 0.1}}}";
-
   /**
    * A model no node holds: DeepSeek-V3's FP8 weights (about 671 GB) exceed a node of eight 80 GB
    * H100, so no replica within a node serves it, and before the search spread experts over
@@ -112,7 +104,8 @@ class DisaggregatedSearchTest {
    */
   @Test
   void aModelNoNodeHoldsIsServedWithExpertsOverSeveralReplicas() throws Exception {
-    var result = ServingPlans.plan(Json.parseObject("r", DEEPSEEK_H100), Catalog.builtIn());
+    var result = ServingPlans.plan(Json.parseObject("r", ServingRequests.DEEPSEEK_H100),
+        Catalog.builtIn());
     assertNull(result.plan().best(), "no replica within a node fits the model");
     // The plan docs/inference.md prints ("Serving plans").
     assertEquals(32, result.plan().disaggregated().devices());
@@ -158,7 +151,8 @@ class DisaggregatedSearchTest {
    */
   @Test
   void expertsSpanReplicasOnlyWhereTheModelHasRoutedExperts() throws Exception {
-    var ds = ServingPlans.plan(Json.parseObject("r", DEEPSEEK_H100), Catalog.builtIn());
+    var ds = ServingPlans.plan(Json.parseObject("r", ServingRequests.DEEPSEEK_H100),
+        Catalog.builtIn());
     InferenceWorkload w = ds.request().workload();
     var spanning = InferencePlanner.spanningReplicas(ds.request().model(),
         ds.request().cluster(), w, java.util.List.of(w.weights()), java.util.List.of(w.kvCache()),

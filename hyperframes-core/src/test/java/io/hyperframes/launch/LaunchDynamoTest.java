@@ -259,14 +259,6 @@ class LaunchDynamoTest {
   }
 
   /** The deployment runs {@code engine}: a frontend on {@code image} and two workers. */
-  /** DeepSeek-V3 in FP8 on H100 at 20 requests/s: a plan whose pools spread the experts. */
-  private static final String DEEPSEEK_H100 = "{\"model\": {\"catalog\": \"deepseek-v3\"},"
-      + " \"cluster\": {\"accelerator\": \"h100-sxm-80gb\", \"devices\": 96},"
-      + " \"workload\": {\"type\": \"inference\", \"batchSize\": 1, \"precision\": \"fp8\","
-      + " \"kvCachePrecision\": \"bf16\", \"promptTokens\": 2000, \"outputTokens\": 500,"
-      + " \"arrivalRatePerSecond\": 20,"
-      + " \"latencySlo\": {\"ttftSeconds\": 2.0, \"tpotSeconds\": 0.1}}}";
-
   /**
    * A pool whose experts span replicas (DeepSeek-V3 on H100) is one worker per expert-parallel
    * group: multi-node where the group exceeds a node (the CRD's {@code multinode.nodeCount}, a
@@ -279,7 +271,8 @@ class LaunchDynamoTest {
    */
   @Test
   void expertsOverReplicasAreOneWorkerPerGroup() throws IOException {
-    ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r", DEEPSEEK_H100),
+    ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r",
+        io.hyperframes.inference.ServingRequests.DEEPSEEK_H100),
         Catalog.builtIn());
     InferencePlanner.DisaggregatedConfig d = r.plan().disaggregated();
     assertTrue(d.prefill().ep() > d.prefill().tp() && d.decode().ep() > d.decode().tp(),

@@ -1,0 +1,18 @@
+package io.hyperframes.inference;
+
+/** Serving requests that tests of several packages plan. */
+public final class ServingRequests {
+  private ServingRequests() {}
+
+  /**
+   * DeepSeek-V3 in FP8 (BF16 KV cache) on H100 at 20 requests/s, 2000-token prompts and
+   * 500-token answers, p99 TTFT ≤ 2 s and TPOT ≤ 100 ms: a model no node of H100 holds, whose
+   * plan spreads the experts over several replicas (docs/inference.md, "A model no node holds").
+   */
+  public static final String DEEPSEEK_H100 = "{\"model\": {\"catalog\": \"deepseek-v3\"},"
+      + " \"cluster\": {\"accelerator\": \"h100-sxm-80gb\", \"devices\": 96},"
+      + " \"workload\": {\"type\": \"inference\", \"batchSize\": 1, \"precision\": \"fp8\","
+      + " \"kvCachePrecision\": \"bf16\", \"promptTokens\": 2000, \"outputTokens\": 500,"
+      + " \"arrivalRatePerSecond\": 20,"
+      + " \"latencySlo\": {\"ttftSeconds\": 2.0, \"tpotSeconds\": 0.1}}}";
+}
