@@ -112,7 +112,7 @@ final class DisaggregatedSearch {
 
   /** Whether a pool's routed experts span several replicas (ep &gt; tp). */
   static boolean spans(InferencePlanner.PoolConfig p) {
-    return p.ep() > p.tp();
+    return p.replicasPerGroup() > 1;
   }
 
   private static Sized smallest(java.util.stream.Stream<Sized> pools) {

@@ -70,7 +70,15 @@ public record Disaggregation(Pool prefill, Pool decode) {
 
     /** Replicas that share one expert-parallel group: ep/tp when ep &gt; tp, else 1. */
     public int replicasPerGroup() {
-      return ep > tp ? ep / tp : 1;
+      return Disaggregation.replicasPerGroup(tp, ep);
     }
+  }
+
+  /**
+   * Replicas of tp devices that share one expert-parallel group of ep: ep/tp when the experts
+   * span replicas (ep &gt; tp), else 1.
+   */
+  static int replicasPerGroup(int tp, int ep) {
+    return ep > tp ? ep / tp : 1;
   }
 }

@@ -95,7 +95,13 @@ public final class InferencePlanner {
    *     behind the other's computation (only where ep &gt; tp)
    */
   public record PoolConfig(int tp, int ep, int replicas, int batchLimit, int devices,
-      boolean twoBatchOverlap) {}
+      boolean twoBatchOverlap) {
+
+    /** Replicas that share one expert-parallel group: ep/tp when ep &gt; tp, else 1. */
+    public int replicasPerGroup() {
+      return Disaggregation.replicasPerGroup(tp, ep);
+    }
+  }
 
   /**
    * The disaggregated configuration that meets the SLO with the fewest devices: a prefill pool
@@ -168,7 +174,7 @@ public final class InferencePlanner {
 
     /** Replicas of one expert-parallel group: ep/tp where ep &gt; tp, else 1. */
     int group() {
-      return ep > tp ? ep / tp : 1;
+      return Disaggregation.replicasPerGroup(tp, ep);
     }
   }
 

@@ -179,13 +179,13 @@ public final class Launch {
    */
   private static void emittable(String name, InferencePlanner.PoolConfig pool, Target backend,
       int perNode) {
-    if (pool.ep() <= pool.tp()) {
+    if (pool.replicasPerGroup() == 1) {
       return;
     }
     checkArgument(backend != Target.TRTLLM, "--emit dynamo --backend trtllm: the plan's %s pool"
         + " spreads the experts over %s replicas (tp %s, ep %s: attention data-parallel),"
         + " which TensorRT-LLM workers are not emitted with; use --backend vllm or sglang",
-        name, pool.ep() / pool.tp(), pool.tp(), pool.ep());
+        name, pool.replicasPerGroup(), pool.tp(), pool.ep());
     checkArgument(pool.ep() <= perNode || pool.ep() % perNode == 0, "--emit dynamo: the plan's"
         + " %s pool's workers of %s devices (ep %s) do not fill whole nodes of %s", name,
         pool.ep(), pool.ep(), perNode);

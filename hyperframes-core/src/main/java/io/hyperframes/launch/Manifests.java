@@ -320,7 +320,7 @@ final class Manifests {
     notes.add(String.format(Locale.ROOT, "prefill: %s, at most %d prompts a batch; decode: %s,"
         + " at most %d sequences; %d devices", workers(d.prefill()), d.prefill().batchLimit(),
         workers(d.decode()), d.decode().batchLimit(), d.devices()));
-    if (d.prefill().ep() > d.prefill().tp() || d.decode().ep() > d.decode().tp()) {
+    if (d.prefill().replicasPerGroup() > 1 || d.decode().replicasPerGroup() > 1) {
       notes.add("the experts span replicas: the exchange is planned and launched with DeepEP's"
           + " kernels, which the image must include; the batch limits are per replica"
           + " (attention data-parallel rank)");
@@ -333,10 +333,10 @@ final class Manifests {
    * "1 worker x 16 GPUs (2 nodes; 8 replicas of tp 2, ep 16)".
    */
   private static String workers(InferencePlanner.PoolConfig p) {
-    if (p.ep() <= p.tp()) {
+    int group = p.replicasPerGroup();
+    if (group == 1) {
       return String.format(Locale.ROOT, "%d workers x %d GPUs", p.replicas(), p.tp());
     }
-    int group = p.ep() / p.tp();
     return String.format(Locale.ROOT, "%d workers x %d GPUs (%d replicas of tp %d each, ep %d)",
         p.replicas() / group, p.ep(), group, p.tp(), p.ep());
   }
@@ -350,7 +350,7 @@ final class Manifests {
       // A pool whose experts span ep/tp replicas runs each group as one worker of ep devices,
       // attention data-parallel over the replicas; a group wider than a node is a multi-node
       // worker, whose ranks and rendezvous Dynamo's operator adds (multinode.nodeCount).
-      int group = pool.ep() > pool.tp() ? pool.ep() / pool.tp() : 1;
+      int group = pool.replicasPerGroup();
       int gpus = pool.tp() * group;
       int perNode = result.request().cluster().devicesPerNode();
       ObjectNode w = components.addObject();
