@@ -120,6 +120,15 @@ public final class LayoutSpec {
   }
 
   /**
+   * {@code twoBatchOverlap} of a serving layout whose experts span replicas (ep &gt; tp): each
+   * step runs its batch as two halves, one's expert exchange behind the other's computation
+   * (docs/inference.md, "Experts over several replicas"); refused with ep &le; tp.
+   */
+  public LayoutSpec twoBatchOverlap(boolean overlap) {
+    return new LayoutSpec(tree.with("twoBatchOverlap", overlap));
+  }
+
+  /**
    * {@code etp}: expert tensor-parallel degree of a mixture of experts (Megatron-Core's
    * {@code --expert-tensor-parallel-size}; tp when not given); ep·etp divides tp·cp·dp.
    */

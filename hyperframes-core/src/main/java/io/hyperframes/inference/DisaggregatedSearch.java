@@ -130,7 +130,7 @@ final class DisaggregatedSearch {
 
   /** {@code replicas} rounded up to whole expert-parallel groups of {@code r}. */
   private static long wholeGroups(InferencePlanner.Replica r, long replicas) {
-    return (replicas + r.group() - 1) / r.group() * r.group();
+    return InferencePlanner.wholeGroups(r.group(), replicas);
   }
 
   /**

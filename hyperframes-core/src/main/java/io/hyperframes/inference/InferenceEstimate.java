@@ -36,13 +36,15 @@ import java.util.List;
  * @param speculative the speculative decoding estimated ({@code workload.speculative}), or
  *     null; {@code decodeSecondsPerToken} is then a draft-and-verify step divided by the tokens
  *     it yields ({@link #tokensPerDecodeStep})
+ * @param twoBatchOverlap whether each step ran its batch as two halves, one's expert exchange
+ *     behind the other's computation (only where the experts span replicas, ep &gt; tp)
  */
 public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, int ep, int pp,
     int replicas, double parameters, double weightsBytes, double kvCacheBytes,
     double activationsBytes, double otherBytes, double prefillSeconds,
     double decodeSecondsPerToken, double requestSeconds, double kvCacheBytesPerToken, double kvCacheBytesPerSequence,
     long maxBatchSize, int devices, int outputTokens, int batchSize,
-    double expertWeightBytesPerDecodeStep, Speculative speculative) {
+    double expertWeightBytesPerDecodeStep, Speculative speculative, boolean twoBatchOverlap) {
 
   public InferenceEstimate {
     reasons = ImmutableList.copyOf(reasons);
@@ -55,7 +57,7 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     return new InferenceEstimate(false, all, tp, ep, pp, replicas, parameters, weightsBytes,
         kvCacheBytes, activationsBytes, otherBytes, prefillSeconds, decodeSecondsPerToken,
         requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices,
-        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative);
+        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative, twoBatchOverlap);
   }
 
   /**
@@ -66,7 +68,7 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     return new InferenceEstimate(isFeasible, why, tp, ep, pp, replicas, parameters, weightsBytes,
         kvCacheBytes, 0.0, otherBytes, prefillSeconds, decodeSecondsPerToken,
         requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatch, devices,
-        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative);
+        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative, twoBatchOverlap);
   }
 
   /** This estimate with {@code seconds} as its prefill (the batch's time to first token). */
@@ -74,7 +76,7 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     return new InferenceEstimate(feasible, reasons, tp, ep, pp, replicas, parameters,
         weightsBytes, kvCacheBytes, activationsBytes, otherBytes, seconds, decodeSecondsPerToken,
         requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices,
-        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative);
+        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative, twoBatchOverlap);
   }
 
   /** This estimate with {@code feasible} and {@code reasons} in place of its own. */
@@ -82,7 +84,7 @@ public record InferenceEstimate(boolean feasible, List<String> reasons, int tp, 
     return new InferenceEstimate(isFeasible, why, tp, ep, pp, replicas, parameters, weightsBytes,
         kvCacheBytes, activationsBytes, otherBytes, prefillSeconds, decodeSecondsPerToken,
         requestSeconds, kvCacheBytesPerToken, kvCacheBytesPerSequence, maxBatchSize, devices,
-        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative);
+        outputTokens, batchSize, expertWeightBytesPerDecodeStep, speculative, twoBatchOverlap);
   }
 
   /**

@@ -208,7 +208,7 @@ public final class InferenceEstimator {
         maxBatch, (int) devices, w.outputTokens(), w.batchSize(),
         // A speculative step's verification routes γ + 1 tokens per sequence.
         ExpertWeights.expertBytesPerDecodeStep(m, layersPerStage, tp, ep,
-            w.batchSize() * (spec == null ? 1 : spec.tokens() + 1), wb), spec);
+            w.batchSize() * (spec == null ? 1 : spec.tokens() + 1), wb), spec, overlap);
   }
 
   /**

@@ -45,7 +45,9 @@ public final class InferencePlanner {
    * One serving configuration that meets the SLO.
    *
    * @param tp tensor parallelism of a replica
-   * @param ep expert parallelism of a replica (1, or tp: every rank holds whole experts)
+   * @param ep expert parallelism: 1, or tp (every rank of a replica holds whole experts), or a
+   *     multiple of tp (the experts, whole, over the ep devices of ep/tp replicas that run
+   *     attention data-parallel; {@code replicas} is then a multiple of ep/tp)
    * @param replicas replicas
    * @param weights weight format
    * @param kvCache KV-cache format
@@ -53,9 +55,18 @@ public final class InferencePlanner {
    * @param devices tp × replicas
    * @param usdPerMillionTokens device-hour price × devices per million generated tokens
    * @param load simulated percentiles at the per-replica rate
+   * @param twoBatchOverlap whether each step runs two halves of its batch, one's expert exchange
+   *     behind the other's computation (only where ep &gt; tp)
    */
   public record Config(int tp, int ep, int replicas, NumberFormat weights, NumberFormat kvCache,
-      int batchLimit, int devices, double usdPerMillionTokens, ServingLoad.Percentiles load) {}
+      int batchLimit, int devices, double usdPerMillionTokens, ServingLoad.Percentiles load,
+      boolean twoBatchOverlap) {
+
+    /** Replicas that share one expert-parallel group: ep/tp when ep &gt; tp, else 1. */
+    public int replicasPerGroup() {
+      return Disaggregation.replicasPerGroup(tp, ep);
+    }
+  }
 
   /**
    * One point of the throughput-interactivity trade-off: a replica configuration at a fixed
@@ -204,20 +215,39 @@ public final class InferencePlanner {
     List<NumberFormat> weights = weightFormats.isEmpty() ? List.of(w.weights()) : weightFormats;
     List<NumberFormat> kvs = kvFormats.isEmpty() ? List.of(w.kvCache()) : kvFormats;
     List<Replica> replicas = replicas(model, cluster, w, weights, kvs, estimator);
+    List<Replica> pools = new ArrayList<>(replicas);
+    pools.addAll(spanningReplicas(model, cluster, w, weights, kvs, estimator));
     List<Config> found = new ArrayList<>();
     int evaluated = 0;
-    for (Replica rc : replicas) {
+    for (Replica rc : pools) {
       int tp = rc.tp();
+      int group = rc.group();
+      if (group > 1 && !w.meetsTargets(rc.one().ttftSeconds(), rc.one().tpotSeconds())) {
+        // One sequence alone misses the targets: no load of more replicas meets them.
+        continue;
+      }
+      if ((long) group * tp > devicesOfLast(found, Math.max(1, alternatives + 1))) {
+        continue;
+      }
+      ServingLoad widest = null;
       for (int limit : BATCH_LIMITS) {
         int cap = (int) Math.min(limit, rc.one().maxBatchSize());
         if (cap < 1 || (limit != BATCH_LIMITS[0] && cap < limit)) {
           continue;
         }
-        ServingLoad load = Serving.load(estimator, model, rc.cluster(), rc.base(), tp, rc.ep(), 1,
-            cap);
-        int count = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
-            / load.capacityPerSecond()));
-        for (int tries = 0; tries < TRIES && count * tp <= MAX_DEVICES; tries++, count++) {
+        // The limits are tried widest first: each load is a prefix of the widest one's times.
+        widest = widest != null ? widest : ServingLoads.load(estimator, model, rc.cluster(),
+            rc.base(), tp, rc.ep(), 1, cap, rc.twoBatchOverlap());
+        ServingLoad load = widest.limitedTo(cap);
+        // Replicas come in whole expert-parallel groups; each replica of a group takes its own
+        // requests (attention data-parallel) and is queued as a server of its own.
+        int count = (int) wholeGroups(group, Math.max(1, (long) Math.ceil(
+            w.arrivalRatePerSecond() / load.capacityPerSecond())));
+        // Ranked by devices first: one that needs more devices than the last configuration the
+        // plan lists already found cannot be listed, and is not simulated.
+        int listed = devicesOfLast(found, Math.max(1, alternatives + 1));
+        for (int tries = 0; tries < TRIES && (long) count * tp <= MAX_DEVICES
+            && (long) count * tp <= listed; tries++, count += group) {
           evaluated++;
           double rate = w.arrivalRatePerSecond() / count;
           if (rate >= load.capacityPerSecond()) {
@@ -229,7 +259,7 @@ public final class InferencePlanner {
           if (Serving.meets(q, w)) {
             int devices = count * tp;
             found.add(new Config(tp, rc.ep(), count, rc.weights(), rc.kvCache(), cap, devices,
-                usdPerMillionTokens(usdPerDeviceHour, devices, w), q));
+                usdPerMillionTokens(usdPerDeviceHour, devices, w), q, rc.twoBatchOverlap()));
             break;
           }
         }
@@ -237,12 +267,13 @@ public final class InferencePlanner {
     }
     List<FrontPoint> front = paretoFront(frontPoints(model, w, replicas, estimator));
     StepInterval interval = cluster.accelerator().interval(StepInterval.SERVING);
-    List<Replica> pools = new ArrayList<>(replicas);
-    pools.addAll(spanningReplicas(model, cluster, w, weights, kvs, estimator));
     DisaggregatedConfig apart = DisaggregatedSearch.best(model, cluster, w, pools,
         usdPerDeviceHour, estimator);
+    // Fewest devices, then the cheapest, then (at equal devices and price) experts within each
+    // replica (no exchange between replicas to run), then the lowest p99.
     found.sort(Comparator.comparingInt(Config::devices)
         .thenComparingDouble(Config::usdPerMillionTokens)
+        .thenComparing((Config c) -> c.replicasPerGroup() > 1)
         .thenComparingDouble(c -> c.load().p99()));
     List<Finding> findings = new ArrayList<>();
     Config best = found.isEmpty() ? null : found.get(0);
@@ -273,6 +304,23 @@ public final class InferencePlanner {
     return new ServingPlan(best, best == null ? List.of()
         : found.subList(1, Math.min(found.size(), 1 + alternatives)), findings, evaluated, front,
         apart, interval);
+  }
+
+  /**
+   * The devices of the {@code listed}-th configuration of {@code found} by devices, the most a
+   * configuration may need and still be listed; {@link Integer#MAX_VALUE} while fewer are found.
+   */
+  private static int devicesOfLast(List<Config> found, int listed) {
+    if (found.size() < listed) {
+      return Integer.MAX_VALUE;
+    }
+    return found.stream().mapToInt(Config::devices).sorted().skip(listed - 1L).findFirst()
+        .orElse(Integer.MAX_VALUE);
+  }
+
+  /** {@code replicas} rounded up to whole expert-parallel groups of {@code group} replicas. */
+  static long wholeGroups(int group, long replicas) {
+    return (replicas + group - 1) / group * group;
   }
 
   /** Device-hour price × devices per million tokens generated at the workload's rate. */

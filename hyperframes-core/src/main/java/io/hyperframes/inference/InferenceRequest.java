@@ -13,12 +13,20 @@ import io.hyperframes.model.TransformerSpec;
  * ({@link Capacity}), else null; {@code slo}, with {@code workload.mode} slo, whether to find the
  * highest load that meets the workload's SLO ({@link SloEstimate}); {@code disaggregated}, with
  * {@code layout.disaggregated}, the prefill and decode pools ({@link DisaggregatedEstimate}),
- * else null: {@code tp}, {@code ep}, {@code pp} and {@code replicas} are then the decode pool's.
+ * else null: {@code tp}, {@code ep}, {@code pp} and {@code replicas} are then the decode pool's;
+ * {@code twoBatchOverlap}, where the experts span replicas (ep &gt; tp), whether each step runs
+ * its batch as two halves, one's expert exchange behind the other's computation
+ * ({@link InferenceEstimator#estimate(TransformerSpec, Cluster, InferenceWorkload, int, int, int,
+ * int, boolean)}; {@code layout.twoBatchOverlap}).
  */
 public record InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
     int tp, int ep, int pp, int replicas, CapacityWorkload capacity, boolean slo,
-    Disaggregation disaggregated) {
+    Disaggregation disaggregated, boolean twoBatchOverlap) {
   public InferenceRequest {
+    checkArgument(!twoBatchOverlap || (disaggregated == null && ep > tp),
+        "layout.twoBatchOverlap: overlaps the expert exchange between replicas, which needs"
+        + " layout.ep > layout.tp (experts over ep/tp replicas; in layout.disaggregated give it"
+        + " per pool), got ep %s, tp %s", ep, tp);
     checkArgument(model != null, "model: an architecture is needed for inference");
     checkArgument(cluster != null, "cluster: must be given");
     checkArgument(workload != null, "workload: must be given");
@@ -38,6 +46,19 @@ public record InferenceRequest(TransformerSpec model, Cluster cluster, Inference
     checkArgument(disaggregated == null || workload.arrivalRatePerSecond() == 0,
         "workload.arrivalRatePerSecond: layout.disaggregated gives the rate the pools sustain;"
         + " a load on them is not simulated, got %s", workload.arrivalRatePerSecond());
+  }
+
+  /** A request without two-batch overlap. */
+  public InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
+      int tp, int ep, int pp, int replicas, CapacityWorkload capacity, boolean slo,
+      Disaggregation disaggregated) {
+    this(model, cluster, workload, tp, ep, pp, replicas, capacity, slo, disaggregated, false);
+  }
+
+  /** This request with {@code twoBatchOverlap} (where the experts span replicas). */
+  public InferenceRequest withTwoBatchOverlap(boolean overlap) {
+    return new InferenceRequest(model, cluster, workload, tp, ep, pp, replicas, capacity, slo,
+        disaggregated, overlap);
   }
 
   /** A request in mode fixed, capacity or slo on one pool of replicas. */

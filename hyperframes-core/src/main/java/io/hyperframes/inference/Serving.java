@@ -127,14 +127,15 @@ public final class Serving {
     }
     CapacityWorkload capacity = capacityMode
         ? capacityWorkload(w, engine, m, cluster, workload, tp, prompts, outputs) : null;
-    if (ep > tp && (arrival > 0 || capacityMode || sloMode || ttft > 0 || tpot > 0)) {
+    if (ep > tp && (capacityMode || sloMode)) {
       throw new IllegalArgumentException(String.format(Locale.ROOT, "layout.ep: %s over"
-          + " layout.tp %s (experts over ep/tp replicas) is estimated for fixed batches and"
-          + " in layout.disaggregated pools; %s is not modelled with it", ep, tp,
-          arrival > 0 ? "workload.arrivalRatePerSecond" : capacityMode || sloMode
-              ? "workload.mode " + mode : "workload.latencySlo"));
+          + " layout.tp %s (experts over ep/tp replicas) is estimated in workload.mode fixed"
+          + " (a batch, or a request rate and latency targets) and in layout.disaggregated"
+          + " pools; workload.mode %s is not modelled with it", ep, tp, mode));
     }
-    return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp, capacity, sloMode);
+    boolean overlap = l != null && Boolean.TRUE.equals(l.twoBatchOverlap());
+    return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp, capacity, sloMode, null,
+        overlap);
   }
 
   /** The fields only one mode reads, refused in the others, each named. */
@@ -188,7 +189,7 @@ public final class Serving {
       InferenceWorkload workload, Documents.ServingLayout l, Documents.Inference w,
       boolean capacityMode, boolean sloMode) {
     for (Object[] f : new Object[][] {{"tp", l.tp()}, {"ep", l.ep()}, {"pp", l.pp()},
-        {"dp", l.dp()}}) {
+        {"dp", l.dp()}, {"twoBatchOverlap", l.twoBatchOverlap()}}) {
       if (f[1] != null) {
         throw new IllegalArgumentException("layout." + f[0] + ": give it per pool in"
             + " layout.disaggregated (prefill and decode), not beside it (got " + f[1] + ")");
@@ -457,7 +458,7 @@ public final class Serving {
       return evaluateDisaggregated(r, estimator);
     }
     InferenceEstimate e = estimator.estimate(r.model(), r.cluster(), r.workload(), r.tp(), r.ep(),
-        r.pp(), r.replicas());
+        r.pp(), r.replicas(), r.twoBatchOverlap());
     InferenceWorkload w = r.workload();
     double p50 = e.totalSeconds();
     double p99 = p50;
@@ -466,8 +467,11 @@ public final class Serving {
     double capacity = 0;
     String latencyModel = "unloaded";
     if (w.arrivalRatePerSecond() > 0) {
-      ServingLoad load = loadToFit(estimator, r.model(),
-          r.cluster().withDevices(r.tp() * r.pp()), w, r.tp(), r.ep(), r.pp());
+      // A replica whose experts span ep/tp replicas is queued as a server of its own, at the
+      // step times of its group with every replica at the same batch (docs/inference.md).
+      ServingLoad load = ServingLoads.loadToFit(estimator, r.model(), r.cluster().withDevices(r.tp() * r.pp()
+          * Disaggregation.replicasPerGroup(r.tp(), r.ep())), w, r.tp(), r.ep(), r.pp(),
+          r.twoBatchOverlap());
       capacity = load.capacityPerSecond() * r.replicas();
       double perReplica = w.arrivalRatePerSecond() / r.replicas();
       // The analytical cluster model inside its validated domain, the simulation outside it.
@@ -523,40 +527,6 @@ public final class Serving {
   }
 
   /**
-   * The load model of one replica: prefill and decode times for batches 1 to the batch limit
-   * (the memory bound, at most {@value #MAX_SIMULATED_BATCH}).
-   */
-  static ServingLoad load(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
-      InferenceWorkload w, int tp, int pp) {
-    return loadToFit(estimator, m, replica, w, tp, 1, pp);
-  }
-
-  /** As {@link #load(InferenceEstimator, TransformerSpec, Cluster, InferenceWorkload, int, int)}
-   * with the routed experts split over {@code ep} of the {@code tp} ranks. */
-  static ServingLoad loadToFit(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
-      InferenceWorkload w, int tp, int ep, int pp) {
-    InferenceWorkload one = w.withBatchSize(1);
-    long fit = estimator.estimate(m, replica, one, tp, ep, pp, 1).maxBatchSize();
-    return load(estimator, m, replica, w, tp, ep, pp,
-        (int) Math.max(1, Math.min(MAX_SIMULATED_BATCH, fit)));
-  }
-
-  /** The load model of one replica with an explicit batch limit. */
-  static ServingLoad load(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
-      InferenceWorkload w, int tp, int ep, int pp, int limit) {
-    double[] prefill = new double[limit + 1];
-    double[] decode = new double[limit + 1];
-    double request = 0;
-    for (int b = 1; b <= limit; b++) {
-      InferenceEstimate e = estimator.estimate(m, replica, w.withBatchSize(b), tp, ep, pp, 1);
-      prefill[b] = e.prefillSeconds();
-      decode[b] = e.decodeSecondsPerToken();
-      request = e.requestSeconds();
-    }
-    return new ServingLoad(prefill, decode, w.outputTokens(), request);
-  }
-
-  /**
    * Fewest devices of one replica (tp up to a node, then pp over nodes) whose unloaded TTFT and
    * TPOT meet the SLO at the workload's batch; 0 when none does.
    */
@@ -609,7 +579,7 @@ public final class Serving {
       if (!estimator.estimate(m, replica, w.withBatchSize(1), tp, 1, 1).feasible()) {
         continue;
       }
-      ServingLoad load = load(estimator, m, replica, w, tp, 1);
+      ServingLoad load = ServingLoads.load(estimator, m, replica, w, tp, 1);
       int replicas = Math.max(1, (int) Math.ceil(w.arrivalRatePerSecond()
           / load.capacityPerSecond()));
       for (; replicas * tp <= 4096 && (best == 0 || replicas * tp < best); replicas++) {

@@ -24,7 +24,8 @@ public final class ServingJson {
     public static Serving of(InferenceResult result) {
       InferenceEstimate e = result.estimate();
       return new Serving(e.feasible(), e.reasons(),
-          new ServingLayout(e.tp(), e.ep(), e.pp(), e.replicas()), e.parameters(),
+          new ServingLayout(e.tp(), e.ep(), e.pp(), e.replicas(),
+              e.ep() > e.tp() ? e.twoBatchOverlap() : null), e.parameters(),
           new ServingMemory(e.weightsBytes(), e.kvCacheBytes(), e.activationsBytes(),
               e.otherBytes(), e.totalBytes()),
           new Inference(e.prefillSeconds(), e.decodeSecondsPerToken(), e.ttftSeconds(),
@@ -108,9 +109,10 @@ public final class ServingJson {
 
   /**
    * {@code layout} of a serving estimate ({@code ep}: the routed experts split over ep of the tp
-   * ranks; {@code dp}: replicas).
+   * ranks, or whole over ep/tp replicas where ep &gt; tp; {@code dp}: replicas;
+   * {@code twoBatchOverlap}: only where ep &gt; tp).
    */
-  public record ServingLayout(int tp, int ep, int pp, int dp) {}
+  public record ServingLayout(int tp, int ep, int pp, int dp, Boolean twoBatchOverlap) {}
 
   /** {@code memory} of a serving estimate, bytes per device. */
   public record ServingMemory(double weightsBytes, double kvCacheBytes, double activationsBytes,
@@ -141,13 +143,13 @@ public final class ServingJson {
   /** One serving configuration of a serving plan. */
   public record ServingConfig(int tp, int ep, int replicas, int devices, String weights,
       String kvCache, int batchLimit, double usdPerMillionTokens, double p50LatencySeconds,
-      double p99LatencySeconds, double ttftP99Seconds) {
+      double p99LatencySeconds, double ttftP99Seconds, boolean twoBatchOverlap) {
 
     /** The document of {@code c}. */
     public static ServingConfig of(InferencePlanner.Config c) {
       return new ServingConfig(c.tp(), c.ep(), c.replicas(), c.devices(), c.weights().id(),
           c.kvCache().id(), c.batchLimit(), c.usdPerMillionTokens(), c.load().p50(),
-          c.load().p99(), c.load().ttftP99());
+          c.load().p99(), c.load().ttftP99(), c.twoBatchOverlap());
     }
   }
 

@@ -100,6 +100,17 @@ public final class ServingLoad {
   }
 
   /**
+   * This load with batches of at most {@code limit} sequences: the same times for batches 1 to
+   * {@code limit} (this one when {@code limit} is its own).
+   */
+  ServingLoad limitedTo(int limit) {
+    checkArgument(limit >= 1 && limit <= maxBatch, "limit: must be in [1, %s], got %s", maxBatch,
+        limit);
+    return limit == maxBatch ? this : new ServingLoad(java.util.Arrays.copyOf(prefill, limit + 1),
+        java.util.Arrays.copyOf(decode, limit + 1), outputTokens, requestSeconds);
+  }
+
+  /**
    * Whether {@link #analytical} is inside its validated domain at this rate: its decoding
    * population (mean plus three standard deviations) stays below the batch limit, so that
    * requests seldom wait for a free slot.

@@ -103,8 +103,8 @@ public final class ServingPlans {
       InferenceWorkload chosen = w.withFormats(b.weights(), b.kvCache())
           .withBatchSize(Math.min(w.batchSize(), b.batchLimit()));
       best = Serving.evaluate(new InferenceRequest(r.model(),
-          r.cluster().withDevices(b.devices()), chosen, b.tp(), b.ep(), 1, b.replicas()),
-          result.estimator());
+          r.cluster().withDevices(b.devices()), chosen, b.tp(), b.ep(), 1, b.replicas())
+          .withTwoBatchOverlap(b.twoBatchOverlap()), result.estimator());
     }
     return Json.tree(ServingJson.ServingPlanDocument.of(plan, best));
   }
@@ -149,9 +149,10 @@ public final class ServingPlans {
 
   /** One line describing a configuration. */
   public static String describe(InferencePlanner.Config c) {
-    return String.format(Locale.ROOT, "%d devices (tp %d%s × %d replicas), %s weights, %s KV,"
+    return String.format(Locale.ROOT, "%d devices (tp %d%s × %d replicas%s), %s weights, %s KV,"
         + " batch ≤ %d: p99 %.3g s, p99 TTFT %.3g s, %.3g USD per million tokens", c.devices(),
-        c.tp(), c.ep() > 1 ? " ep " + c.ep() : "", c.replicas(), c.weights().id(), c.kvCache().id(), c.batchLimit(), c.load().p99(),
-        c.load().ttftP99(), c.usdPerMillionTokens());
+        c.tp(), c.ep() > 1 ? " ep " + c.ep() : "", c.replicas(),
+        c.twoBatchOverlap() ? ", two-batch overlap" : "", c.weights().id(), c.kvCache().id(),
+        c.batchLimit(), c.load().p99(), c.load().ttftP99(), c.usdPerMillionTokens());
   }
 }

@@ -8,7 +8,7 @@ import java.util.Locale;
  * SLO mode: the highest Poisson request rate whose simulated latencies meet
  * {@code workload.latencySlo} ({@link SloEstimate}).
  *
- * <p>One replica's continuous-batching server ({@link Serving#loadToFit}: the estimator's prefill
+ * <p>One replica's continuous-batching server ({@link ServingLoads#loadToFit}: the estimator's prefill
  * and decode times for every batch up to the KV-cache bound) is simulated at a rate; the SLO holds
  * when the time to first token at the SLO percentile and the time per output token of the median
  * request meet their targets ({@link Serving#meets}, the test the devices an SLO needs uses). The
@@ -33,7 +33,7 @@ final class SloSearch {
   static SloEstimate estimate(InferenceEstimator estimator, InferenceRequest r) {
     InferenceWorkload w = r.workload();
     TransformerSpec m = r.model();
-    ServingLoad load = Serving.loadToFit(estimator, m, r.cluster().withDevices(r.tp() * r.pp()),
+    ServingLoad load = ServingLoads.loadToFit(estimator, m, r.cluster().withDevices(r.tp() * r.pp()),
         w, r.tp(), r.ep(), r.pp());
     int replicas = r.replicas();
     int devices = r.tp() * r.pp() * replicas;

@@ -163,6 +163,7 @@ public final class Launch {
     checkArgument(best != null || apart == null, "--emit: only a disaggregated configuration"
         + " meets the SLO: --emit dynamo launches it");
     checkArgument(best != null, "--emit: no configuration meets the SLO, nothing to launch");
+    spanningEmittable(best, target, result.request().cluster().devicesPerNode());
     LaunchConfigs.Emitted emitted = emitServing(result, best, target, options);
     if (!"disaggregated".equals(result.plan().choice())) {
       return emitted;
@@ -189,6 +190,30 @@ public final class Launch {
     checkArgument(pool.ep() <= perNode || pool.ep() % perNode == 0, "--emit dynamo: the plan's"
         + " %s pool's workers of %s devices (ep %s) do not fill whole nodes of %s", name,
         pool.ep(), pool.ep(), perNode);
+  }
+
+  /**
+   * Refuses an aggregated configuration whose experts span replicas (ep &gt; tp) where its launch
+   * cannot be written: TensorRT-LLM (attention data-parallel is not among the pinned LLM API
+   * keys), a Kubernetes Deployment whose group is wider than a node (a pod is on one node), or a
+   * group wider than a node that does not fill whole nodes.
+   */
+  private static void spanningEmittable(InferencePlanner.Config c, Target target, int perNode) {
+    int group = c.replicasPerGroup();
+    if (group == 1) {
+      return;
+    }
+    int devices = c.tp() * group;
+    checkArgument(target != Target.TRTLLM, "--emit trtllm: the plan spreads the experts over %s"
+        + " replicas (tp %s, ep %s: attention data-parallel), which TensorRT-LLM lines are not"
+        + " emitted with; use --emit vllm or sglang", group, c.tp(), c.ep());
+    checkArgument(devices <= perNode || devices % perNode == 0, "--emit %s: the plan's"
+        + " expert-parallel groups of %s devices (ep %s) do not fill whole nodes of %s",
+        target.id(), devices, c.ep(), perNode);
+    checkArgument(target != Target.KUBERNETES || devices <= perNode, "--emit kubernetes: the"
+        + " plan's expert-parallel groups of %s devices (ep %s) span %s nodes, and a"
+        + " Deployment's pod runs on one; use --emit vllm or sglang (one command per node)",
+        devices, c.ep(), devices / perNode);
   }
 
   private static LaunchConfigs.Emitted withNote(LaunchConfigs.Emitted e, String note) {

@@ -153,7 +153,11 @@ final class Manifests {
     d.put("kind", "Deployment");
     d.set("metadata", metadata(options, name, false));
     ObjectNode spec = d.putObject("spec");
-    spec.put("replicas", c.replicas());
+    // A pod runs one replica, or where the experts span replicas one expert-parallel group
+    // (vllmArgs: attention data-parallel over its replicas).
+    int group = c.replicasPerGroup();
+    int gpus = c.tp() * group;
+    spec.put("replicas", c.replicas() / group);
     spec.putObject("selector").putObject("matchLabels").put("app.kubernetes.io/name", name);
     ObjectNode template = spec.putObject("template");
     template.putObject("metadata").putObject("labels").put("app.kubernetes.io/name", name);
@@ -170,8 +174,8 @@ final class Manifests {
     container.putArray("ports").addObject().put("containerPort", ServingCommands.PORT)
         .put("name", "http");
     ObjectNode res = container.putObject("resources");
-    res.putObject("limits").put(GPU, Integer.toString(c.tp()));
-    res.putObject("requests").put(GPU, Integer.toString(c.tp()));
+    res.putObject("limits").put(GPU, Integer.toString(gpus));
+    res.putObject("requests").put(GPU, Integer.toString(gpus));
     for (String probe : List.of("readinessProbe", "livenessProbe")) {
       ObjectNode p = container.putObject(probe);
       p.putObject("httpGet").put("path", "/health").put("port", ServingCommands.PORT);
@@ -188,8 +192,11 @@ final class Manifests {
       notes.add("image " + VLLM_IMAGE + " as vLLM's Kubernetes guide uses it: pin a release tag"
           + " for production");
     }
-    notes.add(String.format(Locale.ROOT, "%d replicas x %d GPUs = %d devices, at most %d"
-        + " sequences per replica", c.replicas(), c.tp(), c.devices(), c.batchLimit()));
+    notes.add(group == 1 ? String.format(Locale.ROOT, "%d replicas x %d GPUs = %d devices, at"
+        + " most %d sequences per replica", c.replicas(), c.tp(), c.devices(), c.batchLimit())
+        : String.format(Locale.ROOT, "%d pods x %d GPUs = %d devices, each an expert-parallel"
+            + " group of %d replicas of tp %d, at most %d sequences per replica",
+            c.replicas() / group, gpus, c.devices(), group, c.tp(), c.batchLimit()));
     return new LaunchConfigs.Emitted(yaml(List.of(d)), notes);
   }
 
@@ -377,7 +384,7 @@ final class Manifests {
               pool.ep(), pool.batchLimit() * group, d.weights(), d.kvCache(), decode, notes));
           if (group > 1) {
             server.addAll(ServingCommands.sglangDataParallelArgs(group, pool.twoBatchOverlap(),
-                decode));
+                decode ? "low_latency" : "normal"));
           }
           for (String a : server) {
             String[] kv = a.split(" ", 2);

@@ -36,8 +36,31 @@ final class ServingCommands {
       List<String> notes) {
     List<String> args = engineArgs(result, c.tp(), c.ep(), c.batchLimit(), c.weights(),
         c.kvCache(), true, notes);
+    int group = c.replicasPerGroup();
+    if (group > 1) {
+      args.add("--data-parallel-size=" + group);
+      if (groupNodes(result, c) > 1) {
+        // Across nodes vLLM's guide runs the exchange on DeepEP's low-latency kernels
+        // (docs/serving/expert_parallel_deployment.md of vllm-project/vllm @ 01702569,
+        // "Example: 2-Node Deployment"); within a node its default backend.
+        args.add("--all2all-backend=deepep_low_latency");
+      }
+      if (c.twoBatchOverlap()) {
+        args.add("--enable-dbo");
+      }
+    }
     args.add("--port=" + PORT);
     return args;
+  }
+
+  /**
+   * The nodes one expert-parallel group of {@code c} takes: 1 when its ep devices fit a node
+   * (or its experts stay within a replica), else ep / devicesPerNode.
+   */
+  static int groupNodes(ServingPlans.Result result, InferencePlanner.Config c) {
+    int perNode = result.request().cluster().devicesPerNode();
+    int devices = c.tp() * c.replicasPerGroup();
+    return devices <= perNode ? 1 : devices / perNode;
   }
 
   /**
@@ -119,22 +142,31 @@ final class ServingCommands {
    * {@code resolve_max_num_reqs}: max_running_requests // attn_dp_size). The exchange runs on
    * DeepEP, normal dispatch for prefill and low-latency for decode, with two-batch overlap where
    * planned, as Dynamo's wide-EP guide runs DeepSeek on H100 (ai-dynamo/dynamo
-   * docs/backends/sglang/dsr1-wideep-h100.md @ 119290c3).
+   * docs/backends/sglang/dsr1-wideep-h100.md @ 119290c3); {@code deepepMode} null leaves
+   * SGLang's default (auto).
    */
   static List<String> sglangDataParallelArgs(int dataParallel, boolean twoBatchOverlap,
-      boolean decode) {
+      String deepepMode) {
     List<String> args = new ArrayList<>();
     args.add("--dp-size " + dataParallel);
     args.add("--enable-dp-attention");
     args.add("--moe-a2a-backend deepep");
-    args.add("--deepep-mode " + (decode ? "low_latency" : "normal"));
+    if (deepepMode != null) {
+      args.add("--deepep-mode " + deepepMode);
+    }
     if (twoBatchOverlap) {
       args.add("--enable-two-batch-overlap");
     }
     return args;
   }
 
-  /** {@code vllm serve MODEL ...}: one replica. */
+  /**
+   * {@code vllm serve MODEL ...}: one replica, or where the experts span replicas one
+   * expert-parallel group run as one engine with attention data-parallel over its replicas; a
+   * group over several nodes is one command per node, the first serving requests and the others
+   * headless, as vLLM's guide deploys one (docs/serving/expert_parallel_deployment.md @
+   * 01702569, "Multi-Node Deployment"; the options in vllm/engine/arg_utils.py).
+   */
   static LaunchConfigs.Emitted vllm(ServingPlans.Result result, InferencePlanner.Config c) {
     List<String> notes = new ArrayList<>();
     List<String> args = new ArrayList<>();
@@ -142,9 +174,39 @@ final class ServingCommands {
     for (String a : vllmArgs(result, c, notes)) {
       args.add(quoted(a));
     }
-    return new LaunchConfigs.Emitted(String.join(" \\\n  ", args) + "\n",
-        common(result, c, "vllm serve", notes));
+    int nodes = groupNodes(result, c);
+    if (nodes == 1) {
+      return new LaunchConfigs.Emitted(String.join(" \\\n  ", args) + "\n",
+          common(result, c, "vllm serve", notes));
+    }
+    int local = result.request().cluster().devicesPerNode() / c.tp();
+    args.add("--data-parallel-size-local=" + local);
+    args.add("--data-parallel-address=\"$HEAD_NODE_IP\"");
+    args.add("--data-parallel-rpc-port=" + DATA_PARALLEL_RPC_PORT);
+    List<String> others = new ArrayList<>(args);
+    others.add("--data-parallel-start-rank=$((NODE_RANK * " + local + "))");
+    others.add("--headless");
+    String text = "# node 0 of each group of " + nodes + " nodes: serves the requests\n"
+        + String.join(" \\\n  ", args) + "\n"
+        + "# " + otherNodes(nodes) + " of the group (NODE_RANK), without an API server\n"
+        + String.join(" \\\n  ", others) + "\n";
+    notes.add(0, String.format(Locale.ROOT, "each expert-parallel group takes %d nodes: run"
+        + " the first command on its first node and the second on %s with NODE_RANK %s,"
+        + " HEAD_NODE_IP the first node's address on every one", nodes,
+        nodes == 2 ? "the other" : "the others", nodes == 2 ? "1" : "1 to " + (nodes - 1)));
+    return new LaunchConfigs.Emitted(text, common(result, c, "vllm serve", notes));
   }
+
+  /** "node 1", or "nodes 1 to n-1": the nodes of a group after its first. */
+  private static String otherNodes(int nodes) {
+    return nodes == 2 ? "node 1" : "nodes 1 to " + (nodes - 1);
+  }
+
+  /** The port of vLLM's data-parallel coordination across nodes (its guide's example). */
+  static final int DATA_PARALLEL_RPC_PORT = 13345;
+
+  /** The port of SGLang's distributed initialisation across nodes. */
+  static final int DIST_INIT_PORT = 5000;
 
   /**
    * {@code python -m sglang.launch_server ...} (python/sglang/srt/server_args.py): one replica.
@@ -156,8 +218,27 @@ final class ServingCommands {
     List<String> notes = new ArrayList<>();
     List<String> args = new ArrayList<>();
     args.add("python -m sglang.launch_server");
-    args.addAll(sglangArgs(result, c.tp(), c.ep(), c.batchLimit(), c.weights(), c.kvCache(),
-        true, notes));
+    int group = c.replicasPerGroup();
+    if (group == 1) {
+      args.addAll(sglangArgs(result, c.tp(), c.ep(), c.batchLimit(), c.weights(), c.kvCache(),
+          true, notes));
+    } else {
+      // One server per expert-parallel group, attention data-parallel over its replicas
+      // (sglangDataParallelArgs); DeepEP's mode left at its default, auto: normal dispatch for
+      // prefill batches, low-latency for decode (server_args.py @ 001067ff, deepep_mode).
+      args.addAll(sglangArgs(result, c.tp() * group, c.ep(), c.batchLimit() * group,
+          c.weights(), c.kvCache(), true, notes));
+      args.addAll(sglangDataParallelArgs(group, c.twoBatchOverlap(), null));
+      int nodes = groupNodes(result, c);
+      if (nodes > 1) {
+        args.add("--nnodes " + nodes);
+        args.add("--node-rank \"$NODE_RANK\"");
+        args.add("--dist-init-addr \"$HEAD_NODE_IP:" + DIST_INIT_PORT + "\"");
+        notes.add(0, String.format(Locale.ROOT, "each expert-parallel group takes %d nodes:"
+            + " run the line on each with NODE_RANK 0 to %d, HEAD_NODE_IP the address of the"
+            + " node of rank 0 (which serves the requests)", nodes, nodes - 1));
+      }
+    }
     if (w.prefixCacheHitRate() == 0) {
       // SGLang's radix cache is on by default; the plan counts on no prefix hits.
       notes.add(0, "the plan assumes no prefix-cache hits (workload.prefixCacheHitRate 0);"
@@ -351,10 +432,20 @@ final class ServingCommands {
     List<String> out = new ArrayList<>();
     out.add(engine + " " + result.request().model().name() + ": replace the catalog name by the"
         + " model's Hugging Face id or checkpoint path");
-    out.add(String.format(Locale.ROOT, "one replica of %d GPUs; the plan runs %d replica%s (%d"
-        + " devices)%s, at most %d sequences each", c.tp(), c.replicas(),
-        c.replicas() == 1 ? "" : "s", c.devices(), c.replicas() == 1 ? ""
-            : " behind a load balancer", c.batchLimit()));
+    int group = c.replicasPerGroup();
+    if (group == 1) {
+      out.add(String.format(Locale.ROOT, "one replica of %d GPUs; the plan runs %d replica%s"
+          + " (%d devices)%s, at most %d sequences each", c.tp(), c.replicas(),
+          c.replicas() == 1 ? "" : "s", c.devices(), c.replicas() == 1 ? ""
+              : " behind a load balancer", c.batchLimit()));
+    } else {
+      int groups = c.replicas() / group;
+      out.add(String.format(Locale.ROOT, "one expert-parallel group of %d GPUs (ep %d: %d"
+          + " replicas of tp %d, attention data-parallel, the experts over all %d); the plan"
+          + " runs %d group%s (%d devices)%s, at most %d sequences per replica", c.tp() * group,
+          c.ep(), group, c.tp(), c.ep(), groups, groups == 1 ? "" : "s", c.devices(),
+          groups == 1 ? "" : " behind a load balancer", c.batchLimit()));
+    }
     weightsNote(c, "", out);
     out.addAll(notes);
     return out;

@@ -85,9 +85,10 @@ public final class ServingReport {
   }
 
   private static void row(StringBuilder b, String label, InferencePlanner.Config c) {
-    b.append(fmt("<tr><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td>"
+    b.append(fmt("<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%d</td><td>%s</td>"
         + "<td>%s</td><td>%d</td><td>%.3g</td><td>%.3g</td><td>%.3g</td></tr>\n", label,
-        c.devices(), c.tp(), c.ep(), c.replicas(), id(c.weights()), id(c.kvCache()),
+        c.devices(), c.tp(), c.ep() + (c.twoBatchOverlap() ? " (two-batch overlap)" : ""),
+        c.replicas(), id(c.weights()), id(c.kvCache()),
         c.batchLimit(), c.load().p99(), c.load().ttftP99(), c.usdPerMillionTokens()));
   }
 

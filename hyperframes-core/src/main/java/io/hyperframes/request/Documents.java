@@ -392,14 +392,15 @@ public final class Documents {
 
   /**
    * {@code layout} of a serving request: one pool of replicas ({@code tp}, {@code ep},
-   * {@code pp}, {@code dp}), or {@code disaggregated} prefill and decode pools.
+   * {@code pp}, {@code dp}; {@code twoBatchOverlap} where ep &gt; tp), or {@code disaggregated}
+   * prefill and decode pools.
    */
   public record ServingLayout(Integer tp, Integer ep, Integer pp, Integer dp,
-      Disaggregated disaggregated) {
+      Disaggregated disaggregated, Boolean twoBatchOverlap) {
 
     /** One pool of replicas. */
     public ServingLayout(Integer tp, Integer ep, Integer pp, Integer dp) {
-      this(tp, ep, pp, dp, null);
+      this(tp, ep, pp, dp, null, null);
     }
   }
 

@@ -26,7 +26,7 @@ class AnalyticalDefaultTest {
   @Test
   void insideTheDomainTheAnalyticalModelAnswersAndAgreesWithTheSimulation() {
     InferenceRequest probe = request(1.0);
-    ServingLoad load = Serving.load(InferenceEstimator.analytical(), probe.model(),
+    ServingLoad load = ServingLoads.load(InferenceEstimator.analytical(), probe.model(),
         probe.cluster(), probe.workload(), 1, 1);
     double inside = 0.3 * load.capacityPerSecond();
     assertTrue(load.analyticalCovers(inside), "30 % of capacity is inside the domain");

@@ -3,7 +3,6 @@ package io.hyperframes.inference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -98,20 +97,32 @@ class DisaggregatedSearchTest {
   /**
    * A model no node holds: DeepSeek-V3's FP8 weights (about 671 GB) exceed a node of eight 80 GB
    * H100, so no replica within a node serves it, and before the search spread experts over
-   * replicas the plan said no configuration up to 4096 devices meets the SLO. Now both pools
-   * spread the experts over whole expert-parallel groups, meet the SLO, and the decode pool's
-   * TPOT is the estimate of {@code layout.disaggregated} with that pool.
+   * replicas the plan said no configuration up to 4096 devices meets the SLO. Now the
+   * aggregated configuration and both pools spread the experts over whole expert-parallel
+   * groups and meet the SLO, and the decode pool's TPOT is the estimate of
+   * {@code layout.disaggregated} with that pool.
    */
   @Test
   void aModelNoNodeHoldsIsServedWithExpertsOverSeveralReplicas() throws Exception {
     var result = ServingPlans.plan(Json.parseObject("r", ServingRequests.DEEPSEEK_H100),
         Catalog.builtIn());
-    assertNull(result.plan().best(), "no replica within a node fits the model");
-    // The plan docs/inference.md prints ("Serving plans").
+    // The plan docs/inference.md prints ("A model no node holds").
+    InferencePlanner.Config best = result.plan().best();
+    assertNotNull(best, "an aggregated configuration with the experts over replicas");
+    assertEquals(16, best.devices(), ServingPlans.describe(best));
+    assertEquals(16, best.ep(), ServingPlans.describe(best));
+    assertEquals(0, best.replicas() % best.replicasPerGroup(), "whole groups");
     assertEquals(32, result.plan().disaggregated().devices());
     InferencePlanner.DisaggregatedConfig d = result.plan().disaggregated();
     assertNotNull(d);
-    assertEquals("disaggregated", result.plan().choice());
+    assertEquals("aggregated", result.plan().choice());
+    // The JSON's estimate of the best is that configuration's under the request rate.
+    var estimate = ServingPlans.toJson(result);
+    assertEquals(best.ep(), estimate.get("layout").get("ep").asInt());
+    assertEquals(best.twoBatchOverlap(), estimate.get("layout").get("twoBatchOverlap")
+        .asBoolean());
+    assertEquals(best.twoBatchOverlap(), estimate.get("best").get("twoBatchOverlap")
+        .asBoolean());
     for (InferencePlanner.PoolConfig p : java.util.List.of(d.prefill(), d.decode())) {
       assertTrue(p.ep() > p.tp(), p::toString);
       assertEquals(0, p.ep() % p.tp(), p::toString);

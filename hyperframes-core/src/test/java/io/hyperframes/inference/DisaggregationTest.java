@@ -1,6 +1,7 @@
 package io.hyperframes.inference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -242,10 +243,27 @@ class DisaggregationTest {
         + " \"precision\": \"fp8\", \"batchSize\": 8, \"promptTokens\": 2000,"
         + " \"outputTokens\": 500, \"arrivalRatePerSecond\": 2}, \"layout\": {\"tp\": 1,"
         + " \"ep\": 16, \"dp\": 16}}";
+    String capacity = json.replace(", \"arrivalRatePerSecond\": 2", ", \"mode\": \"capacity\"");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Serving.parse(json, CATALOG));
+        () -> Serving.parse(capacity, CATALOG));
     assertTrue(e.getMessage().startsWith("layout.ep: 16 over layout.tp 1 (experts over ep/tp"
-        + " replicas) is estimated for fixed batches"), e.getMessage());
+        + " replicas) is estimated in workload.mode fixed"), e.getMessage());
+    IllegalArgumentException overlapAlone = assertThrows(IllegalArgumentException.class,
+        () -> Serving.parse(json.replace("\"ep\": 16", "\"ep\": 1, \"twoBatchOverlap\": true"),
+            CATALOG));
+    assertTrue(overlapAlone.getMessage().startsWith("layout.twoBatchOverlap: overlaps the"
+        + " expert exchange between replicas, which needs layout.ep > layout.tp"),
+        overlapAlone.getMessage());
+    // Under a request rate each replica is queued at its group's step times: two-batch overlap
+    // changes them, and the queue's capacity is the replicas' together.
+    InferenceResult loaded = Serving.evaluate(Serving.parse(json, CATALOG));
+    InferenceResult overlapped = Serving.evaluate(Serving.parse(json.replace("\"dp\": 16",
+        "\"dp\": 16, \"twoBatchOverlap\": true"), CATALOG));
+    assertTrue(loaded.capacityPerSecond() > 2 && loaded.p99LatencySeconds() > 0,
+        loaded::toString);
+    assertTrue(overlapped.estimate().twoBatchOverlap() && !loaded.estimate().twoBatchOverlap());
+    assertNotEquals(loaded.estimate().decodeSecondsPerToken(),
+        overlapped.estimate().decodeSecondsPerToken());
     IllegalArgumentException span = assertThrows(IllegalArgumentException.class,
         () -> ESTIMATOR.estimate(DEEPSEEK, h100(24), fp8(1, 0, 0), 1, 16, 1, 24));
     assertTrue(span.getMessage().startsWith("layout.ep: 16 spans ep/tp = 16 replicas"),

@@ -91,6 +91,14 @@ class ServingExpertParallelTest {
         .output(256).layout(l -> l.tp(4).ep(4)).run();
     assertEquals(4, fluent.estimate().ep());
     assertEquals(mixtral(4, 4, 32).tpotSeconds(), fluent.estimate().tpotSeconds(), 1e-12);
+    // Experts over four single-GPU replicas, with two-batch overlap: the builder writes what
+    // the JSON says, and the estimate is the estimator's for that group.
+    InferenceResult spread = io.hyperframes.HyperFrames.serve().model("mixtral-8x7b")
+        .accelerator("h100-sxm-80gb").devices(4).precision("fp16").batch(32).prompt(1024)
+        .output(256).layout(l -> l.tp(1).ep(4).dp(4).twoBatchOverlap(true)).run();
+    assertTrue(spread.estimate().twoBatchOverlap());
+    assertEquals(ESTIMATOR.estimate(CATALOG.models().get("mixtral-8x7b"), cluster(4),
+        workload(32), 1, 4, 1, 4, true).tpotSeconds(), spread.estimate().tpotSeconds(), 1e-12);
   }
 
   @Test
@@ -120,14 +128,26 @@ class ServingExpertParallelTest {
     InferenceWorkload w = new InferenceWorkload(NumberFormat.FP16, NumberFormat.FP16, 64, 1024,
         256, 50, 0.5, 0.05, 99, 16);
     InferencePlanner.ServingPlan plan = InferencePlanner.plan(m,
-        cluster(8), w, List.of(), List.of(), 0, 8);
+        cluster(8), w, List.of(), List.of(), 0, 1000);
+    // Fewest devices: the experts over two replicas of one device each (attention
+    // data-parallel), in whole groups.
     InferencePlanner.Config best = plan.best();
-    assertEquals(8, best.devices(), ServingPlans.describe(best));
-    assertTrue(best.ep() > 1, ServingPlans.describe(best));
-    InferencePlanner.Config unsplit = plan.alternatives().stream()
-        .filter(c -> c.tp() == best.tp() && c.ep() == 1 && c.replicas() == best.replicas())
+    assertEquals(6, best.devices(), ServingPlans.describe(best));
+    assertEquals(1, best.tp(), ServingPlans.describe(best));
+    assertEquals(2, best.ep(), ServingPlans.describe(best));
+    assertEquals(0, best.replicas() % best.replicasPerGroup(), ServingPlans.describe(best));
+    // Within a replica, splitting the experts over its ranks serves faster than not at the
+    // same devices.
+    List<InferencePlanner.Config> all = new java.util.ArrayList<>(plan.alternatives());
+    all.add(0, best);
+    InferencePlanner.Config within = all.stream()
+        .filter(c -> c.replicasPerGroup() == 1 && c.ep() > 1).findFirst().orElseThrow();
+    assertEquals(8, within.devices(), ServingPlans.describe(within));
+    InferencePlanner.Config unsplit = all.stream()
+        .filter(c -> c.tp() == within.tp() && c.ep() == 1 && c.replicas() == within.replicas()
+            && c.batchLimit() == within.batchLimit())
         .findFirst().orElseThrow();
-    assertTrue(best.load().p99() < unsplit.load().p99(), "the split serves faster at the same"
-        + " devices: " + ServingPlans.describe(unsplit));
+    assertTrue(within.load().p99() < unsplit.load().p99(), "the split serves faster at the"
+        + " same devices: " + ServingPlans.describe(unsplit));
   }
 }

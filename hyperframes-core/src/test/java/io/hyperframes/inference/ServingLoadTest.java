@@ -32,7 +32,7 @@ class ServingLoadTest {
     TransformerSpec m = Catalog.builtIn().models().get(model);
     InferenceWorkload w = new InferenceWorkload(NumberFormat.FP16, NumberFormat.FP16, 1, prompt,
         output, 0, 0, 0, 99, 16);
-    return Serving.load(ESTIMATOR, m, c, w, tp, 1);
+    return ServingLoads.load(ESTIMATOR, m, c, w, tp, 1);
   }
 
   @ParameterizedTest
@@ -138,7 +138,7 @@ class ServingLoadTest {
           continue;
         }
         Cluster replica = c.withDevices(tp);
-        ServingLoad load = Serving.load(ESTIMATOR, m, replica, w, tp, 1);
+        ServingLoad load = ServingLoads.load(ESTIMATOR, m, replica, w, tp, 1);
         if (Serving.meetsSlo(load, w, rate / (devices / tp))) {
           brute = devices;
         }

@@ -41,7 +41,7 @@ class SloModeTest {
 
   /** The one-replica load model the search bisects on, for the request's workload. */
   static ServingLoad load(InferenceRequest r) {
-    return Serving.loadToFit(InferenceEstimator.analytical(), r.model(),
+    return ServingLoads.loadToFit(InferenceEstimator.analytical(), r.model(),
         r.cluster().withDevices(r.tp() * r.pp()), r.workload(), r.tp(), r.ep(), r.pp());
   }
 

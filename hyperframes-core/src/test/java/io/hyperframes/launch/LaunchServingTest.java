@@ -199,6 +199,69 @@ class LaunchServingTest {
     }
   }
 
+  /**
+   * An aggregated plan whose experts span replicas (DeepSeek-V3 on H100: ep 16 over 16 replicas
+   * of one device, two nodes a group) is one engine per expert-parallel group: vLLM one command
+   * per node (the first serving requests, the others headless), SGLang one line run on each node
+   * with its rank; every option in the engine's list. A Deployment's pod holds a group only
+   * within a node, and TensorRT-LLM lines are not written: both refused, naming why. Within a
+   * node (Mixtral 8x7B, ep 2 over two replicas), a pod holds one group.
+   */
+  @Test
+  void expertsOverReplicasAreOneEnginePerGroup() throws IOException {
+    ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r",
+        io.hyperframes.inference.ServingRequests.DEEPSEEK_H100), Catalog.builtIn());
+    InferencePlanner.Config best = r.plan().best();
+    assertEquals(16, best.replicasPerGroup(), best::toString);
+    String vllm = Launch.serving(r, Target.VLLM, LaunchOptions.defaults()).text();
+    Set<String> vllmOptions = names("vllm-options.txt");
+    options(vllm).forEach(o -> assertTrue(vllmOptions.contains(o), o));
+    String[] commands = vllm.split("\n# ");
+    assertEquals(2, commands.length, vllm);
+    for (String c : commands) {
+      assertTrue(c.contains("--data-parallel-size=16 ") && c.contains("--data-parallel-size-local=8")
+          && c.contains("--all2all-backend=deepep_low_latency")
+          && c.contains("--data-parallel-address=\"$HEAD_NODE_IP\""), c);
+    }
+    assertFalse(commands[0].contains("--headless"), commands[0]);
+    assertTrue(commands[1].contains("--headless")
+        && commands[1].contains("--data-parallel-start-rank=$((NODE_RANK * 8))"), commands[1]);
+    String sglang = Launch.serving(r, Target.SGLANG, LaunchOptions.defaults()).text();
+    Set<String> sglangOptions = names("sglang-options.txt");
+    options(sglang).forEach(o -> assertTrue(sglangOptions.contains(o), o));
+    for (String expected : List.of("--tp-size 16", "--ep-size 16", "--dp-size 16",
+        "--enable-dp-attention", "--moe-a2a-backend deepep", "--nnodes 2",
+        "--node-rank \"$NODE_RANK\"", "--max-running-requests " + 16 * best.batchLimit())) {
+      assertTrue(sglang.contains(expected + " "), expected + " in " + sglang);
+    }
+    String k8s = assertThrows(IllegalArgumentException.class,
+        () -> Launch.serving(r, Target.KUBERNETES, LaunchOptions.defaults())).getMessage();
+    assertTrue(k8s.startsWith("--emit kubernetes: the plan's expert-parallel groups of 16"
+        + " devices (ep 16) span 2 nodes"), k8s);
+    String trt = assertThrows(IllegalArgumentException.class,
+        () -> Launch.serving(r, Target.TRTLLM, LaunchOptions.defaults())).getMessage();
+    assertTrue(trt.startsWith("--emit trtllm: the plan spreads the experts over 16 replicas"),
+        trt);
+
+    ServingPlans.Result mixtral = ServingPlans.plan(Json.parseObject("r", """
+        {"model": {"catalog": "mixtral-8x7b"},
+         "cluster": {"accelerator": "h100-sxm-80gb", "devices": 8},
+         "workload": {"type": "inference", "precision": "fp16", "batchSize": 64,
+                      "promptTokens": 1024, "outputTokens": 256, "arrivalRatePerSecond": 50,
+                      "latencySlo": {"ttftSeconds": 0.5, "tpotSeconds": 0.05, "percentile": 99}}}
+        """), Catalog.builtIn());
+    InferencePlanner.Config pair = mixtral.plan().best();
+    assertEquals(2, pair.replicasPerGroup(), pair::toString);
+    String one = Launch.serving(mixtral, Target.VLLM, LaunchOptions.defaults()).text();
+    assertFalse(one.contains("\n# ") || one.contains("--all2all-backend")
+        || one.contains("--headless"), one);
+    assertTrue(one.contains("--data-parallel-size=2 "), one);
+    String deployment = Launch.serving(mixtral, Target.KUBERNETES, LaunchOptions.defaults())
+        .text();
+    assertTrue(deployment.contains("replicas: " + pair.replicas() / 2), deployment);
+    assertTrue(deployment.contains("nvidia.com/gpu: \"2\""), deployment);
+  }
+
   @Test
   void serviceLinesRefuseTrainingPlansAndTrainingTargetsRefuseServingPlans() {
     ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r", LaunchTest.SERVING),

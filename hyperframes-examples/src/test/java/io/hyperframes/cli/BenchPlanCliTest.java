@@ -62,7 +62,7 @@ class BenchPlanCliTest {
     var json = io.hyperframes.json.Json.parseObject("out", r.out());
     assertEquals("serving", json.get("kind").asText());
     assertEquals(2, json.get("runs").size());
-    assertEquals(89, json.get("candidates").asLong(), "the configurations docs/inference.md"
+    assertEquals(96, json.get("candidates").asLong(), "the configurations docs/inference.md"
         + " prints for this plan");
     assertTrue(json.get("sameBest").asBoolean());
     assertTrue(json.get("firstSeconds").asDouble() > 0);

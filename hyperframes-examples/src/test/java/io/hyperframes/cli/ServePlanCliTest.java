@@ -43,8 +43,9 @@ class ServePlanCliTest {
   }
 
   /**
-   * docs/inference.md prints the DeepSeek-V3 plan on H100, whose pools spread the experts over
-   * several replicas; {@code --emit dynamo} writes its multi-node workers, and
+   * docs/inference.md prints the DeepSeek-V3 plan on H100, whose aggregated configuration and
+   * pools spread the experts over several replicas; {@code --emit dynamo} writes its multi-node
+   * workers, and
    * {@code --backend trtllm} is refused as the page prints.
    */
   @Test
@@ -55,8 +56,9 @@ class ServePlanCliTest {
     CliTest.Result r = CliTest.run(plan);
     assertEquals(0, r.status(), r.err());
     String head = r.out().substring(0, r.out().indexOf("pareto front"));
-    assertTrue(head.contains("\nNO aggregated configuration meets the SLO\n")
-        && head.contains("\ndisaggregated: 32 devices (prefill tp 2 ep 16 × 8 replicas"), head);
+    assertTrue(head.contains("\nbest: 16 devices (tp 1 ep 16 × 16 replicas)")
+        && head.contains("\ndisaggregated: 32 devices (prefill tp 2 ep 16 × 8 replicas")
+        && head.contains("\nfewer devices: aggregated\n"), head);
     CliTest.assertPrints(Path.of("..", "docs", "inference.md"), head);
     String[] emit = java.util.Arrays.copyOf(plan, plan.length + 2);
     emit[plan.length] = "--emit";

@@ -21,11 +21,15 @@ class ServingExpertParallelCliTest {
   void thePlanUsesExpertParallelismAndTheDocsPrintIt() throws IOException {
     CliTest.Result r = CliTest.run("plan", "--request", REQUEST);
     assertEquals(0, r.status(), r.err());
-    assertTrue(r.out().contains("best: 8 devices (tp 4 ep 4 × 2 replicas)"), r.out());
+    assertTrue(r.out().contains("best: 6 devices (tp 1 ep 2 × 6 replicas)")
+        && r.out().contains("\n  alt: 8 devices (tp 4 ep 4 × 2 replicas)"), r.out());
     CliTest.assertPrints(Path.of("..", "docs", "inference.md"), r.out());
+    // A pod per pair of replicas: the experts over both (docs/inference.md, docs/launch.md).
     CliTest.Result k = CliTest.run("plan", "--request", REQUEST, "--emit", "kubernetes");
     assertEquals(0, k.status(), k.err());
-    assertTrue(k.out().contains("--tensor-parallel-size=4")
-        && k.out().contains("--enable-expert-parallel"), k.out());
+    assertTrue(k.out().contains("--tensor-parallel-size=1")
+        && k.out().contains("--enable-expert-parallel")
+        && k.out().contains("--data-parallel-size=2") && k.out().contains("replicas: 3"),
+        k.out());
   }
 }
