@@ -128,11 +128,6 @@ final class DisaggregatedSearch {
     return new Disaggregation.Pool(r.tp(), r.ep(), r.group(), 0, r.twoBatchOverlap(), 0);
   }
 
-  /** {@code replicas} rounded up to whole expert-parallel groups of {@code r}. */
-  private static long wholeGroups(InferencePlanner.Replica r, long replicas) {
-    return InferencePlanner.wholeGroups(r.group(), replicas);
-  }
-
   /**
    * A prefill replica's estimates of configuration {@code r} at 1, 2, ... prompts a batch, up to
    * the largest of {@link #PREFILL_BATCHES} or the last that fits.
@@ -186,7 +181,7 @@ final class DisaggregatedSearch {
       double perReplica = limit / period[limit];
       // Replicas come in whole expert-parallel groups; each replica of a group takes its own
       // prompts (attention data-parallel) at the group's period.
-      int replicas = (int) wholeGroups(r, (long) Math.floor(rate / perReplica) + 1);
+      int replicas = (int) InferencePlanner.wholeGroups(r.group(), (long) Math.floor(rate / perReplica) + 1);
       for (int tries = 0; tries < InferencePlanner.TRIES
           && (long) replicas * r.tp() <= InferencePlanner.MAX_DEVICES;
           tries++, replicas += r.group()) {
@@ -231,7 +226,7 @@ final class DisaggregatedSearch {
     int slots = new PoissonDistribution(null, inFlight, PoissonDistribution.DEFAULT_EPSILON,
         PoissonDistribution.DEFAULT_MAX_ITERATIONS)
         .inverseCumulativeProbability(w.sloPercentile() / 100);
-    long replicas = wholeGroups(r, Math.max(1, (slots + batch - 1) / batch));
+    long replicas = InferencePlanner.wholeGroups(r.group(), Math.max(1, (slots + batch - 1) / batch));
     if (replicas * r.tp() > InferencePlanner.MAX_DEVICES) {
       return null;
     }

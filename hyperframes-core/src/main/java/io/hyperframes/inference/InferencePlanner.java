@@ -219,6 +219,9 @@ public final class InferencePlanner {
     pools.addAll(spanningReplicas(model, cluster, w, weights, kvs, estimator));
     List<Config> found = new ArrayList<>();
     int evaluated = 0;
+    // Ranked by devices first: a configuration that needs more devices than the last one the
+    // plan lists, among those already found, cannot be listed, and is not simulated.
+    int listedCount = Math.max(1, alternatives + 1);
     for (Replica rc : pools) {
       int tp = rc.tp();
       int group = rc.group();
@@ -226,7 +229,7 @@ public final class InferencePlanner {
         // One sequence alone misses the targets: no load of more replicas meets them.
         continue;
       }
-      if ((long) group * tp > devicesOfLast(found, Math.max(1, alternatives + 1))) {
+      if ((long) group * tp > devicesOfLast(found, listedCount)) {
         continue;
       }
       ServingLoad widest = null;
@@ -243,9 +246,7 @@ public final class InferencePlanner {
         // requests (attention data-parallel) and is queued as a server of its own.
         int count = (int) wholeGroups(group, Math.max(1, (long) Math.ceil(
             w.arrivalRatePerSecond() / load.capacityPerSecond())));
-        // Ranked by devices first: one that needs more devices than the last configuration the
-        // plan lists already found cannot be listed, and is not simulated.
-        int listed = devicesOfLast(found, Math.max(1, alternatives + 1));
+        int listed = devicesOfLast(found, listedCount);
         for (int tries = 0; tries < TRIES && (long) count * tp <= MAX_DEVICES
             && (long) count * tp <= listed; tries++, count += group) {
           evaluated++;

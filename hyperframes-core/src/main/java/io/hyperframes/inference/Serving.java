@@ -469,9 +469,10 @@ public final class Serving {
     if (w.arrivalRatePerSecond() > 0) {
       // A replica whose experts span ep/tp replicas is queued as a server of its own, at the
       // step times of its group with every replica at the same batch (docs/inference.md).
-      ServingLoad load = ServingLoads.loadToFit(estimator, r.model(), r.cluster().withDevices(r.tp() * r.pp()
-          * Disaggregation.replicasPerGroup(r.tp(), r.ep())), w, r.tp(), r.ep(), r.pp(),
-          r.twoBatchOverlap());
+      Cluster group = r.cluster().withDevices(r.tp() * r.pp()
+          * Disaggregation.replicasPerGroup(r.tp(), r.ep()));
+      ServingLoad load = ServingLoads.loadToFit(estimator, r.model(), group, w, r.tp(), r.ep(),
+          r.pp(), r.twoBatchOverlap());
       capacity = load.capacityPerSecond() * r.replicas();
       double perReplica = w.arrivalRatePerSecond() / r.replicas();
       // The analytical cluster model inside its validated domain, the simulation outside it.

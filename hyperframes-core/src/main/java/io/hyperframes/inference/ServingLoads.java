@@ -42,12 +42,6 @@ final class ServingLoads {
         (int) Math.max(1, Math.min(Serving.MAX_SIMULATED_BATCH, fit)), twoBatchOverlap);
   }
 
-  /** The load model of one replica with an explicit batch limit. */
-  static ServingLoad load(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
-      InferenceWorkload w, int tp, int ep, int pp, int limit) {
-    return load(estimator, m, replica, w, tp, ep, pp, limit, false);
-  }
-
   /**
    * The load model of one replica with an explicit batch limit; where the experts span replicas
    * (ep &gt; tp), {@code group} is the cluster of their expert-parallel group and each step's
