@@ -11,8 +11,10 @@ import io.hyperframes.model.TransformerSpec;
 import io.hyperframes.precision.NumberFormat;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Searches serving configurations — tensor parallelism, expert parallelism (for a mixture of
@@ -71,10 +73,12 @@ public final class InferencePlanner {
   /**
    * One point of the throughput-interactivity trade-off: a replica configuration at a fixed
    * batch, unloaded (the batch's sequences in flight together, no queueing), as serving
-   * benchmarks sweep concurrency.
+   * benchmarks sweep concurrency. Where the experts span replicas (ep &gt; tp), the point is
+   * one expert-parallel group of ep/tp replicas, each at the batch.
    *
    * @param tp tensor parallelism of a replica
-   * @param ep expert parallelism of a replica
+   * @param ep expert parallelism: 1 or tp (within a replica), or a multiple of tp (the experts
+   *     over the ep devices of ep/tp replicas that run attention data-parallel)
    * @param weights weight format
    * @param kvCache KV-cache format
    * @param batch sequences in flight in a replica
@@ -86,10 +90,18 @@ public final class InferencePlanner {
    * @param tpotSeconds time per output token
    * @param meetsLatencyTargets whether this TTFT and TPOT meet {@code workload.latencySlo} (a
    *     target not given counts as met; queueing at the request rate is not in these figures)
+   * @param twoBatchOverlap whether each step runs two halves of its batch, one's expert exchange
+   *     behind the other's computation (only where ep &gt; tp)
    */
   public record FrontPoint(int tp, int ep, NumberFormat weights, NumberFormat kvCache, int batch,
       double tokensPerSecondPerGpu, double tokensPerSecondPerUser, double ttftSeconds,
-      double tpotSeconds, boolean meetsLatencyTargets) {}
+      double tpotSeconds, boolean meetsLatencyTargets, boolean twoBatchOverlap) {
+
+    /** Replicas that share one expert-parallel group: ep/tp when ep &gt; tp, else 1. */
+    public int replicasPerGroup() {
+      return Disaggregation.replicasPerGroup(tp, ep);
+    }
+  }
 
   /**
    * One pool of a disaggregated configuration.
@@ -135,8 +147,9 @@ public final class InferencePlanner {
       double tpotSeconds, boolean oneNode) {}
 
   /**
-   * The plan: best aggregated configuration (null when none meets the SLO), alternatives,
-   * findings, the front of tokens per second per GPU against tokens per second per user over
+   * The plan: best aggregated configuration (null when none meets the SLO), alternatives (the
+   * next configurations, one per deployment: tp, ep, replicas, formats and overlap, each at its
+   * best batch limit), findings, the front of tokens per second per GPU against tokens per second per user over
    * every configuration searched (most interactive first), the best disaggregated
    * configuration (null when none meets the SLO), and the band of the front's throughputs (the
    * accelerator's {@link StepInterval#SERVING} interval: published runs' measured / predicted
@@ -266,7 +279,7 @@ public final class InferencePlanner {
         }
       }
     }
-    List<FrontPoint> front = paretoFront(frontPoints(model, w, replicas, estimator));
+    List<FrontPoint> front = paretoFront(frontPoints(model, w, pools, estimator));
     StepInterval interval = cluster.accelerator().interval(StepInterval.SERVING);
     DisaggregatedConfig apart = DisaggregatedSearch.best(model, cluster, w, pools,
         usdPerDeviceHour, estimator);
@@ -276,6 +289,9 @@ public final class InferencePlanner {
         .thenComparingDouble(Config::usdPerMillionTokens)
         .thenComparing((Config c) -> c.replicasPerGroup() > 1)
         .thenComparingDouble(c -> c.load().p99()));
+    // One line per deployment: of the batch limits that meet the SLO with the same replicas, the
+    // one ranked first (the others launch the same engines with a smaller cap).
+    found = distinctDeployments(found);
     List<Finding> findings = new ArrayList<>();
     Config best = found.isEmpty() ? null : found.get(0);
     if (best == null && apart == null) {
@@ -312,11 +328,25 @@ public final class InferencePlanner {
    * configuration may need and still be listed; {@link Integer#MAX_VALUE} while fewer are found.
    */
   private static int devicesOfLast(List<Config> found, int listed) {
-    if (found.size() < listed) {
+    List<Config> distinct = distinctDeployments(found);
+    if (distinct.size() < listed) {
       return Integer.MAX_VALUE;
     }
-    return found.stream().mapToInt(Config::devices).sorted().skip(listed - 1L).findFirst()
+    return distinct.stream().mapToInt(Config::devices).sorted().skip(listed - 1L).findFirst()
         .orElse(Integer.MAX_VALUE);
+  }
+
+  /**
+   * The first configuration of each deployment in {@code configs} (tp, ep, replicas, formats and
+   * overlap; the batch limit aside), in their order.
+   */
+  static List<Config> distinctDeployments(List<Config> configs) {
+    Map<List<Object>, Config> first = new LinkedHashMap<>();
+    for (Config c : configs) {
+      first.putIfAbsent(List.of(c.tp(), c.ep(), c.replicas(), c.weights(), c.kvCache(),
+          c.twoBatchOverlap()), c);
+    }
+    return new ArrayList<>(first.values());
   }
 
   /** {@code replicas} rounded up to whole expert-parallel groups of {@code group} replicas. */
@@ -416,7 +446,10 @@ public final class InferencePlanner {
     return out;
   }
 
-  /** Every replica configuration at every batch of {@link #FRONT_BATCHES} that fits. */
+  /**
+   * Every replica configuration, and every expert-parallel group of replicas, at every batch of
+   * {@link #FRONT_BATCHES} that fits.
+   */
   private static List<FrontPoint> frontPoints(TransformerSpec model, InferenceWorkload w,
       List<Replica> replicas, InferenceEstimator estimator) {
     List<FrontPoint> points = new ArrayList<>();
@@ -427,13 +460,15 @@ public final class InferencePlanner {
         }
         // The base workload runs one sequence: its estimate is the search's own.
         InferenceEstimate e = batch == 1 ? rc.one() : estimator.estimate(model, rc.cluster(),
-            rc.base().withBatchSize(batch), rc.tp(), rc.ep(), 1, 1);
+            rc.base().withBatchSize(batch), rc.tp(), rc.ep(), 1, rc.group(),
+            rc.twoBatchOverlap());
         if (!e.feasible() || !(e.tpotSeconds() > 0)) {
           continue;
         }
         points.add(new FrontPoint(rc.tp(), rc.ep(), rc.weights(), rc.kvCache(), batch,
             e.outputTokensPerSecondPerDevice(), 1 / e.tpotSeconds(), e.ttftSeconds(),
-            e.tpotSeconds(), w.meetsTargets(e.ttftSeconds(), e.tpotSeconds())));
+            e.tpotSeconds(), w.meetsTargets(e.ttftSeconds(), e.tpotSeconds()),
+            rc.twoBatchOverlap()));
       }
     }
     return points;

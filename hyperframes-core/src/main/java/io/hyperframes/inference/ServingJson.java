@@ -161,14 +161,15 @@ public final class ServingJson {
       double outputTokensPerSecondPerGpu, double outputTokensPerSecondPerGpuLow,
       double outputTokensPerSecondPerGpuHigh, double outputTokensPerSecondPerUser,
       double outputTokensPerSecondPerUserLow, double outputTokensPerSecondPerUserHigh,
-      double ttftSeconds, double tpotSeconds, boolean meetsLatencyTargets) {
+      double ttftSeconds, double tpotSeconds, boolean meetsLatencyTargets,
+      boolean twoBatchOverlap) {
 
     static FrontPointDocument of(InferencePlanner.FrontPoint p, InferencePlanner.ServingPlan in) {
       double gpu = p.tokensPerSecondPerGpu();
       double user = p.tokensPerSecondPerUser();
       return new FrontPointDocument(p.tp(), p.ep(), p.weights().id(), p.kvCache().id(),
           p.batch(), gpu, in.low(gpu), in.high(gpu), user, in.low(user), in.high(user),
-          p.ttftSeconds(), p.tpotSeconds(), p.meetsLatencyTargets());
+          p.ttftSeconds(), p.tpotSeconds(), p.meetsLatencyTargets(), p.twoBatchOverlap());
     }
   }
 

@@ -114,9 +114,11 @@ public final class ServingPlans {
     if (p == null) {
       throw new IllegalArgumentException("point: must be given");
     }
-    return String.format(Locale.ROOT, "tp %d%s, %s weights, %s KV, batch %d: %.4g tokens/s per"
+    return String.format(Locale.ROOT, "tp %d%s%s, %s weights, %s KV, batch %d: %.4g tokens/s per"
         + " GPU, %.4g tokens/s per user, TTFT %.3g s, TPOT %.3g ms%s", p.tp(),
-        p.ep() > 1 ? " ep " + p.ep() : "", p.weights().id(), p.kvCache().id(), p.batch(),
+        p.ep() > 1 ? " ep " + p.ep() : "", p.replicasPerGroup() > 1 ? " over "
+            + p.replicasPerGroup() + " replicas" + (p.twoBatchOverlap() ? ", two-batch overlap"
+                : "") : "", p.weights().id(), p.kvCache().id(), p.batch(),
         p.tokensPerSecondPerGpu(), p.tokensPerSecondPerUser(), p.ttftSeconds(),
         p.tpotSeconds() * 1e3, p.meetsLatencyTargets() ? "" : " (misses the latency targets)");
   }

@@ -59,8 +59,9 @@ public final class ServingReport {
     b.append("</p>\n");
     findings(b, plan.findings());
     b.append("<h2>Throughput against interactivity</h2>\n");
-    b.append("<p>Each replica configuration the search tried, at fixed batches of 1 to 256"
-        + " sequences that fit its memory, unloaded (no queueing at the request rate). The line"
+    b.append("<p>Each replica configuration the search tried (where the experts span"
+        + " replicas, one expert-parallel group of them), at fixed batches of 1 to 256 sequences"
+        + " a replica that fit its memory, unloaded (no queueing at the request rate). The line"
         + " joins the points no other point matches or beats on both axes; a hollow point"
         + " misses the latency targets. ");
     b.append(intervalNote(plan.interval())).append("</p>\n");
@@ -192,9 +193,11 @@ public final class ServingReport {
     for (InferencePlanner.FrontPoint p : plan.pareto()) {
       double g = p.tokensPerSecondPerGpu();
       double u = p.tokensPerSecondPerUser();
-      b.append(fmt("<tr><td>%d</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td>"
+      b.append(fmt("<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td>"
           + "<td>%.4g (%.4g&ndash;%.4g)</td><td>%.4g (%.4g&ndash;%.4g)</td><td>%.3g</td>"
-          + "<td>%.3g</td><td>%s</td></tr>\n", p.tp(), p.ep(), id(p.weights()),
+          + "<td>%.3g</td><td>%s</td></tr>\n", p.tp(), p.ep() + (p.replicasPerGroup() > 1
+              ? " (over " + p.replicasPerGroup() + " replicas" + (p.twoBatchOverlap()
+                  ? ", two-batch overlap)" : ")") : ""), id(p.weights()),
           id(p.kvCache()), p.batch(), g, plan.low(g), plan.high(g), u, plan.low(u),
           plan.high(u), p.ttftSeconds(), p.tpotSeconds() * 1e3,
           p.meetsLatencyTargets() ? "yes" : "<span class=\"bad\">no</span>"));

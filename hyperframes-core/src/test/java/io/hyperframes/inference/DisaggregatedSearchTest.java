@@ -147,6 +147,30 @@ class DisaggregatedSearchTest {
         + " replicas"), ServingPlans.describe(d));
     // Launched as one worker per expert-parallel group (LaunchDynamoTest), except on
     // TensorRT-LLM workers: a refusal naming the pool.
+    // The front: no single replica holds the model, so every point is an expert-parallel
+    // group, and each is its group's estimate at its batch (the JSON says which overlap).
+    var front = result.plan().pareto();
+    assertFalse(front.isEmpty(), "a front of expert-parallel groups");
+    InferencePlanner.FrontPoint widest = front.get(front.size() - 1);
+    assertTrue(front.stream().allMatch(p -> p.replicasPerGroup() > 1), front::toString);
+    // Its ends as docs/inference.md describes them.
+    InferencePlanner.FrontPoint first = front.get(0);
+    assertEquals(java.util.List.of(8, 256, 1), java.util.List.of(first.tp(), first.ep(),
+        first.batch()), first::toString);
+    assertEquals(java.util.List.of(1, 64, 64, true), java.util.List.of(widest.tp(), widest.ep(),
+        widest.batch(), widest.twoBatchOverlap()), widest::toString);
+    InferenceEstimate g = result.estimator().estimate(result.request().model(),
+        result.request().cluster().withDevices(widest.ep()), w.withFormats(widest.weights(),
+            widest.kvCache()).withBatchSize(widest.batch()), widest.tp(), widest.ep(), 1,
+        widest.replicasPerGroup(), widest.twoBatchOverlap());
+    assertEquals(g.outputTokensPerSecondPerDevice(), widest.tokensPerSecondPerGpu(), 1e-9);
+    assertEquals(1 / g.tpotSeconds(), widest.tokensPerSecondPerUser(), 1e-9);
+    var pareto = ServingPlans.toJson(result).get("pareto");
+    assertEquals(front.size(), pareto.size());
+    assertEquals(widest.twoBatchOverlap(), pareto.get(front.size() - 1).get("twoBatchOverlap")
+        .asBoolean());
+    assertTrue(ServingPlans.describe(widest).contains("ep " + widest.ep() + " over "
+        + widest.replicasPerGroup() + " replicas"), ServingPlans.describe(widest));
     var refused = assertThrows(IllegalArgumentException.class, () -> io.hyperframes.launch.Launch
         .serving(result, io.hyperframes.launch.Target.DYNAMO,
             io.hyperframes.launch.LaunchOptions.defaults(), io.hyperframes.launch.Target.TRTLLM));

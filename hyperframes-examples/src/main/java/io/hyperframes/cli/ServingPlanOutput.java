@@ -61,7 +61,8 @@ final class ServingPlanOutput {
     }
     plan.findings().forEach(f -> out.println("[" + f.severity().name().toLowerCase(Locale.ROOT)
         + "] " + f.title() + " — " + f.remedy()));
-    out.println("pareto front (one replica at fixed batches, unloaded; most interactive first):");
+    out.println("pareto front (one replica or expert-parallel group at fixed batches, unloaded;"
+        + " most interactive first):");
     plan.pareto().forEach(p -> out.println("  " + ServingPlans.describe(p) + String.format(
         Locale.ROOT, "; interval per GPU %.4g-%.4g, per user %.4g-%.4g",
         plan.low(p.tokensPerSecondPerGpu()), plan.high(p.tokensPerSecondPerGpu()),
