@@ -216,17 +216,26 @@ final class Disaggregated {
    * redundant experts.
    */
   static TransformerSpec withSlots(TransformerSpec m, Disaggregation.Pool pool) {
-    if (pool.redundantExperts() == 0) {
+    return withSlots(m, pool.redundantExperts(), "layout.disaggregated pool redundantExperts");
+  }
+
+  /** {@link #withSlots(TransformerSpec, Disaggregation.Pool)} with {@code redundant} copies. */
+  static TransformerSpec withSlots(TransformerSpec m, int redundant) {
+    return withSlots(m, redundant, "redundantExperts");
+  }
+
+  /** As the others, a bad value named as {@code field}. */
+  static TransformerSpec withSlots(TransformerSpec m, int redundant, String field) {
+    if (redundant == 0) {
       return m;
     }
-    checkArgument(m.isMoe() && m.moe().routed(), "layout.disaggregated pool redundantExperts:"
-        + " %s needs a mixture of experts with routed experts (model.moe)",
-        pool.redundantExperts());
+    checkArgument(m.isMoe() && m.moe().routed(), "%s: %s needs a mixture of experts with routed"
+        + " experts (model.moe)", field, redundant);
     io.hyperframes.model.MoeSpec moe = m.moe();
-    int slots = moe.experts() + pool.redundantExperts();
-    checkArgument(moe.groups() <= 1 || slots % moe.groups() == 0, "layout.disaggregated pool"
-        + " redundantExperts: %s experts and %s copies do not divide into the router's %s"
-        + " groups", moe.experts(), pool.redundantExperts(), moe.groups());
+    int slots = moe.experts() + redundant;
+    checkArgument(moe.groups() <= 1 || slots % moe.groups() == 0, "%s: %s experts and %s copies"
+        + " do not divide into the router's %s groups", field, moe.experts(), redundant,
+        moe.groups());
     io.hyperframes.model.MoeSpec withCopies = new io.hyperframes.model.MoeSpec(slots,
         moe.topK(), moe.expertFfnHidden(), moe.sharedExperts(), moe.sharedExpertFfnHidden(),
         moe.firstDenseLayers(), moe.layerInterval(), moe.capacityFactor(), moe.groups(),

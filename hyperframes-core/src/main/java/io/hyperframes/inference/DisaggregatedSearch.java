@@ -125,7 +125,8 @@ final class DisaggregatedSearch {
 
   /** One replica's pool of configuration {@code r}: one expert-parallel group where ep &gt; tp. */
   private static Disaggregation.Pool pool(InferencePlanner.Replica r) {
-    return new Disaggregation.Pool(r.tp(), r.ep(), r.group(), 0, r.twoBatchOverlap(), 0);
+    return new Disaggregation.Pool(r.tp(), r.ep(), r.group(), 0, r.twoBatchOverlap(),
+        r.redundantExperts());
   }
 
   /**
@@ -189,7 +190,8 @@ final class DisaggregatedSearch {
             w.sloPercentile(), InferencePlanner.SEARCH_REQUESTS, Serving.SEED);
         if (target == 0 || ttft <= target) {
           best = smaller(best, new Sized(new InferencePlanner.PoolConfig(r.tp(), r.ep(),
-              replicas, limit, replicas * r.tp(), r.twoBatchOverlap()), ttft));
+              replicas, limit, replicas * r.tp(), r.twoBatchOverlap(), r.redundantExperts()),
+              ttft));
           break;
         }
       }
@@ -231,6 +233,6 @@ final class DisaggregatedSearch {
       return null;
     }
     return new Sized(new InferencePlanner.PoolConfig(r.tp(), r.ep(), (int) replicas, batch,
-        (int) replicas * r.tp(), r.twoBatchOverlap()), e.tpotSeconds());
+        (int) replicas * r.tp(), r.twoBatchOverlap(), r.redundantExperts()), e.tpotSeconds());
   }
 }

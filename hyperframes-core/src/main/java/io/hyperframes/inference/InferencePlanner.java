@@ -40,6 +40,8 @@ public final class InferencePlanner {
    * in docs/validation.md ("Disaggregated serving") is EP128.
    */
   static final int MAX_SPANNING_EP = 256;
+  /** The most nodes an expert-parallel group of the search spans (a bound, not fitted). */
+  static final int MAX_SPANNING_NODES = 32;
   /** Batches of the throughput-interactivity front (the concurrencies benchmarks sweep). */
   static final int[] FRONT_BATCHES = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
@@ -59,10 +61,13 @@ public final class InferencePlanner {
    * @param load simulated percentiles at the per-replica rate
    * @param twoBatchOverlap whether each step runs two halves of its batch, one's expert exchange
    *     behind the other's computation (only where ep &gt; tp)
+   * @param redundantExperts copies of routed experts the group holds beside them, so that its
+   *     ep devices hold equal shares of the expert slots (only where ep &gt; tp and ep does not
+   *     divide the routed experts; else 0)
    */
   public record Config(int tp, int ep, int replicas, NumberFormat weights, NumberFormat kvCache,
       int batchLimit, int devices, double usdPerMillionTokens, ServingLoad.Percentiles load,
-      boolean twoBatchOverlap) {
+      boolean twoBatchOverlap, int redundantExperts) {
 
     /** Replicas that share one expert-parallel group: ep/tp when ep &gt; tp, else 1. */
     public int replicasPerGroup() {
@@ -92,10 +97,13 @@ public final class InferencePlanner {
    *     target not given counts as met; queueing at the request rate is not in these figures)
    * @param twoBatchOverlap whether each step runs two halves of its batch, one's expert exchange
    *     behind the other's computation (only where ep &gt; tp)
+   * @param redundantExperts copies of routed experts the group holds (as
+   *     {@link Config#redundantExperts})
    */
   public record FrontPoint(int tp, int ep, NumberFormat weights, NumberFormat kvCache, int batch,
       double tokensPerSecondPerGpu, double tokensPerSecondPerUser, double ttftSeconds,
-      double tpotSeconds, boolean meetsLatencyTargets, boolean twoBatchOverlap) {
+      double tpotSeconds, boolean meetsLatencyTargets, boolean twoBatchOverlap,
+      int redundantExperts) {
 
     /** Replicas that share one expert-parallel group: ep/tp when ep &gt; tp, else 1. */
     public int replicasPerGroup() {
@@ -116,9 +124,11 @@ public final class InferencePlanner {
    * @param devices tp × replicas
    * @param twoBatchOverlap whether each step runs two halves of its batch, one's expert exchange
    *     behind the other's computation (only where ep &gt; tp)
+   * @param redundantExperts copies of routed experts each expert-parallel group holds (as
+   *     {@link Config#redundantExperts})
    */
   public record PoolConfig(int tp, int ep, int replicas, int batchLimit, int devices,
-      boolean twoBatchOverlap) {
+      boolean twoBatchOverlap, int redundantExperts) {
 
     /** Replicas that share one expert-parallel group: ep/tp when ep &gt; tp, else 1. */
     public int replicasPerGroup() {
@@ -191,10 +201,13 @@ public final class InferencePlanner {
   /**
    * A replica configuration the search tries: its estimate at batch 1 is feasible. Where ep &gt;
    * tp the replica is one of an expert-parallel group of ep/tp ({@link #group}), {@code cluster}
-   * is the group's devices and {@code one} a replica's estimate in it.
+   * is the group's devices and {@code one} a replica's estimate in it; {@code model} is the
+   * model as the group holds it (with {@code redundantExperts} copies of routed experts, where
+   * ep does not divide them).
    */
   record Replica(int tp, int ep, NumberFormat weights, NumberFormat kvCache,
-      Cluster cluster, InferenceWorkload base, InferenceEstimate one, boolean twoBatchOverlap) {
+      Cluster cluster, InferenceWorkload base, InferenceEstimate one, boolean twoBatchOverlap,
+      int redundantExperts, TransformerSpec model) {
 
     /** Replicas of one expert-parallel group: ep/tp where ep &gt; tp, else 1. */
     int group() {
@@ -252,7 +265,7 @@ public final class InferencePlanner {
           continue;
         }
         // The limits are tried widest first: each load is a prefix of the widest one's times.
-        widest = widest != null ? widest : ServingLoads.load(estimator, model, rc.cluster(),
+        widest = widest != null ? widest : ServingLoads.load(estimator, rc.model(), rc.cluster(),
             rc.base(), tp, rc.ep(), 1, cap, rc.twoBatchOverlap());
         ServingLoad load = widest.limitedTo(cap);
         // Replicas come in whole expert-parallel groups; each replica of a group takes its own
@@ -273,13 +286,14 @@ public final class InferencePlanner {
           if (Serving.meets(q, w)) {
             int devices = count * tp;
             found.add(new Config(tp, rc.ep(), count, rc.weights(), rc.kvCache(), cap, devices,
-                usdPerMillionTokens(usdPerDeviceHour, devices, w), q, rc.twoBatchOverlap()));
+                usdPerMillionTokens(usdPerDeviceHour, devices, w), q, rc.twoBatchOverlap(),
+                rc.redundantExperts()));
             break;
           }
         }
       }
     }
-    List<FrontPoint> front = paretoFront(frontPoints(model, w, pools, estimator));
+    List<FrontPoint> front = paretoFront(frontPoints(w, pools, estimator));
     StepInterval interval = cluster.accelerator().interval(StepInterval.SERVING);
     DisaggregatedConfig apart = DisaggregatedSearch.best(model, cluster, w, pools,
         usdPerDeviceHour, estimator);
@@ -344,7 +358,7 @@ public final class InferencePlanner {
     Map<List<Object>, Config> first = new LinkedHashMap<>();
     for (Config c : configs) {
       first.putIfAbsent(List.of(c.tp(), c.ep(), c.replicas(), c.weights(), c.kvCache(),
-          c.twoBatchOverlap()), c);
+          c.twoBatchOverlap(), c.redundantExperts()), c);
     }
     return new ArrayList<>(first.values());
   }
@@ -378,7 +392,7 @@ public final class InferencePlanner {
           InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, 1, 1);
           if (one.feasible()) {
             out.add(new Replica(tp, ep, base.weights(), base.kvCache(), replica, base, one,
-                false));
+                false, 0, model));
           }
         }
       }
@@ -407,12 +421,13 @@ public final class InferencePlanner {
   }
 
   /**
-   * The replica configurations of the disaggregated search whose routed experts span replicas
-   * (ep &gt; tp): for a mixture of experts, tp up to a node (dividing the heads), ep = tp · 2,
-   * tp · 4, ... (dividing the routed experts, at most {@link #MAX_SPANNING_EP}), without and with
-   * two-batch overlap; those whose replica fits one sequence. The way wide-EP deployments run
-   * (docs/inference.md, "Disaggregated prefill and decode": attention data-parallel over the
-   * ep/tp replicas of a group, the experts whole over its ep devices).
+   * The replica configurations whose routed experts span replicas (ep &gt; tp), for a mixture of
+   * experts: tp up to a node (dividing the heads) and each ep of {@link #spanningSizes}, without
+   * and with two-batch overlap; those whose replica fits one sequence. The way wide-EP
+   * deployments run (docs/inference.md, "Disaggregated prefill and decode": attention
+   * data-parallel over the ep/tp replicas of a group, the experts whole over its ep devices).
+   * Where ep does not divide the routed experts, the group holds the fewest copies of experts
+   * ({@link #redundantExperts}) that give each device an equal share of the slots.
    */
   static List<Replica> spanningReplicas(TransformerSpec model, Cluster cluster,
       InferenceWorkload w, List<NumberFormat> weights, List<NumberFormat> kvs,
@@ -421,23 +436,21 @@ public final class InferencePlanner {
     if (!model.isMoe() || !model.moe().routed()) {
       return out;
     }
-    int experts = model.moe().experts();
     for (int tp = 1; tp <= cluster.devicesPerNode(); tp++) {
       if (model.heads() % tp != 0) {
         continue;
       }
-      for (int ep = 2 * tp; ep <= Math.min(experts, MAX_SPANNING_EP); ep *= 2) {
-        if (experts % ep != 0) {
-          break;
-        }
+      for (int ep : spanningSizes(model, tp, cluster.devicesPerNode())) {
+        int redundant = redundantExperts(model, ep);
+        TransformerSpec held = Disaggregated.withSlots(model, redundant);
         Cluster group = cluster.withDevices(ep);
         for (InferenceWorkload base : bases(cluster, w, weights, kvs)) {
           for (boolean overlap : new boolean[] {false, true}) {
-            InferenceEstimate one = estimator.estimate(model, group, base, tp, ep, 1, ep / tp,
+            InferenceEstimate one = estimator.estimate(held, group, base, tp, ep, 1, ep / tp,
                 overlap);
             if (one.feasible()) {
               out.add(new Replica(tp, ep, base.weights(), base.kvCache(), group, base, one,
-                  overlap));
+                  overlap, redundant, held));
             }
           }
         }
@@ -447,11 +460,55 @@ public final class InferencePlanner {
   }
 
   /**
+   * Expert-parallel group sizes searched at {@code tp} with nodes of {@code node} devices, at
+   * most the routed experts and {@link #MAX_SPANNING_EP}: within a node, tp · 2, tp · 4, ...
+   * while they divide the routed experts; then every whole number of nodes (node · k; the
+   * deployments of docs/validation.md run 4, 9 and 16 to 18 nodes) that tp divides, up to 16
+   * nodes, and 32.
+   */
+  static List<Integer> spanningSizes(TransformerSpec model, int tp, int node) {
+    int experts = model.moe().experts();
+    int most = Math.min(experts, MAX_SPANNING_EP);
+    List<Integer> sizes = new ArrayList<>();
+    for (int ep = 2 * tp; ep < node && ep <= most && experts % ep == 0; ep *= 2) {
+      sizes.add(ep);
+    }
+    for (int k = 1; k <= MAX_SPANNING_NODES; k = k < 16 ? k + 1 : 2 * k) {
+      int ep = node * k;
+      if (ep > most) {
+        break;
+      }
+      if (ep > tp && ep % tp == 0) {
+        sizes.add(ep);
+      }
+    }
+    return sizes;
+  }
+
+  /**
+   * The fewest copies of routed experts that make the slots (experts + copies) a multiple of
+   * {@code ep}, and of the router's expert groups where it has them (the layout of SGLang's
+   * {@code --ep-num-redundant-experts} and vLLM's {@code --num-redundant-experts}: each device
+   * holds (experts + copies) / ep slots; DeepSeek-V3 §3.4 serves decode with 32 redundant
+   * experts); 0 where ep divides the experts.
+   */
+  static int redundantExperts(TransformerSpec model, int ep) {
+    int experts = model.moe().experts();
+    int groups = Math.max(1, model.moe().groups());
+    int step = ep / gcd(ep, groups) * groups;
+    return (experts + step - 1) / step * step - experts;
+  }
+
+  private static int gcd(int a, int b) {
+    return b == 0 ? a : gcd(b, a % b);
+  }
+
+  /**
    * Every replica configuration, and every expert-parallel group of replicas, at every batch of
    * {@link #FRONT_BATCHES} that fits.
    */
-  private static List<FrontPoint> frontPoints(TransformerSpec model, InferenceWorkload w,
-      List<Replica> replicas, InferenceEstimator estimator) {
+  private static List<FrontPoint> frontPoints(InferenceWorkload w, List<Replica> replicas,
+      InferenceEstimator estimator) {
     List<FrontPoint> points = new ArrayList<>();
     for (Replica rc : replicas) {
       for (int batch : FRONT_BATCHES) {
@@ -459,7 +516,7 @@ public final class InferencePlanner {
           break;
         }
         // The base workload runs one sequence: its estimate is the search's own.
-        InferenceEstimate e = batch == 1 ? rc.one() : estimator.estimate(model, rc.cluster(),
+        InferenceEstimate e = batch == 1 ? rc.one() : estimator.estimate(rc.model(), rc.cluster(),
             rc.base().withBatchSize(batch), rc.tp(), rc.ep(), 1, rc.group(),
             rc.twoBatchOverlap());
         if (!e.feasible() || !(e.tpotSeconds() > 0)) {
@@ -468,7 +525,7 @@ public final class InferencePlanner {
         points.add(new FrontPoint(rc.tp(), rc.ep(), rc.weights(), rc.kvCache(), batch,
             e.outputTokensPerSecondPerDevice(), 1 / e.tpotSeconds(), e.ttftSeconds(),
             e.tpotSeconds(), w.meetsTargets(e.ttftSeconds(), e.tpotSeconds()),
-            rc.twoBatchOverlap()));
+            rc.twoBatchOverlap(), rc.redundantExperts()));
       }
     }
     return points;

@@ -143,13 +143,14 @@ public final class ServingJson {
   /** One serving configuration of a serving plan. */
   public record ServingConfig(int tp, int ep, int replicas, int devices, String weights,
       String kvCache, int batchLimit, double usdPerMillionTokens, double p50LatencySeconds,
-      double p99LatencySeconds, double ttftP99Seconds, boolean twoBatchOverlap) {
+      double p99LatencySeconds, double ttftP99Seconds, boolean twoBatchOverlap,
+      int redundantExperts) {
 
     /** The document of {@code c}. */
     public static ServingConfig of(InferencePlanner.Config c) {
       return new ServingConfig(c.tp(), c.ep(), c.replicas(), c.devices(), c.weights().id(),
           c.kvCache().id(), c.batchLimit(), c.usdPerMillionTokens(), c.load().p50(),
-          c.load().p99(), c.load().ttftP99(), c.twoBatchOverlap());
+          c.load().p99(), c.load().ttftP99(), c.twoBatchOverlap(), c.redundantExperts());
     }
   }
 
@@ -162,14 +163,15 @@ public final class ServingJson {
       double outputTokensPerSecondPerGpuHigh, double outputTokensPerSecondPerUser,
       double outputTokensPerSecondPerUserLow, double outputTokensPerSecondPerUserHigh,
       double ttftSeconds, double tpotSeconds, boolean meetsLatencyTargets,
-      boolean twoBatchOverlap) {
+      boolean twoBatchOverlap, int redundantExperts) {
 
     static FrontPointDocument of(InferencePlanner.FrontPoint p, InferencePlanner.ServingPlan in) {
       double gpu = p.tokensPerSecondPerGpu();
       double user = p.tokensPerSecondPerUser();
       return new FrontPointDocument(p.tp(), p.ep(), p.weights().id(), p.kvCache().id(),
           p.batch(), gpu, in.low(gpu), in.high(gpu), user, in.low(user), in.high(user),
-          p.ttftSeconds(), p.tpotSeconds(), p.meetsLatencyTargets(), p.twoBatchOverlap());
+          p.ttftSeconds(), p.tpotSeconds(), p.meetsLatencyTargets(), p.twoBatchOverlap(),
+          p.redundantExperts());
     }
   }
 

@@ -102,7 +102,8 @@ public final class ServingPlans {
       InferenceWorkload w = r.workload();
       InferenceWorkload chosen = w.withFormats(b.weights(), b.kvCache())
           .withBatchSize(Math.min(w.batchSize(), b.batchLimit()));
-      best = Serving.evaluate(new InferenceRequest(r.model(),
+      best = Serving.evaluate(new InferenceRequest(
+          Disaggregated.withSlots(r.model(), b.redundantExperts()),
           r.cluster().withDevices(b.devices()), chosen, b.tp(), b.ep(), 1, b.replicas())
           .withTwoBatchOverlap(b.twoBatchOverlap()), result.estimator());
     }
@@ -117,8 +118,9 @@ public final class ServingPlans {
     return String.format(Locale.ROOT, "tp %d%s%s, %s weights, %s KV, batch %d: %.4g tokens/s per"
         + " GPU, %.4g tokens/s per user, TTFT %.3g s, TPOT %.3g ms%s", p.tp(),
         p.ep() > 1 ? " ep " + p.ep() : "", p.replicasPerGroup() > 1 ? " over "
-            + p.replicasPerGroup() + " replicas" + (p.twoBatchOverlap() ? ", two-batch overlap"
-                : "") : "", p.weights().id(), p.kvCache().id(), p.batch(),
+            + p.replicasPerGroup() + " replicas" + copies(p.redundantExperts())
+            + (p.twoBatchOverlap() ? ", two-batch overlap" : "") : "", p.weights().id(),
+        p.kvCache().id(), p.batch(),
         p.tokensPerSecondPerGpu(), p.tokensPerSecondPerUser(), p.ttftSeconds(),
         p.tpotSeconds() * 1e3, p.meetsLatencyTargets() ? "" : " (misses the latency targets)");
   }
@@ -128,9 +130,14 @@ public final class ServingPlans {
     return p.ep() > 1 ? " ep " + p.ep() : "";
   }
 
-  /** ", two-batch overlap" for a pool that runs it, else nothing. */
+  /** ", two-batch overlap" for a pool that runs it, and its copies of experts. */
   private static String overlap(InferencePlanner.PoolConfig p) {
-    return p.twoBatchOverlap() ? ", two-batch overlap" : "";
+    return copies(p.redundantExperts()) + (p.twoBatchOverlap() ? ", two-batch overlap" : "");
+  }
+
+  /** ", 8 redundant experts", or nothing for none. */
+  private static String copies(int redundantExperts) {
+    return redundantExperts > 0 ? ", " + redundantExperts + " redundant experts" : "";
   }
 
   /** One line describing a disaggregated configuration. */
@@ -154,7 +161,8 @@ public final class ServingPlans {
     return String.format(Locale.ROOT, "%d devices (tp %d%s × %d replicas%s), %s weights, %s KV,"
         + " batch ≤ %d: p99 %.3g s, p99 TTFT %.3g s, %.3g USD per million tokens", c.devices(),
         c.tp(), c.ep() > 1 ? " ep " + c.ep() : "", c.replicas(),
-        c.twoBatchOverlap() ? ", two-batch overlap" : "", c.weights().id(), c.kvCache().id(),
+        copies(c.redundantExperts()) + (c.twoBatchOverlap() ? ", two-batch overlap" : ""),
+        c.weights().id(), c.kvCache().id(),
         c.batchLimit(), c.load().p99(), c.load().ttftP99(), c.usdPerMillionTokens());
   }
 }

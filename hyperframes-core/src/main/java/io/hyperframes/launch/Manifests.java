@@ -384,7 +384,7 @@ final class Manifests {
               pool.ep(), pool.batchLimit() * group, d.weights(), d.kvCache(), decode, notes));
           if (group > 1) {
             server.addAll(ServingCommands.sglangDataParallelArgs(group, pool.twoBatchOverlap(),
-                decode ? "low_latency" : "normal"));
+                decode ? "low_latency" : "normal", pool.redundantExperts()));
           }
           for (String a : server) {
             String[] kv = a.split(" ", 2);
@@ -425,8 +425,8 @@ final class Manifests {
           ServingCommands.engineArgs(result, pool.tp(), pool.ep(), pool.batchLimit(),
               d.weights(), d.kvCache(), decode, notes).forEach(args::add);
           if (group > 1) {
-            ServingCommands.vllmDataParallelArgs(group, pool.twoBatchOverlap(), decode)
-                .forEach(args::add);
+            ServingCommands.vllmDataParallelArgs(group, pool.twoBatchOverlap(), decode,
+                pool.redundantExperts()).forEach(args::add);
           }
         }
       }

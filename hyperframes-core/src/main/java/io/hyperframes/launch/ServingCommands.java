@@ -48,6 +48,7 @@ final class ServingCommands {
       if (c.twoBatchOverlap()) {
         args.add("--enable-dbo");
       }
+      args.addAll(vllmRedundantExperts(c.redundantExperts()));
     }
     args.add("--port=" + PORT);
     return args;
@@ -121,14 +122,36 @@ final class ServingCommands {
    * ({@code --enable-dbo}) for a pool planned with two-batch overlap.
    */
   static List<String> vllmDataParallelArgs(int dataParallel, boolean twoBatchOverlap,
-      boolean decode) {
+      boolean decode, int redundantExperts) {
     List<String> args = new ArrayList<>();
     args.add("--data-parallel-size=" + dataParallel);
     args.add("--all2all-backend=" + (decode ? "deepep_low_latency" : "deepep_high_throughput"));
     if (twoBatchOverlap) {
       args.add("--enable-dbo");
     }
+    args.addAll(vllmRedundantExperts(redundantExperts));
     return args;
+  }
+
+  /**
+   * vLLM's copies of routed experts: {@code --num-redundant-experts}, which vLLM takes only with
+   * its expert load balancer ({@code --enable-eplb}, itself only with
+   * {@code --enable-expert-parallel}: vllm/config/parallel.py, ParallelConfig's checks); nothing
+   * for none.
+   */
+  static List<String> vllmRedundantExperts(int redundantExperts) {
+    return redundantExperts == 0 ? List.of() : List.of("--enable-eplb",
+        "--num-redundant-experts=" + redundantExperts);
+  }
+
+  /**
+   * SGLang's copies of routed experts: {@code --ep-num-redundant-experts}, with its expert load
+   * balancer ({@code --enable-eplb}) choosing which experts to copy (python/sglang/srt/
+   * server_args.py); nothing for none.
+   */
+  static List<String> sglangRedundantExperts(int redundantExperts) {
+    return redundantExperts == 0 ? List.of() : List.of("--enable-eplb",
+        "--ep-num-redundant-experts " + redundantExperts);
   }
 
   /**
@@ -146,7 +169,7 @@ final class ServingCommands {
    * SGLang's default (auto).
    */
   static List<String> sglangDataParallelArgs(int dataParallel, boolean twoBatchOverlap,
-      String deepepMode) {
+      String deepepMode, int redundantExperts) {
     List<String> args = new ArrayList<>();
     args.add("--dp-size " + dataParallel);
     args.add("--enable-dp-attention");
@@ -157,6 +180,7 @@ final class ServingCommands {
     if (twoBatchOverlap) {
       args.add("--enable-two-batch-overlap");
     }
+    args.addAll(sglangRedundantExperts(redundantExperts));
     return args;
   }
 
@@ -228,7 +252,8 @@ final class ServingCommands {
       // prefill batches, low-latency for decode (server_args.py @ 001067ff, deepep_mode).
       args.addAll(sglangArgs(result, c.tp() * group, c.ep(), c.batchLimit() * group,
           c.weights(), c.kvCache(), true, notes));
-      args.addAll(sglangDataParallelArgs(group, c.twoBatchOverlap(), null));
+      args.addAll(sglangDataParallelArgs(group, c.twoBatchOverlap(), null,
+          c.redundantExperts()));
       int nodes = groupNodes(result, c);
       if (nodes > 1) {
         args.add("--nnodes " + nodes);

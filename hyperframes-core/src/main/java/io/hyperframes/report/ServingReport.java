@@ -88,9 +88,19 @@ public final class ServingReport {
   private static void row(StringBuilder b, String label, InferencePlanner.Config c) {
     b.append(fmt("<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%d</td><td>%s</td>"
         + "<td>%s</td><td>%d</td><td>%.3g</td><td>%.3g</td><td>%.3g</td></tr>\n", label,
-        c.devices(), c.tp(), c.ep() + (c.twoBatchOverlap() ? " (two-batch overlap)" : ""),
+        c.devices(), c.tp(), c.ep() + (c.replicasPerGroup() > 1 ? " (" + group(
+            c.replicasPerGroup(), c.redundantExperts(), c.twoBatchOverlap()) + ")" : ""),
         c.replicas(), id(c.weights()), id(c.kvCache()),
         c.batchLimit(), c.load().p99(), c.load().ttftP99(), c.usdPerMillionTokens()));
+  }
+
+  /**
+   * "over 16 replicas, 8 redundant experts, two-batch overlap": what an expert-parallel group
+   * spans and runs.
+   */
+  private static String group(int replicas, int redundantExperts, boolean twoBatchOverlap) {
+    return "over " + replicas + " replicas" + (redundantExperts > 0 ? ", " + redundantExperts
+        + " redundant experts" : "") + (twoBatchOverlap ? ", two-batch overlap" : "");
   }
 
   private static void findings(StringBuilder b, List<Finding> findings) {
@@ -196,8 +206,8 @@ public final class ServingReport {
       b.append(fmt("<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td>"
           + "<td>%.4g (%.4g&ndash;%.4g)</td><td>%.4g (%.4g&ndash;%.4g)</td><td>%.3g</td>"
           + "<td>%.3g</td><td>%s</td></tr>\n", p.tp(), p.ep() + (p.replicasPerGroup() > 1
-              ? " (over " + p.replicasPerGroup() + " replicas" + (p.twoBatchOverlap()
-                  ? ", two-batch overlap)" : ")") : ""), id(p.weights()),
+              ? " (" + group(p.replicasPerGroup(), p.redundantExperts(), p.twoBatchOverlap())
+                  + ")" : ""), id(p.weights()),
           id(p.kvCache()), p.batch(), g, plan.low(g), plan.high(g), u, plan.low(u),
           plan.high(u), p.ttftSeconds(), p.tpotSeconds() * 1e3,
           p.meetsLatencyTargets() ? "yes" : "<span class=\"bad\">no</span>"));

@@ -157,9 +157,11 @@ class DisaggregatedSearchTest {
     InferencePlanner.FrontPoint first = front.get(0);
     assertEquals(java.util.List.of(8, 256, 1), java.util.List.of(first.tp(), first.ep(),
         first.batch()), first::toString);
-    assertEquals(java.util.List.of(1, 64, 64, true), java.util.List.of(widest.tp(), widest.ep(),
-        widest.batch(), widest.twoBatchOverlap()), widest::toString);
-    InferenceEstimate g = result.estimator().estimate(result.request().model(),
+    assertEquals(java.util.List.of(1, 88, 128, true, 8), java.util.List.of(widest.tp(),
+        widest.ep(), widest.batch(), widest.twoBatchOverlap(), widest.redundantExperts()),
+        widest::toString);
+    InferenceEstimate g = result.estimator().estimate(Disaggregated.withSlots(
+        result.request().model(), widest.redundantExperts()),
         result.request().cluster().withDevices(widest.ep()), w.withFormats(widest.weights(),
             widest.kvCache()).withBatchSize(widest.batch()), widest.tp(), widest.ep(), 1,
         widest.replicasPerGroup(), widest.twoBatchOverlap());
@@ -181,8 +183,9 @@ class DisaggregatedSearchTest {
 
   /**
    * The configurations whose experts span replicas: none for a dense model; for a mixture of
-   * experts, ep a power-of-two multiple of tp above it that divides the routed experts, with and
-   * without two-batch overlap, each replica's estimate in its group feasible.
+   * experts, ep a multiple of tp above it ({@link InferencePlanner#spanningSizes}), with and
+   * without two-batch overlap, each replica's estimate in its group feasible, the group holding
+   * the redundant experts that share the slots equally over its devices.
    */
   @Test
   void expertsSpanReplicasOnlyWhereTheModelHasRoutedExperts() throws Exception {
@@ -196,9 +199,13 @@ class DisaggregatedSearchTest {
     int experts = ds.request().model().moe().experts();
     for (InferencePlanner.Replica r : spanning) {
       int ratio = r.ep() / r.tp();
-      assertTrue(r.ep() > r.tp() && r.ep() % r.tp() == 0 && Integer.bitCount(ratio) == 1,
-          r::toString);
-      assertEquals(0, experts % r.ep());
+      assertTrue(r.ep() > r.tp() && r.ep() % r.tp() == 0, r::toString);
+      assertTrue(InferencePlanner.spanningSizes(ds.request().model(), r.tp(), 8)
+          .contains(r.ep()), r::toString);
+      assertEquals(InferencePlanner.redundantExperts(ds.request().model(), r.ep()),
+          r.redundantExperts());
+      assertEquals(experts + r.redundantExperts(), r.model().moe().experts());
+      assertEquals(0, (experts + r.redundantExperts()) % r.ep());
       assertTrue(r.ep() <= InferencePlanner.MAX_SPANNING_EP);
       assertEquals(r.ep(), r.cluster().devices());
       assertEquals(ratio, r.group());
@@ -206,6 +213,7 @@ class DisaggregatedSearchTest {
     }
     assertTrue(spanning.stream().anyMatch(InferencePlanner.Replica::twoBatchOverlap));
     assertTrue(spanning.stream().anyMatch(r -> !r.twoBatchOverlap()));
+    assertTrue(spanning.stream().anyMatch(r -> r.ep() == 24 && r.redundantExperts() == 8));
     String request = java.nio.file.Files.readString(java.nio.file.Path.of("..", "examples",
         "serve-70b-slo.json"));
     var dense = ServingPlans.plan(Json.parseObject("r", request), Catalog.builtIn());

@@ -26,7 +26,7 @@ class ParetoFrontProperties {
     for (int i = 0; i < Math.min(users.size(), gpus.size()); i++) {
       // Small integer values, so that ties on one axis or both are frequent.
       points.add(new InferencePlanner.FrontPoint(1, 1, NumberFormat.FP16, NumberFormat.FP16, i,
-          gpus.get(i), users.get(i), 0.1, 1.0 / users.get(i), true, false));
+          gpus.get(i), users.get(i), 0.1, 1.0 / users.get(i), true, false, 0));
     }
     List<InferencePlanner.FrontPoint> front = InferencePlanner.paretoFront(points);
     assertTrue(points.isEmpty() == front.isEmpty(), "a front exists where points do");

@@ -15,4 +15,12 @@ public final class ServingRequests {
       + " \"kvCachePrecision\": \"bf16\", \"promptTokens\": 2000, \"outputTokens\": 500,"
       + " \"arrivalRatePerSecond\": 20,"
       + " \"latencySlo\": {\"ttftSeconds\": 2.0, \"tpotSeconds\": 0.1}}}";
+
+  /**
+   * {@link #DEEPSEEK_H100} at 45 requests/s: more than two nodes serve, fewer than four; the plan
+   * takes three, an expert-parallel group of 24 devices with 8 redundant experts
+   * (docs/inference.md, "A model no node holds").
+   */
+  public static final String DEEPSEEK_H100_45 = DEEPSEEK_H100.replace(
+      "\"arrivalRatePerSecond\": 20", "\"arrivalRatePerSecond\": 45");
 }

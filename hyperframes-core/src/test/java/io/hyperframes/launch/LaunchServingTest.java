@@ -262,6 +262,61 @@ class LaunchServingTest {
     assertTrue(deployment.contains("nvidia.com/gpu: \"2\""), deployment);
   }
 
+  /**
+   * A group whose ep does not divide the routed experts holds redundant experts, and every
+   * engine line starts it with the engine's copies and load balancer: vLLM and SGLang for the
+   * aggregated plan (DeepSeek-V3 at 45 requests/s: 24 devices, 8 copies), the workers of both
+   * Dynamo backends for pools that hold copies; every option in the pinned lists.
+   */
+  @Test
+  void redundantExpertsAreLaunchedWithTheEnginesCopies() throws IOException {
+    ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r",
+        io.hyperframes.inference.ServingRequests.DEEPSEEK_H100_45), Catalog.builtIn());
+    InferencePlanner.Config best = r.plan().best();
+    assertEquals(List.of(24, 24, 8), List.of(best.devices(), best.ep(),
+        best.redundantExperts()), best::toString);
+    assertEquals(8, ServingPlans.toJson(r).get("best").get("redundantExperts").asInt());
+    Set<String> vllmOptions = names("vllm-options.txt");
+    String vllm = Launch.serving(r, Target.VLLM, LaunchOptions.defaults()).text();
+    options(vllm).forEach(o -> assertTrue(vllmOptions.contains(o), o));
+    String[] commands = vllm.split("\n# ");
+    assertEquals(2, commands.length, vllm);
+    for (String c : commands) {
+      assertTrue(c.contains("--enable-eplb") && c.contains("--num-redundant-experts=8")
+          && c.contains("--enable-expert-parallel"), c);
+    }
+    Set<String> sglangOptions = names("sglang-options.txt");
+    String sglang = Launch.serving(r, Target.SGLANG, LaunchOptions.defaults()).text();
+    options(sglang).forEach(o -> assertTrue(sglangOptions.contains(o), o));
+    assertTrue(sglang.contains("--enable-eplb") && sglang.contains("--ep-num-redundant-experts 8")
+        && sglang.contains("--nnodes 3"), sglang);
+    // The Dynamo workers of pools that hold copies (this plan's pools, given 32 each).
+    InferencePlanner.DisaggregatedConfig d = r.plan().disaggregated();
+    InferencePlanner.DisaggregatedConfig copies = new InferencePlanner.DisaggregatedConfig(
+        withCopies(d.prefill()), withCopies(d.decode()), d.weights(), d.kvCache(), d.devices(),
+        d.usdPerMillionTokens(), d.ttftSeconds(), d.tpotSeconds(), d.oneNode());
+    InferencePlanner.ServingPlan p = r.plan();
+    ServingPlans.Result apart = new ServingPlans.Result(r.request(),
+        new InferencePlanner.ServingPlan(p.best(), p.alternatives(), p.findings(),
+            p.candidatesEvaluated(), p.pareto(), copies, p.interval()), r.estimator());
+    String dynamoVllm = Launch.serving(apart, Target.DYNAMO, LaunchOptions.defaults()).text();
+    assertEquals(2, dynamoVllm.split("--num-redundant-experts", -1).length - 1, dynamoVllm);
+    String dynamoSglang = Launch.serving(apart, Target.DYNAMO, LaunchOptions.defaults(),
+        Target.SGLANG).text();
+    assertEquals(2, dynamoSglang.split("--ep-num-redundant-experts", -1).length - 1,
+        dynamoSglang);
+    for (String text : List.of(dynamoVllm, dynamoSglang)) {
+      LaunchTest.validate(text);
+      assertTrue(text.contains("- \"32\"") || text.contains("- '32'") || text.contains("=32"),
+          text);
+    }
+  }
+
+  private static InferencePlanner.PoolConfig withCopies(InferencePlanner.PoolConfig p) {
+    return new InferencePlanner.PoolConfig(p.tp(), p.ep(), p.replicas(), p.batchLimit(),
+        p.devices(), p.twoBatchOverlap(), 32);
+  }
+
   @Test
   void serviceLinesRefuseTrainingPlansAndTrainingTargetsRefuseServingPlans() {
     ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r", LaunchTest.SERVING),

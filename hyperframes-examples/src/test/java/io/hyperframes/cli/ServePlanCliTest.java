@@ -78,6 +78,22 @@ class ServePlanCliTest {
   }
 
   /**
+   * docs/inference.md prints the DeepSeek-V3 plan at 45 requests/s: three nodes, an
+   * expert-parallel group of 24 devices holding 8 redundant experts.
+   */
+  @Test
+  void theGuidePrintsTheDeepSeekPlanOnThreeNodes() throws Exception {
+    CliTest.Result r = CliTest.run("serve-plan", "--model", "deepseek-v3", "--accelerator",
+        "h100-sxm-80gb", "--rate", "45", "--prompt", "2000", "--output", "500", "--ttft", "2",
+        "--tpot", "0.1", "--weight-formats", "fp8", "--kv-formats", "bf16");
+    assertEquals(0, r.status(), r.err());
+    String head = r.out().substring(0, r.out().indexOf("pareto front"));
+    assertTrue(head.contains("\nbest: 24 devices (tp 1 ep 24 × 24 replicas, 8 redundant"
+        + " experts"), head);
+    CliTest.assertPrints(Path.of("..", "docs", "inference.md"), head);
+  }
+
+  /**
    * docs/inference.md prints the 70B plan above its front: the aggregated best, the alternatives,
    * the disaggregated pools and the kind with fewer devices.
    */
