@@ -13,7 +13,8 @@ import java.util.List;
  *     its tp ranks (1: every expert tensor-parallel over all tp)
  * @param pp pipeline stages of a replica
  * @param replicas data-parallel replicas
- * @param parameters model parameters
+ * @param parameters parameters of the model as served: with the copies of redundant experts
+ *     where the layout holds them
  * @param weightsBytes weights per device
  * @param kvCacheBytes KV cache of the batch at full length, per device (paged blocks)
  * @param activationsBytes prefill working set per device

@@ -18,8 +18,9 @@ import java.util.Map;
 
 /**
  * Searches serving configurations — tensor parallelism, expert parallelism (for a mixture of
- * experts: none, or the experts split over all tp ranks as vLLM's {@code --enable-expert-parallel}
- * does), weight format, KV-cache format and batch limit — for the fewest devices (replicas × tp)
+ * experts: none, the experts split over all tp ranks as vLLM's {@code --enable-expert-parallel}
+ * does, or spread over an expert-parallel group of replicas, {@link #spanningReplicas}), weight
+ * format, KV-cache format and batch limit — for the fewest devices (replicas × tp)
  * that meet a latency SLO at a request rate, then the lowest cost per million generated tokens,
  * then the lowest simulated p99 latency; and, over the same replica configurations, the
  * disaggregated prefill and decode pools with the fewest devices ({@link DisaggregatedSearch}).
@@ -35,8 +36,8 @@ public final class InferencePlanner {
   /** Replica counts tried above the fewest with the capacity. */
   static final int TRIES = 64;
   /**
-   * The widest expert-parallel group the disaggregated search tries, a bound of the search (not
-   * fitted): one routed expert per device for DeepSeek-V3's 256; the widest deployment recorded
+   * The widest expert-parallel group the search tries (aggregated and disaggregated), a bound
+   * of the search (not fitted): one routed expert per device for DeepSeek-V3's 256; the widest deployment recorded
    * in docs/validation.md ("Disaggregated serving") is EP128.
    */
   static final int MAX_SPANNING_EP = 256;

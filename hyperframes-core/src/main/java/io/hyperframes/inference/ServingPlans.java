@@ -118,9 +118,8 @@ public final class ServingPlans {
     return String.format(Locale.ROOT, "tp %d%s%s, %s weights, %s KV, batch %d: %.4g tokens/s per"
         + " GPU, %.4g tokens/s per user, TTFT %.3g s, TPOT %.3g ms%s", p.tp(),
         p.ep() > 1 ? " ep " + p.ep() : "", p.replicasPerGroup() > 1 ? " over "
-            + p.replicasPerGroup() + " replicas" + copies(p.redundantExperts())
-            + (p.twoBatchOverlap() ? ", two-batch overlap" : "") : "", p.weights().id(),
-        p.kvCache().id(), p.batch(),
+            + p.replicasPerGroup() + " replicas" + groupNotes(p.redundantExperts(),
+                p.twoBatchOverlap()) : "", p.weights().id(), p.kvCache().id(), p.batch(),
         p.tokensPerSecondPerGpu(), p.tokensPerSecondPerUser(), p.ttftSeconds(),
         p.tpotSeconds() * 1e3, p.meetsLatencyTargets() ? "" : " (misses the latency targets)");
   }
@@ -130,14 +129,18 @@ public final class ServingPlans {
     return p.ep() > 1 ? " ep " + p.ep() : "";
   }
 
-  /** ", two-batch overlap" for a pool that runs it, and its copies of experts. */
+  /** A pool's {@link #groupNotes}. */
   private static String overlap(InferencePlanner.PoolConfig p) {
-    return copies(p.redundantExperts()) + (p.twoBatchOverlap() ? ", two-batch overlap" : "");
+    return groupNotes(p.redundantExperts(), p.twoBatchOverlap());
   }
 
-  /** ", 8 redundant experts", or nothing for none. */
-  private static String copies(int redundantExperts) {
-    return redundantExperts > 0 ? ", " + redundantExperts + " redundant experts" : "";
+  /**
+   * What an expert-parallel group runs beside its experts, as the descriptions and the HTML
+   * report write it: ", 8 redundant experts, two-batch overlap", either part, or nothing.
+   */
+  public static String groupNotes(int redundantExperts, boolean twoBatchOverlap) {
+    return (redundantExperts > 0 ? ", " + redundantExperts + " redundant experts" : "")
+        + (twoBatchOverlap ? ", two-batch overlap" : "");
   }
 
   /** One line describing a disaggregated configuration. */
@@ -161,8 +164,8 @@ public final class ServingPlans {
     return String.format(Locale.ROOT, "%d devices (tp %d%s × %d replicas%s), %s weights, %s KV,"
         + " batch ≤ %d: p99 %.3g s, p99 TTFT %.3g s, %.3g USD per million tokens", c.devices(),
         c.tp(), c.ep() > 1 ? " ep " + c.ep() : "", c.replicas(),
-        copies(c.redundantExperts()) + (c.twoBatchOverlap() ? ", two-batch overlap" : ""),
-        c.weights().id(), c.kvCache().id(),
+        groupNotes(c.redundantExperts(), c.twoBatchOverlap()), c.weights().id(),
+        c.kvCache().id(),
         c.batchLimit(), c.load().p99(), c.load().ttftP99(), c.usdPerMillionTokens());
   }
 }

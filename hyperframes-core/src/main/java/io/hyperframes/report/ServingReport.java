@@ -96,11 +96,11 @@ public final class ServingReport {
 
   /**
    * "over 16 replicas, 8 redundant experts, two-batch overlap": what an expert-parallel group
-   * spans and runs.
+   * spans and runs ({@link ServingPlans#groupNotes}).
    */
   private static String group(int replicas, int redundantExperts, boolean twoBatchOverlap) {
-    return "over " + replicas + " replicas" + (redundantExperts > 0 ? ", " + redundantExperts
-        + " redundant experts" : "") + (twoBatchOverlap ? ", two-batch overlap" : "");
+    return "over " + replicas + " replicas"
+        + ServingPlans.groupNotes(redundantExperts, twoBatchOverlap);
   }
 
   private static void findings(StringBuilder b, List<Finding> findings) {
