@@ -129,6 +129,17 @@ public final class LayoutSpec {
   }
 
   /**
+   * {@code redundantExperts} of a serving layout with expert parallelism (ep &gt; 1): copies of
+   * busy routed experts held beside them, so that each of the ep ranks holds an equal share of
+   * E + R expert slots (vLLM's {@code --num-redundant-experts}, SGLang's
+   * {@code --ep-num-redundant-experts}; docs/inference.md, "Experts over several replicas");
+   * refused with ep 1 and in a training layout.
+   */
+  public LayoutSpec redundantExperts(int copies) {
+    return new LayoutSpec(tree.with("redundantExperts", copies));
+  }
+
+  /**
    * {@code etp}: expert tensor-parallel degree of a mixture of experts (Megatron-Core's
    * {@code --expert-tensor-parallel-size}; tp when not given); ep·etp divides tp·cp·dp.
    */

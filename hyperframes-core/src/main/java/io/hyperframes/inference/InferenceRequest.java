@@ -17,12 +17,20 @@ import io.hyperframes.model.TransformerSpec;
  * {@code twoBatchOverlap}, where the experts span replicas (ep &gt; tp), whether each step runs
  * its batch as two halves, one's expert exchange behind the other's computation
  * ({@link InferenceEstimator#estimate(TransformerSpec, Cluster, InferenceWorkload, int, int, int,
- * int, boolean)}; {@code layout.twoBatchOverlap}).
+ * int, boolean)}; {@code layout.twoBatchOverlap}); {@code redundantExperts}, the copies of
+ * routed experts the replicas hold beside them ({@code layout.redundantExperts}), which
+ * {@code model} already counts among its experts ({@link #withRedundantExperts}).
  */
 public record InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
     int tp, int ep, int pp, int replicas, CapacityWorkload capacity, boolean slo,
-    Disaggregation disaggregated, boolean twoBatchOverlap) {
+    Disaggregation disaggregated, boolean twoBatchOverlap, int redundantExperts) {
   public InferenceRequest {
+    checkArgument(redundantExperts >= 0, "layout.redundantExperts: must be >= 0, got %s",
+        redundantExperts);
+    checkArgument(redundantExperts == 0 || (disaggregated == null && ep > 1),
+        "layout.redundantExperts: copies of routed experts share their load over the ep ranks,"
+        + " which needs layout.ep > 1 (in layout.disaggregated give it per pool), got %s"
+        + " copies with ep %s", redundantExperts, ep);
     checkArgument(!twoBatchOverlap || (disaggregated == null && ep > tp),
         "layout.twoBatchOverlap: overlaps the expert exchange between replicas, which needs"
         + " layout.ep > layout.tp (experts over ep/tp replicas; in layout.disaggregated give it"
@@ -48,7 +56,15 @@ public record InferenceRequest(TransformerSpec model, Cluster cluster, Inference
         + " a load on them is not simulated, got %s", workload.arrivalRatePerSecond());
   }
 
-  /** A request without two-batch overlap. */
+  /** A request without redundant experts. */
+  public InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
+      int tp, int ep, int pp, int replicas, CapacityWorkload capacity, boolean slo,
+      Disaggregation disaggregated, boolean twoBatchOverlap) {
+    this(model, cluster, workload, tp, ep, pp, replicas, capacity, slo, disaggregated,
+        twoBatchOverlap, 0);
+  }
+
+  /** A request without two-batch overlap or redundant experts. */
   public InferenceRequest(TransformerSpec model, Cluster cluster, InferenceWorkload workload,
       int tp, int ep, int pp, int replicas, CapacityWorkload capacity, boolean slo,
       Disaggregation disaggregated) {
@@ -58,7 +74,27 @@ public record InferenceRequest(TransformerSpec model, Cluster cluster, Inference
   /** This request with {@code twoBatchOverlap} (where the experts span replicas). */
   public InferenceRequest withTwoBatchOverlap(boolean overlap) {
     return new InferenceRequest(model, cluster, workload, tp, ep, pp, replicas, capacity, slo,
-        disaggregated, overlap);
+        disaggregated, overlap, redundantExperts);
+  }
+
+  /**
+   * This request served with {@code redundant} copies of routed experts: its model with
+   * E + {@code redundant} expert slots per MoE layer, the tokens routed uniformly over them
+   * (docs/inference.md, "Experts over several replicas"), and {@link #redundantExperts} set.
+   *
+   * @throws IllegalArgumentException naming {@code layout.redundantExperts} where this request
+   *     already holds copies, its ep is 1, it is disaggregated, or the model has no routed
+   *     experts or a router whose groups the slots do not divide
+   */
+  public InferenceRequest withRedundantExperts(int redundant) {
+    checkArgument(redundantExperts == 0, "layout.redundantExperts: this request already holds"
+        + " %s copies", redundantExperts);
+    if (redundant == 0) {
+      return this;
+    }
+    return new InferenceRequest(Disaggregated.withSlots(model, redundant,
+        "layout.redundantExperts"), cluster, workload, tp, ep, pp, replicas, capacity, slo,
+        disaggregated, twoBatchOverlap, redundant);
   }
 
   /** A request in mode fixed, capacity or slo on one pool of replicas. */

@@ -23,13 +23,27 @@ import java.util.List;
  * @param disaggregated the prefill and decode pools ({@code layout.disaggregated}), else null;
  *     {@code estimate} is then the decode pool's at its batch, and the latencies those of a
  *     request without queueing
+ * @param redundantExperts copies of routed experts the replicas hold beside them
+ *     ({@code layout.redundantExperts}; 0 without, and for {@code layout.disaggregated}, whose
+ *     pools say their own)
  */
 public record InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
     double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
     double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel,
-    CapacityEstimate capacity, SloEstimate slo, DisaggregatedEstimate disaggregated) {
+    CapacityEstimate capacity, SloEstimate slo, DisaggregatedEstimate disaggregated,
+    int redundantExperts) {
   public InferenceResult {
     findings = ImmutableList.copyOf(findings);
+  }
+
+  /** A result without redundant experts. */
+  public InferenceResult(InferenceEstimate estimate, double p50LatencySeconds,
+      double p99LatencySeconds, double ttftP50Seconds, double ttftP99Seconds,
+      double capacityPerSecond, int devicesNeeded, List<Finding> findings, String latencyModel,
+      CapacityEstimate capacity, SloEstimate slo, DisaggregatedEstimate disaggregated) {
+    this(estimate, p50LatencySeconds, p99LatencySeconds, ttftP50Seconds, ttftP99Seconds,
+        capacityPerSecond, devicesNeeded, findings, latencyModel, capacity, slo, disaggregated,
+        0);
   }
 
   /** A result on one pool of replicas (no {@code layout.disaggregated}). */

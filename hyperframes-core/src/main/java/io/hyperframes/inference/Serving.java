@@ -1,5 +1,7 @@
 package io.hyperframes.inference;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.catalog.ModelDocuments;
@@ -125,8 +127,20 @@ public final class Serving {
       tp = largestTp(m, cluster);
       dp = Math.max(1, cluster.devices() / tp);
     }
+    int redundant = l == null || l.redundantExperts() == null ? 0 : l.redundantExperts();
+    checkArgument(redundant >= 0, "layout.redundantExperts: must be >= 0, got %s", redundant);
+    checkArgument(redundant == 0 || ep > 1, "layout.redundantExperts: copies of routed experts"
+        + " share their load over the ep ranks, which needs layout.ep > 1, got %s copies with"
+        + " ep %s", redundant, ep);
+    // The replicas hold the experts and their copies: the served model has E + R slots.
+    TransformerSpec served = Disaggregated.withSlots(m, redundant, "layout.redundantExperts");
+    if (redundant > 0) {
+      checkArgument(served.moe().experts() % ep == 0, "layout.redundantExperts: %s experts and"
+          + " %s copies make %s slots, which layout.ep %s does not divide", m.moe().experts(),
+          redundant, served.moe().experts(), ep);
+    }
     CapacityWorkload capacity = capacityMode
-        ? capacityWorkload(w, engine, m, cluster, workload, tp, prompts, outputs) : null;
+        ? capacityWorkload(w, engine, served, cluster, workload, tp, prompts, outputs) : null;
     if (ep > tp && (capacityMode || sloMode)) {
       throw new IllegalArgumentException(String.format(Locale.ROOT, "layout.ep: %s over"
           + " layout.tp %s (experts over ep/tp replicas) is estimated in workload.mode fixed"
@@ -134,8 +148,8 @@ public final class Serving {
           + " pools; workload.mode %s is not modelled with it", ep, tp, mode));
     }
     boolean overlap = l != null && Boolean.TRUE.equals(l.twoBatchOverlap());
-    return new InferenceRequest(m, cluster, workload, tp, ep, pp, dp, capacity, sloMode, null,
-        overlap);
+    return new InferenceRequest(served, cluster, workload, tp, ep, pp, dp, capacity, sloMode,
+        null, overlap, redundant);
   }
 
   /** The fields only one mode reads, refused in the others, each named. */
@@ -189,7 +203,8 @@ public final class Serving {
       InferenceWorkload workload, Documents.ServingLayout l, Documents.Inference w,
       boolean capacityMode, boolean sloMode) {
     for (Object[] f : new Object[][] {{"tp", l.tp()}, {"ep", l.ep()}, {"pp", l.pp()},
-        {"dp", l.dp()}, {"twoBatchOverlap", l.twoBatchOverlap()}}) {
+        {"dp", l.dp()}, {"twoBatchOverlap", l.twoBatchOverlap()},
+        {"redundantExperts", l.redundantExperts()}}) {
       if (f[1] != null) {
         throw new IllegalArgumentException("layout." + f[0] + ": give it per pool in"
             + " layout.disaggregated (prefill and decode), not beside it (got " + f[1] + ")");
@@ -507,7 +522,7 @@ public final class Serving {
         : Capacity.estimate(estimator, r, r.capacity());
     SloEstimate underSlo = r.slo() && e.feasible() ? SloSearch.estimate(estimator, r) : null;
     return new InferenceResult(e, p50, p99, ttft50, ttft99, capacity, needed, findings,
-        latencyModel, atCapacity, underSlo);
+        latencyModel, atCapacity, underSlo, null, r.redundantExperts());
   }
 
   /**

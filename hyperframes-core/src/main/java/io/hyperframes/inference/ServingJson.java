@@ -25,7 +25,8 @@ public final class ServingJson {
       InferenceEstimate e = result.estimate();
       return new Serving(e.feasible(), e.reasons(),
           new ServingLayout(e.tp(), e.ep(), e.pp(), e.replicas(),
-              e.ep() > e.tp() ? e.twoBatchOverlap() : null), e.parameters(),
+              e.ep() > e.tp() ? e.twoBatchOverlap() : null,
+              result.redundantExperts() > 0 ? result.redundantExperts() : null), e.parameters(),
           new ServingMemory(e.weightsBytes(), e.kvCacheBytes(), e.activationsBytes(),
               e.otherBytes(), e.totalBytes()),
           new Inference(e.prefillSeconds(), e.decodeSecondsPerToken(), e.ttftSeconds(),
@@ -110,9 +111,11 @@ public final class ServingJson {
   /**
    * {@code layout} of a serving estimate ({@code ep}: the routed experts split over ep of the tp
    * ranks, or whole over ep/tp replicas where ep &gt; tp; {@code dp}: replicas;
-   * {@code twoBatchOverlap}: only where ep &gt; tp).
+   * {@code twoBatchOverlap}: only where ep &gt; tp; {@code redundantExperts}: copies of routed
+   * experts beside them, only where there are some).
    */
-  public record ServingLayout(int tp, int ep, int pp, int dp, Boolean twoBatchOverlap) {}
+  public record ServingLayout(int tp, int ep, int pp, int dp, Boolean twoBatchOverlap,
+      Integer redundantExperts) {}
 
   /** {@code memory} of a serving estimate, bytes per device. */
   public record ServingMemory(double weightsBytes, double kvCacheBytes, double activationsBytes,

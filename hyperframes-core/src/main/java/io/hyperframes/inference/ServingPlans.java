@@ -102,10 +102,10 @@ public final class ServingPlans {
       InferenceWorkload w = r.workload();
       InferenceWorkload chosen = w.withFormats(b.weights(), b.kvCache())
           .withBatchSize(Math.min(w.batchSize(), b.batchLimit()));
-      best = Serving.evaluate(new InferenceRequest(
-          Disaggregated.withSlots(r.model(), b.redundantExperts()),
+      best = Serving.evaluate(new InferenceRequest(r.model(),
           r.cluster().withDevices(b.devices()), chosen, b.tp(), b.ep(), 1, b.replicas())
-          .withTwoBatchOverlap(b.twoBatchOverlap()), result.estimator());
+          .withTwoBatchOverlap(b.twoBatchOverlap())
+          .withRedundantExperts(b.redundantExperts()), result.estimator());
     }
     return Json.tree(ServingJson.ServingPlanDocument.of(plan, best));
   }

@@ -392,15 +392,16 @@ public final class Documents {
 
   /**
    * {@code layout} of a serving request: one pool of replicas ({@code tp}, {@code ep},
-   * {@code pp}, {@code dp}; {@code twoBatchOverlap} where ep &gt; tp), or {@code disaggregated}
-   * prefill and decode pools.
+   * {@code pp}, {@code dp}; {@code twoBatchOverlap} where ep &gt; tp; {@code redundantExperts},
+   * copies of routed experts beside them, where ep &gt; 1), or {@code disaggregated} prefill and
+   * decode pools.
    */
   public record ServingLayout(Integer tp, Integer ep, Integer pp, Integer dp,
-      Disaggregated disaggregated, Boolean twoBatchOverlap) {
+      Disaggregated disaggregated, Boolean twoBatchOverlap, Integer redundantExperts) {
 
     /** One pool of replicas. */
     public ServingLayout(Integer tp, Integer ep, Integer pp, Integer dp) {
-      this(tp, ep, pp, dp, null, null);
+      this(tp, ep, pp, dp, null, null, null);
     }
   }
 

@@ -12,9 +12,10 @@ final class InferenceTable {
   static String render(InferenceResult r) {
     InferenceEstimate e = r.estimate();
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "HyperFrames inference estimate%s: tp=%d%s pp=%d"
+    b.append(String.format(Locale.ROOT, "HyperFrames inference estimate%s: tp=%d%s%s pp=%d"
         + " replicas=%d (%d devices)%n", r.disaggregated() != null ? " (disaggregated; memory"
             + " and TPOT: the decode pool)" : "", e.tp(), e.ep() > 1 ? " ep=" + e.ep() : "",
+        r.redundantExperts() > 0 ? " redundantExperts=" + r.redundantExperts() : "",
         e.pp(), e.replicas(), e.devices()));
     b.append(String.format(Locale.ROOT, "feasible    %s%n", e.feasible() ? "yes" : "NO"));
     e.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
