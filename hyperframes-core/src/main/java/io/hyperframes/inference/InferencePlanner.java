@@ -309,6 +309,12 @@ public final class InferencePlanner {
     found = distinctDeployments(found);
     List<Finding> findings = new ArrayList<>();
     Config best = found.isEmpty() ? null : found.get(0);
+    Finding noReplica = pools.isEmpty() ? noReplicaFits(model, cluster, w, weights, kvs,
+        estimator) : null;
+    if (best == null && apart == null && noReplica != null) {
+      findings.add(noReplica);
+      return new ServingPlan(null, List.of(), findings, evaluated, front, null, interval);
+    }
     if (best == null && apart == null) {
       findings.add(new Finding("slo-unreachable", Severity.CRITICAL,
           "no configuration up to 4096 devices meets the SLO", String.format(Locale.ROOT,
@@ -399,6 +405,45 @@ public final class InferencePlanner {
       }
     }
     return out;
+  }
+
+  /**
+   * Why the search had no replica to try, where memory is the reason: the estimate of the
+   * widest replica within a node (tp the largest that divides the heads, the most expert
+   * parallelism within it) in the weight and KV formats of fewest bytes, at one sequence, is
+   * infeasible; its reasons are the evidence. Null where that replica fits (the formats are
+   * then the reason, or nothing).
+   */
+  private static Finding noReplicaFits(TransformerSpec model, Cluster cluster,
+      InferenceWorkload w, List<NumberFormat> weights, List<NumberFormat> kvs,
+      InferenceEstimator estimator) {
+    InferenceWorkload smallest = bases(cluster, w, weights, kvs).stream()
+        .min(Comparator.comparingDouble((InferenceWorkload b) -> b.weights().bytes())
+            .thenComparingDouble(b -> b.kvCache().bytes()))
+        .orElse(null);
+    int tp = cluster.devicesPerNode();
+    while (tp > 1 && model.heads() % tp != 0) {
+      tp--;
+    }
+    if (smallest == null) {
+      return null;
+    }
+    List<Integer> eps = expertParallelSizes(model, tp);
+    InferenceEstimate widest = estimator.estimate(model, cluster.withDevices(tp), smallest, tp,
+        eps.get(eps.size() - 1), 1, 1);
+    if (widest.feasible()) {
+      return null;
+    }
+    boolean experts = model.isMoe() && model.moe().routed();
+    return new Finding("no-replica-fits", Severity.CRITICAL, String.format(Locale.ROOT,
+        "no replica of up to one node (%d × %s)%s holds %s in %s weights: the search spreads"
+            + " a replica over nodes only by expert parallelism, not by pipeline stages",
+        cluster.devicesPerNode(), cluster.accelerator().id(), experts
+            ? ", nor any expert-parallel group of up to " + MAX_SPANNING_EP + " devices," : "",
+        model.name(), smallest.weights().id()), String.join("; ", widest.reasons()),
+        "quantise the weights (fp8, or int4 weight-only), use an accelerator with more memory,"
+            + " or estimate a replica over nodes with layout.pp in a serving request"
+            + " (docs/inference.md, \"A model no node holds\")");
   }
 
   /**

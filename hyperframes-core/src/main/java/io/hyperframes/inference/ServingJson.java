@@ -210,8 +210,11 @@ public final class ServingJson {
       List<FindingDocument> findings = FindingDocument.of(plan.findings());
       DisaggregatedConfigDocument apart = DisaggregatedConfigDocument.of(plan.disaggregated());
       if (plan.best() == null || bestEstimate == null) {
-        return new ServingPlanDocument(null, false, List.of(apart == null
-            ? "no configuration meets the SLO"
+        // Where no replica fits memory, that is the reason, not the SLO.
+        String none = plan.findings().stream().filter(f -> f.id().equals("no-replica-fits"))
+            .map(io.hyperframes.diagnose.Finding::title).findFirst()
+            .orElse("no configuration meets the SLO");
+        return new ServingPlanDocument(null, false, List.of(apart == null ? none
             : "no aggregated configuration meets the SLO; bestDisaggregated does"), null,
             alternatives, findings, search, pareto, plan.interval(), apart, plan.choice());
       }

@@ -21,6 +21,38 @@ class InferencePlannerTest {
        "constraints": {"weightFormats": ["fp16", "int8"], "kvFormats": ["fp16"]}}
       """;
 
+  /**
+   * A dense model no node holds (Llama 3.1 405B in BF16 on H100: 810 GB against a node's 640)
+   * has no replica to try; the plan says that memory is the reason, with the widest replica's
+   * estimate as evidence, instead of advising to relax the SLO; a format that fits plans.
+   */
+  @Test
+  void aDenseModelNoNodeHoldsIsRefusedForMemoryNotTheSlo() {
+    String bf16 = """
+        {"model": {"catalog": "llama3.1-405b"}, "cluster": {"accelerator": "h100-sxm-80gb",
+         "devices": 8}, "workload": {"type": "inference", "precision": "bf16", "batchSize": 1,
+         "promptTokens": 2000, "outputTokens": 500, "arrivalRatePerSecond": 2,
+         "latencySlo": {"ttftSeconds": 5, "tpotSeconds": 0.1}},
+         "constraints": {"weightFormats": ["bf16"], "kvFormats": ["bf16"]}}
+        """;
+    var result = ServingPlans.plan(Json.parseObject("r", bf16), Catalog.builtIn());
+    assertNull(result.plan().best());
+    assertEquals(java.util.List.of("no-replica-fits"),
+        result.plan().findings().stream().map(f -> f.id()).toList());
+    var finding = result.plan().findings().get(0);
+    assertTrue(finding.title().startsWith("no replica of up to one node (8 × h100-sxm-80gb)"
+        + " holds llama3.1-405b in bf16 weights"), finding.title());
+    assertTrue(finding.evidence().startsWith("memory: ") && finding.evidence().contains(
+        "exceeds the 79.7 GiB of h100-sxm-80gb"), finding.evidence());
+    var json = ServingPlans.toJson(result);
+    assertEquals(finding.title(), json.get("reasons").get(0).asText());
+    // In FP8 a node holds it: the plan has a best configuration and no such finding.
+    var fp8 = ServingPlans.plan(Json.parseObject("r", bf16.replace("[\"bf16\"], \"kvFormats\"",
+        "[\"fp8\"], \"kvFormats\"")), Catalog.builtIn());
+    assertNotNull(fp8.plan().best());
+    assertTrue(fp8.plan().findings().stream().noneMatch(f -> f.id().equals("no-replica-fits")));
+  }
+
   @Test
   void bestMeetsTheSloWithTheFewestDevices() {
     var result = ServingPlans.plan(Json.parseObject("r", REQUEST), Catalog.builtIn());

@@ -94,6 +94,21 @@ class ServePlanCliTest {
   }
 
   /**
+   * docs/inference.md prints the plan of a dense model no node holds (Llama 3.1 405B in BF16 on
+   * H100): memory, not the SLO, is the reason it gives.
+   */
+  @Test
+  void theGuidePrintsWhyADenseModelNoNodeHoldsHasNoPlan() throws Exception {
+    CliTest.Result r = CliTest.run("serve-plan", "--model", "llama3.1-405b", "--accelerator",
+        "h100-sxm-80gb", "--rate", "2", "--prompt", "2000", "--output", "500", "--ttft", "5",
+        "--tpot", "0.1", "--weight-formats", "bf16", "--kv-formats", "bf16");
+    assertEquals(0, r.status(), r.err());
+    String head = r.out().substring(0, r.out().indexOf("pareto front"));
+    assertTrue(head.contains("\n[critical] no replica of up to one node"), head);
+    CliTest.assertPrints(Path.of("..", "docs", "inference.md"), head);
+  }
+
+  /**
    * docs/inference.md prints the 70B plan above its front: the aggregated best, the alternatives,
    * the disaggregated pools and the kind with fewer devices.
    */
