@@ -41,6 +41,11 @@ public final class InferencePlanner {
    * in docs/validation.md ("Disaggregated serving") is EP128.
    */
   static final int MAX_SPANNING_EP = 256;
+  /**
+   * The most pipeline stages (nodes) of a replica the search tries where no node holds the model
+   * (a bound of the search, not fitted).
+   */
+  static final int MAX_PIPELINE_STAGES = 8;
   /** The most nodes an expert-parallel group of the search spans (a bound, not fitted). */
   static final int MAX_SPANNING_NODES = 32;
   /** Batches of the throughput-interactivity front (the concurrencies benchmarks sweep). */
@@ -65,10 +70,25 @@ public final class InferencePlanner {
    * @param redundantExperts copies of routed experts the group holds beside them, so that its
    *     ep devices hold equal shares of the expert slots (only where ep &gt; tp and ep does not
    *     divide the routed experts; else 0)
+   * @param pp pipeline stages of a replica, each of tp devices on a node of its own (1 unless no
+   *     replica within a node holds the model); {@code batchLimit} is then per batch in flight,
+   *     one a stage, and {@code devices} tp × pp × replicas
    */
   public record Config(int tp, int ep, int replicas, NumberFormat weights, NumberFormat kvCache,
       int batchLimit, int devices, double usdPerMillionTokens, ServingLoad.Percentiles load,
-      boolean twoBatchOverlap, int redundantExperts) {
+      boolean twoBatchOverlap, int redundantExperts, int pp) {
+
+    public Config {
+      checkArgument(pp >= 1, "pp: must be >= 1, got %s", pp);
+    }
+
+    /** A configuration of replicas within a node, or of expert-parallel groups (pp 1). */
+    public Config(int tp, int ep, int replicas, NumberFormat weights, NumberFormat kvCache,
+        int batchLimit, int devices, double usdPerMillionTokens, ServingLoad.Percentiles load,
+        boolean twoBatchOverlap, int redundantExperts) {
+      this(tp, ep, replicas, weights, kvCache, batchLimit, devices, usdPerMillionTokens, load,
+          twoBatchOverlap, redundantExperts, 1);
+    }
 
     /** Replicas that share one expert-parallel group: ep/tp when ep &gt; tp, else 1. */
     public int replicasPerGroup() {
@@ -208,11 +228,27 @@ public final class InferencePlanner {
    */
   record Replica(int tp, int ep, NumberFormat weights, NumberFormat kvCache,
       Cluster cluster, InferenceWorkload base, InferenceEstimate one, boolean twoBatchOverlap,
-      int redundantExperts, TransformerSpec model) {
+      int redundantExperts, TransformerSpec model, int pp) {
+
+    /** A replica of one pipeline stage. */
+    Replica(int tp, int ep, NumberFormat weights, NumberFormat kvCache,
+        Cluster cluster, InferenceWorkload base, InferenceEstimate one, boolean twoBatchOverlap,
+        int redundantExperts, TransformerSpec model) {
+      this(tp, ep, weights, kvCache, cluster, base, one, twoBatchOverlap, redundantExperts, model,
+          1);
+    }
 
     /** Replicas of one expert-parallel group: ep/tp where ep &gt; tp, else 1. */
     int group() {
       return Disaggregation.replicasPerGroup(tp, ep);
+    }
+
+    /**
+     * The servers the queue counts together: an expert-parallel group's replicas, or the pp
+     * batches a pipeline keeps in flight (each a server of tp devices' share).
+     */
+    int servers() {
+      return pp > 1 ? pp : group();
     }
   }
 
@@ -244,14 +280,18 @@ public final class InferencePlanner {
     List<Replica> replicas = replicas(model, cluster, w, weights, kvs, estimator);
     List<Replica> pools = new ArrayList<>(replicas);
     pools.addAll(spanningReplicas(model, cluster, w, weights, kvs, estimator));
+    // Only where nothing within a node (or an expert-parallel group) holds the model: replicas
+    // of pipeline stages over nodes.
+    List<Replica> tried = pools.isEmpty()
+        ? pipelineReplicas(model, cluster, w, weights, kvs, estimator) : pools;
     List<Config> found = new ArrayList<>();
     int evaluated = 0;
     // Ranked by devices first: a configuration that needs more devices than the last one the
     // plan lists, among those already found, cannot be listed, and is not simulated.
     int listedCount = Math.max(1, alternatives + 1);
-    for (Replica rc : pools) {
+    for (Replica rc : tried) {
       int tp = rc.tp();
-      int group = rc.group();
+      int group = rc.servers();
       if (group > 1 && !w.meetsTargets(rc.one().ttftSeconds(), rc.one().tpotSeconds())) {
         // One sequence alone misses the targets: no load of more replicas meets them.
         continue;
@@ -261,13 +301,14 @@ public final class InferencePlanner {
       }
       ServingLoad widest = null;
       for (int limit : BATCH_LIMITS) {
-        int cap = (int) Math.min(limit, rc.one().maxBatchSize());
+        // A pipeline's pp batches in flight share its KV-cache memory.
+        int cap = (int) Math.min(limit, rc.one().maxBatchSize() / rc.pp());
         if (cap < 1 || (limit != BATCH_LIMITS[0] && cap < limit)) {
           continue;
         }
         // The limits are tried widest first: each load is a prefix of the widest one's times.
         widest = widest != null ? widest : ServingLoads.load(estimator, rc.model(), rc.cluster(),
-            rc.base(), tp, rc.ep(), 1, cap, rc.twoBatchOverlap());
+            rc.base(), tp, rc.ep(), rc.pp(), cap, rc.twoBatchOverlap());
         ServingLoad load = widest.limitedTo(cap);
         // Replicas come in whole expert-parallel groups; each replica of a group takes its own
         // requests (attention data-parallel) and is queued as a server of its own.
@@ -285,10 +326,11 @@ public final class InferencePlanner {
           // configurations and the analytical model costs 0.1-0.9 s each (docs/inference.md).
           ServingLoad.Percentiles q = load.simulate(rate, SEARCH_REQUESTS, Serving.SEED);
           if (Serving.meets(q, w)) {
+            // A server is a replica, or one of a pipeline's pp batches in flight.
             int devices = count * tp;
-            found.add(new Config(tp, rc.ep(), count, rc.weights(), rc.kvCache(), cap, devices,
-                usdPerMillionTokens(usdPerDeviceHour, devices, w), q, rc.twoBatchOverlap(),
-                rc.redundantExperts()));
+            found.add(new Config(tp, rc.ep(), count / rc.pp(), rc.weights(), rc.kvCache(), cap,
+                devices, usdPerMillionTokens(usdPerDeviceHour, devices, w), q,
+                rc.twoBatchOverlap(), rc.redundantExperts(), rc.pp()));
             break;
           }
         }
@@ -309,7 +351,7 @@ public final class InferencePlanner {
     found = distinctDeployments(found);
     List<Finding> findings = new ArrayList<>();
     Config best = found.isEmpty() ? null : found.get(0);
-    Finding noReplica = pools.isEmpty() ? noReplicaFits(model, cluster, w, weights, kvs,
+    Finding noReplica = tried.isEmpty() ? noReplicaFits(model, cluster, w, weights, kvs,
         estimator) : null;
     if (best == null && apart == null && noReplica != null) {
       findings.add(noReplica);
@@ -358,14 +400,14 @@ public final class InferencePlanner {
   }
 
   /**
-   * The first configuration of each deployment in {@code configs} (tp, ep, replicas, formats and
+   * The first configuration of each deployment in {@code configs} (tp, ep, pp, replicas, formats and
    * overlap; the batch limit aside), in their order.
    */
   static List<Config> distinctDeployments(List<Config> configs) {
     Map<List<Object>, Config> first = new LinkedHashMap<>();
     for (Config c : configs) {
-      first.putIfAbsent(List.of(c.tp(), c.ep(), c.replicas(), c.weights(), c.kvCache(),
-          c.twoBatchOverlap(), c.redundantExperts()), c);
+      first.putIfAbsent(List.of(c.tp(), c.ep(), c.pp(), c.replicas(), c.weights(),
+          c.kvCache(), c.twoBatchOverlap(), c.redundantExperts()), c);
     }
     return new ArrayList<>(first.values());
   }
@@ -408,9 +450,46 @@ public final class InferencePlanner {
   }
 
   /**
+   * Replicas of pp pipeline stages over nodes, for a model that no replica within a node holds:
+   * tp the largest that divides the heads up to a node, each stage on a node of its own, pp from
+   * 2 to {@link #MAX_PIPELINE_STAGES} (at most the layers), with the expert-parallel splits
+   * within a stage; those whose replica fits one sequence. Served as vLLM runs pipeline
+   * parallelism, one batch in flight a stage ({@link ServingLoads#loadToFit}).
+   */
+  static List<Replica> pipelineReplicas(TransformerSpec model, Cluster cluster,
+      InferenceWorkload w, List<NumberFormat> weights, List<NumberFormat> kvs,
+      InferenceEstimator estimator) {
+    List<Replica> out = new ArrayList<>();
+    int tp = widestTp(model, cluster);
+    for (int pp = 2; pp <= Math.min(MAX_PIPELINE_STAGES, model.layers()); pp++) {
+      Cluster replica = cluster.withDevices(tp * pp);
+      for (InferenceWorkload base : bases(cluster, w, weights, kvs)) {
+        for (int ep : expertParallelSizes(model, tp)) {
+          InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, pp, 1);
+          if (one.feasible()) {
+            out.add(new Replica(tp, ep, base.weights(), base.kvCache(), replica, base, one,
+                false, 0, model, pp));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The largest tp up to a node that divides the heads. */
+  private static int widestTp(TransformerSpec model, Cluster cluster) {
+    int tp = cluster.devicesPerNode();
+    while (tp > 1 && model.heads() % tp != 0) {
+      tp--;
+    }
+    return tp;
+  }
+
+  /**
    * Why the search had no replica to try, where memory is the reason: the estimate of the
-   * widest replica within a node (tp the largest that divides the heads, the most expert
-   * parallelism within it) in the weight and KV formats of fewest bytes, at one sequence, is
+   * widest replica it tries (tp the largest that divides the heads up to a node, the most
+   * expert parallelism within it, {@link #MAX_PIPELINE_STAGES} pipeline stages over nodes, at
+   * most the layers) in the weight and KV formats of fewest bytes, at one sequence, is
    * infeasible; its reasons are the evidence. Null where that replica fits (the formats are
    * then the reason, or nothing).
    */
@@ -421,29 +500,25 @@ public final class InferencePlanner {
         .min(Comparator.comparingDouble((InferenceWorkload b) -> b.weights().bytes())
             .thenComparingDouble(b -> b.kvCache().bytes()))
         .orElse(null);
-    int tp = cluster.devicesPerNode();
-    while (tp > 1 && model.heads() % tp != 0) {
-      tp--;
-    }
     if (smallest == null) {
       return null;
     }
+    int tp = widestTp(model, cluster);
+    int pp = Math.min(MAX_PIPELINE_STAGES, model.layers());
     List<Integer> eps = expertParallelSizes(model, tp);
-    InferenceEstimate widest = estimator.estimate(model, cluster.withDevices(tp), smallest, tp,
-        eps.get(eps.size() - 1), 1, 1);
+    InferenceEstimate widest = estimator.estimate(model, cluster.withDevices(tp * pp), smallest,
+        tp, eps.get(eps.size() - 1), pp, 1);
     if (widest.feasible()) {
       return null;
     }
     boolean experts = model.isMoe() && model.moe().routed();
     return new Finding("no-replica-fits", Severity.CRITICAL, String.format(Locale.ROOT,
-        "no replica of up to one node (%d × %s)%s holds %s in %s weights: the search spreads"
-            + " a replica over nodes only by expert parallelism, not by pipeline stages",
-        cluster.devicesPerNode(), cluster.accelerator().id(), experts
+        "no replica of up to %d nodes of %d × %s (tp %d, pp up to %d)%s holds %s in %s weights",
+        pp, cluster.devicesPerNode(), cluster.accelerator().id(), tp, pp, experts
             ? ", nor any expert-parallel group of up to " + MAX_SPANNING_EP + " devices," : "",
         model.name(), smallest.weights().id()), String.join("; ", widest.reasons()),
-        "quantise the weights (fp8, or int4 weight-only), use an accelerator with more memory,"
-            + " or estimate a replica over nodes with layout.pp in a serving request"
-            + " (docs/inference.md, \"A model no node holds\")");
+        "quantise the weights (fp8, or int4 weight-only) or use an accelerator with more"
+            + " memory");
   }
 
   /**

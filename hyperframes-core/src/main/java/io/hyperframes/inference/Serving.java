@@ -483,13 +483,16 @@ public final class Serving {
     String latencyModel = "unloaded";
     if (w.arrivalRatePerSecond() > 0) {
       // A replica whose experts span ep/tp replicas is queued as a server of its own, at the
-      // step times of its group with every replica at the same batch (docs/inference.md).
+      // step times of its group with every replica at the same batch (docs/inference.md). A
+      // replica of pp pipeline stages keeps pp batches in flight, one per stage, each a server
+      // of its own at the whole pipeline's step times (ServingLoads.loadToFit).
       Cluster group = r.cluster().withDevices(r.tp() * r.pp()
           * Disaggregation.replicasPerGroup(r.tp(), r.ep()));
       ServingLoad load = ServingLoads.loadToFit(estimator, r.model(), group, w, r.tp(), r.ep(),
           r.pp(), r.twoBatchOverlap());
-      capacity = load.capacityPerSecond() * r.replicas();
-      double perReplica = w.arrivalRatePerSecond() / r.replicas();
+      int servers = r.replicas() * r.pp();
+      capacity = load.capacityPerSecond() * servers;
+      double perReplica = w.arrivalRatePerSecond() / servers;
       // The analytical cluster model inside its validated domain, the simulation outside it.
       boolean analytical = load.analyticalCovers(perReplica);
       latencyModel = analytical ? "analytical" : "simulation";

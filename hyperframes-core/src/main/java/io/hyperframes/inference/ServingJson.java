@@ -147,13 +147,14 @@ public final class ServingJson {
   public record ServingConfig(int tp, int ep, int replicas, int devices, String weights,
       String kvCache, int batchLimit, double usdPerMillionTokens, double p50LatencySeconds,
       double p99LatencySeconds, double ttftP99Seconds, boolean twoBatchOverlap,
-      int redundantExperts) {
+      int redundantExperts, Integer pp) {
 
-    /** The document of {@code c}. */
+    /** The document of {@code c} ({@code pp} only where a replica has pipeline stages). */
     public static ServingConfig of(InferencePlanner.Config c) {
       return new ServingConfig(c.tp(), c.ep(), c.replicas(), c.devices(), c.weights().id(),
           c.kvCache().id(), c.batchLimit(), c.usdPerMillionTokens(), c.load().p50(),
-          c.load().p99(), c.load().ttftP99(), c.twoBatchOverlap(), c.redundantExperts());
+          c.load().p99(), c.load().ttftP99(), c.twoBatchOverlap(), c.redundantExperts(),
+          c.pp() > 1 ? c.pp() : null);
     }
   }
 

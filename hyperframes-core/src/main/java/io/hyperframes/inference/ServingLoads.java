@@ -31,13 +31,17 @@ final class ServingLoads {
    * As {@link #loadToFit(InferenceEstimator, TransformerSpec, Cluster, InferenceWorkload, int,
    * int, int)}; where the experts span replicas (ep &gt; tp), {@code group} is the cluster of
    * their expert-parallel group (ep/tp replicas) and {@code twoBatchOverlap} as in the
-   * estimator.
+   * estimator. With pp &gt; 1 it is the load of one of the pp batches a pipeline keeps in
+   * flight (one a stage, as vLLM's executors run pipeline parallelism:
+   * {@code max_concurrent_batches} = pp, vllm/v1/executor/ray_executor.py of vllm-project/vllm
+   * @ ff583b3c), each stepping at the whole pipeline's times and holding 1/pp of the KV-cache
+   * memory.
    */
   static ServingLoad loadToFit(InferenceEstimator estimator, TransformerSpec m, Cluster group,
       InferenceWorkload w, int tp, int ep, int pp, boolean twoBatchOverlap) {
     InferenceWorkload one = w.withBatchSize(1);
     long fit = estimator.estimate(m, group, one, tp, ep, pp,
-        Disaggregation.replicasPerGroup(tp, ep), twoBatchOverlap).maxBatchSize();
+        Disaggregation.replicasPerGroup(tp, ep), twoBatchOverlap).maxBatchSize() / pp;
     return load(estimator, m, group, w, tp, ep, pp,
         (int) Math.max(1, Math.min(Serving.MAX_SIMULATED_BATCH, fit)), twoBatchOverlap);
   }

@@ -103,7 +103,7 @@ public final class ServingPlans {
       InferenceWorkload chosen = w.withFormats(b.weights(), b.kvCache())
           .withBatchSize(Math.min(w.batchSize(), b.batchLimit()));
       best = Serving.evaluate(new InferenceRequest(r.model(),
-          r.cluster().withDevices(b.devices()), chosen, b.tp(), b.ep(), 1, b.replicas())
+          r.cluster().withDevices(b.devices()), chosen, b.tp(), b.ep(), b.pp(), b.replicas())
           .withTwoBatchOverlap(b.twoBatchOverlap())
           .withRedundantExperts(b.redundantExperts()), result.estimator());
     }
@@ -161,9 +161,10 @@ public final class ServingPlans {
 
   /** One line describing a configuration. */
   public static String describe(InferencePlanner.Config c) {
-    return String.format(Locale.ROOT, "%d devices (tp %d%s × %d replicas%s), %s weights, %s KV,"
-        + " batch ≤ %d: p99 %.3g s, p99 TTFT %.3g s, %.3g USD per million tokens", c.devices(),
-        c.tp(), c.ep() > 1 ? " ep " + c.ep() : "", c.replicas(),
+    return String.format(Locale.ROOT, "%d devices (tp %d%s%s × %d replicas%s), %s weights, %s"
+        + " KV, batch ≤ %d: p99 %.3g s, p99 TTFT %.3g s, %.3g USD per million tokens",
+        c.devices(), c.tp(), c.ep() > 1 ? " ep " + c.ep() : "",
+        c.pp() > 1 ? " pp " + c.pp() + " over " + c.pp() + " nodes" : "", c.replicas(),
         groupNotes(c.redundantExperts(), c.twoBatchOverlap()), c.weights().id(),
         c.kvCache().id(),
         c.batchLimit(), c.load().p99(), c.load().ttftP99(), c.usdPerMillionTokens());

@@ -164,6 +164,9 @@ public final class Launch {
         + " meets the SLO: --emit dynamo launches it");
     checkArgument(best != null, "--emit: no configuration meets the SLO, nothing to launch");
     spanningEmittable(best, target, result.request().cluster().devicesPerNode());
+    checkArgument(best.pp() == 1 || target == Target.VLLM, "--emit %s: the plan's replicas"
+        + " span %s nodes by pipeline stages (tp %s, pp %s), which only --emit vllm writes (on"
+        + " a Ray cluster over the nodes)", target.id(), best.pp(), best.tp(), best.pp());
     LaunchConfigs.Emitted emitted = emitServing(result, best, target, options);
     if (!"disaggregated".equals(result.plan().choice())) {
       return emitted;

@@ -34,7 +34,10 @@ final class ServingCommands {
    */
   static List<String> vllmArgs(ServingPlans.Result result, InferencePlanner.Config c,
       List<String> notes) {
-    List<String> args = engineArgs(result, c.tp(), c.ep(), c.batchLimit(), c.weights(),
+    // With pipeline stages one scheduler caps the running requests of all the batches in
+    // flight (max_num_running_reqs = max_num_seqs over one running list,
+    // vllm/v1/core/sched/scheduler.py of vllm-project/vllm @ b4622cf9): pp batch limits.
+    List<String> args = engineArgs(result, c.tp(), c.ep(), c.batchLimit() * c.pp(), c.weights(),
         c.kvCache(), true, notes);
     int group = c.replicasPerGroup();
     if (group > 1) {
@@ -49,6 +52,13 @@ final class ServingCommands {
         args.add("--enable-dbo");
       }
       args.addAll(vllmRedundantExperts(c.redundantExperts()));
+    }
+    if (c.pp() > 1) {
+      // Pipeline stages over nodes run on vLLM's Ray executor, the one that runs stages on
+      // several nodes and keeps one batch in flight a stage (RayDistributedExecutor:
+      // supports_pp, max_concurrent_batches = pp; vllm/v1/executor/ray_executor.py @ ff583b3c).
+      args.add("--pipeline-parallel-size=" + c.pp());
+      args.add("--distributed-executor-backend=ray");
     }
     args.add("--port=" + PORT);
     return args;
@@ -197,6 +207,14 @@ final class ServingCommands {
     args.add("vllm serve " + result.request().model().name());
     for (String a : vllmArgs(result, c, notes)) {
       args.add(quoted(a));
+    }
+    if (c.pp() > 1) {
+      notes.add(0, String.format(Locale.ROOT, "each replica takes %d nodes, a pipeline stage"
+          + " each: start a Ray cluster over them (ray start --head on the first, ray start"
+          + " --address=HEAD_NODE_IP:6379 on the others) and run the line on the first",
+          c.pp()));
+      return new LaunchConfigs.Emitted(String.join(" \\\n  ", args) + "\n",
+          common(result, c, "vllm serve", notes));
     }
     int nodes = groupNodes(result, c);
     if (nodes == 1) {
@@ -458,7 +476,13 @@ final class ServingCommands {
     out.add(engine + " " + result.request().model().name() + ": replace the catalog name by the"
         + " model's Hugging Face id or checkpoint path");
     int group = c.replicasPerGroup();
-    if (group == 1) {
+    if (c.pp() > 1) {
+      out.add(String.format(Locale.ROOT, "one replica of %d GPUs (tp %d × pp %d); the plan runs"
+          + " %d replica%s (%d devices)%s, at most %d sequences in each of the %d batches a"
+          + " replica keeps in flight", c.tp() * c.pp(), c.tp(), c.pp(), c.replicas(),
+          c.replicas() == 1 ? "" : "s", c.devices(), c.replicas() == 1 ? ""
+              : " behind a load balancer", c.batchLimit(), c.pp()));
+    } else if (group == 1) {
       out.add(String.format(Locale.ROOT, "one replica of %d GPUs; the plan runs %d replica%s"
           + " (%d devices)%s, at most %d sequences each", c.tp(), c.replicas(),
           c.replicas() == 1 ? "" : "s", c.devices(), c.replicas() == 1 ? ""

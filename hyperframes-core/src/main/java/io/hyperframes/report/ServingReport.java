@@ -86,9 +86,10 @@ public final class ServingReport {
   }
 
   private static void row(StringBuilder b, String label, InferencePlanner.Config c) {
-    b.append(fmt("<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%d</td><td>%s</td>"
+    b.append(fmt("<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td>"
         + "<td>%s</td><td>%d</td><td>%.3g</td><td>%.3g</td><td>%.3g</td></tr>\n", label,
-        c.devices(), c.tp(), c.ep() + (c.replicasPerGroup() > 1 ? " (" + group(
+        c.devices(), c.tp() + (c.pp() > 1 ? " (pp " + c.pp() + " over nodes)" : ""),
+        c.ep() + (c.replicasPerGroup() > 1 ? " (" + group(
             c.replicasPerGroup(), c.redundantExperts(), c.twoBatchOverlap()) + ")" : ""),
         c.replicas(), id(c.weights()), id(c.kvCache()),
         c.batchLimit(), c.load().p99(), c.load().ttftP99(), c.usdPerMillionTokens()));

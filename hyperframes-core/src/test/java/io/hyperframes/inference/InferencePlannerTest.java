@@ -23,35 +23,58 @@ class InferencePlannerTest {
 
   /**
    * A dense model no node holds (Llama 3.1 405B in BF16 on H100: 810 GB against a node's 640)
-   * has no replica to try; the plan says that memory is the reason, with the widest replica's
-   * estimate as evidence, instead of advising to relax the SLO; a format that fits plans.
+   * is served by replicas of pipeline stages over nodes, each stage a node, each replica
+   * keeping one batch in flight a stage; the plan's best is what {@code serve} estimates for
+   * its layout (layout.pp) under the same rate.
    */
   @Test
-  void aDenseModelNoNodeHoldsIsRefusedForMemoryNotTheSlo() {
-    String bf16 = """
-        {"model": {"catalog": "llama3.1-405b"}, "cluster": {"accelerator": "h100-sxm-80gb",
-         "devices": 8}, "workload": {"type": "inference", "precision": "bf16", "batchSize": 1,
-         "promptTokens": 2000, "outputTokens": 500, "arrivalRatePerSecond": 2,
-         "latencySlo": {"ttftSeconds": 5, "tpotSeconds": 0.1}},
-         "constraints": {"weightFormats": ["bf16"], "kvFormats": ["bf16"]}}
-        """;
-    var result = ServingPlans.plan(Json.parseObject("r", bf16), Catalog.builtIn());
+  void aDenseModelNoNodeHoldsIsServedByPipelineStagesOverNodes() {
+    var result = ServingPlans.plan(Json.parseObject("r", ServingRequests.LLAMA_405B_BF16), Catalog.builtIn());
+    InferencePlanner.Config best = result.plan().best();
+    assertNotNull(best, () -> result.plan().findings().toString());
+    assertEquals(8, best.tp());
+    assertTrue(best.pp() >= 2, best::toString);
+    assertEquals(best.tp() * best.pp() * best.replicas(), best.devices());
+    assertTrue(result.plan().findings().stream().noneMatch(f -> f.id().equals("no-replica-fits")
+        || f.id().equals("slo-unreachable")), () -> result.plan().findings().toString());
+    var json = ServingPlans.toJson(result);
+    assertEquals(best.pp(), json.get("best").get("pp").asInt());
+    assertEquals(best.pp(), json.get("layout").get("pp").asInt());
+    // The same layout served under the rate: a server per batch in flight, the plan's queue.
+    InferenceRequest r = result.request();
+    InferenceResult served = Serving.evaluate(new InferenceRequest(r.model(),
+        r.cluster().withDevices(best.devices()), r.workload().withFormats(best.weights(),
+            best.kvCache()).withBatchSize(Math.min(r.workload().batchSize(), best.batchLimit())),
+        best.tp(), best.ep(), best.pp(), best.replicas()));
+    assertTrue(served.estimate().feasible(), served.estimate()::toString);
+    assertEquals(json.get("inference"), Serving.toJson(served).get("inference"));
+    assertTrue(Serving.meets(best.load(), r.workload()));
+    assertTrue(ServingPlans.describe(best).contains("tp 8 pp " + best.pp() + " over "
+        + best.pp() + " nodes × " + best.replicas() + " replica"), ServingPlans.describe(best));
+  }
+
+  /**
+   * A model no replica of up to eight nodes holds (about 10 T parameters) has no replica to
+   * try: the plan says that memory is the reason, with the widest replica's estimate as
+   * evidence, instead of advising to relax the SLO.
+   */
+  @Test
+  void aModelNoEightNodesHoldIsRefusedForMemoryNotTheSlo() {
+    String huge = ServingRequests.LLAMA_405B_BF16.replace("{\"catalog\": \"llama3.1-405b\"}",
+        "{\"name\": \"huge\", \"layers\": 200, \"hidden\": 65536, \"heads\": 512,"
+            + " \"ffnHidden\": 262144, \"vocab\": 128256, \"seqLen\": 8192}");
+    var result = ServingPlans.plan(Json.parseObject("r", huge), Catalog.builtIn());
     assertNull(result.plan().best());
     assertEquals(java.util.List.of("no-replica-fits"),
         result.plan().findings().stream().map(f -> f.id()).toList());
     var finding = result.plan().findings().get(0);
-    assertTrue(finding.title().startsWith("no replica of up to one node (8 × h100-sxm-80gb)"
-        + " holds llama3.1-405b in bf16 weights"), finding.title());
+    assertTrue(finding.title().startsWith("no replica of up to 8 nodes of 8 × h100-sxm-80gb"
+        + " (tp 8, pp up to 8) holds huge in bf16 weights"), finding.title());
     assertTrue(finding.evidence().startsWith("memory: ") && finding.evidence().contains(
         "exceeds the 79.7 GiB of h100-sxm-80gb"), finding.evidence());
-    var json = ServingPlans.toJson(result);
-    assertEquals(finding.title(), json.get("reasons").get(0).asText());
-    // In FP8 a node holds it: the plan has a best configuration and no such finding.
-    var fp8 = ServingPlans.plan(Json.parseObject("r", bf16.replace("[\"bf16\"], \"kvFormats\"",
-        "[\"fp8\"], \"kvFormats\"")), Catalog.builtIn());
-    assertNotNull(fp8.plan().best());
-    assertTrue(fp8.plan().findings().stream().noneMatch(f -> f.id().equals("no-replica-fits")));
+    assertEquals(finding.title(), ServingPlans.toJson(result).get("reasons").get(0).asText());
   }
+
 
   @Test
   void bestMeetsTheSloWithTheFewestDevices() {

@@ -23,4 +23,18 @@ public final class ServingRequests {
    */
   public static final String DEEPSEEK_H100_45 = DEEPSEEK_H100.replace(
       "\"arrivalRatePerSecond\": 20", "\"arrivalRatePerSecond\": 45");
+
+  /**
+   * Llama 3.1 405B in BF16 on H100 at 2 requests/s, 2000-token prompts and 500-token answers,
+   * p99 TTFT ≤ 5 s and TPOT ≤ 100 ms: a dense model no node holds (810 GB of weights against a
+   * node's 640), served by pipeline stages over nodes (docs/inference.md, "A dense model no node
+   * holds").
+   */
+  public static final String LLAMA_405B_BF16 = """
+      {"model": {"catalog": "llama3.1-405b"}, "cluster": {"accelerator": "h100-sxm-80gb",
+       "devices": 8}, "workload": {"type": "inference", "precision": "bf16", "batchSize": 1,
+       "promptTokens": 2000, "outputTokens": 500, "arrivalRatePerSecond": 2,
+       "latencySlo": {"ttftSeconds": 5, "tpotSeconds": 0.1}},
+       "constraints": {"weightFormats": ["bf16"], "kvFormats": ["bf16"]}}
+      """;
 }

@@ -263,6 +263,35 @@ class LaunchServingTest {
   }
 
   /**
+   * A plan whose replicas are pipeline stages over nodes (Llama 3.1 405B in BF16 on H100) is
+   * launched by vLLM on its Ray executor, with pp batch limits as the running requests of the
+   * batches in flight, every option in the pinned list; the other targets refuse it by name.
+   */
+  @Test
+  void pipelineStagesOverNodesAreLaunchedByVllmOnRay() throws IOException {
+    ServingPlans.Result r = ServingPlans.plan(Json.parseObject("r",
+        io.hyperframes.inference.ServingRequests.LLAMA_405B_BF16), Catalog.builtIn());
+    InferencePlanner.Config best = r.plan().best();
+    assertTrue(best.pp() > 1, best::toString);
+    LaunchConfigs.Emitted vllm = Launch.serving(r, Target.VLLM, LaunchOptions.defaults());
+    Set<String> vllmOptions = names("vllm-options.txt");
+    options(vllm.text()).forEach(o -> assertTrue(vllmOptions.contains(o), o));
+    assertTrue(vllm.text().contains("--tensor-parallel-size=8")
+        && vllm.text().contains("--pipeline-parallel-size=" + best.pp())
+        && vllm.text().contains("--distributed-executor-backend=ray")
+        && vllm.text().contains("--max-num-seqs=" + best.batchLimit() * best.pp()), vllm.text());
+    assertTrue(vllm.notes().stream().anyMatch(n -> n.startsWith("each replica takes "
+        + best.pp() + " nodes")), vllm.notes()::toString);
+    for (Target t : List.of(Target.SGLANG, Target.TRTLLM, Target.KUBERNETES)) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> Launch.serving(r, t, LaunchOptions.defaults()));
+      assertEquals("--emit " + t.id() + ": the plan's replicas span " + best.pp() + " nodes by"
+          + " pipeline stages (tp 8, pp " + best.pp() + "), which only --emit vllm writes (on a"
+          + " Ray cluster over the nodes)", e.getMessage());
+    }
+  }
+
+  /**
    * A group whose ep does not divide the routed experts holds redundant experts, and every
    * engine line starts it with the engine's copies and load balancer: vLLM and SGLang for the
    * aggregated plan (DeepSeek-V3 at 45 requests/s: 24 devices, 8 copies), the workers of both

@@ -95,17 +95,24 @@ class ServePlanCliTest {
 
   /**
    * docs/inference.md prints the plan of a dense model no node holds (Llama 3.1 405B in BF16 on
-   * H100): memory, not the SLO, is the reason it gives.
+   * H100): replicas of pipeline stages over nodes, and its vLLM launch on Ray.
    */
   @Test
-  void theGuidePrintsWhyADenseModelNoNodeHoldsHasNoPlan() throws Exception {
-    CliTest.Result r = CliTest.run("serve-plan", "--model", "llama3.1-405b", "--accelerator",
+  void theGuidePrintsThe405bPlanOverNodes() throws Exception {
+    String[] plan = {"serve-plan", "--model", "llama3.1-405b", "--accelerator",
         "h100-sxm-80gb", "--rate", "2", "--prompt", "2000", "--output", "500", "--ttft", "5",
-        "--tpot", "0.1", "--weight-formats", "bf16", "--kv-formats", "bf16");
+        "--tpot", "0.1", "--weight-formats", "bf16", "--kv-formats", "bf16"};
+    CliTest.Result r = CliTest.run(plan);
     assertEquals(0, r.status(), r.err());
     String head = r.out().substring(0, r.out().indexOf("pareto front"));
-    assertTrue(head.contains("\n[critical] no replica of up to one node"), head);
+    assertTrue(head.contains("\nbest: ") && head.contains(" pp "), head);
     CliTest.assertPrints(Path.of("..", "docs", "inference.md"), head);
+    String[] emit = java.util.Arrays.copyOf(plan, plan.length + 2);
+    emit[plan.length] = "--emit";
+    emit[plan.length + 1] = "vllm";
+    CliTest.Result vllm = CliTest.run(emit);
+    assertEquals(0, vllm.status(), vllm.err());
+    CliTest.assertPrints(Path.of("..", "docs", "inference.md"), vllm.out());
   }
 
   /**
