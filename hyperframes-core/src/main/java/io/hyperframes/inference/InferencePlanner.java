@@ -41,11 +41,6 @@ public final class InferencePlanner {
    * in docs/validation.md ("Disaggregated serving") is EP128.
    */
   static final int MAX_SPANNING_EP = 256;
-  /**
-   * The most pipeline stages (nodes) of a replica the search tries where no node holds the model
-   * (a bound of the search, not fitted).
-   */
-  static final int MAX_PIPELINE_STAGES = 8;
   /** The most nodes an expert-parallel group of the search spans (a bound, not fitted). */
   static final int MAX_SPANNING_NODES = 32;
   /** Batches of the throughput-interactivity front (the concurrencies benchmarks sweep). */
@@ -120,11 +115,22 @@ public final class InferencePlanner {
    *     behind the other's computation (only where ep &gt; tp)
    * @param redundantExperts copies of routed experts the group holds (as
    *     {@link Config#redundantExperts})
+   * @param pp pipeline stages of the replica ({@link Config#pp}); {@code batch} is then per
+   *     batch in flight, pp of them, and the tokens per GPU count all pp
    */
   public record FrontPoint(int tp, int ep, NumberFormat weights, NumberFormat kvCache, int batch,
       double tokensPerSecondPerGpu, double tokensPerSecondPerUser, double ttftSeconds,
       double tpotSeconds, boolean meetsLatencyTargets, boolean twoBatchOverlap,
-      int redundantExperts) {
+      int redundantExperts, int pp) {
+
+    /** A point of a replica within a node, or of an expert-parallel group (pp 1). */
+    public FrontPoint(int tp, int ep, NumberFormat weights, NumberFormat kvCache, int batch,
+        double tokensPerSecondPerGpu, double tokensPerSecondPerUser, double ttftSeconds,
+        double tpotSeconds, boolean meetsLatencyTargets, boolean twoBatchOverlap,
+        int redundantExperts) {
+      this(tp, ep, weights, kvCache, batch, tokensPerSecondPerGpu, tokensPerSecondPerUser,
+          ttftSeconds, tpotSeconds, meetsLatencyTargets, twoBatchOverlap, redundantExperts, 1);
+    }
 
     /** Replicas that share one expert-parallel group: ep/tp when ep &gt; tp, else 1. */
     public int replicasPerGroup() {
@@ -283,7 +289,7 @@ public final class InferencePlanner {
     // Only where nothing within a node (or an expert-parallel group) holds the model: replicas
     // of pipeline stages over nodes.
     List<Replica> tried = pools.isEmpty()
-        ? pipelineReplicas(model, cluster, w, weights, kvs, estimator) : pools;
+        ? PipelineReplicas.search(model, cluster, w, weights, kvs, estimator) : pools;
     List<Config> found = new ArrayList<>();
     int evaluated = 0;
     // Ranked by devices first: a configuration that needs more devices than the last one the
@@ -336,7 +342,7 @@ public final class InferencePlanner {
         }
       }
     }
-    List<FrontPoint> front = paretoFront(frontPoints(w, pools, estimator));
+    List<FrontPoint> front = paretoFront(frontPoints(w, tried, estimator));
     StepInterval interval = cluster.accelerator().interval(StepInterval.SERVING);
     DisaggregatedConfig apart = DisaggregatedSearch.best(model, cluster, w, pools,
         usdPerDeviceHour, estimator);
@@ -351,8 +357,8 @@ public final class InferencePlanner {
     found = distinctDeployments(found);
     List<Finding> findings = new ArrayList<>();
     Config best = found.isEmpty() ? null : found.get(0);
-    Finding noReplica = tried.isEmpty() ? noReplicaFits(model, cluster, w, weights, kvs,
-        estimator) : null;
+    Finding noReplica = tried.isEmpty() ? PipelineReplicas.noneFits(model, cluster, w, weights,
+        kvs, estimator) : null;
     if (best == null && apart == null && noReplica != null) {
       findings.add(noReplica);
       return new ServingPlan(null, List.of(), findings, evaluated, front, null, interval);
@@ -400,8 +406,8 @@ public final class InferencePlanner {
   }
 
   /**
-   * The first configuration of each deployment in {@code configs} (tp, ep, pp, replicas, formats and
-   * overlap; the batch limit aside), in their order.
+   * The first configuration of each deployment in {@code configs} (tp, ep, pp, replicas,
+   * formats and overlap; the batch limit aside), in their order.
    */
   static List<Config> distinctDeployments(List<Config> configs) {
     Map<List<Object>, Config> first = new LinkedHashMap<>();
@@ -450,82 +456,10 @@ public final class InferencePlanner {
   }
 
   /**
-   * Replicas of pp pipeline stages over nodes, for a model that no replica within a node holds:
-   * tp the largest that divides the heads up to a node, each stage on a node of its own, pp from
-   * 2 to {@link #MAX_PIPELINE_STAGES} (at most the layers), with the expert-parallel splits
-   * within a stage; those whose replica fits one sequence. Served as vLLM runs pipeline
-   * parallelism, one batch in flight a stage ({@link ServingLoads#loadToFit}).
-   */
-  static List<Replica> pipelineReplicas(TransformerSpec model, Cluster cluster,
-      InferenceWorkload w, List<NumberFormat> weights, List<NumberFormat> kvs,
-      InferenceEstimator estimator) {
-    List<Replica> out = new ArrayList<>();
-    int tp = widestTp(model, cluster);
-    for (int pp = 2; pp <= Math.min(MAX_PIPELINE_STAGES, model.layers()); pp++) {
-      Cluster replica = cluster.withDevices(tp * pp);
-      for (InferenceWorkload base : bases(cluster, w, weights, kvs)) {
-        for (int ep : expertParallelSizes(model, tp)) {
-          InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, pp, 1);
-          if (one.feasible()) {
-            out.add(new Replica(tp, ep, base.weights(), base.kvCache(), replica, base, one,
-                false, 0, model, pp));
-          }
-        }
-      }
-    }
-    return out;
-  }
-
-  /** The largest tp up to a node that divides the heads. */
-  private static int widestTp(TransformerSpec model, Cluster cluster) {
-    int tp = cluster.devicesPerNode();
-    while (tp > 1 && model.heads() % tp != 0) {
-      tp--;
-    }
-    return tp;
-  }
-
-  /**
-   * Why the search had no replica to try, where memory is the reason: the estimate of the
-   * widest replica it tries (tp the largest that divides the heads up to a node, the most
-   * expert parallelism within it, {@link #MAX_PIPELINE_STAGES} pipeline stages over nodes, at
-   * most the layers) in the weight and KV formats of fewest bytes, at one sequence, is
-   * infeasible; its reasons are the evidence. Null where that replica fits (the formats are
-   * then the reason, or nothing).
-   */
-  private static Finding noReplicaFits(TransformerSpec model, Cluster cluster,
-      InferenceWorkload w, List<NumberFormat> weights, List<NumberFormat> kvs,
-      InferenceEstimator estimator) {
-    InferenceWorkload smallest = bases(cluster, w, weights, kvs).stream()
-        .min(Comparator.comparingDouble((InferenceWorkload b) -> b.weights().bytes())
-            .thenComparingDouble(b -> b.kvCache().bytes()))
-        .orElse(null);
-    if (smallest == null) {
-      return null;
-    }
-    int tp = widestTp(model, cluster);
-    int pp = Math.min(MAX_PIPELINE_STAGES, model.layers());
-    List<Integer> eps = expertParallelSizes(model, tp);
-    InferenceEstimate widest = estimator.estimate(model, cluster.withDevices(tp * pp), smallest,
-        tp, eps.get(eps.size() - 1), pp, 1);
-    if (widest.feasible()) {
-      return null;
-    }
-    boolean experts = model.isMoe() && model.moe().routed();
-    return new Finding("no-replica-fits", Severity.CRITICAL, String.format(Locale.ROOT,
-        "no replica of up to %d nodes of %d × %s (tp %d, pp up to %d)%s holds %s in %s weights",
-        pp, cluster.devicesPerNode(), cluster.accelerator().id(), tp, pp, experts
-            ? ", nor any expert-parallel group of up to " + MAX_SPANNING_EP + " devices," : "",
-        model.name(), smallest.weights().id()), String.join("; ", widest.reasons()),
-        "quantise the weights (fp8, or int4 weight-only) or use an accelerator with more"
-            + " memory");
-  }
-
-  /**
    * The workload at batch 1 in each pair of weight format (its compute supported by the
    * accelerator) and KV-cache format, in order.
    */
-  private static List<InferenceWorkload> bases(Cluster cluster, InferenceWorkload w,
+  static List<InferenceWorkload> bases(Cluster cluster, InferenceWorkload w,
       List<NumberFormat> weights, List<NumberFormat> kvs) {
     List<InferenceWorkload> out = new ArrayList<>();
     for (NumberFormat wf : weights) {
@@ -633,20 +567,21 @@ public final class InferencePlanner {
     List<FrontPoint> points = new ArrayList<>();
     for (Replica rc : replicas) {
       for (int batch : FRONT_BATCHES) {
-        if (batch > rc.one().maxBatchSize()) {
+        // A pipeline keeps pp batches in flight, sharing its KV-cache memory.
+        if ((long) batch * rc.pp() > rc.one().maxBatchSize()) {
           break;
         }
         // The base workload runs one sequence: its estimate is the search's own.
         InferenceEstimate e = batch == 1 ? rc.one() : estimator.estimate(rc.model(), rc.cluster(),
-            rc.base().withBatchSize(batch), rc.tp(), rc.ep(), 1, rc.group(),
+            rc.base().withBatchSize(batch), rc.tp(), rc.ep(), rc.pp(), rc.group(),
             rc.twoBatchOverlap());
         if (!e.feasible() || !(e.tpotSeconds() > 0)) {
           continue;
         }
         points.add(new FrontPoint(rc.tp(), rc.ep(), rc.weights(), rc.kvCache(), batch,
-            e.outputTokensPerSecondPerDevice(), 1 / e.tpotSeconds(), e.ttftSeconds(),
+            rc.pp() * e.outputTokensPerSecondPerDevice(), 1 / e.tpotSeconds(), e.ttftSeconds(),
             e.tpotSeconds(), w.meetsTargets(e.ttftSeconds(), e.tpotSeconds()),
-            rc.twoBatchOverlap(), rc.redundantExperts()));
+            rc.twoBatchOverlap(), rc.redundantExperts(), rc.pp()));
       }
     }
     return points;

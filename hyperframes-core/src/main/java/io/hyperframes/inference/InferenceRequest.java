@@ -83,8 +83,7 @@ public record InferenceRequest(TransformerSpec model, Cluster cluster, Inference
    * (docs/inference.md, "Experts over several replicas"), and {@link #redundantExperts} set.
    *
    * @throws IllegalArgumentException naming {@code layout.redundantExperts} where this request
-   *     already holds copies, its ep is 1, it is disaggregated, or the model has no routed
-   *     experts or a router whose groups the slots do not divide
+   *     already holds copies or is disaggregated, and as {@link #withCopies}
    */
   public InferenceRequest withRedundantExperts(int redundant) {
     checkArgument(redundantExperts == 0, "layout.redundantExperts: this request already holds"
@@ -92,9 +91,31 @@ public record InferenceRequest(TransformerSpec model, Cluster cluster, Inference
     if (redundant == 0) {
       return this;
     }
-    return new InferenceRequest(Disaggregated.withSlots(model, redundant,
-        "layout.redundantExperts"), cluster, workload, tp, ep, pp, replicas, capacity, slo,
-        disaggregated, twoBatchOverlap, redundant);
+    return new InferenceRequest(withCopies(model, redundant, ep), cluster, workload, tp, ep, pp,
+        replicas, capacity, slo, disaggregated, twoBatchOverlap, redundant);
+  }
+
+  /**
+   * {@code model} as replicas with {@code redundant} copies of routed experts hold it (E + R
+   * slots per MoE layer, {@link Disaggregated#withSlots}); {@code model} itself without copies.
+   *
+   * @throws IllegalArgumentException naming {@code layout.redundantExperts} and the value where
+   *     the copies are negative, ep is 1, the model has no routed experts, or the router's groups
+   *     or ep do not divide the slots
+   */
+  static TransformerSpec withCopies(TransformerSpec model, int redundant, int ep) {
+    checkArgument(redundant >= 0, "layout.redundantExperts: must be >= 0, got %s", redundant);
+    if (redundant == 0) {
+      return model;
+    }
+    checkArgument(ep > 1, "layout.redundantExperts: copies of routed experts share their load"
+        + " over the ep ranks, which needs layout.ep > 1, got %s copies with ep %s", redundant,
+        ep);
+    TransformerSpec served = Disaggregated.withSlots(model, redundant, "layout.redundantExperts");
+    checkArgument(served.moe().experts() % ep == 0, "layout.redundantExperts: %s experts and %s"
+        + " copies make %s slots, which layout.ep %s does not divide", model.moe().experts(),
+        redundant, served.moe().experts(), ep);
+    return served;
   }
 
   /** A request in mode fixed, capacity or slo on one pool of replicas. */

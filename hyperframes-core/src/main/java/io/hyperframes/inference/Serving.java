@@ -1,7 +1,5 @@
 package io.hyperframes.inference;
 
-import static com.google.common.base.Preconditions.checkArgument;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.catalog.ModelDocuments;
@@ -128,17 +126,8 @@ public final class Serving {
       dp = Math.max(1, cluster.devices() / tp);
     }
     int redundant = l == null || l.redundantExperts() == null ? 0 : l.redundantExperts();
-    checkArgument(redundant >= 0, "layout.redundantExperts: must be >= 0, got %s", redundant);
-    checkArgument(redundant == 0 || ep > 1, "layout.redundantExperts: copies of routed experts"
-        + " share their load over the ep ranks, which needs layout.ep > 1, got %s copies with"
-        + " ep %s", redundant, ep);
     // The replicas hold the experts and their copies: the served model has E + R slots.
-    TransformerSpec served = Disaggregated.withSlots(m, redundant, "layout.redundantExperts");
-    if (redundant > 0) {
-      checkArgument(served.moe().experts() % ep == 0, "layout.redundantExperts: %s experts and"
-          + " %s copies make %s slots, which layout.ep %s does not divide", m.moe().experts(),
-          redundant, served.moe().experts(), ep);
-    }
+    TransformerSpec served = InferenceRequest.withCopies(m, redundant, ep);
     CapacityWorkload capacity = capacityMode
         ? capacityWorkload(w, engine, served, cluster, workload, tp, prompts, outputs) : null;
     if (ep > tp && (capacityMode || sloMode)) {

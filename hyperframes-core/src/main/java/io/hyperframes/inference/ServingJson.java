@@ -167,7 +167,7 @@ public final class ServingJson {
       double outputTokensPerSecondPerGpuHigh, double outputTokensPerSecondPerUser,
       double outputTokensPerSecondPerUserLow, double outputTokensPerSecondPerUserHigh,
       double ttftSeconds, double tpotSeconds, boolean meetsLatencyTargets,
-      boolean twoBatchOverlap, int redundantExperts) {
+      boolean twoBatchOverlap, int redundantExperts, Integer pp) {
 
     static FrontPointDocument of(InferencePlanner.FrontPoint p, InferencePlanner.ServingPlan in) {
       double gpu = p.tokensPerSecondPerGpu();
@@ -175,7 +175,7 @@ public final class ServingJson {
       return new FrontPointDocument(p.tp(), p.ep(), p.weights().id(), p.kvCache().id(),
           p.batch(), gpu, in.low(gpu), in.high(gpu), user, in.low(user), in.high(user),
           p.ttftSeconds(), p.tpotSeconds(), p.meetsLatencyTargets(), p.twoBatchOverlap(),
-          p.redundantExperts());
+          p.redundantExperts(), p.pp() > 1 ? p.pp() : null);
     }
   }
 

@@ -115,13 +115,21 @@ public final class ServingPlans {
     if (p == null) {
       throw new IllegalArgumentException("point: must be given");
     }
-    return String.format(Locale.ROOT, "tp %d%s%s, %s weights, %s KV, batch %d: %.4g tokens/s per"
-        + " GPU, %.4g tokens/s per user, TTFT %.3g s, TPOT %.3g ms%s", p.tp(),
-        p.ep() > 1 ? " ep " + p.ep() : "", p.replicasPerGroup() > 1 ? " over "
+    return String.format(Locale.ROOT, "tp %d%s%s%s, %s weights, %s KV, batch %d: %.4g tokens/s"
+        + " per GPU, %.4g tokens/s per user, TTFT %.3g s, TPOT %.3g ms%s", p.tp(),
+        p.ep() > 1 ? " ep " + p.ep() : "", stages(p.pp()), p.replicasPerGroup() > 1 ? " over "
             + p.replicasPerGroup() + " replicas" + groupNotes(p.redundantExperts(),
                 p.twoBatchOverlap()) : "", p.weights().id(), p.kvCache().id(), p.batch(),
         p.tokensPerSecondPerGpu(), p.tokensPerSecondPerUser(), p.ttftSeconds(),
         p.tpotSeconds() * 1e3, p.meetsLatencyTargets() ? "" : " (misses the latency targets)");
+  }
+
+  /**
+   * A replica's pipeline stages for the descriptions: " pp 2 over 2 nodes" (with pp batches in
+   * flight, a point's batch is per batch), or nothing.
+   */
+  private static String stages(int pp) {
+    return pp > 1 ? " pp " + pp + " over " + pp + " nodes" : "";
   }
 
   /** A pool's expert split for {@link #describe}: " ep 32", or nothing. */
@@ -164,7 +172,7 @@ public final class ServingPlans {
     return String.format(Locale.ROOT, "%d devices (tp %d%s%s × %d replicas%s), %s weights, %s"
         + " KV, batch ≤ %d: p99 %.3g s, p99 TTFT %.3g s, %.3g USD per million tokens",
         c.devices(), c.tp(), c.ep() > 1 ? " ep " + c.ep() : "",
-        c.pp() > 1 ? " pp " + c.pp() + " over " + c.pp() + " nodes" : "", c.replicas(),
+        stages(c.pp()), c.replicas(),
         groupNotes(c.redundantExperts(), c.twoBatchOverlap()), c.weights().id(),
         c.kvCache().id(),
         c.batchLimit(), c.load().p99(), c.load().ttftP99(), c.usdPerMillionTokens());

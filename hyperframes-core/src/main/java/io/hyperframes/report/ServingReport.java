@@ -88,11 +88,16 @@ public final class ServingReport {
   private static void row(StringBuilder b, String label, InferencePlanner.Config c) {
     b.append(fmt("<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td>"
         + "<td>%s</td><td>%d</td><td>%.3g</td><td>%.3g</td><td>%.3g</td></tr>\n", label,
-        c.devices(), c.tp() + (c.pp() > 1 ? " (pp " + c.pp() + " over nodes)" : ""),
+        c.devices(), stages(c.tp(), c.pp()),
         c.ep() + (c.replicasPerGroup() > 1 ? " (" + group(
             c.replicasPerGroup(), c.redundantExperts(), c.twoBatchOverlap()) + ")" : ""),
         c.replicas(), id(c.weights()), id(c.kvCache()),
         c.batchLimit(), c.load().p99(), c.load().ttftP99(), c.usdPerMillionTokens()));
+  }
+
+  /** The tp cell: "8", or "8 (pp 2 over nodes)" for a replica of pipeline stages. */
+  private static String stages(int tp, int pp) {
+    return tp + (pp > 1 ? " (pp " + pp + " over nodes)" : "");
   }
 
   /**
@@ -204,9 +209,10 @@ public final class ServingReport {
     for (InferencePlanner.FrontPoint p : plan.pareto()) {
       double g = p.tokensPerSecondPerGpu();
       double u = p.tokensPerSecondPerUser();
-      b.append(fmt("<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td>"
+      b.append(fmt("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td>"
           + "<td>%.4g (%.4g&ndash;%.4g)</td><td>%.4g (%.4g&ndash;%.4g)</td><td>%.3g</td>"
-          + "<td>%.3g</td><td>%s</td></tr>\n", p.tp(), p.ep() + (p.replicasPerGroup() > 1
+          + "<td>%.3g</td><td>%s</td></tr>\n", stages(p.tp(), p.pp()),
+          p.ep() + (p.replicasPerGroup() > 1
               ? " (" + group(p.replicasPerGroup(), p.redundantExperts(), p.twoBatchOverlap())
                   + ")" : ""), id(p.weights()),
           id(p.kvCache()), p.batch(), g, plan.low(g), plan.high(g), u, plan.low(u),

@@ -1,6 +1,7 @@
 package io.hyperframes.inference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hyperframes.catalog.Catalog;
 import io.hyperframes.json.Json;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The serving planner meets the SLO with the fewest devices, or says none does. */
@@ -29,7 +31,8 @@ class InferencePlannerTest {
    */
   @Test
   void aDenseModelNoNodeHoldsIsServedByPipelineStagesOverNodes() {
-    var result = ServingPlans.plan(Json.parseObject("r", ServingRequests.LLAMA_405B_BF16), Catalog.builtIn());
+    var result = ServingPlans.plan(Json.parseObject("r", ServingRequests.LLAMA_405B_BF16),
+        Catalog.builtIn());
     InferencePlanner.Config best = result.plan().best();
     assertNotNull(best, () -> result.plan().findings().toString());
     assertEquals(8, best.tp());
@@ -51,6 +54,18 @@ class InferencePlannerTest {
     assertTrue(Serving.meets(best.load(), r.workload()));
     assertTrue(ServingPlans.describe(best).contains("tp 8 pp " + best.pp() + " over "
         + best.pp() + " nodes × " + best.replicas() + " replica"), ServingPlans.describe(best));
+    // The front: every point a pipeline, its tokens per GPU those of all pp batches in flight.
+    var front = result.plan().pareto();
+    assertFalse(front.isEmpty());
+    InferencePlanner.FrontPoint first = front.get(0);
+    assertEquals(List.of(8, 2, 1), List.of(first.tp(), first.pp(), first.batch()),
+        first::toString);
+    InferenceEstimate one = InferenceEstimator.analytical().estimate(r.model(),
+        r.cluster().withDevices(16), r.workload().withBatchSize(1), 8, 1, 2, 1);
+    assertEquals(2 * one.outputTokensPerSecondPerDevice(), first.tokensPerSecondPerGpu(), 1e-9);
+    assertEquals(1 / one.tpotSeconds(), first.tokensPerSecondPerUser(), 1e-9);
+    assertTrue(front.stream().allMatch(p -> p.pp() >= 2), front::toString);
+    assertEquals(2, json.get("pareto").get(0).get("pp").asInt());
   }
 
   /**

@@ -60,16 +60,11 @@ class ServePlanCliTest {
         && head.contains("\ndisaggregated: 32 devices (prefill tp 2 ep 16 × 8 replicas")
         && head.contains("\nfewer devices: aggregated\n"), head);
     CliTest.assertPrints(Path.of("..", "docs", "inference.md"), head);
-    String[] emit = java.util.Arrays.copyOf(plan, plan.length + 2);
-    emit[plan.length] = "--emit";
-    emit[plan.length + 1] = "dynamo";
+    String[] emit = with(plan, "--emit", "dynamo");
     CliTest.Result dynamo = CliTest.run(emit);
     assertEquals(0, dynamo.status(), dynamo.err());
     assertTrue(dynamo.out().contains("multinode:\n      nodeCount: 2"), dynamo.out());
-    String[] trtllm = java.util.Arrays.copyOf(emit, emit.length + 2);
-    trtllm[emit.length] = "--backend";
-    trtllm[emit.length + 1] = "trtllm";
-    CliTest.Result refused = CliTest.run(trtllm);
+    CliTest.Result refused = CliTest.run(with(emit, "--backend", "trtllm"));
     assertTrue(refused.status() != 0, refused.out());
     String message = refused.err().strip();
     assertTrue(message.startsWith("error: --emit dynamo --backend trtllm: the plan's prefill pool"
@@ -107,12 +102,16 @@ class ServePlanCliTest {
     String head = r.out().substring(0, r.out().indexOf("pareto front"));
     assertTrue(head.contains("\nbest: ") && head.contains(" pp "), head);
     CliTest.assertPrints(Path.of("..", "docs", "inference.md"), head);
-    String[] emit = java.util.Arrays.copyOf(plan, plan.length + 2);
-    emit[plan.length] = "--emit";
-    emit[plan.length + 1] = "vllm";
-    CliTest.Result vllm = CliTest.run(emit);
+    CliTest.Result vllm = CliTest.run(with(plan, "--emit", "vllm"));
     assertEquals(0, vllm.status(), vllm.err());
     CliTest.assertPrints(Path.of("..", "docs", "inference.md"), vllm.out());
+  }
+
+  /** {@code args} followed by {@code more}. */
+  private static String[] with(String[] args, String... more) {
+    String[] out = java.util.Arrays.copyOf(args, args.length + more.length);
+    System.arraycopy(more, 0, out, args.length, more.length);
+    return out;
   }
 
   /**
