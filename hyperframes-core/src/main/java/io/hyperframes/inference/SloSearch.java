@@ -35,8 +35,10 @@ final class SloSearch {
     TransformerSpec m = r.model();
     ServingLoad load = ServingLoads.loadToFit(estimator, m, r.cluster().withDevices(r.tp() * r.pp()),
         w, r.tp(), r.ep(), r.pp());
-    int replicas = r.replicas();
-    int devices = r.tp() * r.pp() * replicas;
+    // Servers: the replicas, or with pipeline stages the pp batches each keeps in flight
+    // (ServingLoads.loadToFit).
+    int replicas = r.replicas() * r.pp();
+    int devices = r.tp() * r.pp() * r.replicas();
     double capacity = load.capacityPerSecond();
     double lo = 0;
     double hi = capacity;
@@ -62,8 +64,9 @@ final class SloSearch {
     if (best == null) {
       ServingLoad.Percentiles q = above;
       return new SloEstimate(false, List.of(String.format(Locale.ROOT, "latencySlo: not met even"
-          + " at %.3g requests/s a replica (%.1f %% of its capacity): TTFT p%s %.4g s against"
-          + " %s, TPOT %.4g s against %s", rate, 100 * FIRST_SHARE, percentile(w),
+          + " at %.3g requests/s %s (%.1f %% of its capacity): TTFT p%s %.4g s against"
+          + " %s, TPOT %.4g s against %s", rate, r.pp() > 1 ? "a batch in flight" : "a replica",
+          100 * FIRST_SHARE, percentile(w),
           q.ttftAt(w.sloPercentile()), target(w.ttftSloSeconds()), tpot(q, w),
           target(w.tpotSloSeconds()))), w.ttftSloSeconds(), w.tpotSloSeconds(),
           w.sloPercentile(), 0, 0, 0, capacity * replicas, 0, q.ttftAt(w.sloPercentile()),
