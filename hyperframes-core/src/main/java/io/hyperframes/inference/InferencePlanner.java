@@ -437,22 +437,31 @@ public final class InferencePlanner {
       InferenceWorkload w, List<NumberFormat> weights, List<NumberFormat> kvs,
       InferenceEstimator estimator) {
     List<Replica> out = new ArrayList<>();
+    List<InferenceWorkload> bases = bases(cluster, w, weights, kvs);
     for (int tp = 1; tp <= cluster.devicesPerNode(); tp++) {
-      if (model.heads() % tp != 0) {
-        continue;
-      }
-      Cluster replica = cluster.withDevices(tp);
-      for (InferenceWorkload base : bases(cluster, w, weights, kvs)) {
-        for (int ep : expertParallelSizes(model, tp)) {
-          InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, 1, 1);
-          if (one.feasible()) {
-            out.add(new Replica(tp, ep, base.weights(), base.kvCache(), replica, base, one,
-                false, 0, model));
-          }
-        }
+      if (model.heads() % tp == 0) {
+        addFeasible(out, model, cluster.withDevices(tp), tp, 1, bases, estimator);
       }
     }
     return out;
+  }
+
+  /**
+   * Adds to {@code out} the replicas of tp devices a stage and pp stages on {@code replica}, in
+   * each base workload and expert split within a stage, whose estimate at one sequence is
+   * feasible.
+   */
+  static void addFeasible(List<Replica> out, TransformerSpec model, Cluster replica, int tp,
+      int pp, List<InferenceWorkload> bases, InferenceEstimator estimator) {
+    for (InferenceWorkload base : bases) {
+      for (int ep : expertParallelSizes(model, tp)) {
+        InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, pp, 1);
+        if (one.feasible()) {
+          out.add(new Replica(tp, ep, base.weights(), base.kvCache(), replica, base, one, false,
+              0, model, pp));
+        }
+      }
+    }
   }
 
   /**

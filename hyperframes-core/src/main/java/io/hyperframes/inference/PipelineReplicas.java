@@ -24,6 +24,9 @@ final class PipelineReplicas {
    */
   static final int MAX_PIPELINE_STAGES = 8;
 
+  /** The id of the finding that no replica the search tries fits the model's memory. */
+  static final String NO_REPLICA_FITS = "no-replica-fits";
+
   /**
    * Replicas of pp pipeline stages over nodes, for a model that no replica within a node holds:
    * tp the largest that divides the heads up to a node, each stage on a node of its own, pp from
@@ -35,18 +38,11 @@ final class PipelineReplicas {
       InferenceWorkload w, List<NumberFormat> weights, List<NumberFormat> kvs,
       InferenceEstimator estimator) {
     List<InferencePlanner.Replica> out = new ArrayList<>();
+    List<InferenceWorkload> bases = InferencePlanner.bases(cluster, w, weights, kvs);
     int tp = widestTp(model, cluster);
     for (int pp = 2; pp <= Math.min(MAX_PIPELINE_STAGES, model.layers()); pp++) {
-      Cluster replica = cluster.withDevices(tp * pp);
-      for (InferenceWorkload base : InferencePlanner.bases(cluster, w, weights, kvs)) {
-        for (int ep : InferencePlanner.expertParallelSizes(model, tp)) {
-          InferenceEstimate one = estimator.estimate(model, replica, base, tp, ep, pp, 1);
-          if (one.feasible()) {
-            out.add(new InferencePlanner.Replica(tp, ep, base.weights(), base.kvCache(), replica, base, one,
-                false, 0, model, pp));
-          }
-        }
-      }
+      InferencePlanner.addFeasible(out, model, cluster.withDevices(tp * pp), tp, pp, bases,
+          estimator);
     }
     return out;
   }
@@ -87,10 +83,11 @@ final class PipelineReplicas {
       return null;
     }
     boolean experts = model.isMoe() && model.moe().routed();
-    return new Finding("no-replica-fits", Severity.CRITICAL, String.format(Locale.ROOT,
+    return new Finding(NO_REPLICA_FITS, Severity.CRITICAL, String.format(Locale.ROOT,
         "no replica of up to %d nodes of %d × %s (tp %d, pp up to %d)%s holds %s in %s weights",
         pp, cluster.devicesPerNode(), cluster.accelerator().id(), tp, pp, experts
-            ? ", nor any expert-parallel group of up to " + InferencePlanner.MAX_SPANNING_EP + " devices," : "",
+            ? ", nor any expert-parallel group of up to " + InferencePlanner.MAX_SPANNING_EP
+                + " devices," : "",
         model.name(), smallest.weights().id()), String.join("; ", widest.reasons()),
         "quantise the weights (fp8, or int4 weight-only) or use an accelerator with more"
             + " memory");

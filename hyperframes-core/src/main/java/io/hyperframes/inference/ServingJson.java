@@ -212,8 +212,8 @@ public final class ServingJson {
       DisaggregatedConfigDocument apart = DisaggregatedConfigDocument.of(plan.disaggregated());
       if (plan.best() == null || bestEstimate == null) {
         // Where no replica fits memory, that is the reason, not the SLO.
-        String none = plan.findings().stream().filter(f -> f.id().equals("no-replica-fits"))
-            .map(io.hyperframes.diagnose.Finding::title).findFirst()
+        String none = plan.findings().stream()
+            .filter(f -> f.id().equals(PipelineReplicas.NO_REPLICA_FITS)).map(io.hyperframes.diagnose.Finding::title).findFirst()
             .orElse("no configuration meets the SLO");
         return new ServingPlanDocument(null, false, List.of(apart == null ? none
             : "no aggregated configuration meets the SLO; bestDisaggregated does"), null,
