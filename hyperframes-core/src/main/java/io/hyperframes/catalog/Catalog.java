@@ -49,6 +49,10 @@ public final class Catalog {
   private final Map<String, Map<NumberFormat, KernelEfficiency>> kernels;
   private final Map<String, Map<String, List<String>>> fittedOn;
   private final List<Decision> decisions;
+  // Kernel entries whose serving constants are another's ("blackwell/nvfp4" -> "hopper/fp8-e4m3",
+  // CatalogFile.KernelEntry#servingFrom), kept so that a later file or a fit of the named entry
+  // moves them too.
+  private final Map<String, String> servingFrom;
 
   /**
    * An accelerator-hour price.
@@ -63,8 +67,10 @@ public final class Catalog {
       Map<String, Accelerator> accelerators, Map<String, NodeTemplate> nodes,
       Map<String, TransformerSpec> models, Map<String, String> modelSources,
       Map<String, Price> prices, Map<String, Map<NumberFormat, KernelEfficiency>> kernels,
-      Map<String, Map<String, List<String>>> fittedOn, List<Decision> decisions) {
+      Map<String, Map<String, List<String>>> fittedOn, List<Decision> decisions,
+      Map<String, String> servingFrom) {
     this.version = version;
+    this.servingFrom = ImmutableSortedMap.copyOf(servingFrom);
     ImmutableSortedMap.Builder<String, Map<String, List<String>>> fo =
         ImmutableSortedMap.naturalOrder();
     fittedOn.forEach((entry, fields) -> {
@@ -102,10 +108,15 @@ public final class Catalog {
     checkArgument(generation != null && !generation.isBlank(), "generation: must be given");
     checkArgument(format != null && kernel != null, "kernel: format and efficiencies must be given");
     Map<String, Map<NumberFormat, KernelEfficiency>> k = copyKernels(kernels);
-    k.computeIfAbsent(generation.toLowerCase(Locale.ROOT), g -> new LinkedHashMap<>())
-        .put(format, kernel);
+    String g = generation.toLowerCase(Locale.ROOT);
+    k.computeIfAbsent(g, x -> new LinkedHashMap<>()).put(format, kernel);
+    // The entry set here is taken as given (its serving constants included); entries that
+    // carry its serving constants follow it.
+    Map<String, String> carries = new LinkedHashMap<>(servingFrom);
+    carries.remove(g + "/" + format.id());
+    carryServing(k, carries);
     return new Catalog(version, fabrics, resolve(accelerators, k), nodes, models, modelSources,
-        prices, k, fittedOn, decisions);
+        prices, k, fittedOn, decisions, carries);
   }
 
   /**
@@ -140,7 +151,7 @@ public final class Catalog {
    */
   public Catalog withoutKernels() {
     return new Catalog(version, fabrics, resolve(accelerators, Map.of()), nodes, models,
-        modelSources, prices, Map.of(), fittedOn, decisions);
+        modelSources, prices, Map.of(), fittedOn, decisions, Map.of());
   }
 
   /**
@@ -158,7 +169,7 @@ public final class Catalog {
     Map<String, Accelerator> as = new LinkedHashMap<>(accelerators);
     as.put(acceleratorId, old.withMemoryEfficiency(efficiency));
     return new Catalog(version, fabrics, as, nodes, models, modelSources, prices, kernels,
-        fittedOn, decisions);
+        fittedOn, decisions, servingFrom);
   }
 
   /** This catalog with a fabric replaced (and the node templates built on it re-derived). */
@@ -178,7 +189,7 @@ public final class Catalog {
             n.source(), n.devicesPerHost())
         : n));
     return new Catalog(version, fs, as, ns, models, modelSources, prices, kernels, fittedOn,
-        decisions);
+        decisions, servingFrom);
   }
 
   private static Map<String, Map<NumberFormat, KernelEfficiency>> copyKernels(
@@ -286,7 +297,7 @@ public final class Catalog {
 
   private static Catalog loadBuiltIn() {
     Catalog empty = new Catalog("", Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
-        Map.of(), Map.of(), List.of());
+        Map.of(), Map.of(), List.of(), Map.of());
     Catalog c = empty.merge(
         Json.read("hardware.json", resource("hardware.json"), CatalogFile.class));
     c = c.merge(Json.read("prices.json", resource("prices.json"), CatalogFile.class));
@@ -387,13 +398,15 @@ public final class Catalog {
           num(p + ".usdPerHour", e.usdPerHour())), text(p + ".source", e.source()),
           text(p + ".date", e.date())));
     }
-    mergeKernels(file, k, fo);
+    Map<String, String> carries = new LinkedHashMap<>(servingFrom);
+    mergeKernels(file, k, fo, carries);
+    carryServing(k, carries);
     Map<String, StepInterval> iv = intervals(file);
     Map<String, Accelerator> resolved = resolve(a, k);
     if (!iv.isEmpty()) {
       resolved.replaceAll((id, acc) -> withIntervals(acc, iv));
     }
-    return new Catalog(v != null ? v : version, f, resolved, n, m, ms, pr, k, fo, dec);
+    return new Catalog(v != null ? v : version, f, resolved, n, m, ms, pr, k, fo, dec, carries);
   }
 
   /** The file's accelerators into {@code a}, on the fabrics of {@code f}. */
@@ -450,7 +463,7 @@ public final class Catalog {
   /** The file's kernel efficiencies into {@code k}, by generation (and engine) and format. */
   private static void mergeKernels(CatalogFile file,
       Map<String, Map<NumberFormat, KernelEfficiency>> k,
-      Map<String, Map<String, List<String>>> fo) {
+      Map<String, Map<String, List<String>>> fo, Map<String, String> servingFrom) {
     for (CatalogFile.KernelEntry e : list(file.kernels())) {
       String g = text("kernels.generation", e.generation()).toLowerCase(Locale.ROOT);
       if (e.engine() != null) {
@@ -488,10 +501,46 @@ public final class Catalog {
           "%s.formats: must be a non-empty array of number formats", p);
       provenance(fo, "kernels[" + g + "/" + String.join(",", e.formats()) + "]", e.fittedOn());
       for (String fmt : e.formats()) {
-        k.computeIfAbsent(g, x -> new LinkedHashMap<>())
-            .put(NumberFormat.fromId(p + ".formats", text(p + ".formats", fmt)), eff);
+        NumberFormat format = NumberFormat.fromId(p + ".formats", text(p + ".formats", fmt));
+        k.computeIfAbsent(g, x -> new LinkedHashMap<>()).put(format, eff);
+        servingFrom.remove(g + "/" + format.id());
+        if (e.servingFrom() != null) {
+          checkArgument(e.servingLayerOverheadUs() == null && e.kvBandwidthFraction() == null
+              && e.servingRequestOverheadUs() == null && e.kvPerHeadBandwidthFraction() == null
+              && e.kvPerHeadRereadFraction() == null
+              && e.servingFirstTokenLayerOverheadUs() == null,
+              "%s.servingFrom: the entry takes its serving constants from '%s' and must not set"
+                  + " any of its own (servingLayerOverheadUs, kvBandwidthFraction,"
+                  + " servingRequestOverheadUs, kvPerHeadBandwidthFraction,"
+                  + " kvPerHeadRereadFraction, servingFirstTokenLayerOverheadUs)", p,
+              e.servingFrom());
+          servingFrom.put(g + "/" + format.id(), e.servingFrom());
+        }
       }
     }
+  }
+
+  /**
+   * Each entry of {@code servingFrom} ({@code "generation/format"} to the entry it names) with
+   * the serving constants of the entry it names, once every file's entries are read (the one
+   * named may come later in a file, or from another file).
+   */
+  private static void carryServing(Map<String, Map<NumberFormat, KernelEfficiency>> k,
+      Map<String, String> servingFrom) {
+    servingFrom.forEach((target, from) -> {
+      String p = "kernels[" + target + "].servingFrom";
+      String[] gf = from.toLowerCase(Locale.ROOT).split("/", 2);
+      checkArgument(gf.length == 2, "%s: expected GENERATION/FORMAT (e.g. hopper/fp8-e4m3), got"
+          + " '%s'", p, from);
+      NumberFormat format = NumberFormat.fromId(p, gf[1]);
+      KernelEfficiency source = k.getOrDefault(gf[0], Map.of()).get(format);
+      checkArgument(source != null, "%s: no kernel entry '%s' in the catalog", p, from);
+      checkArgument(!servingFrom.containsKey(gf[0] + "/" + format.id()),
+          "%s: '%s' takes its own serving constants from another entry; name that one", p, from);
+      String[] tf = target.split("/", 2);
+      NumberFormat targetFormat = NumberFormat.fromId(p, tf[1]);
+      k.get(tf[0]).put(targetFormat, k.get(tf[0]).get(targetFormat).withServingOf(source));
+    });
   }
 
   /** The file's step-time intervals by {@code generation/regime} ({@code *} for any). */

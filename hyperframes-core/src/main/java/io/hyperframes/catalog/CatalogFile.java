@@ -128,7 +128,10 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
   /**
    * Fitted kernel constants of one generation for a list of formats; with {@code engine}, the
    * constants of that engine's kernels on the generation, which override the generation's for
-   * layouts the engine runs.
+   * layouts the engine runs. {@code servingFrom} ({@code "generation/format"}, e.g.
+   * {@code "hopper/fp8-e4m3"}) takes the serving constants (per-layer decode and first-token
+   * overheads, the request path, the decode-attention bandwidth fractions) from that entry where
+   * none were fitted for this one; an entry with it sets none of them itself.
    */
   public record KernelEntry(String generation, String engine, List<String> formats,
       Double matmulEfficiency,
@@ -137,7 +140,24 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
       Double kvBandwidthFraction, Double servingRequestOverheadUs,
       Double optimizerBandwidthFraction, Double kvPerHeadBandwidthFraction,
       Double kvPerHeadRereadFraction, Double servingFirstTokenLayerOverheadUs,
-      Double elementwiseBandwidthFraction, String source, Map<String, List<String>> fittedOn) {
+      Double elementwiseBandwidthFraction, String source, Map<String, List<String>> fittedOn,
+      String servingFrom) {
+
+    /** A kernel entry whose serving constants are its own (no {@code servingFrom}). */
+    public KernelEntry(String generation, String engine, List<String> formats,
+        Double matmulEfficiency, Double matmulHalfDim, Double matmulHalfRows,
+        Double attentionEfficiency, Double layerOverheadUs, Double overlapCost,
+        Double servingLayerOverheadUs, Double kvBandwidthFraction,
+        Double servingRequestOverheadUs, Double optimizerBandwidthFraction,
+        Double kvPerHeadBandwidthFraction, Double kvPerHeadRereadFraction,
+        Double servingFirstTokenLayerOverheadUs, Double elementwiseBandwidthFraction,
+        String source, Map<String, List<String>> fittedOn) {
+      this(generation, engine, formats, matmulEfficiency, matmulHalfDim, matmulHalfRows,
+          attentionEfficiency, layerOverheadUs, overlapCost, servingLayerOverheadUs,
+          kvBandwidthFraction, servingRequestOverheadUs, optimizerBandwidthFraction,
+          kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, servingFirstTokenLayerOverheadUs,
+          elementwiseBandwidthFraction, source, fittedOn, null);
+    }
 
     /** A kernel entry without provenance of fitted fields. */
     public KernelEntry(String generation, String engine, List<String> formats,
@@ -151,7 +171,7 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
           attentionEfficiency, layerOverheadUs, overlapCost, servingLayerOverheadUs,
           kvBandwidthFraction, servingRequestOverheadUs, optimizerBandwidthFraction,
           kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, servingFirstTokenLayerOverheadUs,
-          null, source, null);
+          null, source, null, null);
     }
   }
 

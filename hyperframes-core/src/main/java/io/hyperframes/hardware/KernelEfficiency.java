@@ -159,6 +159,23 @@ public record KernelEfficiency(double matmul, double halfDim, double halfRows, d
     return with(f -> f.elementwiseBandwidthFraction = value);
   }
 
+  /**
+   * These constants with the serving ones of {@code other}: the per-layer decode and first-token
+   * overheads, the per-request path and the decode-attention bandwidth fractions (a catalog
+   * entry's {@code servingFrom}: the serving engine's runtime carried from another entry where
+   * none was fitted); the training constants are kept.
+   */
+  public KernelEfficiency withServingOf(KernelEfficiency other) {
+    return with(f -> {
+      f.servingLayerOverheadSeconds = other.servingLayerOverheadSeconds;
+      f.kvBandwidthFraction = other.kvBandwidthFraction;
+      f.servingRequestSeconds = other.servingRequestSeconds;
+      f.kvPerHeadBandwidthFraction = other.kvPerHeadBandwidthFraction;
+      f.kvPerHeadRereadFraction = other.kvPerHeadRereadFraction;
+      f.servingFirstTokenLayerSeconds = other.servingFirstTokenLayerSeconds;
+    });
+  }
+
   /** The bandwidth fraction of the decode-attention kernel that reads per query head. */
   public double kvPerHeadBandwidth() {
     return kvPerHeadBandwidthFraction > 0 ? kvPerHeadBandwidthFraction : kvBandwidthFraction;

@@ -2,6 +2,7 @@ package io.hyperframes.nd4j;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -45,6 +46,14 @@ class FusedDenseProperties {
     int i = (m * 7 + k) % k;
     int j = (n * 3 + m) % n;
     double h = 1e-2;
+    if (act == Activation.RELU) {
+      // A central difference across ReLU's kink measures neither side's slope: a try where
+      // moving W[i,j] by ±h moves a pre-activation of column j across 0 says nothing of dW.
+      for (int r = 0; r < m; r++) {
+        Assume.that(Math.abs(f.preActivation().getDouble(r, j))
+            > h * Math.abs(x.getDouble(r, i)));
+      }
+    }
     double orig = w.getDouble(i, j);
     w.putScalar(i, j, orig + h);
     double plus = layer.forward(x, w, null, null).mul(dY).sumNumber().doubleValue();

@@ -1,0 +1,106 @@
+package io.hyperframes.inference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hyperframes.catalog.Catalog;
+import io.hyperframes.hardware.Accelerator;
+import io.hyperframes.hardware.KernelEfficiency;
+import io.hyperframes.precision.NumberFormat;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A kernel entry's {@code servingFrom}: the Blackwell FP8 and NVFP4 entry serves on Hopper FP8's
+ * fitted serving constants (hardware.json, decision of 2026-12-06), follows a refit of them, and
+ * a catalog that names the carry wrongly is refused by field and value.
+ */
+class ServingFromTest {
+
+  @TempDir Path dir;
+
+  private static KernelEfficiency kernel(Catalog c, String generation, NumberFormat f) {
+    return c.kernels().get(generation).get(f);
+  }
+
+  @Test
+  void blackwellLowPrecisionServesOnHopperFp8sConstants() {
+    Catalog c = Catalog.builtIn();
+    KernelEfficiency hopper = kernel(c, "hopper", NumberFormat.FP8_E4M3);
+    assertTrue(hopper.servingLayerOverheadSeconds() > 0 && hopper.kvBandwidthFraction() < 1,
+        hopper.toString());
+    for (NumberFormat f : new NumberFormat[] {NumberFormat.FP8_E4M3, NumberFormat.FP8_E5M2,
+        NumberFormat.NVFP4}) {
+      KernelEfficiency k = kernel(c, "blackwell", f);
+      assertEquals(hopper.servingLayerOverheadSeconds(), k.servingLayerOverheadSeconds(), f.id());
+      assertEquals(hopper.kvBandwidthFraction(), k.kvBandwidthFraction(), f.id());
+      assertEquals(hopper.servingRequestSeconds(), k.servingRequestSeconds(), f.id());
+      assertEquals(hopper.servingFirstTokenLayerSeconds(), k.servingFirstTokenLayerSeconds(),
+          f.id());
+      assertEquals(hopper.kvPerHeadBandwidthFraction(), k.kvPerHeadBandwidthFraction(), f.id());
+      assertEquals(hopper.kvPerHeadRereadFraction(), k.kvPerHeadRereadFraction(), f.id());
+      // Training keeps what a Blackwell accelerator had in these formats without the entry.
+      Accelerator b200 = c.accelerators().get("b200-sxm-192gb");
+      assertEquals(b200.matmulEfficiency(), k.matmul(), f.id());
+      assertEquals(b200.matmulHalfDim(), k.halfDim(), f.id());
+      assertEquals(b200.matmulHalfRows(), k.halfRows(), f.id());
+      assertEquals(0.0, k.attention(), f.id());
+      assertEquals(0.0, k.layerOverheadSeconds(), f.id());
+      assertEquals(1.0, k.elementwiseBandwidthFraction(), f.id());
+    }
+    // Format by format: Blackwell BF16 keeps Hopper BF16's serving constants, none fitted.
+    assertEquals(0.0, kernel(c, "blackwell", NumberFormat.BF16).servingLayerOverheadSeconds());
+    assertEquals(1.0, kernel(c, "blackwell", NumberFormat.BF16).kvBandwidthFraction());
+    assertEquals(0.0, kernel(c, "hopper", NumberFormat.BF16).servingLayerOverheadSeconds());
+  }
+
+  @Test
+  void aRefitOfTheNamedEntryMovesTheCarry() throws IOException {
+    Path refit = dir.resolve("refit.json");
+    Files.writeString(refit, """
+        {"kernels": [{"generation": "hopper", "formats": ["fp8-e4m3", "fp8-e5m2"],
+          "matmulEfficiency": 0.76, "matmulHalfDim": 587, "matmulHalfRows": 64,
+          "attentionEfficiency": 0, "layerOverheadUs": 0, "servingLayerOverheadUs": 40,
+          "kvBandwidthFraction": 0.8, "source": "a user's refit"}]}
+        """);
+    Catalog c = Catalog.builtIn().withOverrides(refit);
+    KernelEfficiency k = kernel(c, "blackwell", NumberFormat.NVFP4);
+    assertEquals(40e-6, k.servingLayerOverheadSeconds(), 1e-15);
+    assertEquals(0.8, k.kvBandwidthFraction());
+    assertEquals(0.0, k.servingRequestSeconds());
+  }
+
+  @Test
+  void aWrongCarryIsNamed() throws IOException {
+    String entry = """
+        {"kernels": [{"generation": "ada", "formats": ["fp8-e4m3"],
+          "matmulEfficiency": 0.7, "matmulHalfDim": 160, "matmulHalfRows": 64,
+          "attentionEfficiency": 0, "layerOverheadUs": 0, %s, "source": "test"}]}
+        """;
+    assertRefused(entry.formatted("\"servingFrom\": \"hopper/fp8-e4m3\","
+        + " \"kvBandwidthFraction\": 0.5"),
+        "kernels[ada].servingFrom: the entry takes its serving constants from 'hopper/fp8-e4m3'"
+            + " and must not set any of its own");
+    assertRefused(entry.formatted("\"servingFrom\": \"volta/fp8-e4m3\""),
+        "kernels[ada/fp8-e4m3].servingFrom: no kernel entry 'volta/fp8-e4m3' in the catalog");
+    assertRefused(entry.formatted("\"servingFrom\": \"hopper\""),
+        "kernels[ada/fp8-e4m3].servingFrom: expected GENERATION/FORMAT (e.g. hopper/fp8-e4m3),"
+            + " got 'hopper'");
+    assertRefused(entry.formatted("\"servingFrom\": \"hopper/fp9\""),
+        "kernels[ada/fp8-e4m3].servingFrom");
+    assertRefused(entry.formatted("\"servingFrom\": \"blackwell/nvfp4\""),
+        "kernels[ada/fp8-e4m3].servingFrom: 'blackwell/nvfp4' takes its own serving constants"
+            + " from another entry; name that one");
+  }
+
+  private void assertRefused(String json, String message) throws IOException {
+    Path file = Files.writeString(dir.resolve("bad.json"), json);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Catalog.builtIn().withOverrides(file));
+    assertTrue(e.getMessage().contains(message), e.getMessage());
+  }
+}
