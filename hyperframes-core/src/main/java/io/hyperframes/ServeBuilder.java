@@ -134,6 +134,16 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     return copy(tree.with("workload.prefixCacheHitRate", share), catalog, models);
   }
 
+  /**
+   * {@code workload.moeLoadImbalance}: the routed token copies the busiest expert-parallel rank
+   * computes and receives over those of uniform routing, in [1, 64] (default 1). It slows a
+   * layout whose experts are split over ranks (ep &gt; 1) and nothing else (docs/inference.md,
+   * "Expert load imbalance").
+   */
+  public ServeBuilder moeLoadImbalance(double imbalance) {
+    return copy(tree.with("workload.moeLoadImbalance", imbalance), catalog, models);
+  }
+
   /** {@code workload.speculative.draftModel.catalog}: the draft model of method "draft". */
   public ServeBuilder draftModel(String catalogId) {
     return copy(tree.with("workload.speculative.draftModel.catalog", catalogId), catalog,

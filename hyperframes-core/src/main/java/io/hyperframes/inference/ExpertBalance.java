@@ -1,9 +1,14 @@
 package io.hyperframes.inference;
 
+import io.hyperframes.model.Block;
+import io.hyperframes.model.MoeSpec;
+import io.hyperframes.model.TransformerSpec;
+import java.util.List;
 import org.apache.commons.math3.distribution.NormalDistribution;
 
 /**
- * The busiest expert-parallel rank under uniform routing. With {@code ep} ranks each holding
+ * The busiest expert-parallel rank under uniform routing (and under a measured skew,
+ * {@link #rankBlocks}). With {@code ep} ranks each holding
  * {@code E/ep} experts, the experts a step touches and the token copies routed to a rank are
  * binomial counts; the rank with the most sets the step's MoE time (Fedus et al. 2021, Switch
  * Transformer §2.2: the slowest expert bounds the layer). The expected maximum of {@code ranks}
@@ -17,6 +22,38 @@ import org.apache.commons.math3.distribution.NormalDistribution;
  */
 final class ExpertBalance {
   private ExpertBalance() {}
+
+  /**
+   * The layer blocks as the busiest expert-parallel rank runs them. With experts over several
+   * ranks (ep &gt; 1) a step ends when the rank with the most routed token copies has computed
+   * and exchanged them ({@code workload.moeLoadImbalance} times those of uniform routing, whose
+   * chance maximum at the step's token count the estimator already takes, {@link #expectedMax}):
+   * its MoE blocks are those of a layer padded to that capacity factor, as the training
+   * estimator expresses the busiest rank. The model's parameters, memory and the weights a step
+   * reads are the real routing's. Without expert parallelism, without routing, with a capacity
+   * factor of the model's own or at imbalance 1 the blocks are the model's.
+   */
+  static List<Block> rankBlocks(TransformerSpec m, InferenceWorkload w, int ep) {
+    double imbalance = w.moeLoadImbalance();
+    if (ep == 1 || imbalance == 1.0 || !m.isMoe() || !m.moe().routed()
+        || m.moe().capacityFactor() > 0) {
+      return m.blocks();
+    }
+    return new TransformerSpec(m.name(), m.layers(), m.hidden(), m.heads(), m.kvHeads(),
+        m.ffnHidden(), m.gatedMlp(), m.vocab(), m.seqLen(), m.tiedEmbeddings(), m.headDim(),
+        m.moe().withCapacityFactor(imbalance), m.mla(), m.slidingWindow(), m.mtpLayers())
+        .blocks();
+  }
+
+  /** The MoE spec of {@code blocks} (the model's where they have no MoE block). */
+  static MoeSpec moeOf(List<Block> blocks, TransformerSpec m) {
+    for (Block b : blocks) {
+      if (b instanceof Block.Moe moe) {
+        return moe.moe();
+      }
+    }
+    return m.moe();
+  }
 
   /** Largest trial count summed exactly. */
   static final int EXACT_TRIALS = 4096;

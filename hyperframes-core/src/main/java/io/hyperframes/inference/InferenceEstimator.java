@@ -162,7 +162,7 @@ public final class InferenceEstimator {
           kv / (1L << 30), w.batchSize(), tokens));
     }
 
-    List<Block> blocks = m.blocks();
+    List<Block> blocks = ExpertBalance.rankBlocks(m, w, ep);
     boolean overlap = twoBatchOverlap && ep > tp;
     double prefillLayer = overlap
         ? overlappedLayer(m, blocks, cluster, tp, ep, w.batchSize(), fresh, w.promptTokens(), e,
@@ -351,7 +351,8 @@ public final class InferenceEstimator {
     // Weights stream in their stored format once a decode shares the iteration (weight-only
     // formats), as in a decode step; a prefill-only iteration computes in the compute format.
     double we = decodes > 0 ? wb : e;
-    double t = blocksSeconds(m, m.blocks(), cluster, tp, ep, rows, we, compute, peak, true, a -> {
+    List<Block> rankBlocks = ExpertBalance.rankBlocks(m, w, ep);
+    double t = blocksSeconds(m, rankBlocks, cluster, tp, ep, rows, we, compute, peak, true, a -> {
       double seconds = 0.0;
       for (int i = 0; i < attention.length; i++) {
         LengthDistribution.Bin bin = prompt.bins().get(i);
@@ -421,8 +422,8 @@ public final class InferenceEstimator {
     double half = batch / 2.0;
     double computeHalf = layer(m, blocks, cluster, tp, ep, half, tokens, context, e, wb, kb,
         compute, peak, prefill, decodeAttention, attention, false);
-    double exchangeHalf = m.moeLayerShare()
-        * expertExchangeSeconds(m, cluster, tp, ep, half * tokens, compute);
+    double exchangeHalf = m.moeLayerShare() * expertExchangeSeconds(m,
+        ExpertBalance.moeOf(blocks, m), cluster, tp, ep, half * tokens, compute);
     return 2 * Math.max(exchangeHalf, computeHalf + EXCHANGE_OVERLAP_COST * exchangeHalf);
   }
 
@@ -503,9 +504,9 @@ public final class InferenceEstimator {
         io.hyperframes.model.MoeSpec spec = moe.moe();
         double inner = spec.routedPerToken() * spec.expertFfnHidden()
             + spec.sharedExperts() * (double) spec.sharedExpertFfnHidden();
-        t += share * (moeSeconds(m, acc, rows, tp, ep, we, compute, peak)
-            + (exchange && ep > tp ? expertExchangeSeconds(m, cluster, tp, ep, rows, compute)
-                : 0.0));
+        t += share * (moeSeconds(m, spec, acc, rows, tp, ep, we, compute, peak)
+            + (exchange && ep > tp
+                ? expertExchangeSeconds(m, spec, cluster, tp, ep, rows, compute) : 0.0));
         elementwise += share * (side + passes * act * rows * inner / tp);
       }
     }
@@ -525,12 +526,12 @@ public final class InferenceEstimator {
    * ({@link InterconnectModel#forwardedExchange}: a token crosses the network once per other node
    * it is routed to and is forwarded inside the node to each destination rank, DeepSeek-V3
    * §3.2.2). The dispatch carries the hidden state in the matmul format (FP8 where the weights are
-   * FP8, as DeepEP's dispatch does), the combine in 16 bits.
+   * FP8, as DeepEP's dispatch does), the combine in 16 bits; {@code moe} as the busiest rank
+   * runs it ({@link ExpertBalance#rankBlocks}): its copies per token scale what it exchanges.
    */
-  private double expertExchangeSeconds(TransformerSpec m, Cluster cluster, int tp, int ep,
-      double rows, NumberFormat compute) {
-    io.hyperframes.model.MoeSpec moe = m.moe();
-    double tokens = rows / tp;
+  private double expertExchangeSeconds(TransformerSpec m, io.hyperframes.model.MoeSpec moe,
+      Cluster cluster, int tp, int ep, double rows, NumberFormat compute) {
+    double tokens = rows / tp * moe.routedPerToken() / moe.topK();
     if (!(tokens > 0)) {
       return 0.0;
     }
@@ -578,9 +579,8 @@ public final class InferenceEstimator {
    * its weights once, and the shared experts. With one expert routed to (E = k = 1) this is the
    * dense MLP exactly.
    */
-  private double moeSeconds(TransformerSpec m, Accelerator acc, double rows, int tp, int ep,
-      double we, NumberFormat compute, double peak) {
-    io.hyperframes.model.MoeSpec moe = m.moe();
+  private double moeSeconds(TransformerSpec m, io.hyperframes.model.MoeSpec moe, Accelerator acc,
+      double rows, int tp, int ep, double we, NumberFormat compute, double peak) {
     double routed = rows * moe.routedPerToken();
     double experts;
     if (ep == 1) {

@@ -28,12 +28,17 @@ import io.hyperframes.workload.Attention;
  * @param speculative speculative decoding ({@code workload.speculative}), or null for none
  * @param prefixCacheHitRate share of each prompt found in the prefix cache, in [0, 1)
  *     ({@code workload.prefixCacheHitRate}; {@link #cachedPromptTokens})
+ * @param moeLoadImbalance the routed token copies the busiest expert-parallel rank computes and
+ *     receives over those of uniform routing, in [1, 64] ({@code workload.moeLoadImbalance}; 1:
+ *     uniform routing, the default): a measured skew of the router's expert load, which a
+ *     serving step of experts spread over ranks waits for (docs/inference.md, "Expert load
+ *     imbalance")
  */
 public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
     int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
     double tpotSloSeconds, double sloPercentile, int blockTokens,
     DecodeAttention decodeAttention, Attention attention, Speculative speculative,
-    double prefixCacheHitRate) {
+    double prefixCacheHitRate, double moeLoadImbalance) {
 
   public InferenceWorkload {
     checkArgument(weights != null, "workload.precision: must be given");
@@ -57,6 +62,20 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
     checkArgument(Double.isFinite(prefixCacheHitRate) && prefixCacheHitRate >= 0
         && prefixCacheHitRate < 1, "workload.prefixCacheHitRate: must be in [0, 1), got %s",
         prefixCacheHitRate);
+    checkArgument(Double.isFinite(moeLoadImbalance) && moeLoadImbalance >= 1
+        && moeLoadImbalance <= 64, "workload.moeLoadImbalance: must be in [1, 64] (the busiest"
+        + " expert-parallel rank's routed tokens over the mean), got %s", moeLoadImbalance);
+  }
+
+  /** A workload with uniform expert routing. */
+  public InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
+      int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
+      double tpotSloSeconds, double sloPercentile, int blockTokens,
+      DecodeAttention decodeAttention, Attention attention, Speculative speculative,
+      double prefixCacheHitRate) {
+    this(weights, kvCache, batchSize, promptTokens, outputTokens, arrivalRatePerSecond,
+        ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens, decodeAttention, attention,
+        speculative, prefixCacheHitRate, 1.0);
   }
 
   /** A workload without a prefix cache. */
@@ -128,35 +147,42 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
   public InferenceWorkload withBatchSize(int sequences) {
     return new InferenceWorkload(weights, kvCache, sequences, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative, prefixCacheHitRate);
+        decodeAttention, attention, speculative, prefixCacheHitRate, moeLoadImbalance);
   }
 
   /** This workload with prompts of {@code prompt} and outputs of {@code output} tokens. */
   public InferenceWorkload withLengths(int prompt, int output) {
     return new InferenceWorkload(weights, kvCache, batchSize, prompt, output,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative, prefixCacheHitRate);
+        decodeAttention, attention, speculative, prefixCacheHitRate, moeLoadImbalance);
   }
 
   /** This workload with other weight and KV-cache formats. */
   public InferenceWorkload withFormats(NumberFormat weightFormat, NumberFormat kvFormat) {
     return new InferenceWorkload(weightFormat, kvFormat, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative, prefixCacheHitRate);
+        decodeAttention, attention, speculative, prefixCacheHitRate, moeLoadImbalance);
   }
 
   /** This workload with speculative decoding {@code s} (null: none). */
   public InferenceWorkload withSpeculative(Speculative s) {
     return new InferenceWorkload(weights, kvCache, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, s, prefixCacheHitRate);
+        decodeAttention, attention, s, prefixCacheHitRate, moeLoadImbalance);
   }
 
   /** This workload with a prefix-cache hit rate of {@code rate}. */
   public InferenceWorkload withPrefixCacheHitRate(double rate) {
     return new InferenceWorkload(weights, kvCache, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative, rate);
+        decodeAttention, attention, speculative, rate, moeLoadImbalance);
+  }
+
+  /** This workload with the busiest expert-parallel rank at {@code imbalance} of the mean. */
+  public InferenceWorkload withMoeLoadImbalance(double imbalance) {
+    return new InferenceWorkload(weights, kvCache, batchSize, promptTokens, outputTokens,
+        arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
+        decodeAttention, attention, speculative, prefixCacheHitRate, imbalance);
   }
 
   /** The format the matmuls run in: FP16 for integer (weight-only) formats. */

@@ -107,7 +107,9 @@ public final class Serving {
             : Attention.fromId("workload.attention", w.attention()),
         speculative(w.speculative(), catalog),
         w.prefixCacheHitRate() == null ? 0.0
-            : Checks.finite("workload.prefixCacheHitRate", w.prefixCacheHitRate()));
+            : Checks.finite("workload.prefixCacheHitRate", w.prefixCacheHitRate()),
+        w.moeLoadImbalance() == null ? 1.0
+            : Checks.finite("workload.moeLoadImbalance", w.moeLoadImbalance()));
     if (l != null && l.disaggregated() != null) {
       return disaggregatedRequest(m, cluster, workload, l, w, capacityMode, sloMode);
     }

@@ -380,7 +380,7 @@ public final class Documents {
       Slo latencySlo, Integer concurrency, Integer blockTokens, String decodeAttention,
       String attention, Speculation speculative, Double prefixCacheHitRate, String mode,
       String engine, Integer maxNumSeqs, Integer maxNumTokens, Double memoryFraction,
-      Boolean chunkedPrefill, String engineSettings) {}
+      Boolean chunkedPrefill, String engineSettings, Double moeLoadImbalance) {}
 
   /**
    * {@code workload.speculative} of a serving request: {@code method} (mtp, eagle, draft),

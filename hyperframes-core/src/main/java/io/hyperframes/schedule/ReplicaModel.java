@@ -197,7 +197,7 @@ public record ReplicaModel(int gpus, int gpuMilli, int maxBatch, long kvTokens,
       int output) {
     return new InferenceWorkload(w.weights(), w.kvCache(), batch, prompt, output, 0, 0, 0,
         w.sloPercentile(), w.blockTokens(), w.decodeAttention(), w.attention(), w.speculative(),
-        w.prefixCacheHitRate());
+        w.prefixCacheHitRate(), w.moeLoadImbalance());
   }
 
   /**
