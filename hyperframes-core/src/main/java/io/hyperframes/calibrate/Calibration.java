@@ -174,6 +174,7 @@ public final class Calibration {
         return m;
       };
       List<CatalogFile.KernelEntry> kernels = new ArrayList<>();
+      // Entries written whole, serving constants as resolved (no servingFrom): a file alone.
       for (String t : kernelTargets) {
         String[] gf = t.split("/", 2);
         NumberFormat format = NumberFormat.fromId("kernels.formats", gf[1]);
@@ -186,7 +187,7 @@ public final class Calibration {
             k.servingRequestSeconds() * 1e6, k.optimizerBandwidthFraction(),
             k.kvPerHeadBandwidthFraction(), k.kvPerHeadRereadFraction(),
             k.servingFirstTokenLayerSeconds() * 1e6, k.elementwiseBandwidthFraction(), provenance,
-            fittedOn.apply(t)));
+            fittedOn.apply(t), null));
       }
       List<CatalogFile.FabricEntry> fabrics = new ArrayList<>();
       for (String t : fabricTargets) {

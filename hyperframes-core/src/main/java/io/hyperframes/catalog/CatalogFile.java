@@ -143,22 +143,6 @@ public record CatalogFile(String version, String notes, List<FabricEntry> fabric
       Double elementwiseBandwidthFraction, String source, Map<String, List<String>> fittedOn,
       String servingFrom) {
 
-    /** A kernel entry whose serving constants are its own (no {@code servingFrom}). */
-    public KernelEntry(String generation, String engine, List<String> formats,
-        Double matmulEfficiency, Double matmulHalfDim, Double matmulHalfRows,
-        Double attentionEfficiency, Double layerOverheadUs, Double overlapCost,
-        Double servingLayerOverheadUs, Double kvBandwidthFraction,
-        Double servingRequestOverheadUs, Double optimizerBandwidthFraction,
-        Double kvPerHeadBandwidthFraction, Double kvPerHeadRereadFraction,
-        Double servingFirstTokenLayerOverheadUs, Double elementwiseBandwidthFraction,
-        String source, Map<String, List<String>> fittedOn) {
-      this(generation, engine, formats, matmulEfficiency, matmulHalfDim, matmulHalfRows,
-          attentionEfficiency, layerOverheadUs, overlapCost, servingLayerOverheadUs,
-          kvBandwidthFraction, servingRequestOverheadUs, optimizerBandwidthFraction,
-          kvPerHeadBandwidthFraction, kvPerHeadRereadFraction, servingFirstTokenLayerOverheadUs,
-          elementwiseBandwidthFraction, source, fittedOn, null);
-    }
-
     /** A kernel entry without provenance of fitted fields. */
     public KernelEntry(String generation, String engine, List<String> formats,
         Double matmulEfficiency, Double matmulHalfDim, Double matmulHalfRows,
