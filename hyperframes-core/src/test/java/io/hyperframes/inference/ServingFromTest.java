@@ -74,6 +74,26 @@ class ServingFromTest {
     assertEquals(0.0, k.servingRequestSeconds());
   }
 
+  /**
+   * A fit ({@link Catalog#withKernel}, what calibrate does) of the entry named moves the carry;
+   * a fit of the carrying entry itself keeps what was fitted.
+   */
+  @Test
+  void aFitMovesTheCarryAndAFittedEntryKeepsItsOwn() {
+    Catalog c = Catalog.builtIn();
+    KernelEfficiency hopper = kernel(c, "hopper", NumberFormat.FP8_E4M3);
+    Catalog refit = c.withKernel("hopper", NumberFormat.FP8_E4M3,
+        hopper.withServingLayerOverhead(40e-6));
+    assertEquals(40e-6, kernel(refit, "blackwell", NumberFormat.NVFP4)
+        .servingLayerOverheadSeconds(), 1e-15);
+    KernelEfficiency fitted = kernel(c, "blackwell", NumberFormat.NVFP4)
+        .withKvBandwidthFraction(0.9);
+    Catalog own = c.withKernel("blackwell", NumberFormat.NVFP4, fitted)
+        .withKernel("hopper", NumberFormat.FP8_E4M3, hopper.withKvBandwidthFraction(0.3));
+    assertEquals(0.9, kernel(own, "blackwell", NumberFormat.NVFP4).kvBandwidthFraction());
+    assertEquals(0.3, kernel(own, "blackwell", NumberFormat.FP8_E4M3).kvBandwidthFraction());
+  }
+
   @Test
   void aWrongCarryIsNamed() throws IOException {
     String entry = """
