@@ -75,7 +75,10 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
         .with("workload.latencySlo.percentile", percentile), catalog, models);
   }
 
-  /** {@code workload.latencySlo.tpotSeconds}: mean time per output token. */
+  /**
+   * {@code workload.latencySlo.tpotSeconds}: time per output token, of the median request
+   * (see {@link #tpotPercentile}).
+   */
   public ServeBuilder timePerOutputToken(Duration perToken) {
     if (perToken == null) {
       throw new IllegalArgumentException("workload.latencySlo.tpotSeconds: must be given");
@@ -83,6 +86,15 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     return copy(tree.with("workload.latencySlo.tpotSeconds", perToken.toNanos() / 1e9), catalog,
         models);
   }
+  /**
+   * {@code workload.latencySlo.tpotPercentile}: in mode slo, the percentile of the requests'
+   * times per output token that the {@link #timePerOutputToken} target bounds (MLPerf's server
+   * rules bound the 99th); by default the median request's.
+   */
+  public ServeBuilder tpotPercentile(double percentile) {
+    return copy(tree.with("workload.latencySlo.tpotPercentile", percentile), catalog, models);
+  }
+
 
   /** {@code workload.concurrency}: sequences in flight, in place of a batch size. */
   public ServeBuilder concurrency(int sequences) {
@@ -165,7 +177,11 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     return copy(tree.with("workload.engine", engine), catalog, models);
   }
 
-  /** {@code workload.maxNumSeqs}: running requests at most (capacity mode). */
+  /**
+   * {@code workload.maxNumSeqs}: running requests at most, the engine's limit (capacity mode's
+   * scheduler; in slo mode or under a request rate, the simulated server's batch limit, default
+   * 256).
+   */
   public ServeBuilder maxNumSeqs(int requests) {
     return copy(tree.with("workload.maxNumSeqs", requests), catalog, models);
   }

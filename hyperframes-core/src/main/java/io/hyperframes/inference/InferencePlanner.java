@@ -30,6 +30,7 @@ public final class InferencePlanner {
 
   /** Requests simulated per candidate during the search (the final answer uses more). */
   static final int SEARCH_REQUESTS = 5_000;
+  /** Batch limits a replica is simulated with, widest first ({@link #batchLimits}). */
   static final int[] BATCH_LIMITS = {256, 128, 64, 32, 16};
   /** Most devices a configuration may take. */
   static final int MAX_DEVICES = 4096;
@@ -306,10 +307,11 @@ public final class InferencePlanner {
         continue;
       }
       ServingLoad widest = null;
-      for (int limit : BATCH_LIMITS) {
+      int[] limits = batchLimits(w);
+      for (int limit : limits) {
         // A pipeline's pp batches in flight share its KV-cache memory.
         int cap = (int) Math.min(limit, rc.one().maxBatchSize() / rc.pp());
-        if (cap < 1 || (limit != BATCH_LIMITS[0] && cap < limit)) {
+        if (cap < 1 || (limit != limits[0] && cap < limit)) {
           continue;
         }
         // The limits are tried widest first: each load is a prefix of the widest one's times.
@@ -396,6 +398,18 @@ public final class InferencePlanner {
    * The devices of the {@code listed}-th configuration of {@code found} by devices, the most a
    * configuration may need and still be listed; {@link Integer#MAX_VALUE} while fewer are found.
    */
+  /**
+   * The batch limits tried, widest first: {@link #BATCH_LIMITS}, or with
+   * {@code workload.maxNumSeqs} that limit and the narrower ones below it.
+   */
+  static int[] batchLimits(InferenceWorkload w) {
+    if (w.maxNumSeqs() == 0) {
+      return BATCH_LIMITS;
+    }
+    return java.util.stream.IntStream.concat(java.util.stream.IntStream.of(w.maxNumSeqs()),
+        java.util.Arrays.stream(BATCH_LIMITS).filter(l -> l < w.maxNumSeqs())).toArray();
+  }
+
   private static int devicesOfLast(List<Config> found, int listed) {
     List<Config> distinct = distinctDeployments(found);
     if (distinct.size() < listed) {

@@ -33,12 +33,26 @@ import io.hyperframes.workload.Attention;
  *     uniform routing, the default): a measured skew of the router's expert load, which a
  *     serving step of experts spread over ranks waits for (docs/inference.md, "Expert load
  *     imbalance")
+ * @param maxNumSeqs the most sequences a simulated server runs at once under a request rate
+ *     ({@code workload.maxNumSeqs} in {@code workload.mode} slo or with
+ *     {@code workload.arrivalRatePerSecond}: the engine's limit, vLLM's {@code --max-num-seqs},
+ *     TensorRT-LLM's {@code max_batch_size}), at most {@value #MAX_NUM_SEQS}; 0, the default,
+ *     leaves it at 256, vLLM's default. The KV cache bounds it in either case (docs/inference.md,
+ *     "SLO mode")
+ * @param tpotSloPercentile the percentile of the requests' times per output token that
+ *     {@code tpotSloSeconds} bounds, in (0, 100) ({@code workload.latencySlo.tpotPercentile},
+ *     mode slo; MLPerf's server rules bound the 99th); 0, the default: the median request's, its
+ *     median latency less its median time to first token over its tokens after the first
  */
 public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
     int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
     double tpotSloSeconds, double sloPercentile, int blockTokens,
     DecodeAttention decodeAttention, Attention attention, Speculative speculative,
-    double prefixCacheHitRate, double moeLoadImbalance) {
+    double prefixCacheHitRate, double moeLoadImbalance, int maxNumSeqs,
+    double tpotSloPercentile) {
+
+  /** The largest {@code maxNumSeqs}: a simulated server tabulates its step times up to it. */
+  public static final int MAX_NUM_SEQS = 1 << 14;
 
   public InferenceWorkload {
     checkArgument(weights != null, "workload.precision: must be given");
@@ -65,6 +79,21 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
     checkArgument(Double.isFinite(moeLoadImbalance) && moeLoadImbalance >= 1
         && moeLoadImbalance <= 64, "workload.moeLoadImbalance: must be in [1, 64] (the busiest"
         + " expert-parallel rank's routed tokens over the mean), got %s", moeLoadImbalance);
+    checkArgument(maxNumSeqs >= 0 && maxNumSeqs <= MAX_NUM_SEQS, "workload.maxNumSeqs: must be"
+        + " in [1, %s] (0: the default limit), got %s", MAX_NUM_SEQS, maxNumSeqs);
+    checkArgument(tpotSloPercentile == 0 || (tpotSloPercentile > 0 && tpotSloPercentile < 100),
+        "workload.latencySlo.tpotPercentile: must be in (0, 100), got %s", tpotSloPercentile);
+  }
+
+  /** A workload whose simulated servers run the default batch limit. */
+  public InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int batchSize,
+      int promptTokens, int outputTokens, double arrivalRatePerSecond, double ttftSloSeconds,
+      double tpotSloSeconds, double sloPercentile, int blockTokens,
+      DecodeAttention decodeAttention, Attention attention, Speculative speculative,
+      double prefixCacheHitRate, double moeLoadImbalance) {
+    this(weights, kvCache, batchSize, promptTokens, outputTokens, arrivalRatePerSecond,
+        ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens, decodeAttention, attention,
+        speculative, prefixCacheHitRate, moeLoadImbalance, 0, 0.0);
   }
 
   /** A workload with uniform expert routing. */
@@ -147,42 +176,48 @@ public record InferenceWorkload(NumberFormat weights, NumberFormat kvCache, int 
   public InferenceWorkload withBatchSize(int sequences) {
     return new InferenceWorkload(weights, kvCache, sequences, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative, prefixCacheHitRate, moeLoadImbalance);
+        decodeAttention, attention, speculative, prefixCacheHitRate, moeLoadImbalance,
+        maxNumSeqs, tpotSloPercentile);
   }
 
   /** This workload with prompts of {@code prompt} and outputs of {@code output} tokens. */
   public InferenceWorkload withLengths(int prompt, int output) {
     return new InferenceWorkload(weights, kvCache, batchSize, prompt, output,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative, prefixCacheHitRate, moeLoadImbalance);
+        decodeAttention, attention, speculative, prefixCacheHitRate, moeLoadImbalance,
+        maxNumSeqs, tpotSloPercentile);
   }
 
   /** This workload with other weight and KV-cache formats. */
   public InferenceWorkload withFormats(NumberFormat weightFormat, NumberFormat kvFormat) {
     return new InferenceWorkload(weightFormat, kvFormat, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative, prefixCacheHitRate, moeLoadImbalance);
+        decodeAttention, attention, speculative, prefixCacheHitRate, moeLoadImbalance,
+        maxNumSeqs, tpotSloPercentile);
   }
 
   /** This workload with speculative decoding {@code s} (null: none). */
   public InferenceWorkload withSpeculative(Speculative s) {
     return new InferenceWorkload(weights, kvCache, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, s, prefixCacheHitRate, moeLoadImbalance);
+        decodeAttention, attention, s, prefixCacheHitRate, moeLoadImbalance, maxNumSeqs,
+        tpotSloPercentile);
   }
 
   /** This workload with a prefix-cache hit rate of {@code rate}. */
   public InferenceWorkload withPrefixCacheHitRate(double rate) {
     return new InferenceWorkload(weights, kvCache, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative, rate, moeLoadImbalance);
+        decodeAttention, attention, speculative, rate, moeLoadImbalance, maxNumSeqs,
+        tpotSloPercentile);
   }
 
   /** This workload with the busiest expert-parallel rank at {@code imbalance} of the mean. */
   public InferenceWorkload withMoeLoadImbalance(double imbalance) {
     return new InferenceWorkload(weights, kvCache, batchSize, promptTokens, outputTokens,
         arrivalRatePerSecond, ttftSloSeconds, tpotSloSeconds, sloPercentile, blockTokens,
-        decodeAttention, attention, speculative, prefixCacheHitRate, imbalance);
+        decodeAttention, attention, speculative, prefixCacheHitRate, imbalance, maxNumSeqs,
+        tpotSloPercentile);
   }
 
   /** The format the matmuls run in: FP16 for integer (weight-only) formats. */

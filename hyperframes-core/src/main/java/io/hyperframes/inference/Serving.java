@@ -86,6 +86,7 @@ public final class Serving {
     double ttft = 0;
     double tpot = 0;
     double percentile = 99;
+    double tpotPercentile = 0;
     Documents.Slo slo = w.latencySlo();
     if (slo != null) {
       ttft = slo.ttftSeconds() == null ? 0
@@ -94,6 +95,13 @@ public final class Serving {
           : Checks.positive("workload.latencySlo.tpotSeconds", slo.tpotSeconds());
       percentile = slo.percentile() == null ? 99
           : Checks.finite("workload.latencySlo.percentile", slo.percentile());
+      if (slo.tpotPercentile() != null && !sloMode) {
+        throw new IllegalArgumentException("workload.latencySlo.tpotPercentile: read in"
+            + " workload.mode slo (the simulated requests' TPOT distribution), got "
+            + slo.tpotPercentile() + " with mode " + mode);
+      }
+      tpotPercentile = slo.tpotPercentile() == null ? 0
+          : Checks.positive("workload.latencySlo.tpotPercentile", slo.tpotPercentile());
     }
     ServingEngine engine = w.engine() == null ? ServingEngine.VLLM
         : ServingEngine.fromId("workload.engine", w.engine());
@@ -109,7 +117,11 @@ public final class Serving {
         w.prefixCacheHitRate() == null ? 0.0
             : Checks.finite("workload.prefixCacheHitRate", w.prefixCacheHitRate()),
         w.moeLoadImbalance() == null ? 1.0
-            : Checks.finite("workload.moeLoadImbalance", w.moeLoadImbalance()));
+            : Checks.finite("workload.moeLoadImbalance", w.moeLoadImbalance()),
+        // Capacity mode's request limit is its scheduler's (CapacityWorkload); under a rate
+        // it is the simulated server's batch limit.
+        w.maxNumSeqs() == null || capacityMode ? 0
+            : Checks.positive("workload.maxNumSeqs", w.maxNumSeqs()), tpotPercentile);
     if (l != null && l.disaggregated() != null) {
       return disaggregatedRequest(m, cluster, workload, l, w, capacityMode, sloMode);
     }
@@ -145,8 +157,13 @@ public final class Serving {
 
   /** The fields only one mode reads, refused in the others, each named. */
   private static void checkModeFields(Documents.Inference w, String mode) {
+    if (w.maxNumSeqs() != null && mode.equals("fixed") && w.arrivalRatePerSecond() == null) {
+      throw new IllegalArgumentException("workload.maxNumSeqs: the batch limit of a server"
+          + " under load needs workload.arrivalRatePerSecond, or workload.mode slo or capacity"
+          + " (got " + w.maxNumSeqs() + " with mode fixed and no rate)");
+    }
     if (!mode.equals("capacity")) {
-      for (Object[] f : new Object[][] {{"engine", w.engine()}, {"maxNumSeqs", w.maxNumSeqs()},
+      for (Object[] f : new Object[][] {{"engine", w.engine()},
           {"maxNumTokens", w.maxNumTokens()}, {"memoryFraction", w.memoryFraction()},
           {"chunkedPrefill", w.chunkedPrefill()}, {"engineSettings", w.engineSettings()}}) {
         if (f[1] != null) {

@@ -34,12 +34,36 @@ public final class ServingLoad {
    * @param ttftP99 99th-percentile time to first token
    * @param meanRunning mean number of sequences decoding
    * @param ttftQuantile the time-to-first-token distribution: quantile q in (0, 1) → seconds
+   * @param tpotQuantile the distribution of the requests' times per output token (each its
+   *     latency less its time to first token, over its tokens after the first): quantile q in
+   *     (0, 1) → seconds; null where not simulated (the analytical model)
    */
   public record Percentiles(double p50, double p90, double p99, double ttftP50, double ttftP99,
-      double meanRunning, java.util.function.DoubleUnaryOperator ttftQuantile) {
+      double meanRunning, java.util.function.DoubleUnaryOperator ttftQuantile,
+      java.util.function.DoubleUnaryOperator tpotQuantile) {
 
     public Percentiles {
       checkArgument(ttftQuantile != null, "ttftQuantile: must be given");
+    }
+
+    /** Percentiles without a TPOT distribution. */
+    public Percentiles(double p50, double p90, double p99, double ttftP50, double ttftP99,
+        double meanRunning, java.util.function.DoubleUnaryOperator ttftQuantile) {
+      this(p50, p90, p99, ttftP50, ttftP99, meanRunning, ttftQuantile, null);
+    }
+
+    /**
+     * The requests' time per output token at a percentile (any value in (0, 100)).
+     *
+     * @throws IllegalStateException where the distribution was not simulated
+     */
+    public double tpotAt(double percentile) {
+      checkArgument(percentile > 0 && percentile < 100,
+          "workload.latencySlo.tpotPercentile: must be in (0, 100), got %s", percentile);
+      if (tpotQuantile == null) {
+        throw new IllegalStateException("TPOT percentiles come from the simulation");
+      }
+      return tpotQuantile.applyAsDouble(percentile / 100);
     }
 
     /**
@@ -58,8 +82,9 @@ public final class ServingLoad {
         return this;
       }
       java.util.function.DoubleUnaryOperator q = ttftQuantile;
+      // The request path delays a request's first token and its last alike: TPOT is unchanged.
       return new Percentiles(p50 + seconds, p90 + seconds, p99 + seconds, ttftP50 + seconds,
-          ttftP99 + seconds, meanRunning, x -> q.applyAsDouble(x) + seconds);
+          ttftP99 + seconds, meanRunning, x -> q.applyAsDouble(x) + seconds, tpotQuantile);
     }
   }
 
@@ -119,6 +144,11 @@ public final class ServingLoad {
     checkArgument(rate > 0 && Double.isFinite(rate), "workload.arrivalRatePerSecond: must be"
         + " > 0, got %s", rate);
     return cluster.covers(rate);
+  }
+
+  /** The most sequences the server runs at once (the length of its tables). */
+  public int batchLimit() {
+    return maxBatch;
   }
 
   /** The request rate at which the server decodes a full batch all the time. */
@@ -183,15 +213,19 @@ public final class ServingLoad {
     int skip = requests / 10;
     double[] latency = new double[requests - skip];
     double[] ttft = new double[requests - skip];
+    double[] tpot = new double[requests - skip];
     for (int i = skip; i < requests; i++) {
       latency[i - skip] = done[i] - arrival[i];
       ttft[i - skip] = first[i] - arrival[i];
+      tpot[i - skip] = outputTokens > 1 ? (done[i] - first[i]) / (outputTokens - 1) : 0.0;
     }
     Arrays.sort(latency);
     Arrays.sort(ttft);
+    Arrays.sort(tpot);
     return new Percentiles(quantile(latency, 0.5), quantile(latency, 0.9),
         quantile(latency, 0.99), quantile(ttft, 0.5), quantile(ttft, 0.99),
-        runningArea / now, q -> quantile(ttft, q)).delayed(requestSeconds);
+        runningArea / now, q -> quantile(ttft, q), q -> quantile(tpot, q))
+        .delayed(requestSeconds);
   }
 
   /**

@@ -13,7 +13,8 @@ final class ServingLoads {
 
   /**
    * The load model of one replica: prefill and decode times for batches 1 to the batch limit
-   * (the memory bound, at most {@value Serving#MAX_SIMULATED_BATCH}).
+   * (the memory bound, at most the workload's {@code maxNumSeqs}, by default
+   * {@value Serving#MAX_SIMULATED_BATCH}).
    */
   static ServingLoad load(InferenceEstimator estimator, TransformerSpec m, Cluster replica,
       InferenceWorkload w, int tp, int pp) {
@@ -43,7 +44,12 @@ final class ServingLoads {
     long fit = estimator.estimate(m, group, one, tp, ep, pp,
         Disaggregation.replicasPerGroup(tp, ep), twoBatchOverlap).maxBatchSize() / pp;
     return load(estimator, m, group, w, tp, ep, pp,
-        (int) Math.max(1, Math.min(Serving.MAX_SIMULATED_BATCH, fit)), twoBatchOverlap);
+        (int) Math.max(1, Math.min(batchLimit(w), fit)), twoBatchOverlap);
+  }
+
+  /** The most sequences a simulated server runs: {@code workload.maxNumSeqs}, else 256. */
+  static int batchLimit(InferenceWorkload w) {
+    return w.maxNumSeqs() > 0 ? w.maxNumSeqs() : Serving.MAX_SIMULATED_BATCH;
   }
 
   /**

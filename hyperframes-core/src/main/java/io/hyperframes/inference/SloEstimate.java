@@ -20,20 +20,25 @@ import java.util.List;
  * @param capacityRequestsPerSecond the rate the replicas sustain with full batches
  * @param shareOfCapacity {@code requestsPerSecond} over {@code capacityRequestsPerSecond}
  * @param ttftSeconds time to first token at {@code percentile} at that rate
- * @param tpotSeconds time per output token of the median request at that rate
+ * @param tpotSeconds time per output token at that rate: the requests' at
+ *     {@code tpotPercentile}, or the median request's
  * @param p50LatencySeconds median end-to-end latency at that rate
  * @param p99LatencySeconds 99th-percentile end-to-end latency at that rate
  * @param limitedBy what a higher rate breaks first: "ttft", "tpot", or "capacity" (the SLO
  *     still holds just under the full-batch capacity)
  * @param simulatedRequests requests simulated per tried rate (fixed seed)
  * @param ratesTried rates simulated by the bisection
+ * @param batchLimit the most sequences a replica runs at once: {@code workload.maxNumSeqs}
+ *     (default 256) or fewer where the KV cache holds fewer
+ * @param tpotPercentile the percentile of the requests' TPOT that {@code tpotSeconds} is
+ *     ({@code workload.latencySlo.tpotPercentile}); 0: the median request's
  */
 public record SloEstimate(boolean feasible, List<String> reasons, double ttftSloSeconds,
     double tpotSloSeconds, double percentile, double requestsPerSecond,
     double outputTokensPerSecond, double outputTokensPerSecondPerDevice,
     double capacityRequestsPerSecond, double shareOfCapacity, double ttftSeconds,
     double tpotSeconds, double p50LatencySeconds, double p99LatencySeconds, String limitedBy,
-    int simulatedRequests, int ratesTried) {
+    int simulatedRequests, int ratesTried, int batchLimit, double tpotPercentile) {
   public SloEstimate {
     reasons = ImmutableList.copyOf(reasons);
   }

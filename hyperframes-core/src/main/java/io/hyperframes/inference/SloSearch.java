@@ -9,7 +9,8 @@ import java.util.Locale;
  * {@code workload.latencySlo} ({@link SloEstimate}).
  *
  * <p>One replica's continuous-batching server ({@link ServingLoads#loadToFit}: the estimator's prefill
- * and decode times for every batch up to the KV-cache bound) is simulated at a rate; the SLO holds
+ * and decode times for every batch up to the KV-cache bound, at most {@code workload.maxNumSeqs},
+ * by default 256) is simulated at a rate; the SLO holds
  * when the time to first token at the SLO percentile and the time per output token of the median
  * request meet their targets ({@link Serving#meets}, the test the devices an SLO needs uses). The
  * rate is bisected between 0 and the full-batch capacity until the bracket is within
@@ -70,7 +71,8 @@ final class SloSearch {
           q.ttftAt(w.sloPercentile()), target(w.ttftSloSeconds()), tpot(q, w),
           target(w.tpotSloSeconds()))), w.ttftSloSeconds(), w.tpotSloSeconds(),
           w.sloPercentile(), 0, 0, 0, capacity * replicas, 0, q.ttftAt(w.sloPercentile()),
-          tpot(q, w), q.p50(), q.p99(), limitedBy(q, w), Serving.SIMULATED_REQUESTS, tried);
+          tpot(q, w), q.p50(), q.p99(), limitedBy(q, w), Serving.SIMULATED_REQUESTS, tried,
+          load.batchLimit(), w.tpotSloPercentile());
     }
     String limitedBy = above == null ? "capacity" : limitedBy(above, w);
     double requests = lo * replicas;
@@ -78,15 +80,19 @@ final class SloSearch {
     return new SloEstimate(true, List.of(), w.ttftSloSeconds(), w.tpotSloSeconds(),
         w.sloPercentile(), requests, tokens, tokens / devices, capacity * replicas,
         lo / capacity, best.ttftAt(w.sloPercentile()), tpot(best, w), best.p50(), best.p99(),
-        limitedBy, Serving.SIMULATED_REQUESTS, tried);
+        limitedBy, Serving.SIMULATED_REQUESTS, tried, load.batchLimit(), w.tpotSloPercentile());
   }
 
   /**
-   * Time per output token of the median request: its decode time (median latency less median
-   * time to first token) over its tokens after the first, the figure {@link Serving#meets}
-   * compares with the target.
+   * The time per output token {@link Serving#meets} compares with the target: with
+   * {@code workload.latencySlo.tpotPercentile}, the requests' TPOT at that percentile (from the
+   * simulation); else the median request's, its decode time (median latency less median time to
+   * first token) over its tokens after the first.
    */
   static double tpot(ServingLoad.Percentiles q, InferenceWorkload w) {
+    if (w.tpotSloPercentile() > 0) {
+      return q.tpotAt(w.tpotSloPercentile());
+    }
     return (q.p50() - q.ttftP50()) / Math.max(1, w.outputTokens() - 1);
   }
 

@@ -363,8 +363,13 @@ public final class Documents {
   public record Plan(Model model, Cluster cluster, Training workload, Layout layout,
       Constraints constraints, String objective, Pricing pricing, Search search) {}
 
-  /** {@code workload.latencySlo} of a serving request. */
-  public record Slo(Double ttftSeconds, Double tpotSeconds, Double percentile) {}
+  /**
+   * {@code workload.latencySlo} of a serving request; {@code tpotPercentile} (mode slo) the
+   * percentile of the requests' times per output token the TPOT target applies to (absent: the
+   * median request's).
+   */
+  public record Slo(Double ttftSeconds, Double tpotSeconds, Double percentile,
+      Double tpotPercentile) {}
 
   /**
    * {@code workload} of a serving request. {@code promptTokens} and {@code outputTokens} are a

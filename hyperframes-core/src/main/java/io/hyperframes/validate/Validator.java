@@ -206,6 +206,16 @@ public final class Validator {
           got = f.getKey().endsWith("PerDevice") ? c.outputTokensPerSecondPerDevice()
               : c.outputTokensPerSecond();
         }
+        case "sloOutputTokensPerSecond", "sloTtftSeconds", "sloTpotSeconds" -> {
+          var s = r.slo();
+          if (s == null || !s.feasible()) {
+            out.add(new CaseResult(id, f.getKey(), want, Double.NaN, Double.NaN,
+                s == null ? "needs workload.mode slo" : "no load meets the SLO", "point"));
+            continue;
+          }
+          got = f.getKey().equals("sloOutputTokensPerSecond") ? s.outputTokensPerSecond()
+              : f.getKey().equals("sloTtftSeconds") ? s.ttftSeconds() : s.tpotSeconds();
+        }
         default -> {
           out.add(new CaseResult(id, f.getKey(), want, Double.NaN, Double.NaN,
               "metric not predicted by the inference estimator", "point"));

@@ -155,7 +155,8 @@ class CapacityTest {
     assertTrue(bad(fixed.replace("\"promptTokens\": 1000", "\"promptTokens\": [[1000, 1]]"))
         .getMessage().startsWith("workload.promptTokens: a length distribution needs"));
     assertTrue(bad(fixed.replace("\"batchSize\": 8", "\"batchSize\": 8, \"maxNumSeqs\": 4"))
-        .getMessage().startsWith("workload.maxNumSeqs: needs workload.mode capacity"));
+        .getMessage().startsWith("workload.maxNumSeqs: the batch limit of a server under load"
+            + " needs workload.arrivalRatePerSecond"));
     assertTrue(bad(request("vllm", "1000", "").replace("\"tp\": 4, \"dp\": 2",
         "\"tp\": 4, \"pp\": 2, \"dp\": 1")).getMessage().startsWith("layout.pp"));
   }

@@ -127,8 +127,9 @@ class SloModeTest {
     assertTrue(bad(request("\"ttftSeconds\": 1.0", ", \"arrivalRatePerSecond\": 5"))
         .getMessage().startsWith("workload.arrivalRatePerSecond: slo mode finds the highest"
             + " rate"));
-    assertTrue(bad(request("\"ttftSeconds\": 1.0", ", \"maxNumSeqs\": 64")).getMessage()
-        .startsWith("workload.maxNumSeqs: needs workload.mode capacity (got 64 with mode slo)"));
+    assertTrue(bad(request("\"ttftSeconds\": 1.0", ", \"maxNumTokens\": 64")).getMessage()
+        .startsWith("workload.maxNumTokens: needs workload.mode capacity (got 64 with mode"
+            + " slo)"));
     assertTrue(bad(request("\"ttftSeconds\": 1.0", "").replace("\"promptTokens\": 1000",
         "\"promptTokens\": [[1000, 1]]")).getMessage().startsWith("workload.promptTokens: a"
             + " length distribution needs workload.mode capacity"));

@@ -87,9 +87,10 @@ final class InferenceTable {
     if (slo == null) {
       return;
     }
-    b.append(String.format(Locale.ROOT, "under the SLO (TTFT p%s %s, TPOT %s; %d requests"
+    b.append(String.format(Locale.ROOT, "under the SLO (TTFT p%s %s, TPOT %s%s; %d requests"
         + " simulated a rate, %d rates)%n", trim(slo.percentile()),
         slo.ttftSloSeconds() > 0 ? trim(slo.ttftSloSeconds() * 1e3) + " ms" : "none",
+        slo.tpotPercentile() > 0 ? "p" + trim(slo.tpotPercentile()) + " " : "",
         slo.tpotSloSeconds() > 0 ? trim(slo.tpotSloSeconds() * 1e3) + " ms" : "none",
         slo.simulatedRequests(), slo.ratesTried()));
     if (!slo.feasible()) {
@@ -101,9 +102,12 @@ final class InferenceTable {
       row(b, "output tokens/s", slo.outputTokensPerSecond(), String.format(Locale.ROOT,
           "all replicas (%.4g per device)", slo.outputTokensPerSecondPerDevice()));
       row(b, "TTFT", slo.ttftSeconds() * 1e3, "ms at p" + trim(slo.percentile()));
-      row(b, "TPOT", slo.tpotSeconds() * 1e3, "ms (median request)");
+      row(b, "TPOT", slo.tpotSeconds() * 1e3, slo.tpotPercentile() > 0
+          ? "ms at p" + trim(slo.tpotPercentile()) + " of requests" : "ms (median request)");
       row(b, "latency p50", slo.p50LatencySeconds() * 1e3, "ms");
       row(b, "latency p99", slo.p99LatencySeconds() * 1e3, "ms");
+      row(b, "batch limit", slo.batchLimit(), "sequences a replica (workload.maxNumSeqs, KV"
+          + " cache)");
     }
   }
 
