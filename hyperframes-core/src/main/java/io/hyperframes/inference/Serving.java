@@ -65,6 +65,8 @@ public final class Serving {
     String mode = mode(w.mode());
     boolean capacityMode = mode.equals("capacity");
     boolean sloMode = mode.equals("slo");
+    // An engine's scheduler runs the server: capacity mode, or slo mode with workload.engine.
+    boolean scheduled = capacityMode || (sloMode && w.engine() != null);
     if (w.batchSize() == null && w.concurrency() == null && !capacityMode && !sloMode) {
       throw new IllegalArgumentException("workload.batchSize: missing required field (or give"
           + " workload.concurrency)");
@@ -106,7 +108,7 @@ public final class Serving {
     ServingEngine engine = w.engine() == null ? ServingEngine.VLLM
         : ServingEngine.fromId("workload.engine", w.engine());
     int blockTokens = w.blockTokens() != null ? w.blockTokens()
-        : capacityMode ? engine.defaultBlockTokens() : 16;
+        : scheduled ? engine.defaultBlockTokens() : 16;
     InferenceWorkload workload = new InferenceWorkload(weights, kv, b, prompt, output, arrival,
         ttft, tpot, percentile, blockTokens,
         w.decodeAttention() == null ? DecodeAttention.GROUPED
@@ -142,8 +144,13 @@ public final class Serving {
     int redundant = l == null || l.redundantExperts() == null ? 0 : l.redundantExperts();
     // The replicas hold the experts and their copies: the served model has E + R slots.
     TransformerSpec served = InferenceRequest.withCopies(m, redundant, ep);
-    CapacityWorkload capacity = capacityMode
+    CapacityWorkload capacity = scheduled
         ? capacityWorkload(w, engine, served, cluster, workload, tp, prompts, outputs) : null;
+    if (sloMode && scheduled && (pp > 1 || workload.speculative() != null)) {
+      throw new IllegalArgumentException(pp > 1 ? "layout.pp: workload.engine in slo mode"
+          + " simulates replicas of one pipeline stage (layout.pp 1), got " + pp
+          : "workload.speculative: not simulated with workload.engine in slo mode");
+    }
     if (ep > tp && (capacityMode || sloMode)) {
       throw new IllegalArgumentException(String.format(Locale.ROOT, "layout.ep: %s over"
           + " layout.tp %s (experts over ep/tp replicas) is estimated in workload.mode fixed"
@@ -163,12 +170,15 @@ public final class Serving {
           + " (got " + w.maxNumSeqs() + " with mode fixed and no rate)");
     }
     if (!mode.equals("capacity")) {
+      boolean slo = mode.equals("slo");
       for (Object[] f : new Object[][] {{"engine", w.engine()},
           {"maxNumTokens", w.maxNumTokens()}, {"memoryFraction", w.memoryFraction()},
           {"chunkedPrefill", w.chunkedPrefill()}, {"engineSettings", w.engineSettings()}}) {
-        if (f[1] != null) {
+        // Slo mode simulates an engine's scheduler with its limits (not trtllm-bench's picks).
+        if (f[1] != null && !(slo && w.engine() != null && !f[0].equals("engineSettings"))) {
           throw new IllegalArgumentException("workload." + f[0] + ": needs workload.mode"
-              + " capacity (got " + f[1] + " with mode " + mode + ")");
+              + " capacity" + (slo && !f[0].equals("engineSettings") ? ", or workload.engine in"
+              + " mode slo" : "") + " (got " + f[1] + " with mode " + mode + ")");
         }
       }
     } else if (w.arrivalRatePerSecond() != null) {
@@ -529,7 +539,7 @@ public final class Serving {
               + " unloaded", w.arrivalRatePerSecond(), capacity, p99, e.totalSeconds()),
           "add replicas (see devicesNeeded) or shorten outputs"));
     }
-    CapacityEstimate atCapacity = r.capacity() == null ? null
+    CapacityEstimate atCapacity = r.capacity() == null || r.slo() ? null
         : Capacity.estimate(estimator, r, r.capacity());
     SloEstimate underSlo = r.slo() && e.feasible() ? SloSearch.estimate(estimator, r) : null;
     return new InferenceResult(e, p50, p99, ttft50, ttft99, capacity, needed, findings,

@@ -22,7 +22,7 @@ import java.util.SplittableRandom;
  * characteristic function. ServingLoadTest checks that the two agree on p50 and p99 within 5 %
  * over a grid of rates up to 90 % of capacity (docs/inference.md).
  */
-public final class ServingLoad {
+public final class ServingLoad implements SimulatedServer {
 
   /**
    * Latency percentiles in seconds.
@@ -210,6 +210,17 @@ public final class ServingLoad {
         }
       }
     }
+    return percentiles(arrival, first, done, outputTokens, runningArea / now, requestSeconds);
+  }
+
+  /**
+   * The percentiles of a simulated run: each request's latency, time to first token and time per
+   * output token (its decode time over its tokens after the first), the first 10 % discarded as
+   * warm-up, every latency delayed by the request path.
+   */
+  static Percentiles percentiles(double[] arrival, double[] first, double[] done,
+      int outputTokens, double meanRunning, double requestSeconds) {
+    int requests = arrival.length;
     int skip = requests / 10;
     double[] latency = new double[requests - skip];
     double[] ttft = new double[requests - skip];
@@ -223,9 +234,8 @@ public final class ServingLoad {
     Arrays.sort(ttft);
     Arrays.sort(tpot);
     return new Percentiles(quantile(latency, 0.5), quantile(latency, 0.9),
-        quantile(latency, 0.99), quantile(ttft, 0.5), quantile(ttft, 0.99),
-        runningArea / now, q -> quantile(ttft, q), q -> quantile(tpot, q))
-        .delayed(requestSeconds);
+        quantile(latency, 0.99), quantile(ttft, 0.5), quantile(ttft, 0.99), meanRunning,
+        q -> quantile(ttft, q), q -> quantile(tpot, q)).delayed(requestSeconds);
   }
 
   /**

@@ -24,7 +24,8 @@ import java.util.List;
  *     {@code tpotPercentile}, or the median request's
  * @param p50LatencySeconds median end-to-end latency at that rate
  * @param p99LatencySeconds 99th-percentile end-to-end latency at that rate
- * @param limitedBy what a higher rate breaks first: "ttft", "tpot", or "capacity" (the SLO
+ * @param limitedBy what a higher rate breaks first: "ttft", "tpot", "memory" (an engine's
+ *     memory fraction leaves no request a place) or "capacity" (the SLO
  *     still holds just under the full-batch capacity)
  * @param simulatedRequests requests simulated per tried rate (fixed seed)
  * @param ratesTried rates simulated by the bisection
@@ -32,13 +33,16 @@ import java.util.List;
  *     (default 256) or fewer where the KV cache holds fewer
  * @param tpotPercentile the percentile of the requests' TPOT that {@code tpotSeconds} is
  *     ({@code workload.latencySlo.tpotPercentile}); 0: the median request's
+ * @param scheduler the simulated server's scheduler: "prefill-first" (no {@code workload.engine})
+ *     or the engine's id ({@link EngineLoad})
  */
 public record SloEstimate(boolean feasible, List<String> reasons, double ttftSloSeconds,
     double tpotSloSeconds, double percentile, double requestsPerSecond,
     double outputTokensPerSecond, double outputTokensPerSecondPerDevice,
     double capacityRequestsPerSecond, double shareOfCapacity, double ttftSeconds,
     double tpotSeconds, double p50LatencySeconds, double p99LatencySeconds, String limitedBy,
-    int simulatedRequests, int ratesTried, int batchLimit, double tpotPercentile) {
+    int simulatedRequests, int ratesTried, int batchLimit, double tpotPercentile,
+    String scheduler) {
   public SloEstimate {
     reasons = ImmutableList.copyOf(reasons);
   }

@@ -8,7 +8,9 @@ import java.util.Locale;
  * SLO mode: the highest Poisson request rate whose simulated latencies meet
  * {@code workload.latencySlo} ({@link SloEstimate}).
  *
- * <p>One replica's continuous-batching server ({@link ServingLoads#loadToFit}: the estimator's prefill
+ * <p>With {@code workload.engine}, the server is that engine's scheduler ({@link EngineLoad}),
+ * bracketed by capacity mode's throughput. Without it, one replica's continuous-batching server
+ * ({@link ServingLoads#loadToFit}: the estimator's prefill
  * and decode times for every batch up to the KV-cache bound, at most {@code workload.maxNumSeqs},
  * by default 256) is simulated at a rate; the SLO holds
  * when the time to first token at the SLO percentile and the time per output token of the median
@@ -34,8 +36,22 @@ final class SloSearch {
   static SloEstimate estimate(InferenceEstimator estimator, InferenceRequest r) {
     InferenceWorkload w = r.workload();
     TransformerSpec m = r.model();
-    ServingLoad load = ServingLoads.loadToFit(estimator, m, r.cluster().withDevices(r.tp() * r.pp()),
-        w, r.tp(), r.ep(), r.pp());
+    SimulatedServer load;
+    String scheduler = "prefill-first";
+    if (r.capacity() != null) {
+      // An engine's scheduler: capacity mode's places and full-load rate, its iterations.
+      CapacityEstimate c = Capacity.estimate(estimator, r, r.capacity());
+      if (!c.feasible()) {
+        return new SloEstimate(false, c.reasons(), w.ttftSloSeconds(), w.tpotSloSeconds(),
+            w.sloPercentile(), 0, 0, 0, 0, 0, 0, 0, 0, 0, "memory", 0, 0, 0,
+            w.tpotSloPercentile(), r.capacity().engine().id());
+      }
+      load = new EngineLoad(estimator, r, r.capacity(), c);
+      scheduler = r.capacity().engine().id();
+    } else {
+      load = ServingLoads.loadToFit(estimator, m, r.cluster().withDevices(r.tp() * r.pp()), w,
+          r.tp(), r.ep(), r.pp());
+    }
     // Servers: the replicas, or with pipeline stages the pp batches each keeps in flight
     // (ServingLoads.loadToFit).
     int replicas = r.replicas() * r.pp();
@@ -72,7 +88,7 @@ final class SloSearch {
           target(w.tpotSloSeconds()))), w.ttftSloSeconds(), w.tpotSloSeconds(),
           w.sloPercentile(), 0, 0, 0, capacity * replicas, 0, q.ttftAt(w.sloPercentile()),
           tpot(q, w), q.p50(), q.p99(), limitedBy(q, w), Serving.SIMULATED_REQUESTS, tried,
-          load.batchLimit(), w.tpotSloPercentile());
+          load.batchLimit(), w.tpotSloPercentile(), scheduler);
     }
     String limitedBy = above == null ? "capacity" : limitedBy(above, w);
     double requests = lo * replicas;
@@ -80,7 +96,8 @@ final class SloSearch {
     return new SloEstimate(true, List.of(), w.ttftSloSeconds(), w.tpotSloSeconds(),
         w.sloPercentile(), requests, tokens, tokens / devices, capacity * replicas,
         lo / capacity, best.ttftAt(w.sloPercentile()), tpot(best, w), best.p50(), best.p99(),
-        limitedBy, Serving.SIMULATED_REQUESTS, tried, load.batchLimit(), w.tpotSloPercentile());
+        limitedBy, Serving.SIMULATED_REQUESTS, tried, load.batchLimit(), w.tpotSloPercentile(),
+        scheduler);
   }
 
   /**

@@ -129,9 +129,9 @@ class CapacityTest {
   void badFieldsAreNamed() {
     assertTrue(bad(request("vllm", "1000", "").replace("\"capacity\"", "\"peak\""))
         .getMessage().startsWith("workload.mode: unknown mode 'peak'"));
-    assertTrue(bad(request("vllm", "1000", "").replace("\"capacity\"", "\"slo\""))
-        .getMessage().startsWith("workload.engine: needs workload.mode capacity (got vllm with"
-            + " mode slo)"));
+    assertTrue(bad(request("trtllm", "1000", ", \"engineSettings\": \"trtllm-bench\"")
+        .replace("\"capacity\"", "\"slo\"")).getMessage().startsWith("workload.engineSettings:"
+            + " needs workload.mode capacity (got trtllm-bench with mode slo)"));
     assertTrue(bad(request("vllm-x", "1000", "")).getMessage()
         .startsWith("workload.engine: unknown serving engine 'vllm-x'"));
     assertTrue(bad(request("vllm", "[[1000, -1]]", "")).getMessage()

@@ -128,8 +128,8 @@ class SloModeTest {
         .getMessage().startsWith("workload.arrivalRatePerSecond: slo mode finds the highest"
             + " rate"));
     assertTrue(bad(request("\"ttftSeconds\": 1.0", ", \"maxNumTokens\": 64")).getMessage()
-        .startsWith("workload.maxNumTokens: needs workload.mode capacity (got 64 with mode"
-            + " slo)"));
+        .startsWith("workload.maxNumTokens: needs workload.mode capacity, or workload.engine"
+            + " in mode slo (got 64 with mode slo)"));
     assertTrue(bad(request("\"ttftSeconds\": 1.0", "").replace("\"promptTokens\": 1000",
         "\"promptTokens\": [[1000, 1]]")).getMessage().startsWith("workload.promptTokens: a"
             + " length distribution needs workload.mode capacity"));

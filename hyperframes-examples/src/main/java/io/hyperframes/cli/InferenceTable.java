@@ -88,11 +88,12 @@ final class InferenceTable {
       return;
     }
     b.append(String.format(Locale.ROOT, "under the SLO (TTFT p%s %s, TPOT %s%s; %d requests"
-        + " simulated a rate, %d rates)%n", trim(slo.percentile()),
+        + " simulated a rate, %d rates%s)%n", trim(slo.percentile()),
         slo.ttftSloSeconds() > 0 ? trim(slo.ttftSloSeconds() * 1e3) + " ms" : "none",
         slo.tpotPercentile() > 0 ? "p" + trim(slo.tpotPercentile()) + " " : "",
         slo.tpotSloSeconds() > 0 ? trim(slo.tpotSloSeconds() * 1e3) + " ms" : "none",
-        slo.simulatedRequests(), slo.ratesTried()));
+        slo.simulatedRequests(), slo.ratesTried(), slo.scheduler().equals("prefill-first") ? ""
+            : ", " + slo.scheduler() + "'s scheduler"));
     if (!slo.feasible()) {
       slo.reasons().forEach(x -> b.append("  - ").append(x).append('\n'));
     } else {
