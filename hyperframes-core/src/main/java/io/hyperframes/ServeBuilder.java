@@ -172,31 +172,37 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     return copy(tree.with("workload.mode", mode), catalog, models);
   }
 
-  /** {@code workload.engine}: the scheduler of capacity mode ("vllm", "sglang", "trtllm"). */
+  /**
+   * {@code workload.engine}: the scheduler of capacity mode, and of slo mode's simulated server
+   * ("vllm", "sglang", "trtllm"; without it slo mode's server is prefill-first).
+   */
   public ServeBuilder engine(String engine) {
     return copy(tree.with("workload.engine", engine), catalog, models);
   }
 
   /**
-   * {@code workload.maxNumSeqs}: running requests at most, the engine's limit (capacity mode's
-   * scheduler; in slo mode or under a request rate, the simulated server's batch limit, default
-   * 256).
+   * {@code workload.maxNumSeqs}: running requests at most, the engine's limit (its scheduler's
+   * in capacity mode and in slo mode with an engine; in slo mode without one or under a request
+   * rate, the simulated server's batch limit, default 256).
    */
   public ServeBuilder maxNumSeqs(int requests) {
     return copy(tree.with("workload.maxNumSeqs", requests), catalog, models);
   }
 
-  /** {@code workload.maxNumTokens}: tokens one iteration computes at most (capacity mode). */
+  /**
+   * {@code workload.maxNumTokens}: tokens one iteration computes at most (capacity mode, and slo
+   * mode with an engine).
+   */
   public ServeBuilder maxNumTokens(int tokens) {
     return copy(tree.with("workload.maxNumTokens", tokens), catalog, models);
   }
 
-  /** {@code workload.memoryFraction}: the engine's memory fraction (capacity mode). */
+  /** {@code workload.memoryFraction}: the engine's memory fraction (capacity, slo with an engine). */
   public ServeBuilder memoryFraction(double fraction) {
     return copy(tree.with("workload.memoryFraction", fraction), catalog, models);
   }
 
-  /** {@code workload.chunkedPrefill}: whether long prompts are split (capacity mode). */
+  /** {@code workload.chunkedPrefill}: whether long prompts are split (capacity, slo with an engine). */
   public ServeBuilder chunkedPrefill(boolean chunked) {
     return copy(tree.with("workload.chunkedPrefill", chunked), catalog, models);
   }

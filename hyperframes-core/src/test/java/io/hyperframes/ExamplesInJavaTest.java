@@ -40,7 +40,7 @@ class ExamplesInJavaTest {
     List<String> covered = List.of("10b-on-2t.json", "13b-cost.json", "70b-8xh100-20rps.json",
         "70b-finetune.json", "7b-fp16-4096.json", "gpt3-175b-a100.json", "llama2-70b-h100.json",
         "llama65b-2048.json", "serve-70b-slo.json", "serve-deepseek-v3-disaggregated.json",
-        "serve-llama2-70b-h100-tp4-fp8.json",
+        "serve-llama2-70b-h100-tp4-fp8.json", "serve-llama2-70b-mlperf-slo.json",
         "serve-llama3-70b-azure-conv.json", "serve-llama3-70b-capacity.json",
         "serve-llama3-70b-slo-mode.json",
         "serve-mixtral-8xh100-slo.json");
@@ -127,6 +127,14 @@ class ExamplesInJavaTest {
         .timePerOutputToken(Duration.ofMillis(50)).layout(l -> l.tp(4).dp(2));
     assertEquals(Serving.parse(example("serve-llama3-70b-slo-mode.json"), catalog),
         sloMode.request());
+    ServeBuilder mlperf = HyperFrames.serve().model("llama2-70b").accelerator("h100-sxm-80gb")
+        .devices(8).mode("slo").engine("trtllm").precision("fp8").kvCachePrecision("fp8")
+        .prompt(222).output(294).maxNumSeqs(1024).maxNumTokens(4096).chunkedPrefill(false)
+        .memoryFraction(0.9).latencySlo(Duration.ofSeconds(2), 99)
+        .timePerOutputToken(Duration.ofMillis(200)).tpotPercentile(99)
+        .layout(l -> l.tp(2).dp(4));
+    assertEquals(Serving.parse(example("serve-llama2-70b-mlperf-slo.json"), catalog),
+        mlperf.request());
     ServeBuilder disaggregated = HyperFrames.serve().model("deepseek-v3")
         .accelerator("h100-sxm-80gb").devices(96).precision("fp8")
         .kvCachePrecision("bf16").batch(8).prompt(2000).output(500)

@@ -24,4 +24,15 @@ class SloModeCliTest {
     assertEquals(slo.get("requestsPerSecond").asDouble() * 250,
         slo.get("outputTokensPerSecond").asDouble(), 1e-6);
   }
+
+  @Test
+  void theGuidePrintsTheEngineExample() throws Exception {
+    Path example = Path.of("..", "examples", "serve-llama2-70b-mlperf-slo.json");
+    CliTest.estimateInGuide(example, "under the SLO", "[info]");
+    JsonNode slo = CliTest.estimateJson(example).get("slo");
+    assertEquals("trtllm", slo.get("scheduler").asText());
+    assertEquals("capacity", slo.get("limitedBy").asText());
+    assertEquals(99, slo.get("tpotPercentile").asDouble());
+    assertTrue(slo.get("batchLimit").asInt() < 1024, slo::toString);
+  }
 }
