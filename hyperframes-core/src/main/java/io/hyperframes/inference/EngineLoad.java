@@ -26,6 +26,9 @@ import java.util.List;
  *   <li>SGLang alternates: an iteration prefills the waiting prompts the budget holds whenever
  *       there are any and room to run them, and decodes every running sequence otherwise.
  * </ul>
+ * Each request draws its prompt and output length from the workload's distributions
+ * (independently; the same draws at every rate), and an iteration's prompts are counted in mean
+ * prompts of tokens.
  * A sequence holds one of the replica's places from its first prefill chunk to its last token;
  * the places are those capacity mode finds (the request limit or the KV cache at the engine's
  * memory fraction), and the full-load rate that brackets the SLO search is capacity mode's
@@ -38,12 +41,19 @@ final class EngineLoad implements SimulatedServer {
   /** Most intervals of the table over the prompts one iteration prefills. */
   static final int PROMPT_GRID = 32;
 
+  /** Mixed into the seed of the length draws, apart from the arrivals'. */
+  private static final long LENGTH_SEED = 0x1e9;
+
   private final boolean mixed;
   private final boolean chunked;
   private final int limit;
   private final int budget;
-  private final int prompt;
-  private final int outputTokens;
+  private final double unit;
+  private final int[] promptLengths;
+  private final double[] promptShares;
+  private final int[] outputLengths;
+  private final double[] outputShares;
+  private final InferenceWorkload workload;
   private final double requestSeconds;
   private final double capacityPerSecond;
   private final double step;
@@ -64,15 +74,20 @@ final class EngineLoad implements SimulatedServer {
     this.chunked = c.chunkedPrefill();
     this.limit = (int) Math.max(1, Math.floor(capacity.concurrency()));
     this.budget = c.maxNumTokens();
-    this.prompt = Math.max(1, w.promptTokens() - w.cachedPromptTokens());
-    this.outputTokens = w.outputTokens();
-    checkArgument(chunked || prompt <= budget, "workload.maxNumTokens: the prompt (%s tokens to"
-        + " prefill) exceeds the budget of %s and %s does not chunk prefill here", prompt,
-        budget, c.engine().id());
+    this.workload = w;
+    this.unit = Math.max(1.0, c.prompt().meanOf(p -> p - w.cachedPromptTokens(p)));
+    this.promptLengths = tokens(c.prompt());
+    this.promptShares = shares(c.prompt());
+    this.outputLengths = tokens(c.output());
+    this.outputShares = shares(c.output());
+    int longest = fresh(c.prompt().max());
+    checkArgument(chunked || longest <= budget, "workload.maxNumTokens: the longest prompt (%s"
+        + " tokens to prefill) exceeds the budget of %s and %s does not chunk prefill here",
+        longest, budget, c.engine().id());
     this.capacityPerSecond = capacity.requestsPerSecond() / r.replicas();
     this.requestSeconds = estimator.estimate(m, replica, w.withBatchSize(1), r.tp(), r.ep(), 1,
         1).requestSeconds();
-    double most = Math.min(budget, (double) limit * prompt) / prompt;
+    double most = Math.min(budget, (double) limit * longest) / unit;
     if (most <= PROMPT_GRID) {
       this.grid = (int) Math.ceil(most);
       this.step = 1.0;
@@ -80,12 +95,13 @@ final class EngineLoad implements SimulatedServer {
       this.grid = PROMPT_GRID;
       this.step = most / PROMPT_GRID;
     }
-    double context = w.promptTokens() + outputTokens / 2.0;
+    // Decoding sequences attend, on average, to their prompt and half their output (Capacity).
+    double context = c.prompt().mean() + c.output().meanSquare() / (2 * c.output().mean());
     this.table = new double[limit + 1][grid + 1];
     for (int n = 0; n <= limit; n++) {
       for (int j = 0; j <= grid; j++) {
         // An iteration of prompts alone starts from one token's: it still reads the weights.
-        double prompts = n == 0 && j == 0 ? 1.0 / prompt : j * step;
+        double prompts = n == 0 && j == 0 ? 1.0 / unit : j * step;
         table[n][j] = estimator.iterationSeconds(m, replica, w, r.tp(), r.ep(), n, context,
             prompts, c.prompt());
       }
@@ -102,7 +118,39 @@ final class EngineLoad implements SimulatedServer {
     return capacityPerSecond;
   }
 
-  /** An iteration's seconds: {@code decodes} sequences and {@code prompts} prompts' tokens. */
+  /** Tokens a request prefills: its prompt less what the prefix cache holds. */
+  private int fresh(int prompt) {
+    return Math.max(1, prompt - workload.cachedPromptTokens(prompt));
+  }
+
+  private static int[] tokens(LengthDistribution d) {
+    return d.bins().stream().mapToInt(LengthDistribution.Bin::tokens).toArray();
+  }
+
+  /** The bins' cumulative shares, the last exactly 1. */
+  private static double[] shares(LengthDistribution d) {
+    double total = d.bins().stream().mapToDouble(LengthDistribution.Bin::weight).sum();
+    double[] cumulative = new double[d.bins().size()];
+    double sum = 0;
+    for (int i = 0; i < cumulative.length; i++) {
+      sum += d.bins().get(i).weight();
+      cumulative[i] = sum / total;
+    }
+    cumulative[cumulative.length - 1] = 1.0;
+    return cumulative;
+  }
+
+  private static int draw(int[] lengths, double[] shares, double u) {
+    int i = 0;
+    while (shares[i] < u) {
+      i++;
+    }
+    return lengths[i];
+  }
+
+  /**
+   * An iteration's seconds: {@code decodes} sequences and {@code prompts} mean prompts' tokens.
+   */
   double iterationSeconds(int decodes, double prompts) {
     double x = Math.min(prompts / step, grid);
     int lo = (int) Math.min(Math.floor(x), grid - 1.0);
@@ -116,6 +164,14 @@ final class EngineLoad implements SimulatedServer {
         + " > 0, got %s", rate);
     checkArgument(requests >= 100, "requests: must be >= 100, got %s", requests);
     double[] arrival = ServingLoad.poissonArrivals(rate, requests, seed);
+    // Each request's lengths, drawn apart from the arrivals: the same requests at every rate.
+    java.util.SplittableRandom draws = new java.util.SplittableRandom(seed ^ LENGTH_SEED);
+    int[] prompt = new int[requests];
+    int[] output = new int[requests];
+    for (int i = 0; i < requests; i++) {
+      prompt[i] = fresh(draw(promptLengths, promptShares, draws.nextDouble()));
+      output[i] = draw(outputLengths, outputShares, draws.nextDouble());
+    }
     double[] done = new double[requests];
     double[] first = new double[requests];
     int[] remaining = new int[requests];
@@ -143,24 +199,24 @@ final class EngineLoad implements SimulatedServer {
       int tokens = 0;
       completed.clear();
       if (partial >= 0 && left > 0) {
-        int take = Math.min(left, prompt - prefilled[partial]);
+        int take = Math.min(left, prompt[partial] - prefilled[partial]);
         prefilled[partial] += take;
         left -= take;
         tokens += take;
-        if (prefilled[partial] == prompt) {
+        if (prefilled[partial] == prompt[partial]) {
           completed.add(partial);
           partial = -1;
         }
       }
       while (partial < 0 && places > 0 && left > 0 && !waiting.isEmpty()
-          && (chunked || prompt <= left)) {
+          && (chunked || prompt[waiting.peek()] <= left)) {
         int r = waiting.poll();
         places--;
-        int take = Math.min(left, prompt);
+        int take = Math.min(left, prompt[r]);
         prefilled[r] = take;
         left -= take;
         tokens += take;
-        if (take == prompt) {
+        if (take == prompt[r]) {
           completed.add(r);
         } else {
           partial = r;
@@ -169,7 +225,7 @@ final class EngineLoad implements SimulatedServer {
       if (decodes == 0 && tokens == 0) {
         throw new IllegalStateException("scheduler: an iteration with nothing to run");
       }
-      double d = iterationSeconds(decodes, (double) tokens / prompt);
+      double d = iterationSeconds(decodes, tokens / unit);
       runningArea += running.size() * d;
       now += d;
       if (decodes > 0) {
@@ -184,7 +240,7 @@ final class EngineLoad implements SimulatedServer {
       }
       for (int r : completed) {
         first[r] = now;
-        remaining[r] = outputTokens - 1;
+        remaining[r] = output[r] - 1;
         if (remaining[r] == 0) {
           done[r] = now;
           finished++;
@@ -193,7 +249,7 @@ final class EngineLoad implements SimulatedServer {
         }
       }
     }
-    return ServingLoad.percentiles(arrival, first, done, outputTokens, runningArea / now,
+    return ServingLoad.percentiles(arrival, first, done, output, runningArea / now,
         requestSeconds);
   }
 }

@@ -210,7 +210,9 @@ public final class ServingLoad implements SimulatedServer {
         }
       }
     }
-    return percentiles(arrival, first, done, outputTokens, runningArea / now, requestSeconds);
+    int[] outputs = new int[requests];
+    Arrays.fill(outputs, outputTokens);
+    return percentiles(arrival, first, done, outputs, runningArea / now, requestSeconds);
   }
 
   /**
@@ -219,7 +221,7 @@ public final class ServingLoad implements SimulatedServer {
    * warm-up, every latency delayed by the request path.
    */
   static Percentiles percentiles(double[] arrival, double[] first, double[] done,
-      int outputTokens, double meanRunning, double requestSeconds) {
+      int[] outputs, double meanRunning, double requestSeconds) {
     int requests = arrival.length;
     int skip = requests / 10;
     double[] latency = new double[requests - skip];
@@ -228,7 +230,7 @@ public final class ServingLoad implements SimulatedServer {
     for (int i = skip; i < requests; i++) {
       latency[i - skip] = done[i] - arrival[i];
       ttft[i - skip] = first[i] - arrival[i];
-      tpot[i - skip] = outputTokens > 1 ? (done[i] - first[i]) / (outputTokens - 1) : 0.0;
+      tpot[i - skip] = outputs[i] > 1 ? (done[i] - first[i]) / (outputs[i] - 1) : 0.0;
     }
     Arrays.sort(latency);
     Arrays.sort(ttft);

@@ -92,7 +92,8 @@ final class SloSearch {
     }
     String limitedBy = above == null ? "capacity" : limitedBy(above, w);
     double requests = lo * replicas;
-    double tokens = requests * w.outputTokens();
+    double tokens = requests * (r.capacity() != null ? r.capacity().output().mean()
+        : w.outputTokens());
     return new SloEstimate(true, List.of(), w.ttftSloSeconds(), w.tpotSloSeconds(),
         w.sloPercentile(), requests, tokens, tokens / devices, capacity * replicas,
         lo / capacity, best.ttftAt(w.sloPercentile()), tpot(best, w), best.p50(), best.p99(),

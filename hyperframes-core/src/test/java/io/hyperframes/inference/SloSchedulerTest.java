@@ -82,6 +82,41 @@ class SloSchedulerTest {
   }
 
   @Test
+  void eachRequestDrawsItsLengthsFromTheDistributions() {
+    InferenceEstimator estimator = InferenceEstimator.analytical();
+    String slo = "\"tpotSeconds\": 0.05, \"tpotPercentile\": 99";
+    // One length given as a distribution is the same question as the number.
+    assertEquals(Serving.evaluate(parse(request("vllm", slo, ""))).slo(),
+        Serving.evaluate(parse(request("vllm", slo, "").replace("\"promptTokens\": 1000",
+            "\"promptTokens\": [[1000, 1]]"))).slo());
+    // Prompts of 500 and 1500 tokens, as many of each: a lone request's first token takes the
+    // iteration of its own prompt, half a mean prompt or one and a half.
+    InferenceRequest r = parse(request("vllm", slo, "").replace("\"promptTokens\": 1000",
+        "\"promptTokens\": [[500, 1], [1500, 1]]").replace("\"outputTokens\": 250",
+        "\"outputTokens\": [[100, 1], [400, 1]]"));
+    EngineLoad load = load(r);
+    double path = estimator.estimate(r.model(), r.cluster().withDevices(r.tp()),
+        r.workload().withBatchSize(1), r.tp(), 1, 1, 1).requestSeconds();
+    ServingLoad.Percentiles q = load.simulate(1e-3, 400, 3);
+    assertEquals(load.iterationSeconds(0, 0.5) + path, q.ttftAt(20), 1e-9);
+    assertEquals(load.iterationSeconds(0, 1.5) + path, q.ttftAt(80), 1e-9);
+    assertEquals(load.iterationSeconds(1, 0), q.tpotAt(50), 1e-9);
+    // Outputs of 100 and 400 tokens: the median latency is one of the two.
+    double shortRun = load.iterationSeconds(0, 0.5) + path + 99 * load.iterationSeconds(1, 0);
+    assertTrue(q.p99() > 3 * shortRun, q::toString);
+    SloEstimate s = Serving.evaluate(r).slo();
+    assertTrue(s.feasible(), s::toString);
+    assertEquals(s.requestsPerSecond() * 250, s.outputTokensPerSecond(), 1e-9
+        * s.outputTokensPerSecond());
+    // Without an engine a distribution is refused, by name.
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(
+        SloModeTest.request(slo, "").replace("\"promptTokens\": 1000",
+            "\"promptTokens\": [[1000, 1]]")));
+    assertTrue(e.getMessage().startsWith("workload.promptTokens: a length distribution needs"
+        + " workload.mode capacity, or workload.engine in mode slo"), e.getMessage());
+  }
+
+  @Test
   void aPromptTheBudgetCannotHoldIsRefusedWithoutChunking() {
     SloEstimate s = Serving.evaluate(parse(request("trtllm", "\"tpotSeconds\": 0.05",
         ", \"maxNumTokens\": 512, \"chunkedPrefill\": false"))).slo();
