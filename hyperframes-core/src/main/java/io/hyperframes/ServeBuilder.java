@@ -86,6 +86,7 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     return copy(tree.with("workload.latencySlo.tpotSeconds", perToken.toNanos() / 1e9), catalog,
         models);
   }
+
   /**
    * {@code workload.latencySlo.tpotPercentile}: in mode slo, the percentile of the requests'
    * times per output token that the {@link #timePerOutputToken} target bounds (MLPerf's server
@@ -94,7 +95,6 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
   public ServeBuilder tpotPercentile(double percentile) {
     return copy(tree.with("workload.latencySlo.tpotPercentile", percentile), catalog, models);
   }
-
 
   /** {@code workload.concurrency}: sequences in flight, in place of a batch size. */
   public ServeBuilder concurrency(int sequences) {
@@ -197,12 +197,18 @@ public final class ServeBuilder extends JobBuilder<ServeBuilder> {
     return copy(tree.with("workload.maxNumTokens", tokens), catalog, models);
   }
 
-  /** {@code workload.memoryFraction}: the engine's memory fraction (capacity, slo with an engine). */
+  /**
+   * {@code workload.memoryFraction}: the engine's memory fraction (capacity mode, and slo mode
+   * with an engine).
+   */
   public ServeBuilder memoryFraction(double fraction) {
     return copy(tree.with("workload.memoryFraction", fraction), catalog, models);
   }
 
-  /** {@code workload.chunkedPrefill}: whether long prompts are split (capacity, slo with an engine). */
+  /**
+   * {@code workload.chunkedPrefill}: whether long prompts are split (capacity mode, and slo mode
+   * with an engine).
+   */
   public ServeBuilder chunkedPrefill(boolean chunked) {
     return copy(tree.with("workload.chunkedPrefill", chunked), catalog, models);
   }

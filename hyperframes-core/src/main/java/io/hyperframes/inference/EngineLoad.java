@@ -53,7 +53,6 @@ final class EngineLoad implements SimulatedServer {
   private final double[] promptShares;
   private final int[] outputLengths;
   private final double[] outputShares;
-  private final InferenceWorkload workload;
   private final double requestSeconds;
   private final double capacityPerSecond;
   private final double step;
@@ -74,13 +73,14 @@ final class EngineLoad implements SimulatedServer {
     this.chunked = c.chunkedPrefill();
     this.limit = (int) Math.max(1, Math.floor(capacity.concurrency()));
     this.budget = c.maxNumTokens();
-    this.workload = w;
     this.unit = Math.max(1.0, c.prompt().meanOf(p -> p - w.cachedPromptTokens(p)));
-    this.promptLengths = tokens(c.prompt());
+    // Each length as the tokens it prefills: its prompt less what the prefix cache holds.
+    this.promptLengths = c.prompt().bins().stream().mapToInt(b -> fresh(w, b.tokens()))
+        .toArray();
     this.promptShares = shares(c.prompt());
     this.outputLengths = tokens(c.output());
     this.outputShares = shares(c.output());
-    int longest = fresh(c.prompt().max());
+    int longest = fresh(w, c.prompt().max());
     checkArgument(chunked || longest <= budget, "workload.maxNumTokens: the longest prompt (%s"
         + " tokens to prefill) exceeds the budget of %s and %s does not chunk prefill here",
         longest, budget, c.engine().id());
@@ -119,8 +119,8 @@ final class EngineLoad implements SimulatedServer {
   }
 
   /** Tokens a request prefills: its prompt less what the prefix cache holds. */
-  private int fresh(int prompt) {
-    return Math.max(1, prompt - workload.cachedPromptTokens(prompt));
+  private static int fresh(InferenceWorkload w, int prompt) {
+    return Math.max(1, prompt - w.cachedPromptTokens(prompt));
   }
 
   private static int[] tokens(LengthDistribution d) {
@@ -169,7 +169,7 @@ final class EngineLoad implements SimulatedServer {
     int[] prompt = new int[requests];
     int[] output = new int[requests];
     for (int i = 0; i < requests; i++) {
-      prompt[i] = fresh(draw(promptLengths, promptShares, draws.nextDouble()));
+      prompt[i] = draw(promptLengths, promptShares, draws.nextDouble());
       output[i] = draw(outputLengths, outputShares, draws.nextDouble());
     }
     double[] done = new double[requests];
@@ -229,24 +229,10 @@ final class EngineLoad implements SimulatedServer {
       runningArea += running.size() * d;
       now += d;
       if (decodes > 0) {
-        for (int j = running.size() - 1; j >= 0; j--) {
-          int r = running.get(j);
-          if (--remaining[r] == 0) {
-            done[r] = now;
-            finished++;
-            running.remove(j);
-          }
-        }
+        finished += ServingLoad.decodeStep(now, remaining, done, running);
       }
       for (int r : completed) {
-        first[r] = now;
-        remaining[r] = output[r] - 1;
-        if (remaining[r] == 0) {
-          done[r] = now;
-          finished++;
-        } else {
-          running.add(r);
-        }
+        finished += ServingLoad.firstToken(r, output[r], now, first, remaining, done, running);
       }
     }
     return ServingLoad.percentiles(arrival, first, done, output, runningArea / now,

@@ -395,10 +395,6 @@ public final class InferencePlanner {
   }
 
   /**
-   * The devices of the {@code listed}-th configuration of {@code found} by devices, the most a
-   * configuration may need and still be listed; {@link Integer#MAX_VALUE} while fewer are found.
-   */
-  /**
    * The batch limits tried, widest first: {@link #BATCH_LIMITS}, or with
    * {@code workload.maxNumSeqs} that limit and the narrower ones below it.
    */
@@ -410,6 +406,10 @@ public final class InferencePlanner {
         java.util.Arrays.stream(BATCH_LIMITS).filter(l -> l < w.maxNumSeqs())).toArray();
   }
 
+  /**
+   * The devices of the {@code listed}-th configuration of {@code found} by devices, the most a
+   * configuration may need and still be listed; {@link Integer#MAX_VALUE} while fewer are found.
+   */
   private static int devicesOfLast(List<Config> found, int listed) {
     List<Config> distinct = distinctDeployments(found);
     if (distinct.size() < listed) {

@@ -75,12 +75,11 @@ public final class Serving {
         : w.concurrency() != null ? Checks.positive("workload.concurrency", w.concurrency()) : 1;
     // Prompts and outputs from one trace read it once.
     java.util.Map<java.nio.file.Path, Csv> traces = new java.util.HashMap<>();
-    // Distributions: for an engine's scheduler (capacity mode, or slo mode with an engine).
-    boolean spread = capacityMode || (sloMode && w.engine() != null);
+    // Distributions: for an engine's scheduler.
     LengthDistribution prompts = LengthFields.lengths("workload.promptTokens",
-        w.promptTokens(), spread, traces);
+        w.promptTokens(), scheduled, traces);
     LengthDistribution outputs = LengthFields.lengths("workload.outputTokens",
-        w.outputTokens(), spread, traces);
+        w.outputTokens(), scheduled, traces);
     // The fixed estimate beside a capacity one runs the mean lengths.
     int prompt = (int) Math.max(1, Math.round(prompts.mean()));
     int output = (int) Math.max(1, Math.round(outputs.mean()));

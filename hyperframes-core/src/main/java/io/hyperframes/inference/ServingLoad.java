@@ -186,33 +186,52 @@ public final class ServingLoad implements SimulatedServer {
         runningArea += running.size() * d;
         now += d;
         for (int j = 0; j < k; j++) {
-          int r = waiting.poll();
-          first[r] = now;
-          remaining[r] = outputTokens - 1;
-          if (remaining[r] == 0) {
-            done[r] = now;
-            finished++;
-          } else {
-            running.add(r);
-          }
+          finished += firstToken(waiting.poll(), outputTokens, now, first, remaining, done,
+              running);
         }
       } else {
         double d = decode[running.size()];
         runningArea += running.size() * d;
         now += d;
-        for (int j = running.size() - 1; j >= 0; j--) {
-          int r = running.get(j);
-          if (--remaining[r] == 0) {
-            done[r] = now;
-            finished++;
-            running.remove(j);
-          }
-        }
+        finished += decodeStep(now, remaining, done, running);
       }
     }
     int[] outputs = new int[requests];
     Arrays.fill(outputs, outputTokens);
     return percentiles(arrival, first, done, outputs, runningArea / now, requestSeconds);
+  }
+
+  /**
+   * Request {@code r}'s first token at {@code now}: it decodes its other {@code output} − 1
+   * tokens among {@code running}, or is done. Returns the requests done (0 or 1).
+   */
+  static int firstToken(int r, int output, double now, double[] first, int[] remaining,
+      double[] done, List<Integer> running) {
+    first[r] = now;
+    remaining[r] = output - 1;
+    if (remaining[r] > 0) {
+      running.add(r);
+      return 0;
+    }
+    done[r] = now;
+    return 1;
+  }
+
+  /**
+   * A decode step ending at {@code now}: one token for each of {@code running}; those with none
+   * left are done and leave. Returns the requests done.
+   */
+  static int decodeStep(double now, int[] remaining, double[] done, List<Integer> running) {
+    int finished = 0;
+    for (int j = running.size() - 1; j >= 0; j--) {
+      int r = running.get(j);
+      if (--remaining[r] == 0) {
+        done[r] = now;
+        finished++;
+        running.remove(j);
+      }
+    }
+    return finished;
   }
 
   /**
