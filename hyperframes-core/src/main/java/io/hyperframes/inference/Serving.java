@@ -570,7 +570,10 @@ public final class Serving {
     // A speculative step yields tokensPerDecodeStep tokens: its time is the per-token time
     // times that.
     double step = e.decodeSecondsPerToken() * e.tokensPerDecodeStep();
-    if (weightRead > 0.5 * step) {
+    // Capacity and slo mode answer at the batch the KV cache and the scheduler allow, so advice
+    // drawn from the fixed batch (batch more requests per step) would contradict their answer.
+    boolean batched = r.capacity() != null || r.slo();
+    if (weightRead > 0.5 * step && !batched) {
       out.add(new Finding("bandwidth-bound", Severity.INFO, String.format(Locale.ROOT,
           "decode is bound by memory bandwidth: %.0f %% of a step reads the weights",
           100 * weightRead / step), String.format(Locale.ROOT,

@@ -1,6 +1,7 @@
 package io.hyperframes.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -28,7 +29,9 @@ class SloModeCliTest {
   @Test
   void theGuidePrintsTheEngineExample() throws Exception {
     Path example = Path.of("..", "examples", "serve-llama2-70b-mlperf-slo.json");
-    CliTest.estimateInGuide(example, "under the SLO", "[info]");
+    String block = CliTest.estimateInGuide(example, "under the SLO", null);
+    // The fixed batch's advice (batch more requests per step) is not printed beside the answer.
+    assertFalse(block.contains("bandwidth"), block);
     JsonNode slo = CliTest.estimateJson(example).get("slo");
     assertEquals("trtllm", slo.get("scheduler").asText());
     assertEquals("capacity", slo.get("limitedBy").asText());
