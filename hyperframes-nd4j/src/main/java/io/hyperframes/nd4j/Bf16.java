@@ -14,6 +14,15 @@ import org.bytedeco.javacpp.ShortPointer;
 final class Bf16 {
   private Bf16() {}
 
+  /**
+   * Whether an operand converted to {@code type} is widened here rather than reordered by
+   * oneDNN: a dense BF16 operand (either order; the FP32 copy keeps its layout) going to FP32.
+   */
+  static boolean widens(DnnlKernels.Operand o, int type) {
+    return o.type() == org.bytedeco.dnnl.global.dnnl.dnnl_bf16
+        && type == org.bytedeco.dnnl.global.dnnl.dnnl_f32 && o.isDense();
+  }
+
   /** Widens {@code count} BF16 values at {@code from} into FP32 at {@code to}. */
   static void widen(long from, long to, long count) {
     if (count > Integer.MAX_VALUE) {

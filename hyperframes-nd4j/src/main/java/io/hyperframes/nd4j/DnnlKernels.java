@@ -218,6 +218,16 @@ final class DnnlKernels {
       return new Operand(cols, rows, colStride, rowStride, type);
     }
 
+    /** Whether the elements fill their memory in either order (row- or column-major). */
+    boolean isDense() {
+      return (colStride == 1 && rowStride == cols) || (rowStride == 1 && colStride == rows);
+    }
+
+    /** The same layout in another element type. */
+    Operand as(int otherType) {
+      return new Operand(rows, cols, rowStride, colStride, otherType);
+    }
+
     dnnl_memory_desc_t desc() {
       return NativePrimitive.desc(rows, cols, rowStride, colStride, type);
     }

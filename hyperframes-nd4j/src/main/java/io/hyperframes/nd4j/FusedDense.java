@@ -349,9 +349,14 @@ public final class FusedDense {
     }
   }
 
-  /** Converts an operand to the compute type when needed; returns the operand to use. */
+  /**
+   * Converts an operand to the compute type when needed; returns the operand to use. A dense
+   * BF16 operand computed in FP32 (a CPU without a BF16 matmul) is widened in Java
+   * ({@link Bf16}), as {@link Matmul} does: oneDNN 2.5's reorder for it is its generic loop there.
+   */
   private static final class Converter {
     NativePrimitive reorder;
+    long widen;
     long scratch;
     DnnlKernels.Operand result;
 
@@ -359,6 +364,10 @@ public final class FusedDense {
         String kind) {
       if (in.type() == type) {
         result = in;
+      } else if (Bf16.widens(in, type)) {
+        result = in.as(type);
+        widen = in.rows() * in.cols();
+        scratch = plan.scratch(result.bytes());
       } else {
         result = DnnlKernels.Operand.dense(in.rows(), in.cols(), type);
         reorder = plan.add(k.reorder(in, result, kind));
@@ -367,6 +376,10 @@ public final class FusedDense {
     }
 
     long apply(long address) {
+      if (widen > 0) {
+        Bf16.widen(address, scratch, widen);
+        return scratch;
+      }
       if (reorder == null) {
         return address;
       }

@@ -125,12 +125,10 @@ public final class Matmul {
         b = DnnlKernels.Operand.dense(b.rows(), b.cols(), compute);
         p.scratchA = p.scratch(a.bytes());
         p.scratchB = p.scratch(b.bytes());
-        if (isDenseBf16(key.a()) && isDenseBf16(key.b())) {
+        if (Bf16.widens(key.a(), compute) && Bf16.widens(key.b(), compute)) {
           // Widening keeps the memory layout, so the FP32 copies keep the strides.
-          a = new DnnlKernels.Operand(a.rows(), a.cols(), key.a().rowStride(),
-              key.a().colStride(), compute);
-          b = new DnnlKernels.Operand(b.rows(), b.cols(), key.b().rowStride(),
-              key.b().colStride(), compute);
+          a = key.a().as(compute);
+          b = key.b().as(compute);
           p.widenA = a.rows() * a.cols();
           p.widenB = b.rows() * b.cols();
         } else {
@@ -146,12 +144,6 @@ public final class Matmul {
         k.implementations.put(kind, "reorder to f32 + " + p.matmul.implementation);
       }
       return p;
-    }
-
-    private static boolean isDenseBf16(DnnlKernels.Operand o) {
-      return o.type() == org.bytedeco.dnnl.global.dnnl.dnnl_bf16
-          && ((o.colStride() == 1 && o.rowStride() == o.cols())
-              || (o.rowStride() == 1 && o.colStride() == o.rows()));
     }
 
     void execute(long a, long b, long c) {

@@ -1,6 +1,7 @@
 package io.hyperframes.nd4j;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,6 +60,54 @@ class ComputeOperandTest {
           () -> bf16.toCompute(w, Nd4j.createUninitialized(DataType.BFLOAT16, 4, 8)));
       assertTrue(e.getMessage().startsWith("into: must be a dense row-major BF16 [8, 4]"),
           e.getMessage());
+    }
+  }
+
+  /**
+   * BF16 operands, dense in either order or a strided view, give the forward and backward of the
+   * FP32 values they hold in the same layout: widened in Java or reordered by oneDNN where the CPU
+   * computes in FP32, taken as they are where it multiplies BF16. Equal up to FP32 summation
+   * order (the kernels may pick another order for another layout); a wrong widening would be off
+   * by the values themselves.
+   */
+  @Test
+  void bf16OperandsGiveTheResultsOfTheirValues() {
+    FusedDense layer = FusedDense.of(Activation.GELU_TANH, FusedDense.Precision.BF16);
+    Nd4j.getRandom().setSeed(11);
+    INDArray b = Nd4j.randn(DataType.FLOAT, 1, 40);
+    INDArray dY = Nd4j.randn(DataType.FLOAT, 32, 40);
+    INDArray w = Nd4j.randn(DataType.FLOAT, 48, 40).muli(0.1).castTo(DataType.BFLOAT16);
+    INDArray rowMajor = Nd4j.randn(DataType.FLOAT, 32, 48).castTo(DataType.BFLOAT16);
+    INDArray columnMajor = Nd4j.randn(DataType.FLOAT, 48, 32).castTo(DataType.BFLOAT16);
+    INDArray wide = Nd4j.randn(DataType.FLOAT, 32, 96).castTo(DataType.BFLOAT16);
+    org.nd4j.linalg.indexing.INDArrayIndex everyOther =
+        org.nd4j.linalg.indexing.NDArrayIndex.interval(0, 2, 96);
+    INDArray[][] pairs = {
+        {rowMajor, rowMajor.castTo(DataType.FLOAT)},
+        {columnMajor.transpose(), columnMajor.castTo(DataType.FLOAT).transpose()},
+        {wide.get(org.nd4j.linalg.indexing.NDArrayIndex.all(), everyOther),
+            wide.castTo(DataType.FLOAT).get(org.nd4j.linalg.indexing.NDArrayIndex.all(),
+                everyOther)}};
+    INDArray w32 = w.castTo(DataType.FLOAT);
+    for (INDArray[] pair : pairs) {
+      FusedDense.Forward got = layer.forwardTraining(pair[0], w, b, null);
+      FusedDense.Forward want = layer.forwardTraining(pair[1], w32, b, null);
+      assertClose(want.output(), got.output());
+      assertClose(want.preActivation(), got.preActivation());
+      FusedDense.Gradients g = layer.backward(pair[0], w, want.preActivation(), dY);
+      FusedDense.Gradients h = layer.backward(pair[1], w32, want.preActivation(), dY);
+      assertClose(h.input(), g.input());
+      assertClose(h.weights(), g.weights());
+      assertClose(h.bias(), g.bias());
+    }
+  }
+
+  private static void assertClose(INDArray want, INDArray got) {
+    float[] a = flat(want);
+    float[] r = flat(got);
+    assertEquals(a.length, r.length);
+    for (int i = 0; i < a.length; i++) {
+      assertEquals(a[i], r[i], 1e-4 * Math.max(1, Math.abs(a[i])), "element " + i);
     }
   }
 
