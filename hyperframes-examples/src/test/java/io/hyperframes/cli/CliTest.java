@@ -47,10 +47,18 @@ class CliTest {
    * by case id, in the report's order.
    */
   static java.util.Map<String, Double> stepErrors(String report) {
+    return errorsById(report, "stepSeconds");
+  }
+
+  /**
+   * The error in percent of every row of metric {@code metric} (a regular expression without
+   * capturing groups) of a {@code validate --format markdown} report, by case id, in the
+   * report's order.
+   */
+  static java.util.Map<String, Double> errorsById(String report, String metric) {
     java.util.Map<String, Double> out = new java.util.LinkedHashMap<>();
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-        "(?m)^\\| (\\S+) \\| stepSeconds \\| [0-9.]+ \\| [0-9.]+ \\| ([-+][0-9.]+) % \\|")
-        .matcher(report);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\| (\\S+) \\| "
+        + metric + " \\| [0-9.e+]+ \\| [0-9.e+]+ \\| ([-+][0-9.]+) % \\|").matcher(report);
     while (m.find()) {
       out.put(m.group(1), Double.parseDouble(m.group(2)));
     }

@@ -364,15 +364,16 @@ public final class FusedDense {
         String kind) {
       if (in.type() == type) {
         result = in;
-      } else if (Bf16.widens(in, type)) {
+        return;
+      }
+      if (Bf16.widens(in, type)) {
         result = in.as(type);
         widen = in.rows() * in.cols();
-        scratch = plan.scratch(result.bytes());
       } else {
         result = DnnlKernels.Operand.dense(in.rows(), in.cols(), type);
         reorder = plan.add(k.reorder(in, result, kind));
-        scratch = plan.scratch(result.bytes());
       }
+      scratch = plan.scratch(result.bytes());
     }
 
     long apply(long address) {
