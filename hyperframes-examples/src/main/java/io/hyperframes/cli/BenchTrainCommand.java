@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 /** {@code hyperframes bench train}: DL4J default against the HyperFrames baseline. */
 @Command(name = "train", mixinStandardHelpOptions = true,
     description = "Train the same MLP with DL4J out of the box and with the HyperFrames baseline"
-        + " (pre-encoded data, prefetching, fused BF16 layers); report throughput, data wait,"
+        + " (pre-encoded data, prefetching, fused layers); report throughput, data wait,"
         + " loss and accuracy, with ablations.")
 final class BenchTrainCommand implements Callable<Integer> {
 
@@ -57,13 +57,11 @@ final class BenchTrainCommand implements Callable<Integer> {
       description = "Budget of the probe --predict runs without --profile (default 30).")
   double probeSeconds;
 
-  @Option(names = "--precision", defaultValue = "bf16",
-      description = "Precision of the HyperFrames side's fused layers: bf16 (default) or fp32.")
-  String precision;
+  @Mixin PrecisionOption precision;
 
   @Option(names = "--fused-kernels", negatable = true, defaultValue = "true",
       fallbackValue = "true",
-      description = "Run the HyperFrames side on the fused BF16 layers (default on); with"
+      description = "Run the HyperFrames side on the fused layers (default on); with"
           + " --no-fused-kernels it trains DL4J's own layers behind the same loader, the"
           + " baseline a regression check compares against.")
   boolean fusedKernels;
@@ -92,7 +90,8 @@ final class BenchTrainCommand implements Callable<Integer> {
       }
       limit(root, sides, layers);
       root.put("fusedKernels", fusedKernels);
-      root.put("precision", precision);
+      root.put("precision", precision.name());
+      root.put("precisionRequested", precision.requested());
       if (predict) {
         root.set("prediction", prediction(sides.hf()));
       }
@@ -146,12 +145,7 @@ final class BenchTrainCommand implements Callable<Integer> {
 
   /** The layers' precision, once the options are checked. */
   private io.hyperframes.nd4j.FusedDense.Precision checkedOptions() {
-    io.hyperframes.nd4j.FusedDense.Precision layers = switch (precision) {
-      case "bf16" -> io.hyperframes.nd4j.FusedDense.Precision.BF16;
-      case "fp32" -> io.hyperframes.nd4j.FusedDense.Precision.FP32;
-      default -> throw new IllegalArgumentException("--precision: expected bf16 or fp32, got "
-          + precision);
-    };
+    io.hyperframes.nd4j.FusedDense.Precision layers = precision.resolved();
     if (profile != null && !predict) {
       throw new IllegalArgumentException("--profile: only used with --predict");
     }
@@ -226,13 +220,13 @@ final class BenchTrainCommand implements Callable<Integer> {
       from = "probed in this run (" + probeSeconds + " s)";
     }
     return StepPrediction.json(hf.meter(), epochs, p, from,
-        precision.equals("fp32") ? "fp32" : "bf16-mixed");
+        precision.name().equals("fp32") ? "fp32" : "bf16-mixed");
   }
 
   private void record(Sides s) {
     java.util.Map<String, String> settings = new java.util.TreeMap<>();
     settings.put("fusedKernels", Boolean.toString(fusedKernels));
-    settings.put("precision", precision);
+    settings.put("precision", precision.name());
     settings.put("epochs", Integer.toString(epochs));
     settings.put("trainRows", Integer.toString(rows));
     settings.put("batch", Integer.toString(TrainBench.BATCH));

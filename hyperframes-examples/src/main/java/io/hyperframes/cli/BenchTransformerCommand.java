@@ -82,10 +82,8 @@ final class BenchTransformerCommand implements Callable<Integer> {
       description = "Adam's step size on both sides (default 1e-3).")
   double learningRate;
 
-  @Option(names = "--precision", defaultValue = "bf16",
-      description = "Products of the HyperFrames side: bf16 (default) or fp32. DJL's PyTorch CPU"
-          + " engine trains in FP32.")
-  String precision;
+  /** The HyperFrames side's products (DJL's PyTorch CPU engine trains in FP32). */
+  @Mixin PrecisionOption precision;
 
   @Option(names = "--corpus", defaultValue = "docs/user-guide.md", paramLabel = "FILE",
       description = "Text whose bytes are the tokens (default docs/user-guide.md of this"
@@ -158,7 +156,7 @@ final class BenchTransformerCommand implements Callable<Integer> {
       record.write(Map.of("layers", "" + layers, "hidden", "" + hidden, "heads", "" + heads,
           "ffn", "" + ffn, "sequence", "" + sequence, "batch", "" + batch, "steps", "" + steps,
           "warmUpSteps", "" + warmUpSteps,
-          "precision", precision, "corpus", corpus.toString()), metrics);
+          "precision", precision.name(), "corpus", corpus.toString()), metrics);
     }
     ObjectNode m = root.putObject("model");
     m.put("layers", layers);
@@ -168,7 +166,8 @@ final class BenchTransformerCommand implements Callable<Integer> {
     m.put("sequence", sequence);
     m.put("vocabulary", 256);
     m.put("parameters", model.parameterCount());
-    root.put("precision", precision);
+    root.put("precision", precision.name());
+    root.put("precisionRequested", precision.requested());
     root.put("batch", batch);
     root.put("steps", steps);
     root.put("warmUpSteps", warmUpSteps);
@@ -188,12 +187,7 @@ final class BenchTransformerCommand implements Callable<Integer> {
   }
 
   private FusedTransformer.Config config() {
-    FusedDense.Precision p = switch (precision.toLowerCase(Locale.ROOT)) {
-      case "bf16" -> FusedDense.Precision.BF16;
-      case "fp32" -> FusedDense.Precision.FP32;
-      default -> throw new ParameterException(spec.commandLine(), "--precision: " + precision
-          + " is not bf16 or fp32");
-    };
+    FusedDense.Precision p = precision.resolved();
     atLeastOne("--batch", batch);
     atLeastOne("--steps", steps);
     if (warmUpSteps < 0) {
@@ -333,7 +327,7 @@ final class BenchTransformerCommand implements Callable<Integer> {
     double weights = (double) layers * (4.0 * hidden * hidden + 3.0 * hidden * ffn)
         + 256.0 * hidden;
     double flops = 6 * weights * sequence + 6.0 * layers * sequence * (double) sequence * hidden;
-    double limit = new KernelComparison(1.0, 5).matmulGflops("bf16".equals(precision)
+    double limit = new KernelComparison(1.0, 5).matmulGflops(precision.resolved() == FusedDense.Precision.BF16
         ? DataType.BFLOAT16 : DataType.FLOAT, 1024, 1024, 1024);
     ObjectNode o = root.putObject("limit");
     o.put("flopsPerSample", flops);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hyperframes.json.Json;
 import io.hyperframes.nd4j.CausalAttention;
+import io.hyperframes.nd4j.Kernels;
 import io.hyperframes.runtime.BenchmarkRecord;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,6 +53,8 @@ class BenchTransformerCliTest {
     JsonNode t = Json.parseObject("bench transformer", r.out());
     JsonNode hf = t.get("hyperframes");
     JsonNode djl = t.get("djlPytorch");
+    assertEquals("fp32", t.get("precision").asText(), "asked for, it runs on every CPU");
+    assertEquals("fp32", t.get("precisionRequested").asText());
     double start = hf.get("initialLoss").asDouble();
     // The first batch is bytes of the corpus (docs/user-guide.md), so the start moves a little
     // with every edit of the guide (0.054 above ln 256 after one of 2026-12-06): 3 % of ln 256.
@@ -94,6 +97,17 @@ class BenchTransformerCliTest {
   }
 
   @Test
+  void theDefaultPrecisionIsTheFasterOneOnThisCpu() {
+    Assumptions.assumeTrue(CausalAttention.available(), "oneDNN did not load");
+    CliTest.Result r = bench("--no-djl", "--format", "json");
+    assertEquals(0, r.status(), r.err());
+    JsonNode t = Json.parseObject("bench transformer", r.out());
+    assertEquals("auto", t.get("precisionRequested").asText());
+    assertEquals(Kernels.cpu().nativeBf16() ? "bf16" : "fp32", t.get("precision").asText(),
+        Kernels.cpu().capabilities().toString());
+  }
+
+  @Test
   void badOptionsNameThemselves() {
     CliTest.Result r = bench("--heads", "3");
     assertEquals(2, r.status());
@@ -106,7 +120,7 @@ class BenchTransformerCliTest {
     assertTrue(r.err().contains("--corpus: no file no-such-file.txt"), r.err());
     r = bench("--precision", "fp8");
     assertEquals(2, r.status());
-    assertTrue(r.err().contains("--precision: fp8 is not bf16 or fp32"), r.err());
+    assertTrue(r.err().contains("--precision: fp8 is not auto, bf16 or fp32"), r.err());
     r = bench("--warm-up-steps", "-1");
     assertEquals(2, r.status());
     assertTrue(r.err().contains("--warm-up-steps: must be >= 0, got -1"), r.err());

@@ -41,7 +41,18 @@ public final class FusedDense {
     /** FP32 inputs and accumulation. */
     FP32,
     /** BF16 inputs (converted from FP32 master weights), FP32 accumulation and gradients. */
-    BF16
+    BF16;
+
+    /**
+     * The faster precision on {@code kernels}: BF16 where its matmul runs BF16 natively
+     * ({@link Kernels#nativeBf16()}: avx512_bf16 or AMX), FP32 elsewhere. Without native BF16,
+     * oneDNN computes a BF16 product in FP32 and the BF16 operands only add their widening and
+     * rounding: on an AVX2-only CPU the benchmark transformer trained 3.4 times as fast in FP32
+     * (docs/performance.md, 2026-12-07).
+     */
+    public static Precision fastestOn(Kernels kernels) {
+      return kernels.nativeBf16() ? BF16 : FP32;
+    }
   }
 
   /** Forward result for training: the output and the pre-activation kept for backward. */

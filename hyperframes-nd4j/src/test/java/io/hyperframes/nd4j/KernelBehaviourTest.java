@@ -54,6 +54,16 @@ class KernelBehaviourTest {
   }
 
   @Test
+  void theFasterPrecisionIsBf16OnlyWhereBf16IsNative() {
+    assertEquals(Kernels.cpu().nativeBf16() ? FusedDense.Precision.BF16
+        : FusedDense.Precision.FP32, FusedDense.Precision.fastestOn(Kernels.cpu()),
+        Kernels.cpu().capabilities().toString());
+    assertEquals(FusedDense.Precision.FP32,
+        FusedDense.Precision.fastestOn(Kernels.fallbackOnly("no oneDNN")),
+        "without oneDNN nothing runs BF16 natively");
+  }
+
+  @Test
   void theNd4jFallbackGivesTheSameResults() {
     Kernels fallback = Kernels.fallbackOnly("test");
     assertEquals("cpu-nd4j", fallback.name());
