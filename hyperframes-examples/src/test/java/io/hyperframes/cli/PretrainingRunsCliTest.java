@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Llama 3 405B's and DeepSeek-V3's pre-training runs, recorded 2026-12-07 before any prediction
- * (docs/validation.md, "Two production pre-training runs, held out"): the report prints what
+ * The pre-training runs of Llama 3 405B, DeepSeek-V3, Nemotron-4 and BloombergGPT, recorded
+ * 2026-12-07 before any prediction
+ * (docs/validation.md, "Production pre-training runs, held out"): the report prints what
  * {@code validate} says of them, and what it says of their estimates holds. Not met; the signs
  * record which way each is wrong, so that a change that turns one is seen.
  */
@@ -75,6 +76,37 @@ class PretrainingRunsCliTest {
         t.toString());
     double a2a = t.get("exposedCommByKind").get("allToAllSeconds").asDouble();
     assertTrue(a2a > 1.5 && a2a < 3.0, t.toString());
+  }
+
+  @Test
+  void nemotronAndBloombergGptRows() throws IOException {
+    Map<String, Double> errors = CliTest.stepErrorsInDocs("nemotron-cases.json", 6);
+    double previous = 0;
+    for (Map.Entry<String, Double> row : errors.entrySet()) {
+      String id = row.getKey();
+      double error = row.getValue();
+      if (id.startsWith("nemotron2024-340b-")) {
+        assertTrue(error < 0 && error > -10.0, id + ": " + error + " %");
+      } else {
+        // 15B: too fast, and further off the more data parallelism (the rows in DP order).
+        assertTrue(id.startsWith("nemotron2024-15b-"), id);
+        assertTrue(error < previous && error > -30.0, id + ": " + error + " %");
+        previous = error;
+      }
+    }
+    JsonNode n15 = estimate("nemotron-cases.json", "nemotron2024-15b-2304h100-tp8dp288");
+    assertEquals(0.0, n15.get("time").get("exposedCommByKind").get("dataParallelSeconds")
+        .asDouble(), 1e-12, "the optimizer's collectives hidden at data parallelism 288");
+
+    String out = CliTest.validatedInDocs("bloomberggpt-cases.json");
+    String id = "wu2023-bloomberggpt-50b-512a100-zero3-shard128";
+    double step = CliTest.stepErrors(out).get(id);
+    assertTrue(step < -40.0 && step > -55.0, step + " %: too fast");
+    double parameters = CliTest.errorsById(out, "parameters").get(id);
+    assertTrue(Math.abs(parameters) < 0.1, parameters + " %");
+    JsonNode t = estimate("bloomberggpt-cases.json", id).get("time");
+    assertTrue(t.get("exposedCommByKind").get("dataParallelSeconds").asDouble()
+        < 0.01 * t.get("stepSeconds").asDouble(), t.toString());
   }
 
   /** {@code estimate --format json} of the request of case {@code id} of {@code casesFile}. */
