@@ -110,15 +110,16 @@ class PretrainingRunsCliTest {
   }
 
   /**
-   * The MoE Parallel Folding paper's Mixtral 8x22B rows (docs/validation.md, "Held-out mixtures
-   * of experts"): each within ±15 % (too slow), and over them and DeepSeek-V3's row, the eleven
-   * held-out MoE rows, the mean the report prints (10.07 %, above issue 32's 10 %).
+   * The MoE Parallel Folding paper's Mixtral 8x22B and Qwen2-57B-A14B rows (docs/validation.md,
+   * "Held-out mixtures of experts"): each within ±15 % (too slow), and over them and DeepSeek-V3's
+   * row, the 23 held-out MoE rows, the mean the report prints (10.38 %, above issue 32's 10 %).
    */
   @Test
   void heldOutMixturesOfExperts() throws IOException {
-    Map<String, Double> errors = CliTest.stepErrorsInDocs("moe-folding-cases.json", 10);
+    Map<String, Double> errors = CliTest.stepErrorsInDocs("moe-folding-cases.json", 22);
     errors.forEach((id, error) -> {
-      assertTrue(id.startsWith("liu2025-mixtral-8x22b-"), id);
+      assertTrue(id.startsWith("liu2025-mixtral-8x22b-") || id.startsWith("liu2025-qwen2-57b-"),
+          id);
       assertTrue(error > 0 && error < 15.0, id + ": " + error + " %");
     });
     double deepSeek = CliTest.errorsById(CliTest.validatedInDocs("deepseek-v3-cases.json"),
@@ -127,9 +128,9 @@ class PretrainingRunsCliTest {
     for (double e : errors.values()) {
       sum += Math.abs(e);
     }
-    assertEquals(10.07, sum / 11, 0.01, "the eleven held-out MoE rows");
+    assertEquals(10.38, sum / 23, 0.01, "the 23 held-out MoE rows");
     String doc = Files.readString(Path.of("..", "docs", "validation.md"), StandardCharsets.UTF_8);
-    assertTrue(doc.contains("eleven held-out MoE rows, with DeepSeek-V3, the mean is 10.07 %"));
+    assertTrue(doc.contains("23 held-out MoE rows, with DeepSeek-V3, the mean is 10.38 %"));
   }
 
   /** {@code estimate --format json} of the request of case {@code id} of {@code casesFile}. */
