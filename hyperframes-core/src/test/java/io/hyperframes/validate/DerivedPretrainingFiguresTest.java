@@ -57,21 +57,13 @@ class DerivedPretrainingFiguresTest {
     assertEquals(15360, c.at("/request/workload/globalBatchSize").asInt());
   }
 
-  /**
-   * Megatron-LM's num_floating_point_operations a token at 4096 tokens, as the model zoo's
-   * Mixtral row of moe-cases.json (MoeCasesTest): gated routed experts {@code fe} × {@code k},
-   * a gated shared expert {@code fs}, attention projections, the logits, causal attention half.
-   */
-  private static double megatronFlopsPerToken(double h, double q, double kv, double layers,
-      double fe, double k, double fs, double vocab) {
-    return 6 * h * (3 * fe * k) * layers + 6 * h * (3 * fs) * layers
-        + 6 * (h * (q + 2 * kv) + q * h) * layers + 6 * h * vocab + 6 * q * 4096 * layers;
-  }
-
   @Test
   void parallelFoldingStepTimesFollowFromMfuByMegatronsConvention() throws IOException {
-    double mixtral = megatronFlopsPerToken(6144, 6144, 1024, 56, 16384, 2, 0, 32000);
-    double qwen2 = megatronFlopsPerToken(3584, 28 * 128, 4 * 128, 28, 2560, 8, 20480, 151936);
+    // As the model zoo's Mixtral row of moe-cases.json (MoeCasesTest), at 4096 tokens.
+    double mixtral = PublishedCases.megatronMoeFlopsPerToken(6144, 6144, 1024, 56, 16384, 2, 0,
+        32000, 4096);
+    double qwen2 = PublishedCases.megatronMoeFlopsPerToken(3584, 28 * 128, 4 * 128, 28, 2560, 8,
+        20480, 151936, 4096);
     int rows = 0;
     for (JsonNode c : PublishedCases.read("moe-folding-cases.json")) {
       String source = c.get("source").asText();

@@ -35,13 +35,8 @@ class MoeCasesTest {
 
   /** Megatron-LM's FLOPs per token of Qwen3-235B-A22B at sequence length {@code s}. */
   private static double flopsPerToken(double s) {
-    double h = 4096;
-    double layers = 94;
-    double q = 64 * 128;
-    double kv = 4 * 128;
-    double vocab = 151_936;
-    return 6 * h * (3 * 1536 * 8) * layers + 6 * (h * (q + 2 * kv) + q * h) * layers
-        + 6 * h * vocab + 6 * q * s * layers;
+    return PublishedCases.megatronMoeFlopsPerToken(4096, 64 * 128, 4 * 128, 94, 1536, 8, 0,
+        151_936, s);
   }
 
   @Test
@@ -88,11 +83,8 @@ class MoeCasesTest {
       }
       if (id.startsWith("mcoremoe-mixtral-8x22b")) {
         // Mixtral 8x22B: the script's 465 TFLOPS through the same convention.
-        double h = 6144;
-        double q = 6144;
-        double kv = 1024;
-        double perToken = 6 * h * (3 * 16384 * 2) * 56 + 6 * (h * (q + 2 * kv) + q * h) * 56
-            + 6 * h * 32000 + 6 * q * 4096 * 56;
+        double perToken = PublishedCases.megatronMoeFlopsPerToken(6144, 6144, 1024, 56, 16384,
+            2, 0, 32000, 4096);
         double step = perToken * 4096 * 256 / (465e12 * 128);
         assertEquals(step, c.at("/expected/stepSeconds").asDouble(), 1e-3 * step, id);
         continue;

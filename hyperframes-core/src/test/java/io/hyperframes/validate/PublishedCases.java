@@ -13,6 +13,18 @@ final class PublishedCases {
   private PublishedCases() {}
 
   /** The {@code cases} of docs/validation/{@code file}. */
+  /**
+   * Megatron-LM's {@code num_floating_point_operations} a token of a mixture of experts at
+   * sequence length {@code seq} (model FLOPs, causal attention counted half, the router not
+   * counted): gated routed experts {@code fe} × {@code k}, a gated shared expert {@code fs} (0
+   * without), the attention projections, the logits.
+   */
+  static double megatronMoeFlopsPerToken(double h, double q, double kv, double layers,
+      double fe, double k, double fs, double vocab, double seq) {
+    return 6 * h * (3 * fe * k) * layers + 6 * h * (3 * fs) * layers
+        + 6 * (h * (q + 2 * kv) + q * h) * layers + 6 * h * vocab + 6 * q * seq * layers;
+  }
+
   static JsonNode read(String file) throws IOException {
     return Json.parseObject("cases", Files.readString(
         Path.of("..", "docs", "validation", file), StandardCharsets.UTF_8)).get("cases");

@@ -127,9 +127,7 @@ final class BenchTrainCommand implements Callable<Integer> {
       io.hyperframes.nd4j.FusedDense.Precision layers) {
     double flops = 6.0 * TrainBench.WEIGHTS;
     double limit = new io.hyperframes.nd4j.KernelComparison(1.0, 5).matmulGflops(
-        layers == io.hyperframes.nd4j.FusedDense.Precision.BF16
-            ? org.nd4j.linalg.api.buffer.DataType.BFLOAT16
-            : org.nd4j.linalg.api.buffer.DataType.FLOAT, 1024, 1024, 1024);
+        PrecisionOption.matmulType(layers), 1024, 1024, 1024);
     ObjectNode o = root.putObject("limit");
     o.put("flopsPerSample", flops);
     o.put("matmulLimitGflops", limit);

@@ -23,7 +23,6 @@ import java.util.concurrent.Callable;
 import java.util.function.IntSupplier;
 import java.util.function.IntUnaryOperator;
 import java.util.function.ToDoubleFunction;
-import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -327,8 +326,8 @@ final class BenchTransformerCommand implements Callable<Integer> {
     double weights = (double) layers * (4.0 * hidden * hidden + 3.0 * hidden * ffn)
         + 256.0 * hidden;
     double flops = 6 * weights * sequence + 6.0 * layers * sequence * (double) sequence * hidden;
-    double limit = new KernelComparison(1.0, 5).matmulGflops(precision.resolved() == FusedDense.Precision.BF16
-        ? DataType.BFLOAT16 : DataType.FLOAT, 1024, 1024, 1024);
+    double limit = new KernelComparison(1.0, 5).matmulGflops(
+        PrecisionOption.matmulType(precision.resolved()), 1024, 1024, 1024);
     ObjectNode o = root.putObject("limit");
     o.put("flopsPerSample", flops);
     o.put("matmulLimitGflops", limit);

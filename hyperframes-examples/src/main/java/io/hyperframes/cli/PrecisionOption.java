@@ -3,6 +3,7 @@ package io.hyperframes.cli;
 import io.hyperframes.nd4j.FusedDense;
 import io.hyperframes.nd4j.Kernels;
 import java.util.Locale;
+import org.nd4j.linalg.api.buffer.DataType;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -46,6 +47,11 @@ final class PrecisionOption {
       case "fp32" -> FusedDense.Precision.FP32;
       default -> FusedDense.Precision.fastestOn(Kernels.cpu());
     };
+  }
+
+  /** The operand type of {@code precision}'s matmuls, the format of the benches' matmul limit. */
+  static DataType matmulType(FusedDense.Precision precision) {
+    return precision == FusedDense.Precision.BF16 ? DataType.BFLOAT16 : DataType.FLOAT;
   }
 
   /** {@link #resolved()} as the JSON and the record write it: {@code bf16} or {@code fp32}. */

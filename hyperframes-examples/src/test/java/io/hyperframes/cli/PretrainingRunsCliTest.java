@@ -38,15 +38,16 @@ class PretrainingRunsCliTest {
 
     // The 8K rows: over memory (the first rank's activations above 60 GiB) for every open
     // micro-batch and virtual-stage count, so the smallest footprint, one virtual stage.
-    for (String id : new String[] {eight, sixteen}) {
-      JsonNode e = estimate("llama3-cases.json", id);
-      assertFalse(e.get("feasible").asBoolean(), id);
-      assertTrue(e.get("memory").get("activationsBytes").asDouble() > 60 * GIB, id);
-      assertEquals(1, e.get("layout").get("virtualStages").asInt(), id);
-      assertEquals("none", e.get("layout").get("recompute").asText(), id);
+    JsonNode e8 = estimate("llama3-cases.json", eight);
+    JsonNode e16 = estimate("llama3-cases.json", sixteen);
+    for (JsonNode e : new JsonNode[] {e8, e16}) {
+      assertFalse(e.get("feasible").asBoolean(), e.toString());
+      assertTrue(e.get("memory").get("activationsBytes").asDouble() > 60 * GIB, e.toString());
+      assertEquals(1, e.get("layout").get("virtualStages").asInt());
+      assertEquals("none", e.get("layout").get("recompute").asText());
     }
-    JsonNode t8 = estimate("llama3-cases.json", eight).get("time");
-    JsonNode t16 = estimate("llama3-cases.json", sixteen).get("time");
+    JsonNode t8 = e8.get("time");
+    JsonNode t16 = e16.get("time");
     assertEquals(t8.get("bubbleSeconds").asDouble(), t16.get("bubbleSeconds").asDouble(), 1e-9,
         "15 micro-batches' time in both rows");
     assertTrue(t16.get("bubbleSeconds").asDouble() > t16.get("computeSeconds").asDouble(),
