@@ -203,7 +203,7 @@ final class BenchCompressionCommand implements Callable<Integer> {
 
   /** The gradient of the untrained network on one batch: what the codecs are timed on. */
   private INDArray firstGradient(DataSet batch) {
-    MultiLayerNetwork net = TrainBench.dl4jNetwork(false, hidden);
+    MultiLayerNetwork net = TrainBench.dl4jNetwork(hidden);
     net.setInput(batch.getFeatures());
     net.setLabels(batch.getLabels());
     net.computeGradientAndScore();
@@ -219,7 +219,7 @@ final class BenchCompressionCommand implements Callable<Integer> {
     BaseMultiLayerUpdater<?>[] updater = new BaseMultiLayerUpdater<?>[workers];
     GradientCodec[] worker = new GradientCodec[workers];
     for (int w = 0; w < workers; w++) {
-      net[w] = TrainBench.dl4jNetwork(false, hidden);
+      net[w] = TrainBench.dl4jNetwork(hidden);
       updater[w] = (BaseMultiLayerUpdater<?>) net[w].getUpdater();
       worker[w] = GradientCodec.named(id);
     }

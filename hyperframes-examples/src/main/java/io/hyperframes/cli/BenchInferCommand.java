@@ -34,6 +34,8 @@ final class BenchInferCommand implements Callable<Integer> {
 
   @Mixin RecordOption record;
 
+  @Mixin PrecisionOption precision;
+
   @Override
   public Integer call() throws Exception {
     java.util.Map<String, io.hyperframes.runtime.BenchmarkRecord.Metric> metrics =
@@ -41,9 +43,10 @@ final class BenchInferCommand implements Callable<Integer> {
     if (runs < 20 || runs > 100_000) {
       throw new IllegalArgumentException("--runs: must be in [20, 100000], got " + runs);
     }
+    io.hyperframes.nd4j.FusedDense.Precision layers = precision.resolved();
     MultiLayerNetwork dl4j = TrainBench.dl4jNetwork();
-    FusedMlp fused = TrainBench.fusedNetwork();
-    MultiLayerNetwork adapted = TrainBench.dl4jNetwork(true);
+    FusedMlp fused = TrainBench.fusedNetwork(layers);
+    MultiLayerNetwork adapted = TrainBench.acceleratedDl4jNetwork(layers);
     ObjectNode root = Json.mapper().createObjectNode();
     for (int batch : new int[] {1, 32}) {
       INDArray x = Nd4j.rand(DataType.FLOAT, batch, TrainBench.FEATURES);
@@ -80,14 +83,18 @@ final class BenchInferCommand implements Callable<Integer> {
       }
     }
     root.put("batch", 32);
+    root.put("precision", precision.name());
+    root.put("precisionRequested", precision.requested());
     if (record.wanted()) {
       record.write(java.util.Map.of("runs", Integer.toString(runs),
-          "djl", Boolean.toString(djl)), metrics);
+          "djl", Boolean.toString(djl), "precision", precision.name()), metrics);
     }
     var out = spec.commandLine().getOut();
     if (format.json()) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
     } else {
+      out.printf(Locale.ROOT, "fused layers: %s (asked: %s)%n", precision.name(),
+          precision.requested());
       for (String k : new String[] {"batch1", ""}) {
         var o = k.isEmpty() ? root : root.get(k);
         out.printf(Locale.ROOT, "batch %s: default p50 %.3f ms p99 %.3f ms; hyperframes p50 %.3f"

@@ -172,10 +172,10 @@ final class BenchTrainCommand implements Callable<Integer> {
         loaderOnly = bench.dl4j(it, epochs);
       }
       try (PrefetchingDataSetIterator it = bench.encodedIterator(data)) {
-        dl4jAccelerated = bench.dl4j(it, epochs, true);
+        dl4jAccelerated = bench.dl4j(TrainBench.acceleratedDl4jNetwork(layers), it, epochs);
       }
     }
-    TrainBench.Side kernelsOnly = bench.fused(bench.csvIterator(), epochs);
+    TrainBench.Side kernelsOnly = bench.fused(bench.csvIterator(), epochs, layers);
     TrainBench.Side dflt = compareDefault ? bench.dl4j(bench.csvIterator(), epochs) : null;
     return new Sides(hf, loaderOnly, dl4jAccelerated, kernelsOnly, dflt);
   }

@@ -115,21 +115,33 @@ final class TrainBench {
     return testY.argMax(1).toIntVector();
   }
 
+  /** DL4J's own network, as DL4J runs it. */
   static MultiLayerNetwork dl4jNetwork() {
-    return dl4jNetwork(false);
+    return dl4jNetwork(HIDDEN);
+  }
+
+  /** DL4J's own network with {@code hidden} units in each of its two hidden layers. */
+  static MultiLayerNetwork dl4jNetwork(int hidden) {
+    return initialised(dl4jConfiguration(hidden));
   }
 
   /**
-   * DL4J's network; {@code accelerated} passes its configuration through
-   * {@link Dl4jAdapter#accelerate} (BF16) so that DL4J's own {@code fit} runs fused layers.
+   * DL4J's network with its configuration passed through {@link Dl4jAdapter#accelerate} in
+   * {@code precision}, so that DL4J's own {@code fit} and {@code output} run fused layers.
    */
-  static MultiLayerNetwork dl4jNetwork(boolean accelerated) {
-    return dl4jNetwork(accelerated, HIDDEN);
+  static MultiLayerNetwork acceleratedDl4jNetwork(FusedDense.Precision precision) {
+    return initialised(Dl4jAdapter.accelerate(dl4jConfiguration(HIDDEN), precision)
+        .configuration());
   }
 
-  /** DL4J's network with {@code hidden} units in each of its two hidden layers. */
-  static MultiLayerNetwork dl4jNetwork(boolean accelerated, int hidden) {
-    MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(7)
+  private static MultiLayerNetwork initialised(MultiLayerConfiguration conf) {
+    MultiLayerNetwork net = new MultiLayerNetwork(conf);
+    net.init();
+    return net;
+  }
+
+  private static MultiLayerConfiguration dl4jConfiguration(int hidden) {
+    return new NeuralNetConfiguration.Builder().seed(7)
         .updater(new Adam(1e-3)).weightInit(WeightInit.RELU).list()
         .layer(new DenseLayer.Builder().nIn(FEATURES).nOut(hidden).activation(Activation.RELU)
             .build())
@@ -138,18 +150,9 @@ final class TrainBench {
         .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(hidden)
             .nOut(CLASSES).activation(Activation.SOFTMAX).build())
         .build();
-    if (accelerated) {
-      conf = Dl4jAdapter.accelerate(conf, FusedDense.Precision.BF16).configuration();
-    }
-    MultiLayerNetwork net = new MultiLayerNetwork(conf);
-    net.init();
-    return net;
   }
 
-  static FusedMlp fusedNetwork() {
-    return fusedNetwork(FusedDense.Precision.BF16);
-  }
-
+  /** The fused network, layers in {@code precision}. */
   static FusedMlp fusedNetwork(FusedDense.Precision precision) {
     return new FusedMlp(new int[] {FEATURES, HIDDEN, HIDDEN, CLASSES},
         io.hyperframes.nd4j.Activation.RELU, precision, 1e-3, 7);
@@ -171,14 +174,13 @@ final class TrainBench {
         .batchSize(BATCH).inputColumns(FEATURES).totalOutcomes(CLASSES).build();
   }
 
-  /** DL4J's own fit loop over {@code it}. */
+  /** DL4J's own fit loop over {@code it}, on DL4J's own network. */
   Side dl4j(DataSetIterator it, int epochs) {
-    return dl4j(it, epochs, false);
+    return dl4j(dl4jNetwork(), it, epochs);
   }
 
-  /** DL4J's own fit loop over {@code it}, on the accelerated configuration when asked. */
-  Side dl4j(DataSetIterator it, int epochs, boolean accelerated) {
-    MultiLayerNetwork net = dl4jNetwork(accelerated);
+  /** DL4J's own fit loop over {@code it} on {@code net}. */
+  Side dl4j(MultiLayerNetwork net, DataSetIterator it, int epochs) {
     // One untimed step, as every side gets (DjlBaseline's too): start-up is not throughput.
     it.reset();
     net.fit(it.next());
@@ -193,11 +195,6 @@ final class TrainBench {
     INDArray probs = net.output(testX);
     return new Side(meter.summary().samplesPerSecond(), meter.summary().dataWaitShare(),
         crossEntropy(probs), accuracy(probs), meter);
-  }
-
-  /** The fused ND4J loop over {@code it}. */
-  Side fused(DataSetIterator it, int epochs) {
-    return fused(it, epochs, FusedDense.Precision.BF16);
   }
 
   /** The fused ND4J loop over {@code it} with layers in {@code precision}. */

@@ -756,6 +756,11 @@ class CliTest {
     JsonNode i = Json.parseObject("infer", infer.out());
     assertTrue(i.get("default").has("p50Seconds") && i.get("hyperframes").has("p99Seconds")
         && i.has("p99Reduction") && i.get("dl4jAccelerated").has("p99Seconds"));
+    assertEquals("auto", i.get("precisionRequested").asText());
+    assertEquals(io.hyperframes.nd4j.Kernels.cpu().nativeBf16() ? "bf16" : "fp32",
+        i.get("precision").asText(), "the fused layers run the faster precision here");
+    assertEquals(i.get("precision").asText(),
+        io.hyperframes.runtime.BenchmarkRecord.read(inferRecord).conditions().get("precision"));
     for (JsonNode o : List.of(i, i.get("batch1"))) {
       assertTrue(o.get("djlPytorch").get("p50Seconds").asDouble() > 0, o.toString());
       assertTrue(o.get("djlPytorch").get("p99Seconds").asDouble() > 0, o.toString());
