@@ -11,8 +11,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code --precision} option of the bench commands that run the fused layers ({@code bench
- * train}, {@code bench transformer}, {@code bench infer}), as a picocli mixin ({@code @Mixin PrecisionOption precision}). {@code auto}, the default, takes BF16
- * where this CPU's oneDNN runs BF16 matmuls natively and FP32 elsewhere
+ * train}, {@code bench transformer}, {@code bench infer}), as a picocli mixin
+ * ({@code @Mixin PrecisionOption precision}). {@code auto}, the default, takes BF16 where this
+ * CPU's oneDNN runs BF16 matmuls natively and FP32 elsewhere
  * ({@link FusedDense.Precision#fastestOn}); {@code bf16} and {@code fp32} ask for one. Any other
  * value is refused while the command line is read, with exit status 2 and a message that names
  * the option and the value.

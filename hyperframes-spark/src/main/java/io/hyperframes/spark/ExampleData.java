@@ -65,7 +65,21 @@ final class ExampleData {
 
   /** The example MLP's shape at other sizes (the tests' smaller task). */
   static MultiLayerConfiguration mlp(int features, int hidden, int classes, boolean fused) {
-    MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(7)
+    return fused ? fusedMlp(features, hidden, classes, FusedDense.Precision.BF16)
+        : dl4jMlp(features, hidden, classes);
+  }
+
+  /**
+   * {@link #mlp(int, int, int, boolean)} through the adapter, its dense layers' matmuls in
+   * {@code precision}.
+   */
+  static MultiLayerConfiguration fusedMlp(int features, int hidden, int classes,
+      FusedDense.Precision precision) {
+    return Dl4jAdapter.accelerate(dl4jMlp(features, hidden, classes), precision).configuration();
+  }
+
+  private static MultiLayerConfiguration dl4jMlp(int features, int hidden, int classes) {
+    return new NeuralNetConfiguration.Builder().seed(7)
         .updater(new Adam(1e-3)).weightInit(WeightInit.RELU).list()
         .layer(new DenseLayer.Builder().nIn(features).nOut(hidden).activation(Activation.RELU)
             .build())
@@ -74,7 +88,6 @@ final class ExampleData {
         .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nIn(hidden)
             .nOut(classes).activation(Activation.SOFTMAX).build())
         .build();
-    return fused ? Dl4jAdapter.accelerate(conf, FusedDense.Precision.BF16).configuration() : conf;
   }
 
   /** Share of the rows of {@code test} that {@code net} classifies right. */
