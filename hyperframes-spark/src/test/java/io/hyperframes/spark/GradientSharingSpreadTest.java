@@ -20,7 +20,8 @@ import org.nd4j.linalg.dataset.DataSet;
  * and in FP32 (docs/distributed.md, "DL4J's gradient sharing with the fused network"): the same
  * task, settings and seeds as {@link GradientSharingTest}, run {@code hyperframes.sharingRuns}
  * times per precision, the two precisions alternating so that the machine's drift falls on both.
- * A measurement, not part of the build: it takes about 25 s a run, so it runs only when asked,
+ * A measurement, not part of the build: it takes about a minute a run (forty runs took 47 min on
+ * two cores, each Spark context slower than the one before), so it runs only when asked,
  * {@code mvn -B -q -pl hyperframes-spark test -Dtest=GradientSharingSpreadTest
  * -Dhyperframes.sharingRuns=20}, and prints every run and each precision's summary.
  */
@@ -28,7 +29,7 @@ class GradientSharingSpreadTest {
 
   @Test
   @EnabledIfSystemProperty(named = "hyperframes.sharingRuns", matches = "[1-9][0-9]*",
-      disabledReason = "a measurement of about 25 s a run: -Dhyperframes.sharingRuns=N")
+      disabledReason = "a measurement of about a minute a run: -Dhyperframes.sharingRuns=N")
   void accuracyOverRepeatedRunsInBf16AndFp32() throws Exception {
     int runs = Integer.getInteger("hyperframes.sharingRuns");
     var conf = Blobs.localCluster(2);
