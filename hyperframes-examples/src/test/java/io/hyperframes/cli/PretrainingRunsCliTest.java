@@ -135,7 +135,7 @@ class PretrainingRunsCliTest {
         }
       });
       assertEquals(4, group.size(), batch);
-      assertTrue(group.get(3) < group.get(0) && group.get(3) == Collections.min(group),
+      assertTrue(group.get(3) < group.get(0) && group.get(3) <= Collections.min(group),
           batch + ": the most data parallelism is the most too fast, " + group);
     }
     Map<String, Double> glm = CliTest.stepErrorsInDocs("glm-cases.json", 2);
