@@ -12,7 +12,6 @@ final class PublishedCases {
 
   private PublishedCases() {}
 
-  /** The {@code cases} of docs/validation/{@code file}. */
   /**
    * Megatron-LM's {@code num_floating_point_operations} a token of a mixture of experts at
    * sequence length {@code seq} (model FLOPs, causal attention counted half, the router not
@@ -25,6 +24,7 @@ final class PublishedCases {
         + 6 * (h * (q + 2 * kv) + q * h) * layers + 6 * h * vocab + 6 * q * seq * layers;
   }
 
+  /** The {@code cases} of docs/validation/{@code file}. */
   static JsonNode read(String file) throws IOException {
     return Json.parseObject("cases", Files.readString(
         Path.of("..", "docs", "validation", file), StandardCharsets.UTF_8)).get("cases");
