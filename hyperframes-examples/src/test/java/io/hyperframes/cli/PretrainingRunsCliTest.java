@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The pre-training runs of Llama 3 405B, DeepSeek-V3, Nemotron-4, BloombergGPT, GLM-130B and
- * MegaScale's baseline and the held-out MoE benchmarks, recorded 2026-12-07 before any prediction
+ * MegaScale's baseline, InternLM's scaling test and the held-out MoE benchmarks, recorded 2026-12-07 before any prediction
  * (docs/validation.md, "Production pre-training runs, held out"): the report prints what
  * {@code validate} says of them, and what it says of their estimates holds. Not met; the signs
  * record which way each is wrong, so that a change that turns one is seen.
@@ -159,6 +159,75 @@ class PretrainingRunsCliTest {
         * t.get("stepSeconds").asDouble(), t.toString());
     assertTrue(t.get("exposedCommByKind").get("dataParallelSeconds").asDouble() < 0.01
         * t.get("stepSeconds").asDouble(), t.toString());
+  }
+
+  /**
+   * InternLM's 7B scaling test on 8 to 1024 A100 over 4 x 100 Gb/s RoCE a node (docs/validation.md,
+   * "A communication-bound held-out source"): the seven rows within ±15 % are all on 8 to 64
+   * GPUs, every row from 128 GPUs has 15 % too many tokens a GPU or more, and the estimate is
+   * flat over data parallelism where the run's step time grows by about 3 ms a rank of the ZeRO
+   * group (published step times derived as 16 384 tokens a GPU over the tokens a GPU a second).
+   */
+  @Test
+  void internLmRows() throws IOException {
+    String out = CliTest.validatedInDocs("internlm-cases.json");
+    Map<String, Double> errors = CliTest.errorsById(out, "tokensPerSecondPerDevice");
+    assertEquals(16, errors.size(), out);
+    int within = 0;
+    double sum = 0;
+    for (Map.Entry<String, Double> e : errors.entrySet()) {
+      int gpus = Integer.parseInt(
+          e.getKey().replaceAll("^internlm2023-7b-(\\d+)a100-.*$", "$1"));
+      sum += Math.abs(e.getValue());
+      assertTrue(e.getValue() > 0, e.toString());
+      if (Math.abs(e.getValue()) < 15.0) {
+        within++;
+        assertTrue(gpus <= 64, e.toString());
+      }
+      if (gpus >= 128) {
+        assertTrue(e.getValue() > 15.0 && e.getValue() < 90.0, e.toString());
+      }
+    }
+    assertEquals(7, within, errors.toString());
+    assertEquals(25.21, sum / 16, 0.005, errors.toString());
+
+    String small = "internlm2023-7b-16a100-tp1-zero1all";
+    String large = "internlm2023-7b-1024a100-tp1-zero1all";
+    JsonNode t16 = estimate("internlm-cases.json", small).get("time");
+    JsonNode t1024 = estimate("internlm-cases.json", large).get("time");
+    assertEquals(3.88, t16.get("stepSeconds").asDouble(), 0.005, t16.toString());
+    assertEquals(3.90, t1024.get("stepSeconds").asDouble(), 0.005, t1024.toString());
+    assertEquals(0.32, t16.get("exposedCommByKind").get("dataParallelSeconds").asDouble(), 0.005);
+    assertEquals(0.35, t1024.get("exposedCommByKind").get("dataParallelSeconds").asDouble(),
+        0.005);
+
+    // The published side: 16 384 tokens a GPU a step over the expected tokens a GPU a second.
+    Map<Integer, Double> step = new java.util.TreeMap<>();
+    for (JsonNode c : Json.parseObject("internlm", Files.readString(Path.of("..", "docs",
+        "validation", "internlm-cases.json"), StandardCharsets.UTF_8)).get("cases")) {
+      JsonNode l = c.get("request").get("layout");
+      if (l.get("tp").asInt() == 1) {
+        assertEquals(16384.0, 2048.0 * l.get("microBatch").asInt() * 4, 1e-9);
+        step.put(c.get("request").get("cluster").get("devices").asInt(),
+            16384.0 / c.get("expected").get("tokensPerSecondPerDevice").asDouble());
+      }
+    }
+    assertEquals(4.26, step.get(16), 0.005);
+    assertEquals(7.21, step.get(1024), 0.005);
+    // The run's tokens a GPU fall by 41 % from 16 to 1024 GPUs; the estimate's step is 46 % short.
+    assertEquals(0.41, 1 - step.get(16) / step.get(1024), 0.005);
+    assertEquals(0.46, 1 - t1024.get("stepSeconds").asDouble() / step.get(1024), 0.005);
+    double lo = Double.MAX_VALUE;
+    double hi = 0;
+    for (int gpus = 32; gpus <= 1024; gpus *= 2) {
+      double perRank = (step.get(gpus) - step.get(16)) / gpus;
+      lo = Math.min(lo, perRank);
+      hi = Math.max(hi, perRank);
+    }
+    assertEquals(2.5e-3, lo, 0.05e-3);
+    assertEquals(3.3e-3, hi, 0.05e-3);
+    assertTrue(Files.readString(Path.of("..", "docs", "validation.md"), StandardCharsets.UTF_8)
+        .contains("between 2.5 and 3.3 ms a\n  rank"));
   }
 
   /**
