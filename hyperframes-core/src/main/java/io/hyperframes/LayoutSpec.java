@@ -106,6 +106,29 @@ public final class LayoutSpec {
   }
 
   /**
+   * {@code overlapGradReduce}: whether the data-parallel gradient reduction runs behind the
+   * backward pass (Megatron-LM's {@code --overlap-grad-reduce}); default: where the engine runs
+   * it (Megatron-LM as launched, FSDP, DeepSpeed without a pipeline). {@code false} costs the
+   * reduction after the last backward pass, as Megatron-LM runs with the option off or before it
+   * existed (NVIDIA/Megatron-LM 2d5220a4, 2023-08-16); {@code true} where the engine cannot is
+   * refused.
+   */
+  public LayoutSpec overlapGradReduce(boolean overlap) {
+    return new LayoutSpec(tree.with("overlapGradReduce", overlap));
+  }
+
+  /**
+   * {@code overlapParamGather}: under ZeRO-1 and ZeRO-2, whether the updated parameters are
+   * gathered behind the next forward pass (Megatron-LM's {@code --overlap-param-gather});
+   * default: where the engine does (Megatron-LM as launched, FSDP; not DeepSpeed). Megatron-LM
+   * gathers after the optimizer step with the option off or before it existed (f048bf8c,
+   * 2023-11-17).
+   */
+  public LayoutSpec overlapParamGather(boolean overlap) {
+    return new LayoutSpec(tree.with("overlapParamGather", overlap));
+  }
+
+  /**
    * {@code firstStageLayers} and {@code lastStageLayers}: decoder layers on the first and last
    * pipeline ranks (Megatron-LM's {@code --decoder-first-pipeline-num-layers} and
    * {@code --decoder-last-pipeline-num-layers}); the other ranks share the rest evenly.

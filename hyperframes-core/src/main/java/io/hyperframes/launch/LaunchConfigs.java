@@ -158,8 +158,12 @@ public final class LaunchConfigs {
       notes.add("Megatron-FSDP requires CUDA_DEVICE_MAX_CONNECTIONS unset or above 1");
     }
     if (l.dp() > 1) {
-      a.add("--overlap-grad-reduce");
-      if (l.engine() == Engine.MEGATRON && l.zeroStage() >= 1) {
+      // As the estimate: overlapped unless the layout says not (layout.overlapGradReduce,
+      // layout.overlapParamGather; Megatron-LM's defaults are off).
+      if (l.overlapGradReduce()) {
+        a.add("--overlap-grad-reduce");
+      }
+      if (l.engine() == Engine.MEGATRON && l.zeroStage() >= 1 && l.overlapParamGather()) {
         // The estimate hides the parameter gather behind the next forward pass (Engine).
         a.add("--overlap-param-gather");
       }
@@ -318,7 +322,10 @@ public final class LaunchConfigs {
     }
     // DeepSpeed bucket sizes count elements; the golden parameter is in bytes.
     long elements = (long) (bucket / p.gradientBytes());
-    zero.put("overlap_comm", true);
+    // Off only where the layout turns off an overlap the engine runs (layout.overlapGradReduce);
+    // under a pipeline DeepSpeed reduces after the last backward whatever the option says.
+    zero.put("overlap_comm", l.overlapGradReduce()
+        || !l.engine().overlapsGradientReduction(l.pp()));
     zero.put("contiguous_gradients", true);
     zero.put("reduce_bucket_size", elements);
     if (l.zeroStage() <= 2) {

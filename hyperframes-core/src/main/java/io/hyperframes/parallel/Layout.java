@@ -55,12 +55,38 @@ import java.util.Set;
  * @param lastStageLayers decoder layers on the last pipeline rank (0: its even share;
  *     {@code --decoder-last-pipeline-num-layers}), lowered for the output layer, the loss and
  *     multi-token prediction
+ * @param overlapGradReduce whether the data-parallel gradient reduction runs behind the
+ *     backward pass (Megatron-LM's {@code --overlap-grad-reduce}, DeepSpeed's
+ *     {@code overlap_comm}, FSDP's reduce-scatter per unit); false: after the last backward
+ *     pass, exposed. Only where the engine can ({@link Engine#overlapsGradientReduction})
+ * @param overlapParamGather under ZeRO-1 and ZeRO-2, whether the updated parameters are
+ *     gathered behind the next step's forward pass (Megatron-LM's
+ *     {@code --overlap-param-gather}); false: after the optimizer step, exposed. Only where the
+ *     engine can ({@link Engine#overlapsParameterGather}); other stages have no such gather
  */
 public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
     int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
     int etp, Set<RecomputeModule> recomputeModules, MoeDispatcher moeDispatcher,
-    boolean overlapMoeComm, int firstStageLayers, int lastStageLayers) {
+    boolean overlapMoeComm, int firstStageLayers, int lastStageLayers,
+    boolean overlapGradReduce, boolean overlapParamGather) {
+
+  /**
+   * A layout whose data-parallel collectives overlap as its engine overlaps them by default
+   * ({@link Engine#overlapsGradientReduction}, {@link Engine#overlapsParameterGather}: the
+   * options HyperFrames' launches set).
+   */
+  public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
+      boolean sequenceParallel, Recompute recompute, int zeroStage, Engine engine,
+      int shardGroupSize, boolean reshardAfterForward, int ep, int cp, CpCommType cpCommType,
+      int etp, Set<RecomputeModule> recomputeModules, MoeDispatcher moeDispatcher,
+      boolean overlapMoeComm, int firstStageLayers, int lastStageLayers) {
+    this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+        shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp, recomputeModules,
+        moeDispatcher, overlapMoeComm, firstStageLayers, lastStageLayers,
+        engine != null && engine.overlapsGradientReduction(pp),
+        engine != null && engine.overlapsParameterGather());
+  }
 
   /** A layout whose pipeline ranks hold ⌈layers / pp⌉ layers each (no uneven split). */
   public Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
@@ -215,6 +241,27 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         "layout.shardGroupSize: %s needs zeroStage 3, got %s", shardGroupSize, zeroStage);
     checkArgument(shardGroupSize == 0 || dp % shardGroupSize == 0,
         "layout.shardGroupSize: %s does not divide layout.dp %s", shardGroupSize, dp);
+    if (overlapGradReduce && !engine.overlapsGradientReduction(pp)) {
+      throw new IllegalArgumentException(String.format("layout.overlapGradReduce: true is not"
+          + " run by %s with pp %s: its pipeline engine reduces the gradients after the last"
+          + " backward pass", engine.id(), pp));
+    }
+    if (overlapParamGather && !engine.overlapsParameterGather()) {
+      throw new IllegalArgumentException(String.format("layout.overlapParamGather: true is not"
+          + " run by %s: it gathers the updated parameters after the optimizer step",
+          engine.id()));
+    }
+  }
+
+  /**
+   * The same layout with its data-parallel gradient reduction and ZeRO-1/2 parameter gather
+   * overlapped or not ({@code overlapGradReduce}, {@code overlapParamGather}).
+   */
+  public Layout withDataParallelOverlap(boolean gradReduce, boolean paramGather) {
+    return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
+        zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
+        recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers, lastStageLayers,
+        gradReduce, paramGather);
   }
 
   /** Data-parallel ranks that ZeRO shards span: {@code shardGroupSize}, or all of {@code dp}. */
@@ -232,7 +279,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, degree,
         type, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+        lastStageLayers, overlapGradReduce,
+        overlapParamGather);
   }
 
   /** The same layout with another micro-batch size. */
@@ -240,7 +288,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     return new Layout(tp, pp, dp, virtualStages, size, sequenceParallel, recompute, zeroStage,
         engine, shardGroupSize, reshardAfterForward, ep, cp,
         cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+        lastStageLayers, overlapGradReduce,
+        overlapParamGather);
   }
 
   /**
@@ -251,7 +300,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, policy, zeroStage,
         engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
         policy == Recompute.SELECTIVE ? recomputeModules : null, moeDispatcher, overlapMoeComm,
-        firstStageLayers, lastStageLayers);
+        firstStageLayers, lastStageLayers, overlapGradReduce,
+        overlapParamGather);
   }
 
   /** The same layout, selectively recomputing {@code modules} (null: the default). */
@@ -259,21 +309,24 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel,
         Recompute.SELECTIVE, zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp,
         cpCommType, etp, modules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+        lastStageLayers, overlapGradReduce,
+        overlapParamGather);
   }
 
   /** The same layout with another token dispatcher (null: the all-to-all dispatcher). */
   public Layout withMoeDispatcher(MoeDispatcher dispatcher) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        recomputeModules, dispatcher, overlapMoeComm, firstStageLayers, lastStageLayers);
+        recomputeModules, dispatcher, overlapMoeComm, firstStageLayers, lastStageLayers,
+        overlapGradReduce, overlapParamGather);
   }
 
   /** The same layout with the expert-parallel exchange overlapped or not. */
   public Layout withOverlapMoeComm(boolean overlap) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        recomputeModules, moeDispatcher, overlap, firstStageLayers, lastStageLayers);
+        recomputeModules, moeDispatcher, overlap, firstStageLayers, lastStageLayers,
+        overlapGradReduce, overlapParamGather);
   }
 
   /**
@@ -315,7 +368,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
   public Layout withStageLayers(int first, int last) {
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType, etp,
-        recomputeModules, moeDispatcher, overlapMoeComm, first, last);
+        recomputeModules, moeDispatcher, overlapMoeComm, first, last, overlapGradReduce,
+        overlapParamGather);
   }
 
   /** Whether the first or the last pipeline rank holds a number of layers of its own. */
@@ -347,7 +401,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, degree, cp,
         cpCommType, etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+        lastStageLayers, overlapGradReduce,
+        overlapParamGather);
   }
 
   /** The same layout with other expert-parallel and expert tensor-parallel degrees. */
@@ -355,7 +410,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     return new Layout(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute,
         zeroStage, engine, shardGroupSize, reshardAfterForward, expertParallel, cp, cpCommType,
         expertTensorParallel, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-        lastStageLayers);
+        lastStageLayers, overlapGradReduce,
+        overlapParamGather);
   }
 
   /**

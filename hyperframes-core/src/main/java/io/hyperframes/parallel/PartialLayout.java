@@ -14,7 +14,7 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     Engine engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep, Integer cp,
     CpCommType cpCommType, Integer etp, Set<RecomputeModule> recomputeModules,
     MoeDispatcher moeDispatcher, Boolean overlapMoeComm, Integer firstStageLayers,
-    Integer lastStageLayers) {
+    Integer lastStageLayers, Boolean overlapGradReduce, Boolean overlapParamGather) {
 
   /** Nothing fixed. */
   public static final PartialLayout OPEN = builder().build();
@@ -47,6 +47,8 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     b.overlapMoeComm = overlapMoeComm;
     b.firstStageLayers = firstStageLayers;
     b.lastStageLayers = lastStageLayers;
+    b.overlapGradReduce = overlapGradReduce;
+    b.overlapParamGather = overlapParamGather;
     return b;
   }
 
@@ -75,8 +77,22 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     private Boolean overlapMoeComm;
     private Integer firstStageLayers;
     private Integer lastStageLayers;
+    private Boolean overlapGradReduce;
+    private Boolean overlapParamGather;
 
     private Builder() {}
+
+    /** Fixes {@code overlapGradReduce} (null: the engine's default). */
+    public Builder overlapGradReduce(Boolean v) {
+      overlapGradReduce = v;
+      return this;
+    }
+
+    /** Fixes {@code overlapParamGather} (null: the engine's default). */
+    public Builder overlapParamGather(Boolean v) {
+      overlapParamGather = v;
+      return this;
+    }
 
     /** Fixes {@code tp} (null: open). */
     public Builder tp(Integer v) {
@@ -203,7 +219,7 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
       return new PartialLayout(tp, pp, dp, virtualStages, microBatch, sequenceParallel,
           recompute, zeroStage, engine, shardGroupSize, reshardAfterForward, ep, cp, cpCommType,
           etp, recomputeModules, moeDispatcher, overlapMoeComm, firstStageLayers,
-          lastStageLayers);
+          lastStageLayers, overlapGradReduce, overlapParamGather);
     }
   }
 
@@ -248,6 +264,27 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     return layout.pp() == 1 ? null : layout.withStageLayers(
         firstStageLayers == null ? 0 : firstStageLayers,
         lastStageLayers == null ? 0 : lastStageLayers);
+  }
+
+  /**
+   * {@code layout} with the data-parallel overlap this request fixes ({@code overlapGradReduce},
+   * {@code overlapParamGather}; an open one keeps the layout's, its engine's default), or null
+   * where the layout's engine cannot run a fixed {@code true} (DeepSpeed's pipeline engine, or
+   * its step-end parameter gather).
+   */
+  public Layout withDataParallelOverlapOn(Layout layout) {
+    if (overlapGradReduce == null && overlapParamGather == null) {
+      return layout;
+    }
+    boolean gradReduce = overlapGradReduce != null ? overlapGradReduce
+        : layout.overlapGradReduce();
+    boolean paramGather = overlapParamGather != null ? overlapParamGather
+        : layout.overlapParamGather();
+    if (gradReduce && !layout.engine().overlapsGradientReduction(layout.pp())
+        || paramGather && !layout.engine().overlapsParameterGather()) {
+      return null;
+    }
+    return layout.withDataParallelOverlap(gradReduce, paramGather);
   }
 
   /** These fixed fields with another ZeRO stage. */
@@ -319,6 +356,9 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     checkArgument(reshardAfterForward == null || zeroStage == null || zeroStage == 3,
         "layout.reshardAfterForward: needs zeroStage 3, got %s", zeroStage);
     if (engine != null) {
+      // (A compact constructor's fields are assigned at its end: the check takes its values.)
+      String overlap = overlapUnsupported(engine, pp, overlapGradReduce, overlapParamGather);
+      checkArgument(overlap == null, "%s", overlap);
       // Only what is fixed can be checked here; pp and ZeRO left open are searched within what
       // the engine runs.
       String unsupported = unsupported(engine, pp, virtualStages,
@@ -392,6 +432,10 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
       return String.format(java.util.Locale.ROOT, "layout.overlapMoeComm: is run by megatron in"
           + " HyperFrames' model, not by %s", e.id());
     }
+    String overlap = overlapUnsupported(e, pp, overlapGradReduce, overlapParamGather);
+    if (overlap != null) {
+      return overlap;
+    }
     if (moeDispatcher == MoeDispatcher.DEEPEP && !e.runsExpertParallel()) {
       return String.format(java.util.Locale.ROOT, "layout.moeDispatcher: deepep is run by"
           + " megatron or fsdp in HyperFrames' model, not by %s", e.id());
@@ -403,6 +447,25 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     int z = zeroStage != null ? zeroStage
         : shardGroupSize != null || reshardAfterForward != null ? 3 : 0;
     return unsupported(e, pp, virtualStages, z, shardGroupSize, reshardAfterForward);
+  }
+
+  /**
+   * Why {@code e} cannot run a fixed {@code true} data-parallel overlap (with {@code pp} as fixed,
+   * else 1, the pipeline it can run it with), or null.
+   */
+  private static String overlapUnsupported(Engine e, Integer pp, Boolean overlapGradReduce,
+      Boolean overlapParamGather) {
+    int stages = pp == null ? 1 : pp;
+    if (Boolean.TRUE.equals(overlapGradReduce) && !e.overlapsGradientReduction(stages)) {
+      return String.format(java.util.Locale.ROOT, "layout.overlapGradReduce: true is not run by"
+          + " %s with pp %s: its pipeline engine reduces the gradients after the last backward"
+          + " pass", e.id(), stages);
+    }
+    if (Boolean.TRUE.equals(overlapParamGather) && !e.overlapsParameterGather()) {
+      return String.format(java.util.Locale.ROOT, "layout.overlapParamGather: true is not run by"
+          + " %s: it gathers the updated parameters after the optimizer step", e.id());
+    }
+    return null;
   }
 
   /** {@link Engine#unsupported} with the open fields at their neutral values. */
@@ -429,6 +492,8 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         .overlapMoeComm(layout.overlapMoeComm() ? Boolean.TRUE : null)
         .firstStageLayers(layout.firstStageLayers() > 0 ? layout.firstStageLayers() : null)
         .lastStageLayers(layout.lastStageLayers() > 0 ? layout.lastStageLayers() : null)
+        .overlapGradReduce(layout.overlapGradReduce())
+        .overlapParamGather(layout.overlapParamGather())
         .build();
   }
 

@@ -224,11 +224,12 @@ final class DataParallelTime {
 
   /**
    * Exposed time of the step's gather of updated parameters under ZeRO-1/2: behind the next
-   * forward pass where the engine overlaps it ({@link Engine#overlapsParameterGather}), else
-   * all of it, after the optimizer step.
+   * forward pass where the layout overlaps it ({@link Layout#overlapParamGather}, by default
+   * where the engine does: {@link Engine#overlapsParameterGather}), else all of it, after the
+   * optimizer step.
    */
   private static double parameterGather(Layout l, double gather, double forward, double kappa) {
-    return l.engine().overlapsParameterGather() ? exposed(gather, forward, kappa) : gather;
+    return l.overlapParamGather() ? exposed(gather, forward, kappa) : gather;
   }
 
   /**

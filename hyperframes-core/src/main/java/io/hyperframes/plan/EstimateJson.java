@@ -40,7 +40,7 @@ public final class EstimateJson {
               l.cpCommType().id(),
               io.hyperframes.parallel.RecomputeModule.ids(l.recomputeModules()),
               l.moeDispatcher().id(), l.overlapMoeComm(), l.firstStageLayers(),
-              l.lastStageLayers()),
+              l.lastStageLayers(), l.overlapGradReduce(), l.overlapParamGather()),
           e.parameters(), e.activeParameters(),
           new Memory(m.weightsBytes(), m.gradientsBytes(), m.optimizerBytes(),
               m.activationsBytes(), m.otherBytes(), m.totalBytes(), m.modelStatesBytes(),
@@ -74,7 +74,8 @@ public final class EstimateJson {
       boolean sequenceParallel, String recompute, int zeroStage, String engine,
       int shardGroupSize, boolean reshardAfterForward, int ep, int etp, int cp,
       String cpCommType, List<String> recomputeModules, String moeDispatcher,
-      boolean overlapMoeComm, int firstStageLayers, int lastStageLayers) {}
+      boolean overlapMoeComm, int firstStageLayers, int lastStageLayers,
+      boolean overlapGradReduce, boolean overlapParamGather) {}
 
   /** {@code memory} of an estimate, bytes per device. */
   public record Memory(double weightsBytes, double gradientsBytes, double optimizerBytes,

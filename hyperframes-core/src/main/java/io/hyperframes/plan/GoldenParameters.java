@@ -96,8 +96,9 @@ public final class GoldenParameters {
         : "no tensor parallelism"));
     out.add(new GoldenParameter("zeroStage", l.zeroStage(), "", "chosen by the plan"));
     out.add(bucket(e, cluster, l, net));
-    out.add(new GoldenParameter("overlapGradReduce", l.dp() > 1, "", "reduce gradient buckets"
-        + " while backward continues (DDP / Megatron --overlap-grad-reduce)"));
+    out.add(new GoldenParameter("overlapGradReduce", l.dp() > 1 && l.overlapGradReduce(), "",
+        "reduce gradient buckets while backward continues (DDP / Megatron"
+        + " --overlap-grad-reduce)"));
     out.addAll(lossScale(w.precision()));
     double deviceMemoryPerNode = perNode * cluster.accelerator().memoryBytes();
     out.add(new GoldenParameter("hostMemoryBytesPerNode", 2 * deviceMemoryPerNode, "bytes", fmt(

@@ -173,6 +173,26 @@ final class LayoutSpace {
   /** Every layout consistent with the request's fixed fields. */
   static List<Layout> candidates(EstimateRequest request) {
     PartialLayout p = request.layout();
+    List<Layout> split = withStageLayers(request);
+    if (p.overlapGradReduce() == null && p.overlapParamGather() == null) {
+      return split;
+    }
+    List<Layout> out = new ArrayList<>();
+    for (Layout l : split) {
+      Layout overlap = p.withDataParallelOverlapOn(l);
+      if (overlap != null) {
+        out.add(overlap);
+      }
+    }
+    checkArgument(!out.isEmpty(), "layout.overlapGradReduce: true is not run by %s with the"
+        + " pipeline the request fixes (its pipeline engine reduces the gradients after the last"
+        + " backward pass)", p.engineOrDefault().id());
+    return out;
+  }
+
+  /** Every layout consistent with the request's fixed fields but the data-parallel overlap. */
+  private static List<Layout> withStageLayers(EstimateRequest request) {
+    PartialLayout p = request.layout();
     if (!p.fixesStageLayers()) {
       return withOverlap(request);
     }

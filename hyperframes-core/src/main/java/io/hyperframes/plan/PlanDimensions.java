@@ -203,6 +203,10 @@ final class PlanDimensions {
     if (l == null) {
       return null;
     }
+    l = p.withDataParallelOverlapOn(l);
+    if (l == null) {
+      return null;
+    }
     if (Boolean.TRUE.equals(p.overlapMoeComm())) {
       return LayoutSpace.overlapUnsupported(l) == null ? l.withOverlapMoeComm(true) : null;
     }

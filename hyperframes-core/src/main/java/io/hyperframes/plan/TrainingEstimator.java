@@ -392,7 +392,7 @@ public final class TrainingEstimator {
       }
       double mbCompute = forward + backward;
       int units = d.layers();
-      double backwardWindow = l.engine().overlapsGradientReduction(1) ? backward : 0.0;
+      double backwardWindow = l.overlapGradReduce() ? backward : 0.0;
       double dp = dataParallel.exposedSeconds(cluster, l, states, w, kernel, units,
           forward / units, backward / units, backwardWindow, microBatches, null, 0.0);
       time = new TimeBreakdown(microBatches * mbCompute, 0, 0, 0, dp, 0,
@@ -490,7 +490,7 @@ public final class TrainingEstimator {
     // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward where
     // the engine overlaps it (Engine#overlapsGradientReduction).
     double overhead = kernel.layerOverheadSeconds();
-    double backwardWindow = l.engine().overlapsGradientReduction(l.pp())
+    double backwardWindow = l.overlapGradReduce()
         ? slowest.layers() * (layerTraining - forward) : 0.0;
     // The per-layer overhead splits like the compute: a third forward, two thirds backward.
     double dpExposed = dataParallel.exposedSeconds(cluster, l, states, w, kernel,

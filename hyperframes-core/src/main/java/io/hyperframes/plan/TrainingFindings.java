@@ -28,6 +28,11 @@ public final class TrainingFindings {
 
   /** Communication share above which the network, not the device count, limits scaling. */
   public static final double COMM_SHARE_LIMIT = 0.30;
+  /**
+   * Share of the step that exposed data-parallel collectives must take before a layout that
+   * turns off an overlap its engine runs is told so (a judgement: a twentieth of the step).
+   */
+  static final double OVERLAP_OFF_LIMIT = 0.05;
   /** Bubble share of the step above which the pipeline needs more micro-batches. */
   public static final double BUBBLE_LIMIT = 0.15;
   /** Free memory below which allocator fragmentation risks out-of-memory errors. */
@@ -134,6 +139,22 @@ public final class TrainingFindings {
               TrainingWorkload.MEASURED_DROPLESS_MOE_LOAD_IMBALANCE)));
     }
     double dataParallel = t.dataParallelCommSeconds() / step;
+    boolean gradOff = !l.overlapGradReduce() && l.engine().overlapsGradientReduction(l.pp());
+    boolean gatherOff = !l.overlapParamGather() && l.engine().overlapsParameterGather()
+        && (l.zeroStage() == 1 || l.zeroStage() == 2);
+    if ((gradOff || gatherOff) && l.dp() > 1 && dataParallel > OVERLAP_OFF_LIMIT) {
+      String off = gradOff && gatherOff ? "the gradient reduction and the parameter gather"
+          : gradOff ? "the gradient reduction" : "the parameter gather";
+      out.add(new Finding("data-parallel-overlap-off", Severity.WARNING,
+          pct("data parallelism is exposed for %s of the step: " + off + " is not overlapped",
+              dataParallel),
+          fmt("%s runs %s, not overlapped, at dp %d: %.3g s exposed of a %.3g s step", off,
+              gradOff ? "after the last backward pass" : "after the optimizer step", l.dp(),
+              t.dataParallelCommSeconds(), step),
+          "overlap it, as " + l.engine().displayName() + " can: layout.overlapGradReduce and"
+              + " layout.overlapParamGather true (the default; Megatron-LM's"
+              + " --overlap-grad-reduce and --overlap-param-gather)"));
+    }
     GradientCompression codec = workload.gradientCompression();
     if (codec == null && dataParallel > COMM_SHARE_LIMIT && l.dp() > 1
         && l.zeroStage() <= 1) {

@@ -56,7 +56,9 @@ public final class HtmlReport {
         (l.shardGroupSize() > 0 ? fmt(", shard group %d", l.shardGroupSize()) : "")
             + (l.ep() > 1 ? fmt(", expert parallel %d (%s dispatcher%s)", l.ep(),
                 l.moeDispatcher().id(), l.overlapMoeComm() ? ", overlapped" : "") : "")
-            + (l.cp() > 1 ? fmt(", context parallel %d (%s)", l.cp(), l.cpCommType().id()) : ""),
+            + (l.cp() > 1 ? fmt(", context parallel %d (%s)", l.cp(), l.cpCommType().id()) : "")
+            + (l.dp() > 1 && !l.overlapGradReduce() && l.engine().overlapsGradientReduction(
+                l.pp()) ? ", gradient reduction not overlapped" : ""),
         plan.candidatesEvaluated(), plan.seconds()));
     if (!plan.reasons().isEmpty()) {
       b.append("<ul>");

@@ -250,7 +250,19 @@ public final class Documents {
       String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
       Integer etp, Integer cp, String cpCommType, List<String> recomputeModules,
       String moeDispatcher, Boolean overlapMoeComm, Integer firstStageLayers,
-      Integer lastStageLayers) {
+      Integer lastStageLayers, Boolean overlapGradReduce, Boolean overlapParamGather) {
+
+    /** A layout document whose data-parallel overlap is the engine's default. */
+    public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
+        Integer microBatch, Boolean sequenceParallel, String recompute, Integer zeroStage,
+        String engine, Integer shardGroupSize, Boolean reshardAfterForward, Integer ep,
+        Integer etp, Integer cp, String cpCommType, List<String> recomputeModules,
+        String moeDispatcher, Boolean overlapMoeComm, Integer firstStageLayers,
+        Integer lastStageLayers) {
+      this(tp, pp, dp, virtualStages, microBatch, sequenceParallel, recompute, zeroStage, engine,
+          shardGroupSize, reshardAfterForward, ep, etp, cp, cpCommType, recomputeModules,
+          moeDispatcher, overlapMoeComm, firstStageLayers, lastStageLayers, null, null);
+    }
 
     /** A layout document with the pipeline ranks' layers at their even shares. */
     public Layout(Integer tp, Integer pp, Integer dp, Integer virtualStages,
@@ -328,6 +340,8 @@ public final class Documents {
               : firstStageLayers)
           .lastStageLayers(lastStageLayers != null && lastStageLayers == 0 ? null
               : lastStageLayers)
+          .overlapGradReduce(overlapGradReduce)
+          .overlapParamGather(overlapParamGather)
           .build();
     }
 
