@@ -151,11 +151,13 @@ public final class LaunchConfigs {
       a.add("--data-parallel-sharding-strategy "
           + (l.zeroStage() == 2 ? "optim_grads" : "optim_grads_params"));
       a.add("--ckpt-format fsdp_dtensor");
-      if (l.shardGroupSize() > 0 && l.shardGroupSize() < l.dp()) {
-        // Hybrid sharding: shards inside each group, replicas of them across the groups.
-        a.add("--num-distributed-optimizer-instances " + l.dp() / l.shardGroupSize());
-      }
       notes.add("Megatron-FSDP requires CUDA_DEVICE_MAX_CONNECTIONS unset or above 1");
+    }
+    if (l.engine() != Engine.DEEPSPEED && l.zeroStage() >= 1 && l.shardGroupSize() > 0
+        && l.shardGroupSize() < l.dp()) {
+      // Shards inside each group, replicas of them across the groups: hybrid sharding under
+      // Megatron-FSDP, the partial distributed optimizer under ZeRO-1.
+      a.add("--num-distributed-optimizer-instances " + l.dp() / l.shardGroupSize());
     }
     if (l.dp() > 1) {
       // As the estimate: overlapped unless the layout says not (layout.overlapGradReduce,

@@ -272,6 +272,13 @@ public enum Engine {
                 + " axes, stage 3)";
           });
     }
+    if (shardGroupSize > 0 && zeroStage != 3 && (zeroStage != 1 || this != MEGATRON)) {
+      return String.format(Locale.ROOT, "layout.shardGroupSize: %s with zeroStage %s is not run"
+          + " by %s in HyperFrames' model: optimizer states sharded within groups and replicated"
+          + " across them is Megatron-Core's partial distributed optimizer (zeroStage 1, engine"
+          + " megatron, --num-distributed-optimizer-instances); hybrid sharding is zeroStage 3",
+          shardGroupSize, zeroStage, id);
+    }
     if (shardGroupSize > 0 && !runsShardGroups()) {
       return String.format(Locale.ROOT, "layout.shardGroupSize: %s (hybrid sharding) is not run"
           + " by %s in HyperFrames' model; use fsdp, megatron (Megatron-FSDP) or maxtext",

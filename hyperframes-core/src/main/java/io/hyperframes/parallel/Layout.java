@@ -19,7 +19,11 @@ import java.util.Set;
  * @param zeroStage ZeRO stage 0-3 (Rajbhandari et al. 2020); 1 is Megatron's distributed optimizer
  * @param engine the engine that runs the layout ({@link Engine})
  * @param shardGroupSize for ZeRO-3: data-parallel ranks one shard group spans (hybrid sharding,
- *     HSDP; replicas of the shards across groups); 0 or {@code dp} shards over all of them
+ *     HSDP; replicas of the shards across groups); for ZeRO-1, the ranks of one distributed
+ *     optimizer instance (Megatron-Core's partial distributed optimizer,
+ *     {@code --num-distributed-optimizer-instances dp / shardGroupSize}: optimizer states
+ *     sharded within the group and replicated across groups); 0 or {@code dp} shards over all
+ *     of them
  * @param reshardAfterForward for ZeRO-3: whether gathered parameters are freed after forward and
  *     gathered again for backward (FSDP {@code FULL_SHARD}, DeepSpeed ZeRO-3) or kept until
  *     backward ({@code SHARD_GRAD_OP}, FSDP2 {@code reshard_after_forward=False})
@@ -237,8 +241,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
     String unsupported = engine.unsupported(pp, virtualStages, zeroStage, shardGroupSize,
         reshardAfterForward);
     checkArgument(unsupported == null, "%s", unsupported);
-    checkArgument(shardGroupSize == 0 || zeroStage == 3,
-        "layout.shardGroupSize: %s needs zeroStage 3, got %s", shardGroupSize, zeroStage);
+    checkArgument(shardGroupSize == 0 || zeroStage == 1 || zeroStage == 3,
+        "layout.shardGroupSize: %s needs zeroStage 1 or 3, got %s", shardGroupSize, zeroStage);
     checkArgument(shardGroupSize == 0 || dp % shardGroupSize == 0,
         "layout.shardGroupSize: %s does not divide layout.dp %s", shardGroupSize, dp);
     if (overlapGradReduce && !engine.overlapsGradientReduction(pp)) {

@@ -351,8 +351,9 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     checkArgument(cp == null || cp == 1 || engine == null || engine == Engine.MEGATRON,
         "layout.cp: %s is run by megatron in HyperFrames' model, not by %s", cp,
         engine == null ? "" : engine.id());
-    checkArgument(shardGroupSize == null || zeroStage == null || zeroStage == 3,
-        "layout.shardGroupSize: %s needs zeroStage 3, got %s", shardGroupSize, zeroStage);
+    checkArgument(shardGroupSize == null || zeroStage == null || zeroStage == 1
+        || zeroStage == 3, "layout.shardGroupSize: %s needs zeroStage 1 or 3, got %s",
+        shardGroupSize, zeroStage);
     checkArgument(reshardAfterForward == null || zeroStage == null || zeroStage == 3,
         "layout.reshardAfterForward: needs zeroStage 3, got %s", zeroStage);
     if (engine != null) {

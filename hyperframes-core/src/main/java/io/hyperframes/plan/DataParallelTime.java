@@ -105,8 +105,16 @@ final class DataParallelTime {
       case 0 -> exposed(groups.time(interconnect, cluster, Collective.ALL_REDUCE, gradBytes),
           backwardWindow, kappa);
       case 1 -> {
-        double reduce = groups.time(interconnect, cluster, Collective.REDUCE_SCATTER, gradBytes);
-        double gather = groups.time(interconnect, cluster, Collective.ALL_GATHER, weightBytes);
+        int shard = l.shardRanks();
+        ReductionGroups within = shard < ranks ? ReductionGroups.of(cluster, l, states, shard)
+            : groups;
+        // Megatron-Core's partial distributed optimizer: the gradients reduce-scattered within
+        // the instance, each rank's shard all-reduced across the instances, the parameters
+        // gathered within it (param_and_grad_buffer.py at d98e8a64, start_grad_sync).
+        double reduce = within.time(interconnect, cluster, Collective.REDUCE_SCATTER, gradBytes)
+            + (shard < ranks ? groups.replicasOf(l, shard).time(interconnect, cluster,
+                Collective.ALL_REDUCE, gradBytes) : 0.0);
+        double gather = within.time(interconnect, cluster, Collective.ALL_GATHER, weightBytes);
         // Megatron-LM's distributed optimizer with --overlap-param-gather (which the Megatron
         // launch emits) gathers the updated parameters bucket by bucket while the next step's
         // first forward pass runs, each bucket waited on by its module's forward pre-hook

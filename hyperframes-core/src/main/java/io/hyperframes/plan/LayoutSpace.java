@@ -473,7 +473,7 @@ final class LayoutSpace {
     if (m == null && !dense) {
       for (int z : zeros) {
         out.add(new Layout(tp, pp, dp, 1, 1, false, Recompute.NONE, z, engine,
-            z == 3 ? group : 0, reshard));
+            z == 3 || z == 1 ? group : 0, reshard));
       }
       return;
     }
@@ -531,8 +531,8 @@ final class LayoutSpace {
           for (Recompute r : recomputes) {
             for (int z : zeros) {
               for (int ep : expertParallel(p, m, dp, engine, tp)) {
-                out.add(new Layout(tp, pp, dp, v, mb, sp, r, z, engine, z == 3 ? group : 0,
-                    reshard, ep));
+                out.add(new Layout(tp, pp, dp, v, mb, sp, r, z, engine,
+                    z == 3 || z == 1 ? group : 0, reshard, ep));
               }
             }
           }

@@ -186,7 +186,8 @@ final class PlanDimensions {
 
   static Layout layout(PartialLayout p, Engine engine, int tp, int pp, int dp, int v,
       int mb, boolean sp, Recompute rc, int zero, int ep, int cp, int etp) {
-    int group = zero == 3 && p.shardGroupSize() != null ? p.shardGroupSize() : 0;
+    int group = (zero == 3 || zero == 1) && p.shardGroupSize() != null ? p.shardGroupSize()
+        : 0;
     boolean reshard = p.reshardAfterForward() == null || p.reshardAfterForward();
     if ((group > 0 && dp % group != 0)
         || engine.unsupported(pp, v, zero, group, reshard) != null) {

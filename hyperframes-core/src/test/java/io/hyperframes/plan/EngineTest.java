@@ -66,8 +66,8 @@ class EngineTest {
         () -> estimate("{" + fixed + ", \"shardGroupSize\": 7}"));
     assertTrue(e.getMessage().contains("shardGroupSize: 7"), e.getMessage());
     IllegalArgumentException z = assertThrows(IllegalArgumentException.class,
-        () -> estimate("{\"zeroStage\": 1, \"shardGroupSize\": 8}"));
-    assertTrue(z.getMessage().startsWith("layout.shardGroupSize: 8 needs zeroStage 3"),
+        () -> estimate("{\"zeroStage\": 2, \"shardGroupSize\": 8}"));
+    assertTrue(z.getMessage().startsWith("layout.shardGroupSize: 8 needs zeroStage 1 or 3"),
         z.getMessage());
     IllegalArgumentException u = assertThrows(IllegalArgumentException.class,
         () -> estimate("{\"engine\": \"colossal\"}"));
