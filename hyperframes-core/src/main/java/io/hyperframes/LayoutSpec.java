@@ -106,12 +106,12 @@ public final class LayoutSpec {
   }
 
   /**
-   * {@code overlapGradReduce}: whether the data-parallel gradient reduction runs behind the
-   * backward pass (Megatron-LM's {@code --overlap-grad-reduce}); default: where the engine runs
-   * it (Megatron-LM as launched, FSDP, DeepSpeed without a pipeline). {@code false} costs the
-   * reduction after the last backward pass, as Megatron-LM runs with the option off or before it
-   * existed (NVIDIA/Megatron-LM 2d5220a4, 2023-08-16); {@code true} where the engine cannot is
-   * refused.
+   * {@code overlapGradReduce}: whether the step's data-parallel gradient reduction (ZeRO 0 and 1,
+   * hybrid sharding's all-reduce across replicas) runs behind the backward pass (Megatron-LM's
+   * {@code --overlap-grad-reduce}); default: where the engine runs it (Megatron-LM as launched,
+   * FSDP, DeepSpeed without a pipeline). {@code false} costs the reduction after the last
+   * backward pass, as Megatron-LM runs with the option off or before it existed
+   * (NVIDIA/Megatron-LM 2d5220a4, 2023-08-16); {@code true} where the engine cannot is refused.
    */
   public LayoutSpec overlapGradReduce(boolean overlap) {
     return new LayoutSpec(tree.with("overlapGradReduce", overlap));

@@ -59,10 +59,12 @@ import java.util.Set;
  * @param lastStageLayers decoder layers on the last pipeline rank (0: its even share;
  *     {@code --decoder-last-pipeline-num-layers}), lowered for the output layer, the loss and
  *     multi-token prediction
- * @param overlapGradReduce whether the data-parallel gradient reduction runs behind the
- *     backward pass (Megatron-LM's {@code --overlap-grad-reduce}, DeepSpeed's
- *     {@code overlap_comm}, FSDP's reduce-scatter per unit); false: after the last backward
- *     pass, exposed. Only where the engine can ({@link Engine#overlapsGradientReduction})
+ * @param overlapGradReduce whether the step's data-parallel gradient reduction (ZeRO 0 and 1,
+ *     and hybrid sharding's all-reduce across replicas) runs behind the backward pass
+ *     (Megatron-LM's {@code --overlap-grad-reduce}, DeepSpeed's {@code overlap_comm}); false:
+ *     after the last backward pass, exposed. ZeRO 2 and 3 reduce-scatter per micro-batch or per
+ *     unit behind its backward, as their engines schedule them, either way. Only where the
+ *     engine can ({@link Engine#overlapsGradientReduction})
  * @param overlapParamGather under ZeRO-1 and ZeRO-2, whether the updated parameters are
  *     gathered behind the next step's forward pass (Megatron-LM's
  *     {@code --overlap-param-gather}); false: after the optimizer step, exposed. Only where the

@@ -139,7 +139,9 @@ public final class TrainingFindings {
               TrainingWorkload.MEASURED_DROPLESS_MOE_LOAD_IMBALANCE)));
     }
     double dataParallel = t.dataParallelCommSeconds() / step;
-    boolean gradOff = !l.overlapGradReduce() && l.engine().overlapsGradientReduction(l.pp());
+    // The flag governs the reduction once a step: ZeRO 0 and 1, hybrid sharding's replicas.
+    boolean gradOff = !l.overlapGradReduce() && l.engine().overlapsGradientReduction(l.pp())
+        && (l.zeroStage() <= 1 || l.zeroStage() == 3 && l.shardRanks() < l.gradientRanks());
     boolean gatherOff = !l.overlapParamGather() && l.engine().overlapsParameterGather()
         && (l.zeroStage() == 1 || l.zeroStage() == 2);
     if ((gradOff || gatherOff) && l.dp() > 1 && dataParallel > OVERLAP_OFF_LIMIT) {

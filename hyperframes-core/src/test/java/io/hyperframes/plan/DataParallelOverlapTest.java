@@ -100,6 +100,29 @@ class DataParallelOverlapTest {
     assertFalse(findings("", 256).contains("data-parallel-overlap-off"));
   }
 
+  /**
+   * The flag governs the reduction once a step: under ZeRO-3 without hybrid groups each unit's
+   * reduce-scatter runs behind its backward either way, and the step does not change; with
+   * hybrid groups the replicas' all-reduce is exposed.
+   */
+  @Test
+  void zeroThreeReducesPerUnitEitherWay() {
+    String fsdp = "{\"model\": {\"catalog\": \"llama2-7b\"}, \"cluster\": {\"accelerator\":"
+        + " \"a100-sxm-80gb\", \"devices\": 64}, \"workload\": {\"type\": \"training\","
+        + " \"precision\": \"bf16-mixed\", \"globalBatchSize\": 128}, \"layout\": {\"tp\": 1,"
+        + " \"pp\": 1, \"dp\": 64, \"microBatch\": 2, \"recompute\": \"none\","
+        + " \"zeroStage\": 3, \"engine\": \"fsdp\"%s}}";
+    TrainingEstimate on = HyperFrames.estimate(fsdp.formatted(""));
+    TrainingEstimate off = HyperFrames.estimate(fsdp.formatted(
+        ", \"overlapGradReduce\": false"));
+    assertEquals(on.stepSeconds(), off.stepSeconds(), 0.0);
+    TrainingEstimate hybridOn = HyperFrames.estimate(fsdp.formatted(", \"shardGroupSize\": 8"));
+    TrainingEstimate hybridOff = HyperFrames.estimate(fsdp.formatted(
+        ", \"shardGroupSize\": 8, \"overlapGradReduce\": false"));
+    assertTrue(hybridOff.stepSeconds() > hybridOn.stepSeconds(),
+        hybridOff.stepSeconds() + " > " + hybridOn.stepSeconds());
+  }
+
   @Test
   void anEngineThatCannotOverlapIsRefusedNamingTheField() {
     assertRefusedOnDeepSpeed("overlapGradReduce",
