@@ -326,8 +326,7 @@ public final class LaunchConfigs {
     long elements = (long) (bucket / p.gradientBytes());
     // Off only where the layout turns off an overlap the engine runs (layout.overlapGradReduce);
     // under a pipeline DeepSpeed reduces after the last backward whatever the option says.
-    zero.put("overlap_comm", l.overlapGradReduce()
-        || !l.engine().overlapsGradientReduction(l.pp()));
+    zero.put("overlap_comm", !l.gradReduceOverlapOff());
     zero.put("contiguous_gradients", true);
     zero.put("reduce_bucket_size", elements);
     if (l.zeroStage() <= 2) {

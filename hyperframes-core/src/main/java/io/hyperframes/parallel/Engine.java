@@ -126,6 +126,23 @@ public enum Engine {
     return this == MEGATRON || this == FSDP;
   }
 
+  /**
+   * Why the engine cannot overlap what a layout asks it to ({@code layout.overlapGradReduce},
+   * {@code layout.overlapParamGather} true where {@link #overlapsGradientReduction} or
+   * {@link #overlapsParameterGather} says no), naming the field, or null.
+   */
+  public String overlapUnsupported(int pp, boolean gradReduce, boolean paramGather) {
+    if (gradReduce && !overlapsGradientReduction(pp)) {
+      return String.format(Locale.ROOT, "layout.overlapGradReduce: true is not run by %s with pp"
+          + " %s: its pipeline engine reduces the gradients after the last backward pass", id, pp);
+    }
+    if (paramGather && !overlapsParameterGather()) {
+      return String.format(Locale.ROOT, "layout.overlapParamGather: true is not run by %s: it"
+          + " gathers the updated parameters after the optimizer step", id);
+    }
+    return null;
+  }
+
   /** Whether the engine's default attention kernel is fused on every tensor-core generation. */
   public boolean fusedAttentionByDefault() {
     return this == FSDP || this == MAXTEXT;

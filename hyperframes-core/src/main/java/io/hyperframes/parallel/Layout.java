@@ -247,16 +247,24 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         "layout.shardGroupSize: %s needs zeroStage 1 or 3, got %s", shardGroupSize, zeroStage);
     checkArgument(shardGroupSize == 0 || dp % shardGroupSize == 0,
         "layout.shardGroupSize: %s does not divide layout.dp %s", shardGroupSize, dp);
-    if (overlapGradReduce && !engine.overlapsGradientReduction(pp)) {
-      throw new IllegalArgumentException(String.format("layout.overlapGradReduce: true is not"
-          + " run by %s with pp %s: its pipeline engine reduces the gradients after the last"
-          + " backward pass", engine.id(), pp));
-    }
-    if (overlapParamGather && !engine.overlapsParameterGather()) {
-      throw new IllegalArgumentException(String.format("layout.overlapParamGather: true is not"
-          + " run by %s: it gathers the updated parameters after the optimizer step",
-          engine.id()));
-    }
+    String overlap = engine.overlapUnsupported(pp, overlapGradReduce, overlapParamGather);
+    checkArgument(overlap == null, "%s", overlap);
+  }
+
+  /**
+   * Whether this layout turns off a gradient-reduction overlap its engine runs
+   * ({@code overlapGradReduce} false where {@link Engine#overlapsGradientReduction}).
+   */
+  public boolean gradReduceOverlapOff() {
+    return !overlapGradReduce && engine.overlapsGradientReduction(pp);
+  }
+
+  /**
+   * Whether this layout turns off a parameter-gather overlap its engine runs
+   * ({@code overlapParamGather} false where {@link Engine#overlapsParameterGather}).
+   */
+  public boolean paramGatherOverlapOff() {
+    return !overlapParamGather && engine.overlapsParameterGather();
   }
 
   /**

@@ -280,8 +280,7 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         : layout.overlapGradReduce();
     boolean paramGather = overlapParamGather != null ? overlapParamGather
         : layout.overlapParamGather();
-    if (gradReduce && !layout.engine().overlapsGradientReduction(layout.pp())
-        || paramGather && !layout.engine().overlapsParameterGather()) {
+    if (layout.engine().overlapUnsupported(layout.pp(), gradReduce, paramGather) != null) {
       return null;
     }
     return layout.withDataParallelOverlap(gradReduce, paramGather);
@@ -358,7 +357,8 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         "layout.reshardAfterForward: needs zeroStage 3, got %s", zeroStage);
     if (engine != null) {
       // (A compact constructor's fields are assigned at its end: the check takes its values.)
-      String overlap = overlapUnsupported(engine, pp, overlapGradReduce, overlapParamGather);
+      String overlap = engine.overlapUnsupported(pp == null ? 1 : pp,
+          Boolean.TRUE.equals(overlapGradReduce), Boolean.TRUE.equals(overlapParamGather));
       checkArgument(overlap == null, "%s", overlap);
       // Only what is fixed can be checked here; pp and ZeRO left open are searched within what
       // the engine runs.
@@ -433,7 +433,8 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
       return String.format(java.util.Locale.ROOT, "layout.overlapMoeComm: is run by megatron in"
           + " HyperFrames' model, not by %s", e.id());
     }
-    String overlap = overlapUnsupported(e, pp, overlapGradReduce, overlapParamGather);
+    String overlap = e.overlapUnsupported(pp == null ? 1 : pp,
+        Boolean.TRUE.equals(overlapGradReduce), Boolean.TRUE.equals(overlapParamGather));
     if (overlap != null) {
       return overlap;
     }
@@ -448,25 +449,6 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     int z = zeroStage != null ? zeroStage
         : shardGroupSize != null || reshardAfterForward != null ? 3 : 0;
     return unsupported(e, pp, virtualStages, z, shardGroupSize, reshardAfterForward);
-  }
-
-  /**
-   * Why {@code e} cannot run a fixed {@code true} data-parallel overlap (with {@code pp} as fixed,
-   * else 1, the pipeline it can run it with), or null.
-   */
-  private static String overlapUnsupported(Engine e, Integer pp, Boolean overlapGradReduce,
-      Boolean overlapParamGather) {
-    int stages = pp == null ? 1 : pp;
-    if (Boolean.TRUE.equals(overlapGradReduce) && !e.overlapsGradientReduction(stages)) {
-      return String.format(java.util.Locale.ROOT, "layout.overlapGradReduce: true is not run by"
-          + " %s with pp %s: its pipeline engine reduces the gradients after the last backward"
-          + " pass", e.id(), stages);
-    }
-    if (Boolean.TRUE.equals(overlapParamGather) && !e.overlapsParameterGather()) {
-      return String.format(java.util.Locale.ROOT, "layout.overlapParamGather: true is not run by"
-          + " %s: it gathers the updated parameters after the optimizer step", e.id());
-    }
-    return null;
   }
 
   /** {@link Engine#unsupported} with the open fields at their neutral values. */

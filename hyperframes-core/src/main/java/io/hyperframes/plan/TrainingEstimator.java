@@ -488,7 +488,7 @@ public final class TrainingEstimator {
     double bubble = (l.pp() - 1.0) / l.virtualStages() * slowest.total();
 
     // Data parallelism: gradient reduction (and ZeRO gathers), overlapped with backward where
-    // the engine overlaps it (Engine#overlapsGradientReduction).
+    // the layout overlaps it (Layout#overlapGradReduce, by default the engine's own).
     double overhead = kernel.layerOverheadSeconds();
     double backwardWindow = l.overlapGradReduce()
         ? slowest.layers() * (layerTraining - forward) : 0.0;

@@ -140,10 +140,9 @@ public final class TrainingFindings {
     }
     double dataParallel = t.dataParallelCommSeconds() / step;
     // The flag governs the reduction once a step: ZeRO 0 and 1, hybrid sharding's replicas.
-    boolean gradOff = !l.overlapGradReduce() && l.engine().overlapsGradientReduction(l.pp())
+    boolean gradOff = l.gradReduceOverlapOff()
         && (l.zeroStage() <= 1 || l.zeroStage() == 3 && l.shardRanks() < l.gradientRanks());
-    boolean gatherOff = !l.overlapParamGather() && l.engine().overlapsParameterGather()
-        && (l.zeroStage() == 1 || l.zeroStage() == 2);
+    boolean gatherOff = l.paramGatherOverlapOff() && (l.zeroStage() == 1 || l.zeroStage() == 2);
     if ((gradOff || gatherOff) && l.dp() > 1 && dataParallel > OVERLAP_OFF_LIMIT) {
       String off = gradOff && gatherOff ? "the gradient reduction and the parameter gather"
           : gradOff ? "the gradient reduction" : "the parameter gather";

@@ -57,8 +57,8 @@ public final class HtmlReport {
             + (l.ep() > 1 ? fmt(", expert parallel %d (%s dispatcher%s)", l.ep(),
                 l.moeDispatcher().id(), l.overlapMoeComm() ? ", overlapped" : "") : "")
             + (l.cp() > 1 ? fmt(", context parallel %d (%s)", l.cp(), l.cpCommType().id()) : "")
-            + (l.dp() > 1 && !l.overlapGradReduce() && l.engine().overlapsGradientReduction(
-                l.pp()) ? ", gradient reduction not overlapped" : ""),
+            + (l.dp() > 1 && l.gradReduceOverlapOff() ? ", gradient reduction not overlapped"
+                : ""),
         plan.candidatesEvaluated(), plan.seconds()));
     if (!plan.reasons().isEmpty()) {
       b.append("<ul>");

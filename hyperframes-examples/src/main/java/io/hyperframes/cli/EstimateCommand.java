@@ -98,9 +98,8 @@ final class EstimateCommand implements Callable<Integer> {
             + (l.moeDispatcher() != io.hyperframes.parallel.MoeDispatcher.ALL_TO_ALL
                 ? " moeDispatcher=" + l.moeDispatcher().id() : "")
             + (l.overlapMoeComm() ? " overlapMoeComm=true" : "")
-            + (l.dp() > 1 && !l.overlapGradReduce()
-                && l.engine().overlapsGradientReduction(l.pp()) ? " overlapGradReduce=false" : "")
-            + (l.dp() > 1 && !l.overlapParamGather() && l.engine().overlapsParameterGather()
+            + (l.dp() > 1 && l.gradReduceOverlapOff() ? " overlapGradReduce=false" : "")
+            + (l.dp() > 1 && l.paramGatherOverlapOff()
                 && (l.zeroStage() == 1 || l.zeroStage() == 2) ? " overlapParamGather=false" : "")
             + (l.unevenStages() ? " firstStageLayers=" + l.firstStageLayers()
                 + " lastStageLayers=" + l.lastStageLayers() : "")
