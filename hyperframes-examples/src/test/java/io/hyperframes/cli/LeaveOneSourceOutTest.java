@@ -87,9 +87,9 @@ class LeaveOneSourceOutTest {
   /**
    * Over every recorded training run (the pool above plus the context-parallel, MoE, pipeline,
    * Llama 3, DeepSeek-V3, Nemotron-4, BloombergGPT, MoE Parallel Folding, GLM-130B, MegaScale,
-   * torchtitan DeepEP and both InternLM files), docs/validation.md prints the command's lines, and the truly
-   * held-out sources are BLOOM, MT-NLG and those of the later files, whose mean is above the
-   * issue's 8 % (recorded, not met).
+   * torchtitan DeepEP, both InternLM and the OLMo-core files), docs/validation.md prints the
+   * command's lines, and the truly held-out sources are BLOOM, MT-NLG and those of the later
+   * files, whose mean is above the issue's 8 % (recorded, not met).
    */
   @Test
   void overEverythingRecordedTheReportPrintsTheCommandsOutput() throws IOException {
@@ -99,7 +99,7 @@ class LeaveOneSourceOutTest {
         "resources", "validation", "published-runs.json")));
     for (String f : List.of("training", "comm-bound", "context-parallel", "moe", "pipeline",
         "llama3", "deepseek-v3", "nemotron", "bloomberggpt", "moe-folding", "glm", "megascale",
-        "titan-deepep", "internlm", "internlm-node")) {
+        "titan-deepep", "internlm", "internlm-node", "olmocore")) {
       files.add(Path.of("..", "docs", "validation", f + "-cases.json"));
     }
     for (Path p : files) {
@@ -124,9 +124,9 @@ class LeaveOneSourceOutTest {
     // MoE Parallel Folding paper's Mixtral rows, recorded 2026-12-07 (48th session) before any
     // prediction, joined them; GLM-130B, MegaScale's Megatron-LM baseline and torchtitan's DeepEP
     // benchmark, recorded 2026-12-07 (49th session) the same way, joined them too, and so did
-    // InternLM's scaling test (50th session), both its tables.
+    // InternLM's scaling test (50th session), both its tables, and OLMo-core's H100 rows (51st).
     assertEquals("bloom, deepseek2024, dubey2024, glm2022, internlm2023, liu2025, megascale2024,"
-        + " mtnlg2022, nemotron2024, titandeepep2025, wu2023", out.group(1));
+        + " mtnlg2022, nemotron2024, olmocore2024, titandeepep2025, wu2023", out.group(1));
     double mean = Double.parseDouble(out.group(2));
     assertTrue(mean > 8.0 && mean < 30.0, "the held-out mean: " + mean);
     // The held-out MoE rows (issue 32) with each source's constants refitted without it: the
@@ -143,9 +143,9 @@ class LeaveOneSourceOutTest {
       n += rows;
     }
     assertEquals(29, n);
-    assertEquals(11.86, sum / n, 0.005);
+    assertEquals(11.57, sum / n, 0.005);
     assertTrue(Files.readString(Path.of("..", "docs", "validation.md"), StandardCharsets.UTF_8)
-        .contains("the leave-one-source-out table's figures, 11.86 %"));
+        .contains("the leave-one-source-out table's figures, 11.57 %"));
   }
 
   /** The shipped catalog's intervals of regime serving, or of every other regime. */
