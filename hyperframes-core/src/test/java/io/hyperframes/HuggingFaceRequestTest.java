@@ -34,9 +34,17 @@ class HuggingFaceRequestTest {
 
   @Test
   void theSequenceIsRequiredAndTheConfigStandsAlone() throws IOException {
-    assertEquals("model.seqLen: missing required field", assertThrows(
-        IllegalArgumentException.class, () -> new PlanRequestsView(request(
-            "{\"huggingFace\": " + qwen3() + "}"))).getMessage());
+    assertEquals("model.seqLen: missing required field beside model.huggingFace (the sequence"
+        + " length you train or serve at; a config's max_position_embeddings is the model's"
+        + " limit, not that length)", assertThrows(IllegalArgumentException.class,
+            () -> new PlanRequestsView(request("{\"huggingFace\": " + qwen3() + "}")))
+            .getMessage());
+    // A path where the object belongs names the value and the command-line way to read a file.
+    assertEquals("model.huggingFace: must be a config.json object, got the string"
+        + " \"config.json\": put the file's JSON object here, or give the file to the command"
+        + " line (plan --model-config FILE --seq-len N)", assertThrows(
+            IllegalArgumentException.class, () -> new PlanRequestsView(request(
+                "{\"seqLen\": 4096, \"huggingFace\": \"config.json\"}"))).getMessage());
     assertEquals("model.catalog: give either a catalog id or an architecture, not both",
         assertThrows(IllegalArgumentException.class, () -> new PlanRequestsView(request(
             "{\"catalog\": \"qwen3-32b\", \"huggingFace\": " + qwen3() + "}"))).getMessage());

@@ -126,9 +126,13 @@ public final class ModelDocuments {
               + " config or an architecture, not both (model.name and model.seqLen may go"
               + " beside it)");
         }
+        if (seqLen == null) {
+          throw new IllegalArgumentException("model.seqLen: missing required field beside"
+              + " model.huggingFace (the sequence length you train or serve at; a config's"
+              + " max_position_embeddings is the model's limit, not that length)");
+        }
         return io.hyperframes.model.ModelSpecs.fromHuggingFace("model.huggingFace", huggingFace,
-            name == null ? null : text("model.name", name),
-            required("model.seqLen", seqLen));
+            name == null ? null : text("model.name", name), seqLen);
       }
       String n = text("model.name", name);
       if (n == null) {

@@ -110,6 +110,11 @@ public final class ModelSpecs {
    */
   public static TransformerSpec fromHuggingFace(String field, JsonNode config, String name,
       int seqLen) {
+    if (config != null && config.isTextual()) {
+      throw new IllegalArgumentException(field + ": must be a config.json object, got the string"
+          + " \"" + config.asText() + "\": put the file's JSON object here, or give the file to"
+          + " the command line (plan --model-config FILE --seq-len N)");
+    }
     if (config == null || !config.isObject()) {
       throw new IllegalArgumentException(field + ": must be a config.json object");
     }
