@@ -69,7 +69,11 @@ public final class Serving {
     boolean scheduled = capacityMode || (sloMode && w.engine() != null);
     if (w.batchSize() == null && w.concurrency() == null && !capacityMode && !sloMode) {
       throw new IllegalArgumentException("workload.batchSize: missing required field (or give"
-          + " workload.concurrency)");
+          + " workload.concurrency): the batch of the fixed estimate. Under"
+          + " workload.arrivalRatePerSecond the simulated server batches up to"
+          + " workload.maxNumSeqs (default " + MAX_SIMULATED_BATCH + "), the limit serve-plan"
+          + " searches, and this batch only sets the fixed estimate printed beside it"
+          + " (examples/serve-70b-slo.json gives 1); workload.mode capacity or slo needs none");
     }
     int b = w.batchSize() != null ? Checks.positive("workload.batchSize", w.batchSize())
         : w.concurrency() != null ? Checks.positive("workload.concurrency", w.concurrency()) : 1;
@@ -369,9 +373,9 @@ public final class Serving {
 
   /**
    * Estimates a request: the configuration; its latency percentiles (unloaded, or under the
-   * arrival rate spread over the replicas, from the analytical
-   * cluster model inside its validated domain ({@link ServingLoad#analyticalCovers}), the continuous-batching simulation outside); the devices
-   * the SLO needs.
+   * arrival rate spread over the replicas, from the analytical cluster model inside its
+   * validated domain ({@link ServingLoad#analyticalCovers}), the continuous-batching simulation
+   * outside); the devices the SLO needs.
    */
   public static InferenceResult evaluate(InferenceRequest r) {
     return evaluate(r, InferenceEstimator.analytical());

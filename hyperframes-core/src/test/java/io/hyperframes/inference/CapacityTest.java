@@ -38,6 +38,18 @@ class CapacityTest {
     return assertThrows(IllegalArgumentException.class, () -> run(json));
   }
 
+  /** A fixed request without a batch says what the batch is and where a server's limit is. */
+  @Test
+  void aFixedRequestNamesItsMissingBatch() {
+    String json = request("vllm", "1000", ", \"arrivalRatePerSecond\": 2")
+        .replace("\"mode\": \"capacity\", ", "").replace("\"engine\": \"vllm\",", "");
+    String message = bad(json).getMessage();
+    assertTrue(message.startsWith("workload.batchSize: missing required field (or give"
+        + " workload.concurrency): the batch of the fixed estimate."), message);
+    assertTrue(message.contains("workload.maxNumSeqs (default 256), the limit serve-plan"
+        + " searches"), message);
+  }
+
   @Test
   void aFixedRequestHasNoCapacity() {
     InferenceResult r = run(request("vllm", "1000", "").replace("\"mode\": \"capacity\", ", "")
