@@ -259,6 +259,26 @@ final class LayerTime {
         + logitBytes / ewBandwidth;
   }
 
+  /**
+   * What the last pipeline rank computes a micro-batch beyond its layers: the logits and loss
+   * ({@code logits}, {@link #logitsSeconds}) and per multi-token-prediction module the 2h-to-h
+   * projection (three matmul passes), a block like an average layer with its per-layer overhead
+   * and its own pass through the output head (DeepSeek-V3 §2.2).
+   */
+  double lastRankCompute(double logits) {
+    double out = logits;
+    if (m.mtpLayers() > 0) {
+      out += m.mtpLayers() * (layerTraining + kernel.layerOverheadSeconds() + logits
+          + mtpProjectionSeconds());
+    }
+    return out;
+  }
+
+  /** The last pipeline rank's recomputation beyond its layers: its prediction modules'. */
+  double lastRankRecompute() {
+    return m.mtpLayers() > 0 ? m.mtpLayers() * recompute : 0.0;
+  }
+
   /** A multi-token-prediction module's 2h-to-h projection: three matmul passes. */
   double mtpProjectionSeconds() {
     return 3 * memoryModel.matmulSeconds(acc, tokens, h, 2 * h / tp, 1, e, c, peak);

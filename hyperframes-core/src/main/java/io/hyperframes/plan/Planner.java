@@ -50,6 +50,12 @@ public final class Planner {
    *    token falls as m grows (the bubble and the per-step communication are amortised). So for
    *    m ≥ p only the largest m, and the largest multiple of p (which admits interleaving), can be
    *    best; every m < p is still evaluated.
+   * 3. A search task has one device count, and every objective ranks the feasible plans of one
+   *    device count as their tokens per second do. So once a task's top list is full of feasible
+   *    plans, a layout whose step-time lower bound (compute alone,
+   *    TrainingEstimator#slowestRankComputeSeconds) already gives fewer tokens per second than
+   *    the last of them ranks after all of them, and after its device count's best: it is not
+   *    evaluated, nor are its DeepEP and overlap alternatives when their bound does the same.
    */
 
   /**
@@ -117,12 +123,6 @@ public final class Planner {
   // ---------------------------------------------------------------------------------------------
 
   private record Task(int devices, int tp, int pp, Engine engine, int cp) {}
-
-
-
-
-
-
 
   private List<Task> tasks(PlanRequest r) {
     ModelSpec m = r.model();
@@ -233,7 +233,9 @@ public final class Planner {
           continue;
         }
         Group g = new Group(r, t, cluster, dp, zero, usable, sps, recomputes, eps, order,
-            listener, acc, new ModelStates[MAX_EXPERT_TENSOR_PARALLEL_CHOICES * eps.size()]);
+            listener, acc, new ModelStates[MAX_EXPERT_TENSOR_PARALLEL_CHOICES * eps.size()],
+            new Bounds(sps.size() * recomputes.size() * eps.size()
+                * MAX_EXPERT_TENSOR_PARALLEL_CHOICES));
         for (int mb : PlanDimensions.microBatches(p, m)) {
           for (int batch : PlanDimensions.batches(r, dp, mb, t.pp())) {
             searchBatch(g, precision, mb, batch, perStage);
@@ -252,7 +254,7 @@ public final class Planner {
   private record Group(PlanRequest r, Task t, Cluster cluster, int dp, int zero, double usable,
       List<Boolean> sps, List<Recompute> recomputes, List<Integer> eps,
       Comparator<Candidate> order, PlanListener listener, Accumulator acc,
-      ModelStates[] states) {
+      ModelStates[] states, Bounds bounds) {
 
     /**
      * The model states of {@code l}, the {@code etpIndex}-th expert tensor-parallel degree of the
@@ -269,6 +271,31 @@ public final class Planner {
     }
   }
 
+  /**
+   * Rule 3's compute of one micro-batch on the slowest pipeline rank
+   * ({@link TrainingEstimator#slowestRankComputeSeconds}), per layout of a group at its current
+   * micro-batch size, on the layout's dispatcher and on DeepEP: it depends on neither the global
+   * batch nor the virtual stages, which the loops under a micro-batch size vary. NaN until
+   * computed; a group's loops run on one thread.
+   */
+  private static final class Bounds {
+    private final double[] seconds;
+    private int microBatch = -1;
+
+    Bounds(int slots) {
+      seconds = new double[2 * slots];
+    }
+
+    /** The bounds of micro-batch size {@code mb}: two a slot, the layout's and its DeepEP's. */
+    double[] of(int mb) {
+      if (mb != microBatch) {
+        java.util.Arrays.fill(seconds, Double.NaN);
+        microBatch = mb;
+      }
+      return seconds;
+    }
+  }
+
   /** Every layout of one group at micro-batch {@code mb} and global batch {@code batch}. */
   private void searchBatch(Group g, PrecisionRecipe precision, int mb, int batch, int perStage) {
     PlanRequest r = g.r();
@@ -279,8 +306,10 @@ public final class Planner {
     TrainingWorkload w = workload(r, precision, batch, t.engine());
     int micro = batch / (g.dp() * mb);
     for (int v : PlanDimensions.virtualStages(p, t.pp(), perStage, micro)) {
-      for (boolean sp : g.sps()) {
-        for (Recompute rc : g.recomputes()) {
+      for (int s = 0; s < g.sps().size(); s++) {
+        boolean sp = g.sps().get(s);
+        for (int k = 0; k < g.recomputes().size(); k++) {
+          Recompute rc = g.recomputes().get(k);
           for (int i = 0; i < g.eps().size(); i++) {
             int ep = g.eps().get(i);
             List<Integer> etps = PlanDimensions.expertTensorParallel(p, m, t.tp(), ep, t.engine());
@@ -290,7 +319,9 @@ public final class Planner {
               if (l == null) {
                 continue;
               }
-              consider(g, w, l, g.statesOf(estimator, i, j, l, w));
+              int slot = ((s * g.recomputes().size() + k) * g.eps().size() + i)
+                  * MAX_EXPERT_TENSOR_PARALLEL_CHOICES + j;
+              consider(g, w, l, g.statesOf(estimator, i, j, l, w), slot);
               if ((++acc.evaluated & 4095) == 0 && g.listener().cancelled()) {
                 throw new CancellationException("plan search cancelled");
               }
@@ -302,10 +333,14 @@ public final class Planner {
   }
 
   /** Evaluates and offers one layout, with its DeepEP and overlap alternatives. */
-  private void consider(Group g, TrainingWorkload w, Layout l, ModelStates states) {
+  private void consider(Group g, TrainingWorkload w, Layout l, ModelStates states, int slot) {
     PlanRequest r = g.r();
     ModelSpec m = r.model();
     Accumulator acc = g.acc();
+    if (outranked(g, w, l, slot)) {
+      acc.bounded++;
+      return;
+    }
     // Once this device count has a feasible best and the top list is full of feasible plans, a
     // layout that cannot fit ranks after all of them: its step time is not needed (the result
     // is the same).
@@ -332,6 +367,48 @@ public final class Planner {
     }
     offerOverlapped(r, p, m, g.cluster(), w, l, e, states, g.usable(), acc, order);
   }
+
+  /**
+   * Rule 3: whether {@code l} and the alternatives {@link #consider} would offer beside it
+   * ({@link #deepEpAlternative}, whose dispatcher changes the layer's compute, and the overlap of
+   * either, which changes none) all rank after the last plan of this task's full, feasible top
+   * list by their step-time lower bound. At one device count every objective ranks feasible
+   * plans by tokens per second at each one's own batch: time by training days or seconds per
+   * token, cost by dollars (device-hours at that count, or dollars per token), throughput by
+   * tokens per second, devices by the deadline met and then cost, each falling as it rises. A
+   * margin of 1e-9 keeps rounding from deciding.
+   */
+  private boolean outranked(Group g, TrainingWorkload w, Layout l, int slot) {
+    PlanRequest r = g.r();
+    Accumulator acc = g.acc();
+    if (r.exhaustive() || !(r.model() instanceof TransformerSpec m)
+        || !acc.settled(l.devices())) {
+      return false;
+    }
+    // Tokens a step below the floor times the bound: fewer tokens per second than the floor.
+    double floor = acc.top.get(acc.top.size() - 1).estimate().tokensPerSecond()
+        * (1 - BOUND_MARGIN) * (w.globalBatchSize() / (l.dp() * l.microBatch())
+            + (l.pp() - 1.0) / l.virtualStages());
+    double tokensPerStep = (double) w.globalBatchSize() * m.seqLen();
+    double[] bounds = g.bounds().of(l.microBatch());
+    if (Double.isNaN(bounds[2 * slot])) {
+      bounds[2 * slot] = estimator.slowestRankComputeSeconds(m, g.cluster(), w, l);
+    }
+    if (!(tokensPerStep < floor * bounds[2 * slot])) {
+      return false;
+    }
+    Layout deepEp = deepEpLayout(r.layout(), m, g.cluster(), l);
+    if (deepEp == null) {
+      return true;
+    }
+    if (Double.isNaN(bounds[2 * slot + 1])) {
+      bounds[2 * slot + 1] = estimator.slowestRankComputeSeconds(m, g.cluster(), w, deepEp);
+    }
+    return tokensPerStep < floor * bounds[2 * slot + 1];
+  }
+
+  /** Relative margin of rule 3's comparison, far above rounding, far below any model effect. */
+  private static final double BOUND_MARGIN = 1e-9;
 
   /** The least-memory member of a group: micro-batch 1, fewest micro-batches, SP, full recompute. */
   private void smallest(PlanRequest r, Task t, Cluster cluster, PrecisionRecipe precision,
@@ -380,8 +457,6 @@ public final class Planner {
         r.workload().gradientCompression(), r.workload().moeLoadImbalance());
   }
 
-
-
   /**
    * Share of the step above which an expert-parallel exchange across nodes is worth trying on
    * DeepEP too (a search bound, not a model constant: below it the dispatcher cannot change the
@@ -399,11 +474,20 @@ public final class Planner {
    */
   static Layout deepEpAlternative(PartialLayout p, ModelSpec m, Cluster cluster, Layout l,
       TrainingEstimate e) {
+    return e.time().allToAllSeconds() > DEEPEP_TRY_SHARE * e.stepSeconds()
+        ? deepEpLayout(p, m, cluster, l) : null;
+  }
+
+  /**
+   * {@link #deepEpAlternative} before its estimate is known: the same layout on DeepEP where the
+   * request leaves the dispatcher open and the expert-parallel group crosses nodes, null
+   * otherwise.
+   */
+  private static Layout deepEpLayout(PartialLayout p, ModelSpec m, Cluster cluster, Layout l) {
     if (p.moeDispatcher() != null || !(m instanceof TransformerSpec t) || !t.isMoe()
         || !t.moe().routed() || t.moe().capacityFactor() > 0
         || l.moeDispatcher() != MoeDispatcher.ALL_TO_ALL
-        || l.ep() * l.etp() <= cluster.devicesPerNode()
-        || !(e.time().allToAllSeconds() > DEEPEP_TRY_SHARE * e.stepSeconds())) {
+        || l.ep() * l.etp() <= cluster.devicesPerNode()) {
       return null;
     }
     return l.withMoeDispatcher(MoeDispatcher.DEEPEP);
@@ -440,12 +524,6 @@ public final class Planner {
       acc.evaluated++;
     }
   }
-
-
-
-
-
-
 
   private static Candidate candidate(PlanRequest r, TrainingEstimate e, TrainingWorkload w,
       double usable) {
@@ -511,6 +589,8 @@ public final class Planner {
     final Map<Long, Candidate> bestPerCount = new TreeMap<>();
     long evaluated;
     long skipped;
+    /** Layouts rule 3 left unevaluated. */
+    long bounded;
 
     Accumulator(int capacity, Comparator<Candidate> order) {
       this.capacity = Math.max(1, capacity);
@@ -554,6 +634,7 @@ public final class Planner {
           (a, b) -> order.compare(a, b) <= 0 ? a : b));
       out.evaluated = evaluated + other.evaluated;
       out.skipped = skipped + other.skipped;
+      out.bounded = bounded + other.bounded;
       return out;
     }
   }

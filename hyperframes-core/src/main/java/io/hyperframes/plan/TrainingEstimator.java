@@ -455,16 +455,9 @@ public final class TrainingEstimator {
     // The last pipeline rank also runs the logits and loss, and the multi-token prediction:
     // per module the 2h-to-h projection (three matmul passes), a block like an average layer and
     // its own pass through the output head (DeepSeek-V3 §2.2).
-    double lastCompute = tLogits;
-    double lastRecompute = 0.0;
-    double lastTp = 0.0;
-    if (m.mtpLayers() > 0) {
-      int mtp = m.mtpLayers();
-      lastCompute += mtp * (layerTraining + kernel.layerOverheadSeconds() + tLogits
-          + layer.mtpProjectionSeconds());
-      lastRecompute += mtp * recompute;
-      lastTp += mtp * tTp;
-    }
+    double lastCompute = layer.lastRankCompute(tLogits);
+    double lastRecompute = layer.lastRankRecompute();
+    double lastTp = m.mtpLayers() > 0 ? m.mtpLayers() * tTp : 0.0;
 
     double mbP2p = 0.0;
     if (l.pp() > 1) {
@@ -509,6 +502,50 @@ public final class TrainingEstimator {
 
 
 
+
+  /**
+   * A lower bound on the step time of {@code l} is {@code (m + (pp − 1) / v) · c}, {@code m} the
+   * micro-batches a step, where {@code c} is this: the compute of one micro-batch on its slowest
+   * pipeline rank, from compute alone. Every rank's micro-batch runs at least its layers'
+   * forward, backward, per-layer overhead and recomputation (the last rank also its logits and
+   * multi-token prediction), and the step runs the slowest rank's micro-batches and the bubble of
+   * that rank's micro-batch ({@link #stepTime}); communication, the data-parallel time and the
+   * optimizer only add to it ({@link TimeBreakdown#stepSeconds}). It depends on neither the
+   * global batch, the data-parallel degree, the virtual stages nor the ZeRO stage. The planner
+   * skips a layout whose bound already ranks it after every plan it keeps (rule 3 of
+   * {@link Planner}); the jqwik law {@code StepLowerBoundProperties} checks bound ≤ step. 0 where
+   * no step time is estimated.
+   */
+  double slowestRankComputeSeconds(TransformerSpec model, Cluster cluster, TrainingWorkload w,
+      Layout l) {
+    Accelerator acc = cluster.accelerator();
+    PrecisionRecipe recipe = w.precision();
+    double peak = acc.supports(recipe.compute()) ? precisionModel.peakFlopsPerSecond(acc, recipe)
+        : 0.0;
+    if (peak == 0.0) {
+      return 0.0;
+    }
+    Prepared prepared = prepared(model, w);
+    TransformerSpec m = prepared.rank(l);
+    LayerTime layer = new LayerTime(memoryModel, precisionModel, m, prepared.rankBlocks(l), acc,
+        w, l, peak);
+    double perLayer = layer.layerTraining + layer.kernel.layerOverheadSeconds() + layer.recompute;
+    double last = layer.lastRankCompute(layer.logitsSeconds()) + layer.lastRankRecompute();
+    int[] stages = l.stageLayers(m.layers());
+    double slowest = 0.0;
+    for (int s = 0; s < stages.length; s++) {
+      slowest = Math.max(slowest, stages[s] * perLayer + (s == stages.length - 1 ? last : 0.0));
+    }
+    return slowest;
+  }
+
+  /** {@link #slowestRankComputeSeconds} as a bound on the step time of {@code l}. */
+  double stepSecondsLowerBound(TransformerSpec model, Cluster cluster, TrainingWorkload w,
+      Layout l) {
+    int microBatches = w.globalBatchSize() / (l.dp() * l.microBatch());
+    return (microBatches + (l.pp() - 1.0) / l.virtualStages())
+        * slowestRankComputeSeconds(model, cluster, w, l);
+  }
 
   /**
    * The expert-parallel exchange of one layer of a stage (it is linear in the stage's layers),
