@@ -45,6 +45,14 @@ public abstract class JobBuilder<B extends JobBuilder<B>> {
     return copy(tree.with("model.catalog", catalogId), catalog, models);
   }
 
+  /**
+   * {@code model.seqLen}: beside {@link #model(String)}, the catalog model at this sequence length
+   * (by default its own).
+   */
+  public B seqLen(int tokens) {
+    return copy(tree.with("model.seqLen", tokens), catalog, models);
+  }
+
   /** {@code model}: an architecture given in full. */
   public B model(TransformerSpec architecture) {
     return copy(tree.with("model", Tree.model(architecture)), catalog, models);

@@ -45,7 +45,8 @@ class HuggingFaceRequestTest {
         + " line (plan --model-config FILE --seq-len N)", assertThrows(
             IllegalArgumentException.class, () -> new PlanRequestsView(request(
                 "{\"seqLen\": 4096, \"huggingFace\": \"config.json\"}"))).getMessage());
-    assertEquals("model.catalog: give either a catalog id or an architecture, not both",
+    assertEquals("model.catalog: give either a catalog id or an architecture, not both"
+        + " (model.seqLen may go beside it: the catalog model at that sequence length)",
         assertThrows(IllegalArgumentException.class, () -> new PlanRequestsView(request(
             "{\"catalog\": \"qwen3-32b\", \"huggingFace\": " + qwen3() + "}"))).getMessage());
     assertThrows(IllegalArgumentException.class, () -> new PlanRequestsView(request(

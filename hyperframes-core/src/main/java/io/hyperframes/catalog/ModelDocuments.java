@@ -109,13 +109,15 @@ public final class ModelDocuments {
       String id = text("model.catalog", catalog);
       if (id != null) {
         boolean more = Stream.of(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
-            seqLen, tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla,
+            tiedEmbeddings, parameters, dense, headDim, huggingFace, moe, mla,
             slidingWindow, mtpLayers).anyMatch(v -> v != null);
         if (more) {
-          throw new IllegalArgumentException(
-              "model.catalog: give either a catalog id or an architecture, not both");
+          throw new IllegalArgumentException("model.catalog: give either a catalog id or an"
+              + " architecture, not both (model.seqLen may go beside it: the catalog model at"
+              + " that sequence length)");
         }
-        return c.model("model.catalog", id);
+        io.hyperframes.model.TransformerSpec m = c.model("model.catalog", id);
+        return seqLen == null ? m : m.withSeqLen(seqLen);
       }
       if (huggingFace != null) {
         boolean more = Stream.of(layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,

@@ -140,6 +140,17 @@ public record TransformerSpec(
   }
 
   /**
+   * The same model at another sequence length ({@code model.seqLen} beside
+   * {@code model.catalog}): a catalog model trained or served at {@code tokens} a sequence.
+   *
+   * @throws IllegalArgumentException naming {@code model.seqLen} and the value
+   */
+  public TransformerSpec withSeqLen(int tokens) {
+    return new TransformerSpec(name, layers, hidden, heads, kvHeads, ffnHidden, gatedMlp, vocab,
+        tokens, tiedEmbeddings, headDim, moe, mla, slidingWindow, mtpLayers);
+  }
+
+  /**
    * The default MLP size: 4h for GPT style; for gated MLPs the LLaMA rule, 2/3·4h rounded up to a
    * multiple of 256 (Touvron et al. 2023, §2.2; reference implementation {@code multiple_of=256}).
    */

@@ -51,6 +51,15 @@ class ContextParallelTest {
     String quoted = String.format(Locale.ROOT, "**cp %d** (%s), tp %d, dp %d",
         e.layout().cp(), e.layout().cpCommType().id(), e.layout().tp(), e.layout().dp());
     assertTrue(guide.contains(quoted), "docs/planning.md does not quote: " + quoted);
+    // The catalog's Llama 3.1 8B at the same length ({"catalog": "llama3-8b", "seqLen": 131072},
+    // plan --model llama3-8b --seq-len 131072) is the same architecture: the same plan.
+    Plan catalog = HyperFrames.plan().model("llama3-8b").seqLen(131072)
+        .accelerator("h100-sxm-80gb").devices(64)
+        .training(t -> t.precision("bf16-mixed").tokens(1e10)).run();
+    assertEquals(e.layout(), catalog.best().estimate().layout());
+    assertEquals(e.stepSeconds(), catalog.best().estimate().stepSeconds(), 0.0);
+    assertEquals(p.best().workload().globalBatchSize(),
+        catalog.best().workload().globalBatchSize());
   }
 
   @Test

@@ -46,7 +46,8 @@ final class PlanCommand implements Callable<Integer> {
   Path modelConfig;
 
   @Option(names = "--seq-len", paramLabel = "TOKENS",
-      description = "Training sequence length of a --model-config model.")
+      description = "Training sequence length: required with --model-config; with --model,"
+          + " the catalog model at this length (default its own).")
   Integer seqLen;
 
   @Option(names = "--accelerator", paramLabel = "ID", description = "Catalog accelerator id.")
@@ -197,6 +198,9 @@ final class PlanCommand implements Callable<Integer> {
           modelConfig.getFileName().toString().replaceFirst("\\.json$", ""), seqLen));
     } else {
       b = b.model(model);
+      if (seqLen != null) {
+        b = b.seqLen(seqLen);
+      }
     }
     b = b.accelerator(accelerator);
     if (devices.contains("-")) {

@@ -254,6 +254,24 @@ class CliTest {
   }
 
   @Test
+  void planShortFormTakesACatalogModelAtAnotherLength() {
+    Result r = run("plan", "--model", "llama2-7b", "--seq-len", "16384", "--accelerator",
+        "a100-sxm-80gb", "--devices", "16", "--tokens", "1e11", "--engine", "megatron",
+        "--format", "json", "--no-progress");
+    assertEquals(0, r.status(), r.err());
+    JsonNode json = Json.parseObject("output", r.out());
+    // Tokens a step over sequences a step: the plan ran at the given length.
+    assertEquals(16384.0, json.get("tokensPerSecond").asDouble()
+        * json.get("time").get("stepSeconds").asDouble()
+        / json.get("globalBatchSize").asDouble(), 1e-6 * 16384);
+    Result megatron = run("plan", "--model", "llama2-7b", "--seq-len", "16384",
+        "--accelerator", "a100-sxm-80gb", "--devices", "16", "--tokens", "1e11", "--engine",
+        "megatron", "--emit", "megatron", "--no-progress");
+    assertEquals(0, megatron.status(), megatron.err());
+    assertTrue(megatron.out().contains("--seq-length 16384"), megatron.out());
+  }
+
+  @Test
   void planEmitsLaunchConfigurations() {
     Result megatron = run("plan", "--model", "llama2-7b", "--accelerator", "a100-sxm-80gb",
         "--devices", "16", "--tokens", "1e11", "--engine", "megatron", "--emit", "megatron",
