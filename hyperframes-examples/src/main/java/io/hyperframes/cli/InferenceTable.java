@@ -42,7 +42,13 @@ final class InferenceTable {
     }
     row(b, "total", e.totalSeconds() * 1e3, "ms");
     row(b, "tokens/s/device", e.outputTokensPerSecondPerDevice(), "generated");
-    row(b, "devices needed", r.devicesNeeded(), "for the SLO");
+    if (r.devicesNeeded() > 0) {
+      row(b, "devices needed", r.devicesNeeded(), "for the SLO");
+    } else {
+      // InferenceResult#devicesNeeded: 0 when no configuration it tries meets the SLO.
+      b.append(String.format(Locale.ROOT, "  %-16s %12s %s%n", "devices needed", "none",
+          "of the layouts tried meets the SLO (devicesNeeded 0)"));
+    }
     capacity(b, r);
     slo(b, r);
     disaggregated(b, r);

@@ -38,4 +38,23 @@ class SloModeCliTest {
     assertEquals(99, slo.get("tpotPercentile").asDouble());
     assertTrue(slo.get("batchLimit").asInt() < 1024, slo::toString);
   }
+
+  /** An SLO no layout meets says so, not that it needs no devices. */
+  @Test
+  void anUnreachableSloNeedsNoneOfTheLayoutsTried(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    Path request = dir.resolve("tight.json");
+    java.nio.file.Files.writeString(request, "{\"model\": {\"catalog\": \"llama3-70b\"},"
+        + " \"cluster\": {\"accelerator\": \"h100-sxm-80gb\", \"devices\": 8},"
+        + " \"workload\": {\"type\": \"inference\", \"mode\": \"slo\", \"precision\":"
+        + " \"fp8\", \"promptTokens\": 2000, \"outputTokens\": 200, \"latencySlo\":"
+        + " {\"ttftSeconds\": 0.001, \"tpotSeconds\": 0.0001}}, \"layout\": {\"tp\": 8}}");
+    CliTest.Result table = CliTest.run("estimate", "--request", request.toString());
+    assertEquals(0, table.status(), table.err());
+    assertTrue(table.out().matches("(?s).*devices needed +none of the layouts tried meets the"
+        + " SLO \\(devicesNeeded 0\\).*"), table.out());
+    JsonNode json = CliTest.estimateJson(request);
+    assertEquals(0, json.get("inference").get("devicesNeeded").asInt());
+    assertFalse(json.get("slo").get("feasible").asBoolean());
+  }
 }
