@@ -83,6 +83,11 @@ public final class Validator {
     if (doc.cases() == null) {
       throw new IllegalArgumentException("cases: must be an array of cases");
     }
+    if (doc.cases().isEmpty()) {
+      // A mean error over nothing would print as 0 %: a perfect score for an empty file.
+      throw new IllegalArgumentException("cases: the array is empty (expected {\"cases\":"
+          + " [{\"id\", \"request\", \"expected\"}, ...]}, as docs/validation/*.json)");
+    }
     List<CaseResult> out = new ArrayList<>();
     int index = 0;
     for (Documents.Case c : doc.cases()) {

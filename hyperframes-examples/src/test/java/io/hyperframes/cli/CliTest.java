@@ -224,6 +224,10 @@ class CliTest {
     for (String f : List.of("id", "metric", "expected", "predicted", "relativeError")) {
       assertTrue(first.has(f), "missing cases[0]." + f);
     }
+    // An empty file is an error, not a mean error of 0 % over nothing.
+    Result empty = run("validate", "--cases", write("e.json", "{\"cases\": []}").toString());
+    assertEquals(2, empty.status(), empty.out());
+    assertTrue(empty.err().contains("cases: the array is empty"), empty.err());
   }
 
   @Test
