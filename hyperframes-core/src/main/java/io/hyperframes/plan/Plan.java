@@ -17,7 +17,11 @@ import java.util.List;
  * @param scaling the best candidate per device count, fewest devices first
  * @param goldenParameters settings derived from the best candidate
  * @param findings advice on the best candidate
- * @param candidatesEvaluated candidates evaluated by the search
+ * @param candidatesEvaluated candidates the search considered: every layout of its loops (those
+ *     pruning rule 3 set aside included) and the DeepEP and overlap alternatives it evaluated
+ * @param candidatesBounded layouts of {@code candidatesEvaluated} that rule 3 of
+ *     {@link Planner} set aside unevaluated, their compute-only step bound ranking them after
+ *     every plan kept
  * @param seconds wall time of the search
  * @param objective what was optimised
  * @param request the request the plan answers (its model and cluster; the plan's device count is
@@ -26,7 +30,7 @@ import java.util.List;
 public record Plan(boolean feasible, List<String> reasons, Candidate best,
     List<Candidate> alternatives, List<Candidate> pareto, List<Candidate> scaling,
     List<GoldenParameter> goldenParameters, List<Finding> findings, long candidatesEvaluated,
-    double seconds, Objective objective, PlanRequest request) {
+    long candidatesBounded, double seconds, Objective objective, PlanRequest request) {
 
   /**
    * How the best plan's engine was chosen: fixed by {@code layout.engine}, the only engine the

@@ -81,7 +81,7 @@ public final class PlanJson {
         golden.put(g.name(), new Golden(v, g.unit(), g.reason()));
       }
       return new PlanDocument(best, plan.objective().id(),
-          new PlanSearch(plan.candidatesEvaluated(), plan.seconds(),
+          new PlanSearch(plan.candidatesEvaluated(), plan.candidatesBounded(), plan.seconds(),
               plan.request() == null ? List.of() : plan.request().engines().stream()
                   .map(io.hyperframes.parallel.Engine::id).toList(), plan.engineChoice()),
           plan.alternatives().stream().map(PlanCandidate::of).toList(),
@@ -92,8 +92,8 @@ public final class PlanJson {
   }
 
   /** {@code search} of a plan. */
-  public record PlanSearch(long candidatesEvaluated, double seconds, List<String> engines,
-      String engineChoice) {}
+  public record PlanSearch(long candidatesEvaluated, long candidatesBounded, double seconds,
+      List<String> engines, String engineChoice) {}
 
   /** One golden parameter: a number, a flag or a word, its unit and why. */
   public record Golden(Object value, String unit, String reason) {}

@@ -662,7 +662,8 @@ public final class Planner {
     return new Plan(feasible, reasons, best, alternatives, pareto, scaling,
         e.stepSeconds() > 0 ? GoldenParameters.derive(e, r.model(), cluster, best.workload(),
             estimator.interconnect()) : List.of(),
-        TrainingFindings.of(e, r.model(), cluster, best.workload()), acc.evaluated, seconds,
+        TrainingFindings.of(e, r.model(), cluster, best.workload()), acc.evaluated,
+        acc.bounded, seconds,
         r.objective(), r);
   }
 

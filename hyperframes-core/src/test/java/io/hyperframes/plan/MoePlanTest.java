@@ -87,6 +87,13 @@ class MoePlanTest {
     // The request leaves the dispatcher open: across nodes the planner tried DeepEP too.
     assertTrue(guide.contains("dispatcher " + e.layout().moeDispatcher().id()),
         e.layout().toString());
+    // Pruning rule 3 sets over half the layouts aside, as docs/planning.md and
+    // docs/performance.md say, and the counts they quote are the search's.
+    assertTrue(2 * p.candidatesBounded() > p.candidatesEvaluated(),
+        p.candidatesBounded() + " of " + p.candidatesEvaluated());
+    assertTrue(guide.contains(String.format(Locale.ROOT, "%.1f million considered,"
+        + " `search.candidatesBounded` %.1f million", p.candidatesEvaluated() / 1e6,
+        p.candidatesBounded() / 1e6)), p.candidatesBounded() + " of " + p.candidatesEvaluated());
   }
 
   /**
