@@ -1,5 +1,6 @@
 package io.hyperframes.plan;
 
+import io.hyperframes.parallel.Recompute;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Provide;
@@ -7,8 +8,8 @@ import net.jqwik.api.Provide;
 /**
  * The layout degrees the planner's properties draw from, shared by the property classes that
  * implement this interface ({@code @ForAll("tps")} and so on find the providers here): catalog
- * models dense and mixture-of-experts, tensor- and pipeline-parallel degrees, and a small
- * exponent for the degrees given as powers of two.
+ * models dense and mixture-of-experts, tensor- and pipeline-parallel degrees, a small exponent
+ * for the degrees given as powers of two, ZeRO stages and recomputation policies.
  */
 interface LayoutArbitraries {
 
@@ -32,5 +33,17 @@ interface LayoutArbitraries {
   @Provide
   default Arbitrary<Integer> small() {
     return Arbitraries.of(0, 1, 2);
+  }
+
+  /** ZeRO stages 0 to 3. */
+  @Provide
+  default Arbitrary<Integer> zeros() {
+    return Arbitraries.of(0, 1, 2, 3);
+  }
+
+  /** No, selective and full recomputation. */
+  @Provide
+  default Arbitrary<Recompute> recomputes() {
+    return Arbitraries.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
   }
 }

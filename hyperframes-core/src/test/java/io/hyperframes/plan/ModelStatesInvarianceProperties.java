@@ -33,11 +33,6 @@ class ModelStatesInvarianceProperties implements LayoutArbitraries {
     return Arbitraries.of(1, 2, 4, 8);
   }
 
-  @Provide
-  Arbitrary<Recompute> recomputes() {
-    return Arbitraries.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
-  }
-
   @Property(tries = 1000)
   void statesDependOnlyOnTheParallelDegreesAndSharding(@ForAll("models") String name,
       @ForAll("tps") int tp, @ForAll("pps") int pp, @ForAll("small") int epLog,

@@ -113,9 +113,4 @@ class RecomputeOrderProperties implements LayoutArbitraries {
   Arbitrary<Integer> mbs() {
     return Arbitraries.of(1, 2, 4);
   }
-
-  @Provide
-  Arbitrary<Integer> zeros() {
-    return Arbitraries.of(0, 1, 2, 3);
-  }
 }

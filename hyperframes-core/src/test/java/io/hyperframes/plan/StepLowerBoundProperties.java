@@ -99,14 +99,4 @@ class StepLowerBoundProperties implements LayoutArbitraries {
   Arbitrary<Integer> mbs() {
     return Arbitraries.of(1, 2, 4);
   }
-
-  @Provide
-  Arbitrary<Integer> zeros() {
-    return Arbitraries.of(0, 1, 2, 3);
-  }
-
-  @Provide
-  Arbitrary<Recompute> recomputes() {
-    return Arbitraries.of(Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL);
-  }
 }
