@@ -143,6 +143,36 @@ public enum Engine {
     return null;
   }
 
+  /**
+   * Why the engine cannot run {@code layout.overlapGradReduce} false at ZeRO {@code zeroStage}
+   * (where it would overlap the reduction: {@link #overlapsGradientReduction}), naming the field,
+   * or null. PyTorch FSDP (and DDP) reduce on their own stream behind the backward pass with no
+   * switch to turn it off ({@code torch/distributed/fsdp/_runtime_utils.py},
+   * {@code _post_backward_hook}, at pytorch/pytorch 3ade90a6; FSDP2's reduce-scatter stream in
+   * {@code _fully_shard/_fsdp_param_group.py} at 002a76fb); Megatron-FSDP forces
+   * {@code overlap_grad_reduce} on for ZeRO-2 and ZeRO-3 ({@code optim_grads},
+   * {@code optim_grads_params}: {@code megatron/core/distributed/fsdp/src/megatron_fsdp/
+   * megatron_fsdp.py} lines 326-337 at NVIDIA/Megatron-LM d98e8a64); MaxText's collectives are
+   * XLA's, with no such setting in HyperFrames' model. DeepSpeed's {@code overlap_comm} and
+   * Megatron-LM's {@code --overlap-grad-reduce} at ZeRO 0/1 can be off.
+   */
+  public String gradReduceOverlapOffUnsupported(int pp, int zeroStage) {
+    if (!overlapsGradientReduction(pp)) {
+      return null;
+    }
+    return switch (this) {
+      case FSDP -> "layout.overlapGradReduce: false is not run by fsdp: PyTorch FSDP and DDP"
+          + " reduce the gradients on their own stream behind the backward pass, with no"
+          + " switch to turn it off";
+      case MEGATRON -> zeroStage >= 2 ? String.format(Locale.ROOT, "layout.overlapGradReduce:"
+          + " false is not run by megatron at zeroStage %s: Megatron-FSDP forces"
+          + " overlap_grad_reduce on for ZeRO-2 and ZeRO-3", zeroStage) : null;
+      case MAXTEXT -> "layout.overlapGradReduce: false is not a setting of maxtext in"
+          + " HyperFrames' model (XLA schedules its collectives)";
+      case DEEPSPEED -> null;
+    };
+  }
+
   /** Whether the engine's default attention kernel is fused on every tensor-core generation. */
   public boolean fusedAttentionByDefault() {
     return this == FSDP || this == MAXTEXT;

@@ -249,6 +249,8 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         "layout.shardGroupSize: %s does not divide layout.dp %s", shardGroupSize, dp);
     String overlap = engine.overlapUnsupported(pp, overlapGradReduce, overlapParamGather);
     checkArgument(overlap == null, "%s", overlap);
+    String off = overlapGradReduce ? null : engine.gradReduceOverlapOffUnsupported(pp, zeroStage);
+    checkArgument(off == null, "%s", off);
   }
 
   /**

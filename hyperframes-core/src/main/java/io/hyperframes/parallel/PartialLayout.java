@@ -280,7 +280,9 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         : layout.overlapGradReduce();
     boolean paramGather = overlapParamGather != null ? overlapParamGather
         : layout.overlapParamGather();
-    if (layout.engine().overlapUnsupported(layout.pp(), gradReduce, paramGather) != null) {
+    if (layout.engine().overlapUnsupported(layout.pp(), gradReduce, paramGather) != null
+        || !gradReduce && layout.engine().gradReduceOverlapOffUnsupported(layout.pp(),
+            layout.zeroStage()) != null) {
       return null;
     }
     return layout.withDataParallelOverlap(gradReduce, paramGather);
@@ -360,6 +362,11 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
       String overlap = engine.overlapUnsupported(pp == null ? 1 : pp,
           Boolean.TRUE.equals(overlapGradReduce), Boolean.TRUE.equals(overlapParamGather));
       checkArgument(overlap == null, "%s", overlap);
+      // An open stage is searched among those that run it (ZeRO 0 runs it wherever any does).
+      String off = Boolean.FALSE.equals(overlapGradReduce) ? engine
+          .gradReduceOverlapOffUnsupported(pp == null ? 1 : pp, zeroStage == null ? 0 : zeroStage)
+          : null;
+      checkArgument(off == null, "%s", off);
       // Only what is fixed can be checked here; pp and ZeRO left open are searched within what
       // the engine runs.
       String unsupported = unsupported(engine, pp, virtualStages,
@@ -435,6 +442,10 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
     }
     String overlap = e.overlapUnsupported(pp == null ? 1 : pp,
         Boolean.TRUE.equals(overlapGradReduce), Boolean.TRUE.equals(overlapParamGather));
+    if (overlap == null && Boolean.FALSE.equals(overlapGradReduce)) {
+      overlap = e.gradReduceOverlapOffUnsupported(pp == null ? 1 : pp,
+          zeroStage == null ? 0 : zeroStage);
+    }
     if (overlap != null) {
       return overlap;
     }

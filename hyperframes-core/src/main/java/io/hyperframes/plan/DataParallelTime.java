@@ -125,11 +125,17 @@ final class DataParallelTime {
       }
       // ZeRO-2: each micro-batch's gradients reduce-scattered behind its backward pass (the
       // gradients exist only there), the updated parameters gathered once a step where the
-      // engine gathers them (as ZeRO-1): no window hides two collectives.
-      case 2 -> parameterGather(l, groups.time(interconnect, cluster, Collective.ALL_GATHER,
-          weightBytes), units * forwardUnit, kappa)
-          + microBatches * exposed(groups.time(interconnect, cluster, Collective.REDUCE_SCATTER,
-              gradBytes), units * backwardUnit, kappa);
+      // engine gathers them (as ZeRO-1): no window hides two collectives. Without the overlap
+      // (DeepSpeed's overlap_comm false, the only engine that runs it off here) the buckets are
+      // still reduced during backward, on the compute stream, so none of it is hidden
+      // (deepspeed/runtime/zero/stage_1_and_2.py lines 1051-1058 and 1382-1390 at 38327e07).
+      case 2 -> {
+        double reduce = groups.time(interconnect, cluster, Collective.REDUCE_SCATTER, gradBytes);
+        yield parameterGather(l, groups.time(interconnect, cluster, Collective.ALL_GATHER,
+            weightBytes), units * forwardUnit, kappa)
+            + microBatches * (l.overlapGradReduce() ? exposed(reduce, units * backwardUnit, kappa)
+                : reduce);
+      }
       default -> fullyShardedExposed(cluster, l, states, groups, weightBytes, gradBytes, units,
           forwardUnit, backwardUnit, microBatches, backwardWindow, kappa, subModules,
           recomputeUnit);
@@ -298,7 +304,14 @@ final class DataParallelTime {
         gradBytes / units);
     boolean regather = l.recompute() == Recompute.FULL && l.engine().regathersForRecompute();
     double perMicroBatch;
-    if (subModules != null) {
+    if (!l.overlapGradReduce()) {
+      // DeepSpeed's overlap_comm false (the only engine that runs ZeRO-3 without the overlap
+      // here): the reduce-scatter and the parameter all-gathers run on the compute stream
+      // (deepspeed/runtime/zero/stage3.py lines 268-269 and 1258-1272, parameter_offload.py
+      // lines 143-144 at 38327e07), so every gather and reduction of every unit is exposed.
+      double gatherBackward = (l.reshardAfterForward() ? gather : 0.0) + (regather ? gather : 0.0);
+      perMicroBatch = units * (gather + gatherBackward + reduce);
+    } else if (subModules != null) {
       // DeepSpeed's sub-module schedule (Engine#fetchesPerSubModule; the caller builds the
       // sub-modules only for it): a regathering recomputation is a pass of its own.
       perMicroBatch = subModules.first() * (gather + reduce) + units * subModules.unitExposed(

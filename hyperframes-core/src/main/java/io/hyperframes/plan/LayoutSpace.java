@@ -184,6 +184,11 @@ final class LayoutSpace {
         out.add(overlap);
       }
     }
+    if (out.isEmpty() && Boolean.FALSE.equals(p.overlapGradReduce()) && !split.isEmpty()) {
+      Layout l = split.get(0);
+      String why = l.engine().gradReduceOverlapOffUnsupported(l.pp(), l.zeroStage());
+      checkArgument(why == null, "%s", why);
+    }
     checkArgument(!out.isEmpty(), "layout.overlapGradReduce: true is not run by %s with the"
         + " pipeline the request fixes (its pipeline engine reduces the gradients after the last"
         + " backward pass)", p.engineOrDefault().id());

@@ -139,9 +139,9 @@ public final class TrainingFindings {
               TrainingWorkload.MEASURED_DROPLESS_MOE_LOAD_IMBALANCE)));
     }
     double dataParallel = t.dataParallelCommSeconds() / step;
-    // The flag governs the reduction once a step: ZeRO 0 and 1, hybrid sharding's replicas.
-    boolean gradOff = l.gradReduceOverlapOff()
-        && (l.zeroStage() <= 1 || l.zeroStage() == 3 && l.shardRanks() < l.gradientRanks());
+    // The flag is run off only where the engine can (Engine#gradReduceOverlapOffUnsupported),
+    // and there it exposes the reduction at every ZeRO stage.
+    boolean gradOff = l.gradReduceOverlapOff();
     boolean gatherOff = l.paramGatherOverlapOff() && (l.zeroStage() == 1 || l.zeroStage() == 2);
     if ((gradOff || gatherOff) && l.dp() > 1 && dataParallel > OVERLAP_OFF_LIMIT) {
       String off = gradOff && gatherOff ? "the gradient reduction and the parameter gather"

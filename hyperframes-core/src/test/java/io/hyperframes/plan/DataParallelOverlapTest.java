@@ -101,26 +101,56 @@ class DataParallelOverlapTest {
   }
 
   /**
-   * The flag governs the reduction once a step: under ZeRO-3 without hybrid groups each unit's
-   * reduce-scatter runs behind its backward either way, and the step does not change; with
-   * hybrid groups the replicas' all-reduce is exposed.
+   * Off where the engine can run it off: DeepSpeed's {@code overlap_comm} false at ZeRO-2 and
+   * ZeRO-3 reduces on the compute stream (ZeRO-3 gathers there too), so the step grows by the
+   * time it no longer hides, and no less than the serialised reduce-scatters. PyTorch FSDP has no
+   * switch, and Megatron-FSDP forces the overlap at ZeRO-2/3: a request that turns it off there
+   * is refused naming the field (Engine#gradReduceOverlapOffUnsupported).
    */
   @Test
-  void zeroThreeReducesPerUnitEitherWay() {
-    String fsdp = "{\"model\": {\"catalog\": \"llama2-7b\"}, \"cluster\": {\"accelerator\":"
+  void theOverlapIsOffOnlyWhereTheEngineCanTurnItOff() {
+    String request = "{\"model\": {\"catalog\": \"llama2-7b\"}, \"cluster\": {\"accelerator\":"
         + " \"a100-sxm-80gb\", \"devices\": 64}, \"workload\": {\"type\": \"training\","
         + " \"precision\": \"bf16-mixed\", \"globalBatchSize\": 128}, \"layout\": {\"tp\": 1,"
-        + " \"pp\": 1, \"dp\": 64, \"microBatch\": 2, \"recompute\": \"none\","
-        + " \"zeroStage\": 3, \"engine\": \"fsdp\"%s}}";
-    TrainingEstimate on = HyperFrames.estimate(fsdp.formatted(""));
-    TrainingEstimate off = HyperFrames.estimate(fsdp.formatted(
-        ", \"overlapGradReduce\": false"));
-    assertEquals(on.stepSeconds(), off.stepSeconds(), 0.0);
-    TrainingEstimate hybridOn = HyperFrames.estimate(fsdp.formatted(", \"shardGroupSize\": 8"));
-    TrainingEstimate hybridOff = HyperFrames.estimate(fsdp.formatted(
-        ", \"shardGroupSize\": 8, \"overlapGradReduce\": false"));
-    assertTrue(hybridOff.stepSeconds() > hybridOn.stepSeconds(),
-        hybridOff.stepSeconds() + " > " + hybridOn.stepSeconds());
+        + " \"pp\": 1, \"dp\": 64, \"microBatch\": 2, \"recompute\": \"none\"%s}}";
+    for (int zero : new int[] {2, 3}) {
+      String ds = ", \"zeroStage\": " + zero + ", \"engine\": \"deepspeed\"";
+      TrainingEstimate on = HyperFrames.estimate(request.formatted(ds));
+      TrainingEstimate off = HyperFrames.estimate(request.formatted(ds
+          + ", \"overlapGradReduce\": false"));
+      assertFalse(off.layout().overlapGradReduce());
+      assertTrue(off.time().dataParallelCommSeconds() > on.time().dataParallelCommSeconds(),
+          "ZeRO-" + zero + ": " + off.time().dataParallelCommSeconds() + " > "
+              + on.time().dataParallelCommSeconds());
+      assertEquals(on.stepSeconds() - on.time().dataParallelCommSeconds(),
+          off.stepSeconds() - off.time().dataParallelCommSeconds(), 1e-9 * on.stepSeconds(),
+          "only the data-parallel time changes");
+    }
+    for (String refused : new String[] {", \"zeroStage\": 3, \"engine\": \"fsdp\"",
+        ", \"zeroStage\": 3, \"engine\": \"fsdp\", \"shardGroupSize\": 8",
+        ", \"zeroStage\": 0, \"engine\": \"fsdp\"",
+        ", \"zeroStage\": 2, \"engine\": \"megatron\"",
+        ", \"zeroStage\": 3, \"engine\": \"megatron\""}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> HyperFrames.estimate(request.formatted(refused
+              + ", \"overlapGradReduce\": false")), refused);
+      assertTrue(e.getMessage().startsWith("layout.overlapGradReduce: false is not run by"),
+          e.getMessage());
+    }
+    // Megatron-LM at ZeRO-1 runs it off (its distributed optimizer's default).
+    TrainingEstimate megatron = HyperFrames.estimate(request.formatted(", \"zeroStage\": 1,"
+        + " \"engine\": \"megatron\", \"overlapGradReduce\": false"));
+    assertFalse(megatron.layout().overlapGradReduce());
+    // With the engine and the stage open, a plan that fixes it off is searched where it runs.
+    Plan p = Planner.analytical().plan(PlanRequests.parse("{\"model\": {\"catalog\":"
+        + " \"llama2-7b\"}, \"cluster\": {\"accelerator\": \"a100-sxm-80gb\", \"devices\": 64},"
+        + " \"workload\": {\"type\": \"training\", \"precision\": \"bf16-mixed\","
+        + " \"globalBatchSize\": 128, \"trainingTokens\": 1e10}, \"layout\":"
+        + " {\"overlapGradReduce\": false}}"));
+    io.hyperframes.parallel.Layout best = p.best().estimate().layout();
+    assertFalse(best.overlapGradReduce(), best.toString());
+    assertTrue(best.engine() == Engine.DEEPSPEED
+        || best.engine() == Engine.MEGATRON && best.zeroStage() <= 1, best.toString());
   }
 
   @Test
