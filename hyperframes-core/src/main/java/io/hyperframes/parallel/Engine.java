@@ -127,20 +127,24 @@ public enum Engine {
   }
 
   /**
-   * Why the engine cannot overlap what a layout asks it to ({@code layout.overlapGradReduce},
+   * Why the engine cannot run the data-parallel overlap a layout fixes at ZeRO {@code zeroStage}
+   * ({@code null}: left open), naming the field, or null: {@code layout.overlapGradReduce} or
    * {@code layout.overlapParamGather} true where {@link #overlapsGradientReduction} or
-   * {@link #overlapsParameterGather} says no), naming the field, or null.
+   * {@link #overlapsParameterGather} says no, and {@code layout.overlapGradReduce} false where
+   * the engine has no such setting ({@link #gradReduceOverlapOffUnsupported}).
    */
-  public String overlapUnsupported(int pp, boolean gradReduce, boolean paramGather) {
-    if (gradReduce && !overlapsGradientReduction(pp)) {
+  public String overlapUnsupported(int pp, int zeroStage, Boolean gradReduce,
+      Boolean paramGather) {
+    if (Boolean.TRUE.equals(gradReduce) && !overlapsGradientReduction(pp)) {
       return String.format(Locale.ROOT, "layout.overlapGradReduce: true is not run by %s with pp"
           + " %s: its pipeline engine reduces the gradients after the last backward pass", id, pp);
     }
-    if (paramGather && !overlapsParameterGather()) {
+    if (Boolean.TRUE.equals(paramGather) && !overlapsParameterGather()) {
       return String.format(Locale.ROOT, "layout.overlapParamGather: true is not run by %s: it"
           + " gathers the updated parameters after the optimizer step", id);
     }
-    return null;
+    return Boolean.FALSE.equals(gradReduce) ? gradReduceOverlapOffUnsupported(pp, zeroStage)
+        : null;
   }
 
   /**
@@ -156,7 +160,7 @@ public enum Engine {
    * XLA's, with no such setting in HyperFrames' model. DeepSpeed's {@code overlap_comm} and
    * Megatron-LM's {@code --overlap-grad-reduce} at ZeRO 0/1 can be off.
    */
-  public String gradReduceOverlapOffUnsupported(int pp, int zeroStage) {
+  private String gradReduceOverlapOffUnsupported(int pp, int zeroStage) {
     if (!overlapsGradientReduction(pp)) {
       return null;
     }

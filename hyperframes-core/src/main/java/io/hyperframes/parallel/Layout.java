@@ -247,10 +247,9 @@ public record Layout(int tp, int pp, int dp, int virtualStages, int microBatch,
         "layout.shardGroupSize: %s needs zeroStage 1 or 3, got %s", shardGroupSize, zeroStage);
     checkArgument(shardGroupSize == 0 || dp % shardGroupSize == 0,
         "layout.shardGroupSize: %s does not divide layout.dp %s", shardGroupSize, dp);
-    String overlap = engine.overlapUnsupported(pp, overlapGradReduce, overlapParamGather);
+    String overlap = engine.overlapUnsupported(pp, zeroStage, overlapGradReduce,
+        overlapParamGather);
     checkArgument(overlap == null, "%s", overlap);
-    String off = overlapGradReduce ? null : engine.gradReduceOverlapOffUnsupported(pp, zeroStage);
-    checkArgument(off == null, "%s", off);
   }
 
   /**

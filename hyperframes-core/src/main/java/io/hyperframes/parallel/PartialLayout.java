@@ -280,9 +280,8 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         : layout.overlapGradReduce();
     boolean paramGather = overlapParamGather != null ? overlapParamGather
         : layout.overlapParamGather();
-    if (layout.engine().overlapUnsupported(layout.pp(), gradReduce, paramGather) != null
-        || !gradReduce && layout.engine().gradReduceOverlapOffUnsupported(layout.pp(),
-            layout.zeroStage()) != null) {
+    if (layout.engine().overlapUnsupported(layout.pp(), layout.zeroStage(), gradReduce,
+        paramGather) != null) {
       return null;
     }
     return layout.withDataParallelOverlap(gradReduce, paramGather);
@@ -359,14 +358,11 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
         "layout.reshardAfterForward: needs zeroStage 3, got %s", zeroStage);
     if (engine != null) {
       // (A compact constructor's fields are assigned at its end: the check takes its values.)
+      // An open stage is searched among those that run it (ZeRO 0 runs a fixed false wherever
+      // any stage does).
       String overlap = engine.overlapUnsupported(pp == null ? 1 : pp,
-          Boolean.TRUE.equals(overlapGradReduce), Boolean.TRUE.equals(overlapParamGather));
+          zeroStage == null ? 0 : zeroStage, overlapGradReduce, overlapParamGather);
       checkArgument(overlap == null, "%s", overlap);
-      // An open stage is searched among those that run it (ZeRO 0 runs it wherever any does).
-      String off = Boolean.FALSE.equals(overlapGradReduce) ? engine
-          .gradReduceOverlapOffUnsupported(pp == null ? 1 : pp, zeroStage == null ? 0 : zeroStage)
-          : null;
-      checkArgument(off == null, "%s", off);
       // Only what is fixed can be checked here; pp and ZeRO left open are searched within what
       // the engine runs.
       String unsupported = unsupported(engine, pp, virtualStages,
@@ -441,11 +437,7 @@ public record PartialLayout(Integer tp, Integer pp, Integer dp, Integer virtualS
           + " HyperFrames' model, not by %s", e.id());
     }
     String overlap = e.overlapUnsupported(pp == null ? 1 : pp,
-        Boolean.TRUE.equals(overlapGradReduce), Boolean.TRUE.equals(overlapParamGather));
-    if (overlap == null && Boolean.FALSE.equals(overlapGradReduce)) {
-      overlap = e.gradReduceOverlapOffUnsupported(pp == null ? 1 : pp,
-          zeroStage == null ? 0 : zeroStage);
-    }
+        zeroStage == null ? 0 : zeroStage, overlapGradReduce, overlapParamGather);
     if (overlap != null) {
       return overlap;
     }

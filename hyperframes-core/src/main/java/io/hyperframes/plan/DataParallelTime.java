@@ -303,13 +303,13 @@ final class DataParallelTime {
     double reduce = groups.time(interconnect, cluster, Collective.REDUCE_SCATTER,
         gradBytes / units);
     boolean regather = l.recompute() == Recompute.FULL && l.engine().regathersForRecompute();
+    double gatherBackward = (l.reshardAfterForward() ? gather : 0.0) + (regather ? gather : 0.0);
     double perMicroBatch;
     if (!l.overlapGradReduce()) {
       // DeepSpeed's overlap_comm false (the only engine that runs ZeRO-3 without the overlap
       // here): the reduce-scatter and the parameter all-gathers run on the compute stream
       // (deepspeed/runtime/zero/stage3.py lines 268-269 and 1258-1272, parameter_offload.py
       // lines 143-144 at 38327e07), so every gather and reduction of every unit is exposed.
-      double gatherBackward = (l.reshardAfterForward() ? gather : 0.0) + (regather ? gather : 0.0);
       perMicroBatch = units * (gather + gatherBackward + reduce);
     } else if (subModules != null) {
       // DeepSpeed's sub-module schedule (Engine#fetchesPerSubModule; the caller builds the
@@ -318,7 +318,6 @@ final class DataParallelTime {
           gather, l.reshardAfterForward() ? gather : 0.0, reduce, forwardUnit, regather,
           recomputeUnit, backwardUnit - (regather ? recomputeUnit : 0.0), kappa);
     } else {
-      double gatherBackward = (l.reshardAfterForward() ? gather : 0.0) + (regather ? gather : 0.0);
       perMicroBatch = gather + (units - 1) * exposed(gather, forwardUnit, kappa)
           + units * exposed(gatherBackward + reduce, backwardUnit, kappa) + reduce;
     }

@@ -186,7 +186,7 @@ final class LayoutSpace {
     }
     if (out.isEmpty() && Boolean.FALSE.equals(p.overlapGradReduce()) && !split.isEmpty()) {
       Layout l = split.get(0);
-      String why = l.engine().gradReduceOverlapOffUnsupported(l.pp(), l.zeroStage());
+      String why = l.engine().overlapUnsupported(l.pp(), l.zeroStage(), false, null);
       checkArgument(why == null, "%s", why);
     }
     checkArgument(!out.isEmpty(), "layout.overlapGradReduce: true is not run by %s with the"

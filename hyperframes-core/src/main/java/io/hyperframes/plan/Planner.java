@@ -274,9 +274,9 @@ public final class Planner {
   /**
    * Rule 3's compute of one micro-batch on the slowest pipeline rank
    * ({@link TrainingEstimator#slowestRankComputeSeconds}), per layout of a group at its current
-   * micro-batch size, on the layout's dispatcher and on DeepEP: it depends on neither the global
-   * batch nor the virtual stages, which the loops under a micro-batch size vary. NaN until
-   * computed; a group's loops run on one thread.
+   * micro-batch size, on the layout's dispatcher and on DeepEP (infinite where the layout has no
+   * DeepEP alternative): it depends on neither the global batch nor the virtual stages, which the
+   * loops under a micro-batch size vary. NaN until computed; a group's loops run on one thread.
    */
   private static final class Bounds {
     private final double[] seconds;
@@ -387,8 +387,7 @@ public final class Planner {
     }
     // Tokens a step below the floor times the bound: fewer tokens per second than the floor.
     double floor = acc.top.get(acc.top.size() - 1).estimate().tokensPerSecond()
-        * (1 - BOUND_MARGIN) * (w.globalBatchSize() / (l.dp() * l.microBatch())
-            + (l.pp() - 1.0) / l.virtualStages());
+        * (1 - BOUND_MARGIN) * TrainingEstimator.lowerBoundMicroBatches(w, l);
     double tokensPerStep = (double) w.globalBatchSize() * m.seqLen();
     double[] bounds = g.bounds().of(l.microBatch());
     if (Double.isNaN(bounds[2 * slot])) {
@@ -397,12 +396,11 @@ public final class Planner {
     if (!(tokensPerStep < floor * bounds[2 * slot])) {
       return false;
     }
-    Layout deepEp = deepEpLayout(r.layout(), m, g.cluster(), l);
-    if (deepEp == null) {
-      return true;
-    }
     if (Double.isNaN(bounds[2 * slot + 1])) {
-      bounds[2 * slot + 1] = estimator.slowestRankComputeSeconds(m, g.cluster(), w, deepEp);
+      // Without a DeepEP alternative nothing else can rank: an infinite bound.
+      Layout deepEp = deepEpLayout(r.layout(), m, g.cluster(), l);
+      bounds[2 * slot + 1] = deepEp == null ? Double.POSITIVE_INFINITY
+          : estimator.slowestRankComputeSeconds(m, g.cluster(), w, deepEp);
     }
     return tokensPerStep < floor * bounds[2 * slot + 1];
   }

@@ -500,9 +500,6 @@ public final class TrainingEstimator {
         microBatches * slowest.cp());
   }
 
-
-
-
   /**
    * A lower bound on the step time of {@code l} is {@code (m + (pp − 1) / v) · c}, {@code m} the
    * micro-batches a step, where {@code c} is this: the compute of one micro-batch on its slowest
@@ -542,9 +539,16 @@ public final class TrainingEstimator {
   /** {@link #slowestRankComputeSeconds} as a bound on the step time of {@code l}. */
   double stepSecondsLowerBound(TransformerSpec model, Cluster cluster, TrainingWorkload w,
       Layout l) {
+    return lowerBoundMicroBatches(w, l) * slowestRankComputeSeconds(model, cluster, w, l);
+  }
+
+  /**
+   * The slowest rank's micro-batches a step of the bound: the step's micro-batches and the
+   * bubble's {@code (pp − 1) / v}.
+   */
+  static double lowerBoundMicroBatches(TrainingWorkload w, Layout l) {
     int microBatches = w.globalBatchSize() / (l.dp() * l.microBatch());
-    return (microBatches + (l.pp() - 1.0) / l.virtualStages())
-        * slowestRankComputeSeconds(model, cluster, w, l);
+    return microBatches + (l.pp() - 1.0) / l.virtualStages();
   }
 
   /**

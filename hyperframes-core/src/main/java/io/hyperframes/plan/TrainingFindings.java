@@ -139,7 +139,7 @@ public final class TrainingFindings {
               TrainingWorkload.MEASURED_DROPLESS_MOE_LOAD_IMBALANCE)));
     }
     double dataParallel = t.dataParallelCommSeconds() / step;
-    // The flag is run off only where the engine can (Engine#gradReduceOverlapOffUnsupported),
+    // The flag is run off only where the engine can (Engine#overlapUnsupported),
     // and there it exposes the reduction at every ZeRO stage.
     boolean gradOff = l.gradReduceOverlapOff();
     boolean gatherOff = l.paramGatherOverlapOff() && (l.zeroStage() == 1 || l.zeroStage() == 2);

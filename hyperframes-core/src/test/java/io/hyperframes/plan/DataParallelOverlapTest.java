@@ -105,7 +105,7 @@ class DataParallelOverlapTest {
    * ZeRO-3 reduces on the compute stream (ZeRO-3 gathers there too), so the step grows by the
    * time it no longer hides, and no less than the serialised reduce-scatters. PyTorch FSDP has no
    * switch, and Megatron-FSDP forces the overlap at ZeRO-2/3: a request that turns it off there
-   * is refused naming the field (Engine#gradReduceOverlapOffUnsupported).
+   * is refused naming the field (Engine#overlapUnsupported).
    */
   @Test
   void theOverlapIsOffOnlyWhereTheEngineCanTurnItOff() {
