@@ -43,10 +43,13 @@ class ServingFromTest {
           f.id());
       assertEquals(hopper.kvPerHeadBandwidthFraction(), k.kvPerHeadBandwidthFraction(), f.id());
       assertEquals(hopper.kvPerHeadRereadFraction(), k.kvPerHeadRereadFraction(), f.id());
-      // Training keeps what a Blackwell accelerator had in these formats without the entry.
+      // The matmul constants are Hopper FP8's too (the half dimension since 2026-12-07,
+      // MatmulPriorTest); the efficiency and half rows are what a Blackwell accelerator had in
+      // these formats without the entry.
       Accelerator b200 = c.accelerators().get("b200-sxm-192gb");
       assertEquals(b200.matmulEfficiency(), k.matmul(), f.id());
-      assertEquals(b200.matmulHalfDim(), k.halfDim(), f.id());
+      assertEquals(hopper.matmul(), k.matmul(), f.id());
+      assertEquals(hopper.halfDim(), k.halfDim(), f.id());
       assertEquals(b200.matmulHalfRows(), k.halfRows(), f.id());
       assertEquals(0.0, k.attention(), f.id());
       assertEquals(0.0, k.layerOverheadSeconds(), f.id());

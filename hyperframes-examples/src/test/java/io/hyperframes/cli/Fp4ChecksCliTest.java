@@ -14,17 +14,17 @@ class Fp4ChecksCliTest {
 
   @Test
   void theHeldOutReportIsPrinted() throws Exception {
-    // Since 2026-12-06 on Hopper FP8's serving constants (hardware.json, decisions): Llama 3.3
-    // 70B within ±20 % on every row, Qwen3-30B-A3B still too fast where prompts and outputs
-    // are short.
-    java.util.List<Double> llama = CliTest.reportErrors("capacity-checks-fp4.json", "18.28",
+    // Since 2026-12-06 on Hopper FP8's serving constants and since 2026-12-07 on its matmul half
+    // dimension (hardware.json, decisions): Llama 3.3 70B within ±20 % on every row (−19 to
+    // +10 %), Qwen3-30B-A3B still too fast where prompts and outputs are short.
+    java.util.List<Double> llama = CliTest.reportErrors("capacity-checks-fp4.json", "17.01",
         "trtllmdev-llama3\\.3-70b-\\S+-fp4-\\S+", "capacityOutputTokensPerSecondPerDevice");
     assertTrue(llama.size() == 10 && llama.stream().allMatch(e -> Math.abs(e) <= 20),
         llama.toString());
-    java.util.List<Double> qwenShort = CliTest.reportErrors("capacity-checks-fp4.json", "18.28",
+    java.util.List<Double> qwenShort = CliTest.reportErrors("capacity-checks-fp4.json", "17.01",
         "trtllmdev-qwen3-30b-a3b-\\S+-fp4-tp1-10\\d\\d-10\\d\\d",
         "capacityOutputTokensPerSecondPerDevice");
-    assertTrue(qwenShort.size() == 4 && qwenShort.stream().allMatch(e -> e > 40),
+    assertTrue(qwenShort.size() == 4 && qwenShort.stream().allMatch(e -> e > 35),
         qwenShort.toString());
   }
 }

@@ -144,8 +144,9 @@ class PretrainingRunsCliTest {
   }
 
   /**
-   * torchtitan's DeepEP benchmark (docs/validation.md, "Three more held-out sources"): every row's
-   * tokens a GPU predicted 55-72 % too high, nearly flat over 8 to 128 GPUs as the run's are; the
+   * torchtitan's DeepEP benchmark (docs/validation.md, "Three more held-out sources"; held out
+   * until the Blackwell half dimensions of 2026-12-07): every row's tokens a GPU predicted 34-48 %
+   * too high (55-72 % before), nearly flat over 8 to 128 GPUs as the run's are; the
    * estimate of the 8-GPU row spends its exchange in all-to-all and hides the FSDP collectives.
    */
   @Test
@@ -153,7 +154,7 @@ class PretrainingRunsCliTest {
     String out = CliTest.validatedInDocs("titan-deepep-cases.json");
     Map<String, Double> errors = CliTest.errorsById(out, "tokensPerSecondPerDevice");
     assertEquals(6, errors.size(), out);
-    errors.forEach((id, e) -> assertTrue(e > 55.0 && e < 72.0, id + ": " + e + " %"));
+    errors.forEach((id, e) -> assertTrue(e > 34.0 && e < 48.0, id + ": " + e + " %"));
     JsonNode t = estimate("titan-deepep-cases.json",
         "titandeepep2025-qwen3-30b-a3b-8b200-fsdp-ep8-lbs8").get("time");
     assertTrue(t.get("exposedCommByKind").get("allToAllSeconds").asDouble() > 0.1
@@ -283,7 +284,8 @@ class PretrainingRunsCliTest {
    * The MoE Parallel Folding paper's Mixtral 8x22B and Qwen2-57B-A14B rows (docs/validation.md,
    * "Held-out mixtures of experts"): each within ±15 % (too slow), and over them and DeepSeek-V3's
    * row, the 23 held-out MoE rows, the mean the report prints (10.38 %, above issue 32's 10 %);
-   * with torchtitan's six DeepEP rows, the 29 held-out MoE rows' mean (21.58 %).
+   * torchtitan's six DeepEP rows were held out too until the decision of 2026-12-07 looked at
+   * them (hardware.json), and the report says so.
    */
   @Test
   void heldOutMixturesOfExperts() throws IOException {
@@ -300,14 +302,12 @@ class PretrainingRunsCliTest {
       sum += Math.abs(e);
     }
     assertEquals(10.38, sum / 23, 0.01, "the 23 held-out MoE rows");
-    for (double e : CliTest.errorsById(CliTest.validatedInDocs("titan-deepep-cases.json"),
-        "tokensPerSecondPerDevice").values()) {
-      sum += Math.abs(e);
-    }
-    assertEquals(21.58, sum / 29, 0.01, "the 29 held-out MoE rows");
     String doc = Files.readString(Path.of("..", "docs", "validation.md"), StandardCharsets.UTF_8);
     assertTrue(doc.contains("23 held-out MoE rows, with DeepSeek-V3, the mean is 10.38 %"));
-    assertTrue(doc.contains("the 29 held-out MoE rows the mean is 21.58 %"));
+    assertTrue(doc.contains("The held-out MoE rows are again the 23, 10.38 % with the shipped"
+        + " constants"));
+    assertTrue(io.hyperframes.catalog.Catalog.builtIn().decisions().stream()
+        .anyMatch(d -> d.lookedAt().contains("titandeepep2025")), "titandeepep2025 looked at");
   }
 
   /**
