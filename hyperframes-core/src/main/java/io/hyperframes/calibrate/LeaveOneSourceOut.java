@@ -181,7 +181,9 @@ public final class LeaveOneSourceOut {
     catalog.accelerators().values().forEach(a -> generations.add(a.generation()));
     long from = residuals.stream().map(Residual::source).distinct().count();
     ObjectNode root = Json.mapper().createObjectNode();
-    root.put("version", 1);
+    // A catalog file's version is a string (CatalogFile): the catalog the bands were made on,
+    // so that the file loads as a --catalog override.
+    root.put("version", catalog.version());
     ArrayNode list = root.putArray("intervals");
     for (String g : generations) {
       for (String r : regimes) {

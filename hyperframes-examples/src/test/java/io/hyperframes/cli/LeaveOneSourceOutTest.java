@@ -40,15 +40,9 @@ class LeaveOneSourceOutTest {
           StandardCharsets.UTF_8)).get("cases"));
     }
     Path file = Files.writeString(dir.resolve("all.json"), all.toString());
-    Path written = dir.resolve("intervals.json");
     CliTest.Result r = CliTest.run("validate", "--leave-one-source-out", "--cases",
-        file.toString(), "--write-intervals", written.toString());
+        file.toString());
     assertEquals(0, r.status(), r.err());
-    // The shipped catalog's step-time intervals are what the command writes from these
-    // residuals (its serving intervals come from validate --serving-intervals).
-    assertEquals(Json.parseObject("intervals", Files.readString(written,
-        StandardCharsets.UTF_8)).get("intervals"), shippedIntervals(false),
-        "hardware.json intervals differ from validate --write-intervals");
     CliTest.assertPrints(Path.of("..", "docs", "validation.md"), r.out());
     // Every source row says whether it is held out, and the held-out mean names its sources.
     int rows = 0;
@@ -107,9 +101,19 @@ class LeaveOneSourceOutTest {
           StandardCharsets.UTF_8)).get("cases"));
     }
     Path file = Files.writeString(dir.resolve("every.json"), all.toString());
+    Path written = dir.resolve("intervals.json");
     CliTest.Result r = CliTest.run("validate", "--leave-one-source-out", "--cases",
-        file.toString());
+        file.toString(), "--write-intervals", written.toString());
     assertEquals(0, r.status(), r.err());
+    // The shipped catalog's step-time intervals are what the command writes from the residuals
+    // of every recorded training run (since 2026-12-07; its serving intervals come from validate
+    // --serving-intervals), and the file it writes loads as a catalog override.
+    assertEquals(Json.parseObject("intervals", Files.readString(written,
+        StandardCharsets.UTF_8)).get("intervals"), shippedIntervals(false),
+        "hardware.json intervals differ from validate --write-intervals over every run");
+    CliTest.Result loaded = CliTest.run("estimate", "--request",
+        "../examples/llama2-70b-h100.json", "--catalog", written.toString());
+    assertEquals(0, loaded.status(), loaded.err());
     CliTest.assertPrints(Path.of("..", "docs", "validation.md"), r.out());
     Matcher out = Pattern.compile("Out of sample \\(sources no shipped constant or modelling"
         + " decision was fitted on: ([^)]*)\\): mean \\|error\\| ([0-9.]+) %").matcher(r.out());

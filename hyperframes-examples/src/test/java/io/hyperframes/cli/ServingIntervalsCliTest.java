@@ -37,6 +37,10 @@ class ServingIntervalsCliTest {
         "hardware.json serving intervals differ from validate --serving-intervals");
     CliTest.assertPrints(Path.of("..", "docs", "validation.md"), r.out());
     assertTrue(r.out().contains("| hopper serving | 246 |"), r.out());
+    // The written file is a catalog override, as docs/inference.md says ("then --catalog FILE").
+    CliTest.Result loaded = CliTest.run("estimate", "--request",
+        "../examples/serve-llama3-70b-capacity.json", "--catalog", written.toString());
+    assertEquals(0, loaded.status(), loaded.err());
   }
 
   @Test
