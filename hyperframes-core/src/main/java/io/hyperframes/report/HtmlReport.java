@@ -201,20 +201,21 @@ public final class HtmlReport {
     Candidate first = feasible.get(0);
     double perDevice = first.estimate().tokensPerSecond() / first.estimate().devices();
     maxT = Math.max(maxT, perDevice * maxN) * 1.05;
-    StringBuilder s = axes("devices", "tokens/s", maxN, maxT);
+    StringBuilder s = axes("devices", "tokens/s", maxN, 0, maxT);
     s.append(fmt("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#aaa\""
         + " stroke-dasharray=\"4 3\"/>", px(first.estimate().devices(), maxN),
-        py(first.estimate().tokensPerSecond(), maxT), px(maxN, maxN), py(perDevice * maxN, maxT)));
+        py(first.estimate().tokensPerSecond(), 0, maxT), px(maxN, maxN),
+        py(perDevice * maxN, 0, maxT)));
     StringBuilder path = new StringBuilder();
     for (Candidate c : feasible) {
       path.append(path.length() == 0 ? "M" : " L").append(fmt("%.1f %.1f",
-          px(c.estimate().devices(), maxN), py(c.estimate().tokensPerSecond(), maxT)));
+          px(c.estimate().devices(), maxN), py(c.estimate().tokensPerSecond(), 0, maxT)));
     }
     s.append("<path d=\"").append(path).append("\" fill=\"none\" stroke=\"#4e79a7\""
         + " stroke-width=\"2\"/>");
     for (Candidate c : feasible) {
       s.append(fmt("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#4e79a7\"/>",
-          px(c.estimate().devices(), maxN), py(c.estimate().tokensPerSecond(), maxT)));
+          px(c.estimate().devices(), maxN), py(c.estimate().tokensPerSecond(), 0, maxT)));
     }
     s.append("<text x=\"300\" y=\"30\" font-size=\"11\" fill=\"#777\">dashed: linear"
         + " scaling</text>");
@@ -228,21 +229,28 @@ public final class HtmlReport {
     }
     double maxD = 0;
     double maxC = 0;
+    double minC = Double.POSITIVE_INFINITY;
     for (Candidate c : feasible) {
       maxD = Math.max(maxD, c.estimate().trainingDays());
       maxC = Math.max(maxC, c.cost().totalUsd());
+      minC = Math.min(minC, c.cost().totalUsd());
     }
-    maxD *= 1.05;
-    maxC *= 1.05;
     if (maxC <= 0) {
       return "<p>No price known: give pricing.pricePerDeviceHour.</p>";
     }
-    StringBuilder s = axes("training days", "cost (USD)", maxD, maxC);
+    maxD *= 1.05;
+    // The cost axis spans the costs seen, padded by a tenth of their range (5 % of the cost when
+    // they are all equal): cost barely moves with the device count when communication hides,
+    // and an axis from 0 would draw every point on one line.
+    double pad = maxC > minC ? 0.1 * (maxC - minC) : 0.05 * maxC;
+    double lowC = Math.max(0, minC - pad);
+    maxC += pad;
+    StringBuilder s = axes("training days", "cost (USD)", maxD, lowC, maxC);
     for (Candidate c : feasible) {
       boolean onFront = front.contains(c);
       s.append(fmt("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>%d devices:"
           + " %.1f days, %.3g USD</title></circle>", px(c.estimate().trainingDays(), maxD),
-          py(c.cost().totalUsd(), maxC), onFront ? 5 : 3, onFront ? "#e15759" : "#bbb",
+          py(c.cost().totalUsd(), lowC, maxC), onFront ? 5 : 3, onFront ? "#e15759" : "#bbb",
           c.estimate().devices(), c.estimate().trainingDays(), c.cost().totalUsd()));
     }
     s.append("<text x=\"300\" y=\"30\" font-size=\"11\" fill=\"#e15759\">red: Pareto"
@@ -250,19 +258,24 @@ public final class HtmlReport {
     return s.append("</svg>").toString();
   }
 
-  private static StringBuilder axes(String xLabel, String yLabel, double maxX, double maxY) {
+  /** Axes from 0 to {@code maxX} and from {@code minY} to {@code maxY}, with five ticks each. */
+  private static StringBuilder axes(String xLabel, String yLabel, double maxX, double minY,
+      double maxY) {
     StringBuilder s = new StringBuilder();
     s.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"480\" height=\"300\""
         + " role=\"img\">");
     s.append("<line x1=\"60\" y1=\"260\" x2=\"460\" y2=\"260\" stroke=\"#333\"/>");
     s.append("<line x1=\"60\" y1=\"20\" x2=\"60\" y2=\"260\" stroke=\"#333\"/>");
+    // Enough significant digits that the y ticks differ when the axis spans a narrow range.
+    int digits = (int) Math.max(3, Math.min(8, 2 + Math.ceil(Math.log10(
+        Math.max(Math.abs(minY), Math.abs(maxY)) / ((maxY - minY) / 4)))));
     for (int i = 0; i <= 4; i++) {
       double fx = maxX * i / 4;
-      double fy = maxY * i / 4;
+      double fy = minY + (maxY - minY) * i / 4;
       s.append(fmt("<text x=\"%.1f\" y=\"275\" font-size=\"10\" text-anchor=\"middle\">%.3g"
           + "</text>", px(fx, maxX), fx));
-      s.append(fmt("<text x=\"55\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.3g</text>",
-          py(fy, maxY) + 3, fy));
+      s.append(fmt("<text x=\"55\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>",
+          py(fy, minY, maxY) + 3, fmt("%." + digits + "g", fy)));
     }
     s.append(fmt("<text x=\"260\" y=\"294\" font-size=\"12\" text-anchor=\"middle\">%s</text>",
         esc(xLabel)));
@@ -275,8 +288,8 @@ public final class HtmlReport {
     return 60 + x / maxX * 400;
   }
 
-  private static double py(double y, double maxY) {
-    return 260 - y / maxY * 240;
+  private static double py(double y, double minY, double maxY) {
+    return 260 - (y - minY) / (maxY - minY) * 240;
   }
 
   /** Cards, verdicts and severities of the plan and comparison reports. */

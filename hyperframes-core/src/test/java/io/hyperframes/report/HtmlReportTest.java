@@ -14,15 +14,18 @@ import org.junit.jupiter.api.Test;
 /** The HTML report is self-contained and carries its four charts. */
 class HtmlReportTest {
 
+  /** Llama 2 7B on 8-64 A100 for 200 B tokens: communication hides, cost barely moves. */
+  private static final PlanRequest REQUEST = PlanRequests.parse("""
+      {"model": {"catalog": "llama2-7b"}, "cluster": {"accelerator": "a100-sxm-80gb",
+       "devices": "8-64"}, "workload": {"type": "training", "precision": "bf16-mixed",
+       "trainingTokens": 2e11}}
+      """);
+
   @Test
   void reportHasFourChartsAndLoadsNothingFromOutside() {
-    PlanRequest r = PlanRequests.parse("""
-        {"model": {"catalog": "llama2-7b"}, "cluster": {"accelerator": "a100-sxm-80gb",
-         "devices": "8-64"}, "workload": {"type": "training", "precision": "bf16-mixed",
-         "trainingTokens": 2e11}}
-        """);
-    Plan plan = Planner.analytical().plan(r);
-    String html = HtmlReport.render(plan, "test <report>", r.cluster().accelerator().memoryBytes());
+    Plan plan = Planner.analytical().plan(REQUEST);
+    String html = HtmlReport.render(plan, "test <report>",
+        REQUEST.cluster().accelerator().memoryBytes());
     assertTrue(html.startsWith("<!DOCTYPE html>"));
     assertEquals(4, Pattern.compile("<svg ").matcher(html).results().count());
     assertFalse(html.contains("<script"), "no scripts");
@@ -36,5 +39,21 @@ class HtmlReportTest {
     assertTrue(html.contains(String.format(java.util.Locale.ROOT, "%.1f-%.1f",
         e.trainingDaysLow(), e.trainingDaysHigh())), "the time-to-train interval is shown");
     assertTrue(html.contains("Golden parameters") && html.contains("Findings"));
+  }
+
+  @Test
+  void theCostAxisSpansTheCostsSoThatNearlyEqualCostsAreApart() {
+    // Every device count costs about the same here: an axis from 0 drew the front on one line.
+    String html = HtmlReport.render(Planner.analytical().plan(REQUEST), "t",
+        REQUEST.cluster().accelerator().memoryBytes());
+    String pareto = html.substring(html.indexOf("Time against cost"));
+    pareto = pareto.substring(0, pareto.indexOf("</svg>"));
+    double[] ys = Pattern.compile("<circle cx=\"[0-9.]+\" cy=\"([0-9.]+)\"").matcher(pareto)
+        .results().mapToDouble(m -> Double.parseDouble(m.group(1))).toArray();
+    assertTrue(ys.length >= 2, pareto);
+    double lo = java.util.Arrays.stream(ys).min().orElseThrow();
+    double hi = java.util.Arrays.stream(ys).max().orElseThrow();
+    // The plot area is 240 px high; the costs take most of it, inside it.
+    assertTrue(hi - lo > 150 && lo >= 20 && hi <= 260, lo + " .. " + hi);
   }
 }
