@@ -43,19 +43,7 @@ class MatmulPriorTest {
     double peakTflops = b200.peakFlops(NumberFormat.BF16) / 1e12;
     assertEquals(2250, peakTflops, 1e-9);
     KernelEfficiency k = b200.kernel(NumberFormat.BF16);
-    double sum = 0;
-    int n = 0;
-    for (int i = 0; i < sweep.get("size").size(); i++) {
-      double m = sweep.get("size").get(i).asDouble();
-      if (m < 4096) {
-        continue;
-      }
-      double measured = sweep.get("tflops").get(i).asDouble() / peakTflops;
-      sum += measured / (k.matmulAt(m, m, m) / k.matmul());
-      n++;
-    }
-    assertEquals(3, n);
-    assertEquals(sum / n, k.matmul(), 5e-4);
+    assertEquals(plateau(sweep, peakTflops, k), k.matmul(), 5e-4);
     // The shape factor rises from 4096 to 8192 where the sweep is flat: the plateau sizes are
     // met within 9 %, 3072 is 22 % under the run, 1024 43 % over it (the data file's notes).
     for (int i = 0; i < sweep.get("size").size(); i++) {
@@ -77,8 +65,8 @@ class MatmulPriorTest {
         .kernel(NumberFormat.BF16);
     assertEquals(hopperBf16.halfDim(), bf16.halfDim(), 0.0);
     JsonNode sweep = series("ao2427-b200-bf16-square");
-    double carried = logRmsError(sweep, 2250, bf16.halfDim(), bf16.halfRows());
-    double ampere = logRmsError(sweep, 2250, AMPERE_HALF_DIM, bf16.halfRows());
+    double carried = logRmsError(sweep, 2250, bf16);
+    double ampere = logRmsError(sweep, 2250, bf16.withHalfDim(AMPERE_HALF_DIM));
     assertEquals(0.181, carried, 0.005);
     assertEquals(0.371, ampere, 0.005);
 
@@ -89,42 +77,45 @@ class MatmulPriorTest {
     assertEquals(fp4.halfDim(), b200.kernel(NumberFormat.FP8_E4M3).halfDim(), 0.0);
     JsonNode nvfp4 = series("ao2427-b200-nvfp4-square");
     assertEquals("nvfp4", nvfp4.get("format").asText());
-    double carried4 = logRmsError(nvfp4, nvfp4.get("peakTflops").asDouble(), fp4.halfDim(),
-        fp4.halfRows());
-    double ampere4 = logRmsError(nvfp4, nvfp4.get("peakTflops").asDouble(), AMPERE_HALF_DIM,
-        fp4.halfRows());
+    double carried4 = logRmsError(nvfp4, nvfp4.get("peakTflops").asDouble(), fp4);
+    double ampere4 = logRmsError(nvfp4, nvfp4.get("peakTflops").asDouble(),
+        fp4.withHalfDim(AMPERE_HALF_DIM));
     assertEquals(0.872, carried4, 0.005);
     assertEquals(1.105, ampere4, 0.005);
   }
 
   /**
-   * The root-mean-square log error of the shape factor at {@code halfDim} over a square sweep,
-   * its efficiency taken as the measured plateau (4096 and up) over the shape factor, so that
-   * only the shape is compared.
+   * The large-matrix efficiency a square sweep gives through {@code k}'s shape factor: the mean
+   * over its plateau (4096 and up) of measured / peak over the shape factor.
    */
-  private static double logRmsError(JsonNode sweep, double peakTflops, double halfDim,
-      double halfRows) {
-    int n = sweep.get("size").size();
+  private static double plateau(JsonNode sweep, double peakTflops, KernelEfficiency k) {
     double sum = 0;
-    int plateau = 0;
-    for (int i = 0; i < n; i++) {
+    int n = 0;
+    for (int i = 0; i < sweep.get("size").size(); i++) {
       double m = sweep.get("size").get(i).asDouble();
       if (m >= 4096) {
-        sum += sweep.get("tflops").get(i).asDouble() / peakTflops / shape(m, halfDim, halfRows);
-        plateau++;
+        sum += sweep.get("tflops").get(i).asDouble() / peakTflops
+            / (k.matmulAt(m, m, m) / k.matmul());
+        n++;
       }
     }
-    double efficiency = sum / plateau;
+    assertEquals(3, n);
+    return sum / n;
+  }
+
+  /**
+   * The root-mean-square log error of {@code k}'s shape factor over a square sweep, its
+   * efficiency taken as the sweep's {@link #plateau}, so that only the shape is compared.
+   */
+  private static double logRmsError(JsonNode sweep, double peakTflops, KernelEfficiency k) {
+    KernelEfficiency atPlateau = k.withMatmul(plateau(sweep, peakTflops, k));
     double squares = 0;
+    int n = sweep.get("size").size();
     for (int i = 0; i < n; i++) {
       double m = sweep.get("size").get(i).asDouble();
       double measured = sweep.get("tflops").get(i).asDouble() / peakTflops;
-      squares += Math.pow(Math.log(efficiency * shape(m, halfDim, halfRows) / measured), 2);
+      squares += Math.pow(Math.log(atPlateau.matmulAt(m, m, m) / measured), 2);
     }
     return Math.sqrt(squares / n);
-  }
-
-  private static double shape(double m, double halfDim, double halfRows) {
-    return m / (m + halfRows) * (m / (m + halfDim)) * (m / (m + halfDim));
   }
 }
