@@ -183,10 +183,17 @@ public final class LeaveOneSourceOut {
      * shipped catalog's intervals are this output).
      */
     public ObjectNode intervals(Catalog catalog) {
+      return intervals(catalog, "hyperframes validate --leave-one-source-out --write-intervals");
+    }
+
+    /**
+     * The step-time intervals as {@link #intervals(Catalog)}, each entry's source naming
+     * {@code command} as the one that wrote it.
+     */
+    public ObjectNode intervals(Catalog catalog, String command) {
       return LeaveOneSourceOut.intervals(catalog, residuals, StepInterval.REGIMES,
           "measured / predicted step time over the %d leave-one-source-out cases",
-          "leave-one-source-out case(s)", "leave-one-source-out cases",
-          "hyperframes validate --leave-one-source-out --write-intervals");
+          "leave-one-source-out case(s)", "leave-one-source-out cases", command);
     }
   }
 
@@ -244,8 +251,26 @@ public final class LeaveOneSourceOut {
   public static Report run(String casesJson, Catalog shipped, Set<Calibration.Constant> refit,
       Map<String, Set<Calibration.Constant>> scopes) {
     checkArgument(shipped != null, "catalog: must be given");
-    Calibration.Result result = Calibration.fit(casesJson, shipped.withoutKernels(), refit,
-        scopes);
+    return of(casesJson, shipped, Calibration.fit(casesJson, shipped.withoutKernels(), refit,
+        scopes), refit, scopes);
+  }
+
+  /**
+   * The report of a fit already made: {@code result}'s leave-one-source-out predictions against
+   * {@code shipped}'s in-sample ones ({@code calibrate --intervals}, whose refit starts from the
+   * catalog it calibrates).
+   *
+   * @param casesJson the cases {@code result} was fitted on
+   * @param shipped the catalog the in-sample errors and the regimes are of
+   * @param result the fit ({@link Calibration#fit})
+   * @param refit the constants it fitted, for the held-out labels
+   * @param scopes the engine-scoped constants it fitted
+   * @throws IllegalArgumentException when the document is malformed, naming the field
+   */
+  public static Report of(String casesJson, Catalog shipped, Calibration.Result result,
+      Set<Calibration.Constant> refit, Map<String, Set<Calibration.Constant>> scopes) {
+    checkArgument(shipped != null, "catalog: must be given");
+    checkArgument(result != null, "result: must be given");
     Map<String, CaseResult> inSample = new HashMap<>();
     Validator.on(shipped).run(casesJson).cases().stream().filter(CaseResult::point)
         .forEach(c -> inSample.putIfAbsent(c.id() + " " + c.metric(), c));

@@ -1,8 +1,11 @@
 package io.hyperframes.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hyperframes.calibrate.Calibration;
 import io.hyperframes.calibrate.Calibration.Constant;
 import io.hyperframes.calibrate.Calibration.Fitted;
+import io.hyperframes.calibrate.LeaveOneSourceOut;
 import io.hyperframes.catalog.Catalog;
 import io.hyperframes.catalog.CatalogFile;
 import io.hyperframes.json.Json;
@@ -40,6 +43,13 @@ final class CalibrateCommand implements Callable<Integer> {
   @Option(names = "--out", paramLabel = "FILE",
       description = "Write the fitted constants as a catalog override file.")
   Path out;
+
+  @Option(names = "--intervals",
+      description = "With --out: also write the step-time intervals of the regimes your"
+          + " training cases fall in, from their leave-one-source-out residuals under this fit"
+          + " (the rules of validate --write-intervals), so that estimates with --catalog carry"
+          + " bands measured on your runs; other regimes keep the catalog's.")
+  boolean intervals;
 
   @Option(names = "--fit", split = ",", paramLabel = "CONSTANT",
       description = "Constants to fit: matmul, attention, halfdim, overhead, elementwise,"
@@ -105,8 +115,12 @@ final class CalibrateCommand implements Callable<Integer> {
     Catalog start = catalog == null ? Catalog.builtIn() : Catalog.builtIn().withOverrides(catalog);
     EnumSet<Constant> constants = constants(fit == null
         ? List.of("matmul", "attention", "overhead", "fabric") : fit);
-    Calibration.Result r = Calibration.fit(Files2.read("--cases", cases), start, constants,
-        scopes(scope));
+    if (intervals && out == null) {
+      throw new IllegalArgumentException("--intervals: needs --out (the file the intervals are"
+          + " written to)");
+    }
+    String text = Files2.read("--cases", cases);
+    Calibration.Result r = Calibration.fit(text, start, constants, scopes(scope));
     var o = spec.commandLine().getOut();
     o.printf(Locale.ROOT, "fitted on %d cases%n", r.cases().size());
     for (Fitted f : r.fitted()) {
@@ -142,11 +156,44 @@ final class CalibrateCommand implements Callable<Integer> {
             Json.read("calibrated catalog", fitted, CatalogFile.class));
         fitted = Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(merged);
       }
+      if (intervals) {
+        fitted = withIntervals(fitted, LeaveOneSourceOut.of(text, start, r, constants,
+            scopes(scope)), start, o);
+      }
       Files.writeString(out, fitted, StandardCharsets.UTF_8);
       o.printf(Locale.ROOT, "wrote %s (use it with --catalog)%s%n", out,
           catalog == null ? "" : "; it keeps the entries of " + catalog + " that were not refitted");
     }
     o.flush();
     return 0;
+  }
+
+  /**
+   * {@code fitted} (a catalog file) with the step-time intervals of {@code report}'s regimes
+   * that have cases: a regime none of the cases falls in keeps the catalog's band rather than
+   * one borrowed from other regimes of these runs.
+   */
+  private static String withIntervals(String fitted, LeaveOneSourceOut.Report report,
+      Catalog start, java.io.PrintWriter o) throws IOException {
+    ObjectNode all = report.intervals(start, "hyperframes calibrate --intervals");
+    ArrayNode kept = Json.mapper().createArrayNode();
+    all.get("intervals").forEach(e -> {
+      if (e.get("cases").asInt() > 0) {
+        kept.add(e);
+      }
+    });
+    if (kept.isEmpty()) {
+      o.printf(Locale.ROOT, "no training step time among the cases: no intervals written%n");
+      return fitted;
+    }
+    all.set("intervals", kept);
+    CatalogFile merged = CatalogFile.overlay(
+        Json.read("calibrated catalog", fitted, CatalogFile.class),
+        Json.read("intervals", all.toString(), CatalogFile.class));
+    var pooled = report.regimes().get(0);
+    o.printf(Locale.ROOT, "intervals: %d regime(s) from %d leave-one-source-out residuals; the"
+        + " band made without a case's source covers %d of %d%n", kept.size(),
+        report.residuals().size(), pooled.covered(), pooled.cases());
+    return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(merged);
   }
 }
