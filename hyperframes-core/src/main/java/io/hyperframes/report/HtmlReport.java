@@ -266,21 +266,29 @@ public final class HtmlReport {
         + " role=\"img\">");
     s.append("<line x1=\"60\" y1=\"260\" x2=\"460\" y2=\"260\" stroke=\"#333\"/>");
     s.append("<line x1=\"60\" y1=\"20\" x2=\"60\" y2=\"260\" stroke=\"#333\"/>");
-    // Enough significant digits that the y ticks differ when the axis spans a narrow range.
+    // Enough significant digits that the y ticks differ when the axis spans a narrow range; a
+    // large or small axis is written in units of a power of ten named in its label, so that a
+    // tick fits the 55 px left of the axis.
+    double big = Math.max(Math.abs(minY), Math.abs(maxY));
     int digits = (int) Math.max(3, Math.min(8, 2 + Math.ceil(Math.log10(
-        Math.max(Math.abs(minY), Math.abs(maxY)) / ((maxY - minY) / 4)))));
+        big / ((maxY - minY) / 4)))));
+    int exponent = big >= 1e4 || (big > 0 && big < 1e-2) ? (int) Math.floor(Math.log10(big)) : 0;
+    double unit = Math.pow(10, exponent);
     for (int i = 0; i <= 4; i++) {
       double fx = maxX * i / 4;
       double fy = minY + (maxY - minY) * i / 4;
-      s.append(fmt("<text x=\"%.1f\" y=\"275\" font-size=\"10\" text-anchor=\"middle\">%.3g"
-          + "</text>", px(fx, maxX), fx));
+      // Device counts and days up to a million as whole numbers ("1024", not "1.02e+03").
+      s.append(fmt("<text x=\"%.1f\" y=\"275\" font-size=\"10\" text-anchor=\"middle\">%s"
+          + "</text>", px(fx, maxX), maxX >= 100 && maxX < 1e6 ? fmt("%.0f", fx)
+              : fmt("%.3g", fx)));
       s.append(fmt("<text x=\"55\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>",
-          py(fy, minY, maxY) + 3, fmt("%." + digits + "g", fy)));
+          py(fy, minY, maxY) + 3, fmt("%." + digits + "g", fy / unit)));
     }
     s.append(fmt("<text x=\"260\" y=\"294\" font-size=\"12\" text-anchor=\"middle\">%s</text>",
         esc(xLabel)));
-    s.append(fmt("<text x=\"14\" y=\"140\" font-size=\"12\" text-anchor=\"middle\""
-        + " transform=\"rotate(-90 14 140)\">%s</text>", esc(yLabel)));
+    s.append(fmt("<text x=\"12\" y=\"140\" font-size=\"12\" text-anchor=\"middle\""
+        + " transform=\"rotate(-90 12 140)\">%s</text>", esc(exponent == 0 ? yLabel
+            : yLabel + " ×1e" + exponent)));
     return s;
   }
 

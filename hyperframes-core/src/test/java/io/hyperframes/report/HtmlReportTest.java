@@ -55,5 +55,15 @@ class HtmlReportTest {
     double hi = java.util.Arrays.stream(ys).max().orElseThrow();
     // The plot area is 240 px high; the costs take most of it, inside it.
     assertTrue(hi - lo > 150 && lo >= 20 && hi <= 260, lo + " .. " + hi);
+    // The ticks left of the axis fit its 55 px (at most 9 characters of a 10 px font): the
+    // costs, about 2.2e4 USD, are written in units of 1e4 that the axis label names, and still
+    // differ from one tick to the next.
+    java.util.List<String> ticks = Pattern.compile("<text x=\"55\" y=\"[0-9.]+\""
+        + " font-size=\"10\" text-anchor=\"end\">([^<]*)</text>").matcher(pareto).results()
+        .map(m -> m.group(1)).toList();
+    assertEquals(5, ticks.size(), pareto);
+    assertEquals(5, new java.util.HashSet<>(ticks).size(), ticks.toString());
+    ticks.forEach(t -> assertTrue(t.length() <= 9 && !t.contains("e"), ticks.toString()));
+    assertTrue(pareto.contains(">cost (USD) ×1e4</text>"), pareto);
   }
 }
