@@ -250,9 +250,25 @@ public final class LeaveOneSourceOut {
    */
   public static Report run(String casesJson, Catalog shipped, Set<Calibration.Constant> refit,
       Map<String, Set<Calibration.Constant>> scopes) {
+    return run(casesJson, shipped, refit, scopes, false);
+  }
+
+  /**
+   * Runs leave-one-source-out as {@link #run(String, Catalog, Set, Map)}, the refit starting, when
+   * {@code keepPriors} is true, from the shipped kernel entries with only the refitted constants
+   * reset to the accelerators' own values: the kernel priors (fused-attention and matmul priors
+   * taken from kernel measurements) stay, so the left-out figures are of the shipped model
+   * ({@code validate --leave-one-source-out --keep-priors}; docs/validation.md).
+   *
+   * @throws IllegalArgumentException when the document is malformed, naming the field
+   */
+  public static Report run(String casesJson, Catalog shipped, Set<Calibration.Constant> refit,
+      Map<String, Set<Calibration.Constant>> scopes, boolean keepPriors) {
     checkArgument(shipped != null, "catalog: must be given");
-    return of(casesJson, shipped, Calibration.fit(casesJson, shipped.withoutKernels(), refit,
-        scopes), refit, scopes);
+    checkArgument(refit != null, "refit: must be given");
+    Catalog start = keepPriors ? PriorStart.of(shipped, refit) : shipped.withoutKernels();
+    return of(casesJson, shipped, Calibration.fit(casesJson, start, refit, scopes), refit,
+        scopes);
   }
 
   /**

@@ -53,8 +53,9 @@ final class CalibrateCommand implements Callable<Integer> {
 
   @Option(names = "--fit", split = ",", paramLabel = "CONSTANT",
       description = "Constants to fit: matmul, attention, halfdim, overhead, elementwise,"
-          + " overlap, serving-overhead, request-overhead, first-token-overhead, kv-bandwidth, kv-per-head,"
-          + " kv-reread, fabric, memory (default: matmul, attention, overhead, fabric).")
+          + " overlap, serving-overhead, request-overhead, first-token-overhead, kv-bandwidth,"
+          + " kv-per-head, kv-reread, fabric, memory (default: matmul, attention, overhead,"
+          + " fabric).")
   List<String> fit;
 
   @Option(names = "--scope", paramLabel = "GENERATION@ENGINE=CONSTANT[,CONSTANT...]",
@@ -103,8 +104,8 @@ final class CalibrateCommand implements Callable<Integer> {
         case "memory" -> Constant.MEMORY_EFFICIENCY;
         default -> throw new IllegalArgumentException("--fit: unknown constant '" + f
             + "' (known: matmul, attention, halfdim, overhead, elementwise, overlap,"
-            + " serving-overhead, request-overhead, first-token-overhead, kv-bandwidth, kv-per-head, kv-reread,"
-            + " fabric, memory)");
+            + " serving-overhead, request-overhead, first-token-overhead, kv-bandwidth,"
+            + " kv-per-head, kv-reread, fabric, memory)");
       });
     }
     return constants;
@@ -162,7 +163,8 @@ final class CalibrateCommand implements Callable<Integer> {
       }
       Files.writeString(out, fitted, StandardCharsets.UTF_8);
       o.printf(Locale.ROOT, "wrote %s (use it with --catalog)%s%n", out,
-          catalog == null ? "" : "; it keeps the entries of " + catalog + " that were not refitted");
+          catalog == null ? ""
+              : "; it keeps the entries of " + catalog + " that were not refitted");
     }
     o.flush();
     return 0;

@@ -45,6 +45,14 @@ final class ValidateCommand implements Callable<Integer> {
           + " in-sample and out-of-sample error per source and the residual range per regime.")
   boolean leaveOneSourceOut;
 
+  @Option(names = "--keep-priors",
+      description = "With --leave-one-source-out: start each refit from the shipped kernel"
+          + " entries with only the refitted constants reset, keeping the kernel priors"
+          + " (fused-attention and matmul priors from kernel measurements), so that the left-out"
+          + " figures are of the shipped model; without it the refit starts from the"
+          + " accelerators' own constants.")
+  boolean keepPriors;
+
   @Option(names = "--serving-intervals",
       description = "Print, per accelerator generation, predicted / measured output tokens per"
           + " second of the serving throughput cases with role check (measured / predicted time"
@@ -65,6 +73,9 @@ final class ValidateCommand implements Callable<Integer> {
     if (leaveOneSourceOut && servingIntervals) {
       throw new IllegalArgumentException("--serving-intervals: give it or"
           + " --leave-one-source-out, not both");
+    }
+    if (keepPriors && !leaveOneSourceOut) {
+      throw new IllegalArgumentException("--keep-priors: needs --leave-one-source-out");
     }
     if (writeIntervals != null && !leaveOneSourceOut && !servingIntervals) {
       throw new IllegalArgumentException("--write-intervals: needs --leave-one-source-out or"
@@ -109,7 +120,7 @@ final class ValidateCommand implements Callable<Integer> {
   private int leaveOneSourceOut(String text) throws JsonProcessingException {
     Catalog shipped = catalogs.load();
     LeaveOneSourceOut.Report report = LeaveOneSourceOut.run(text, shipped, constants(),
-        CalibrateCommand.scopes(scope));
+        CalibrateCommand.scopes(scope), keepPriors);
     var out = spec.commandLine().getOut();
     write(report.intervals(shipped));
     if (format == Format.json) {
