@@ -122,7 +122,8 @@ final class ValidateCommand implements Callable<Integer> {
     LeaveOneSourceOut.Report report = LeaveOneSourceOut.run(text, shipped, constants(),
         CalibrateCommand.scopes(scope), keepPriors);
     var out = spec.commandLine().getOut();
-    write(report.intervals(shipped));
+    write(report.intervals(shipped, "hyperframes validate --leave-one-source-out"
+        + (keepPriors ? " --keep-priors" : "") + " --write-intervals"));
     if (format == Format.json) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter()
           .writeValueAsString(report.toJson()));
