@@ -675,7 +675,7 @@ public final class Calibration {
    * The kernel constants a generation's accelerators use now in this format; for a scope
    * ({@code "hopper@fsdp"}) its own, else the generation's.
    */
-  private static KernelEfficiency current(Catalog catalog, String key, NumberFormat format) {
+  static KernelEfficiency current(Catalog catalog, String key, NumberFormat format) {
     KernelEfficiency k = catalog.kernels().getOrDefault(key, ImmutableMap.of()).get(format);
     if (k != null) {
       return k;

@@ -1,7 +1,6 @@
 package io.hyperframes.calibrate;
 
 import io.hyperframes.catalog.Catalog;
-import io.hyperframes.hardware.Accelerator;
 import io.hyperframes.hardware.KernelEfficiency;
 import io.hyperframes.precision.NumberFormat;
 import java.util.Map;
@@ -23,31 +22,20 @@ final class PriorStart {
   private PriorStart() {}
 
   static Catalog of(Catalog shipped, Set<Calibration.Constant> refit) {
-    Catalog start = shipped.withoutKernels();
+    Catalog bare = shipped.withoutKernels();
+    Catalog start = bare;
     for (Map.Entry<String, Map<NumberFormat, KernelEfficiency>> e : shipped.kernels().entrySet()) {
       String generation = e.getKey();
       if (generation.contains("@")) {
         continue;
       }
       for (Map.Entry<NumberFormat, KernelEfficiency> k : e.getValue().entrySet()) {
-        KernelEfficiency prior = prior(start, generation, k.getKey());
-        if (prior != null) {
-          start = start.withKernel(generation, k.getKey(), reset(k.getValue(), prior, refit));
-        }
+        // The accelerator's own constants: the bare catalog has no kernel entries to return.
+        KernelEfficiency prior = Calibration.current(bare, generation, k.getKey());
+        start = start.withKernel(generation, k.getKey(), reset(k.getValue(), prior, refit));
       }
     }
     return start;
-  }
-
-  /** The kernel constants an accelerator of {@code generation} has of its own, or null. */
-  private static KernelEfficiency prior(Catalog withoutKernels, String generation,
-      NumberFormat format) {
-    for (Accelerator a : withoutKernels.accelerators().values()) {
-      if (a.generation().equals(generation) && a.supports(format)) {
-        return a.kernel(format);
-      }
-    }
-    return null;
   }
 
   /** {@code k} with each of {@code constants} set to its value in {@code prior}. */

@@ -121,7 +121,8 @@ final class CalibrateCommand implements Callable<Integer> {
           + " written to)");
     }
     String text = Files2.read("--cases", cases);
-    Calibration.Result r = Calibration.fit(text, start, constants, scopes(scope));
+    Map<String, java.util.Set<Constant>> scopes = scopes(scope);
+    Calibration.Result r = Calibration.fit(text, start, constants, scopes);
     var o = spec.commandLine().getOut();
     o.printf(Locale.ROOT, "fitted on %d cases%n", r.cases().size());
     for (Fitted f : r.fitted()) {
@@ -158,8 +159,8 @@ final class CalibrateCommand implements Callable<Integer> {
         fitted = Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(merged);
       }
       if (intervals) {
-        fitted = withIntervals(fitted, LeaveOneSourceOut.of(text, start, r, constants,
-            scopes(scope)), start, o);
+        fitted = withIntervals(fitted, LeaveOneSourceOut.of(text, start, r, constants, scopes),
+            start, o);
       }
       Files.writeString(out, fitted, StandardCharsets.UTF_8);
       o.printf(Locale.ROOT, "wrote %s (use it with --catalog)%s%n", out,
