@@ -108,8 +108,9 @@ public final class LeaveOneSourceOut {
      * Mean |error| of the held-out sources' figures under the shipped catalog (fraction; NaN
      * when no source is held out): no shipped constant and no modelling decision was fitted on
      * them, so this is the error a user of the shipped catalog meets out of sample. The
-     * leave-one-source-out figure {@link #heldOutMean} is of a catalog refitted from the
-     * kernels' priors-free starting point ({@link Catalog#withoutKernels}), not the shipped one.
+     * leave-one-source-out figure {@link #heldOutMean} is of the catalog refitted without each
+     * source, from the shipped kernel entries or (priors-free) from {@link
+     * Catalog#withoutKernels}.
      */
     public double heldOutShippedMean() {
       double sum = 0;
@@ -243,14 +244,15 @@ public final class LeaveOneSourceOut {
    *
    * @param casesJson the cases (format of published-runs.json)
    * @param shipped the catalog whose constants are in question (the built-in one, or it with a
-   *     user's overrides); the fit starts from it without its kernel constants
+   *     user's overrides); the fit starts from its kernel entries with the refitted constants
+   *     reset, the kernel priors kept, as {@code validate --leave-one-source-out} does
    * @param refit the constants refitted without each source
    * @param scopes the engine-scoped constants refitted ({@link Calibration#fit})
    * @throws IllegalArgumentException when the document is malformed, naming the field
    */
   public static Report run(String casesJson, Catalog shipped, Set<Calibration.Constant> refit,
       Map<String, Set<Calibration.Constant>> scopes) {
-    return run(casesJson, shipped, refit, scopes, false);
+    return run(casesJson, shipped, refit, scopes, true);
   }
 
   /**
@@ -258,7 +260,9 @@ public final class LeaveOneSourceOut {
    * {@code keepPriors} is true, from the shipped kernel entries with only the refitted constants
    * reset to the accelerators' own values: the kernel priors (fused-attention and matmul priors
    * taken from kernel measurements) stay, so the left-out figures are of the shipped model
-   * ({@code validate --leave-one-source-out --keep-priors}; docs/validation.md).
+   * ({@code validate --leave-one-source-out}, the default since 2026-12-08; docs/validation.md),
+   * and when false from the accelerators' own constants without the kernel entries
+   * ({@link Catalog#withoutKernels}; {@code --no-keep-priors}).
    *
    * @throws IllegalArgumentException when the document is malformed, naming the field
    */

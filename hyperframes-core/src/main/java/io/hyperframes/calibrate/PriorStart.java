@@ -8,7 +8,8 @@ import java.util.Set;
 
 /**
  * The catalog a leave-one-source-out refit starts from when it keeps the kernel priors
- * ({@code validate --leave-one-source-out --keep-priors}): the shipped catalog's kernel entries
+ * ({@code validate --leave-one-source-out}, {@code --keep-priors} by default): the shipped
+ * catalog's kernel entries
  * of each generation, with the constants the refit fits reset to the accelerator's own values
  * (the starting point {@link Catalog#withoutKernels} gives every constant); every other field of
  * an entry (a fused-attention or matmul prior taken from kernel measurements, a serving constant)

@@ -45,12 +45,13 @@ final class ValidateCommand implements Callable<Integer> {
           + " in-sample and out-of-sample error per source and the residual range per regime.")
   boolean leaveOneSourceOut;
 
-  @Option(names = "--keep-priors",
-      description = "With --leave-one-source-out: start each refit from the shipped kernel"
-          + " entries with only the refitted constants reset, keeping the kernel priors"
-          + " (fused-attention and matmul priors from kernel measurements), so that the left-out"
-          + " figures are of the shipped model; without it the refit starts from the"
-          + " accelerators' own constants.")
+  @Option(names = "--keep-priors", negatable = true, defaultValue = "true",
+      fallbackValue = "true",
+      description = "With --leave-one-source-out (the default since 2026-12-08): start each"
+          + " refit from the shipped kernel entries with only the refitted constants reset,"
+          + " keeping the kernel priors (fused-attention and matmul priors from kernel"
+          + " measurements), so that the left-out figures are of the shipped model."
+          + " --no-keep-priors starts the refit from the accelerators' own constants instead.")
   boolean keepPriors;
 
   @Option(names = "--serving-intervals",
@@ -74,8 +75,10 @@ final class ValidateCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--serving-intervals: give it or"
           + " --leave-one-source-out, not both");
     }
-    if (keepPriors && !leaveOneSourceOut) {
-      throw new IllegalArgumentException("--keep-priors: needs --leave-one-source-out");
+    if (!leaveOneSourceOut && spec.commandLine().getParseResult().hasMatchedOption(
+        "--keep-priors")) {
+      throw new IllegalArgumentException((keepPriors ? "--keep-priors" : "--no-keep-priors")
+          + ": needs --leave-one-source-out");
     }
     if (writeIntervals != null && !leaveOneSourceOut && !servingIntervals) {
       throw new IllegalArgumentException("--write-intervals: needs --leave-one-source-out or"
@@ -123,7 +126,7 @@ final class ValidateCommand implements Callable<Integer> {
         CalibrateCommand.scopes(scope), keepPriors);
     var out = spec.commandLine().getOut();
     write(report.intervals(shipped, "hyperframes validate --leave-one-source-out"
-        + (keepPriors ? " --keep-priors" : "") + " --write-intervals"));
+        + (keepPriors ? "" : " --no-keep-priors") + " --write-intervals"));
     if (format == Format.json) {
       out.println(Json.mapper().writerWithDefaultPrettyPrinter()
           .writeValueAsString(report.toJson()));
