@@ -305,8 +305,8 @@ public final class LeaveOneSourceOut {
       EstimateRequest r = Requests.fromJson(req, shipped);
       TrainingEstimate e = TrainingEstimator.analytical().estimate(r);
       regimes.put(c.path("id").asText(), r.cluster().accelerator().generation() + " "
-          + StepInterval.regime(e.layout().tp(), e.layout().pp(), e.layout().zeroStage(),
-              e.commShare()));
+          + StepInterval.regime(e.layout().tp(), e.layout().pp(), e.layout().ep(),
+              e.layout().zeroStage(), e.commShare()));
     }
     Map<String, List<double[]>> bySource = new TreeMap<>();
     List<Residual> residuals = new ArrayList<>();

@@ -60,21 +60,22 @@ public record StepInterval(double low, double high, int cases, String source, St
   public static final StepInterval NONE = new StepInterval(1.0, 1.0, 0, "no interval in catalog");
 
   /**
-   * The regime of a layout: "fully-sharded" for ZeRO-3, "model-parallel" when tensor or pipeline
-   * parallelism splits the model, "data-parallel" otherwise.
+   * The regime of a layout: "fully-sharded" for ZeRO-3, "model-parallel" when tensor, pipeline or
+   * expert parallelism splits the model (since 2026-12-08; expert parallelism, which splits a
+   * mixture's experts over ranks, counted as data-parallel before), "data-parallel" otherwise.
    */
-  public static String regime(int tp, int pp, int zeroStage) {
-    return zeroStage == 3 ? "fully-sharded" : tp > 1 || pp > 1 ? "model-parallel"
+  public static String regime(int tp, int pp, int ep, int zeroStage) {
+    return zeroStage == 3 ? "fully-sharded" : tp > 1 || pp > 1 || ep > 1 ? "model-parallel"
         : "data-parallel";
   }
 
   /**
    * The regime of an estimated step: "communication-bound" when its exposed communication is at
    * least {@link #COMMUNICATION_BOUND_SHARE} of the step, else the layout's
-   * ({@link #regime(int, int, int)}).
+   * ({@link #regime(int, int, int, int)}).
    */
-  public static String regime(int tp, int pp, int zeroStage, double exposedCommShare) {
+  public static String regime(int tp, int pp, int ep, int zeroStage, double exposedCommShare) {
     return exposedCommShare >= COMMUNICATION_BOUND_SHARE ? "communication-bound"
-        : regime(tp, pp, zeroStage);
+        : regime(tp, pp, ep, zeroStage);
   }
 }

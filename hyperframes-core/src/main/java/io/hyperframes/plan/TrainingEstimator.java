@@ -340,7 +340,7 @@ public final class TrainingEstimator {
         prepared.activeParameters(), memory, time,
         modelFlops, modelFlops + recomputeFlops, layout.devices(), Math.max(peak, 1.0),
         tokensPerStep, workload.trainingTokens(), acc.interval(StepInterval.regime(layout.tp(),
-            layout.pp(), layout.zeroStage(), time.exposedCommShare())));
+            layout.pp(), layout.ep(), layout.zeroStage(), time.exposedCommShare())));
   }
 
   /**
@@ -404,7 +404,7 @@ public final class TrainingEstimator {
     return new TrainingEstimate(reasons.isEmpty(), reasons, l, d.parameters(), d.parameters(),
         memory, time,
         modelFlops, modelFlops, l.devices(), Math.max(peak, 1.0), samplesPerStep,
-        w.trainingTokens(), acc.interval(StepInterval.regime(1, 1, l.zeroStage(),
+        w.trainingTokens(), acc.interval(StepInterval.regime(1, 1, 1, l.zeroStage(),
             time.exposedCommShare())));
   }
 

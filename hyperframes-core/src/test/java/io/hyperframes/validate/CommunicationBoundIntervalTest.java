@@ -39,10 +39,14 @@ class CommunicationBoundIntervalTest {
 
   @Test
   void theRegimeFollowsTheExposedShare() {
-    assertEquals("communication-bound", StepInterval.regime(1, 1, 3, 0.5));
-    assertEquals("fully-sharded", StepInterval.regime(1, 1, 3, 0.49));
-    assertEquals("model-parallel", StepInterval.regime(8, 1, 0, 0.2));
-    assertEquals("communication-bound", StepInterval.regime(8, 8, 1, 0.8));
+    assertEquals("communication-bound", StepInterval.regime(1, 1, 1, 3, 0.5));
+    assertEquals("fully-sharded", StepInterval.regime(1, 1, 1, 3, 0.49));
+    assertEquals("model-parallel", StepInterval.regime(8, 1, 1, 0, 0.2));
+    assertEquals("communication-bound", StepInterval.regime(8, 8, 1, 1, 0.8));
+    // Expert parallelism splits the model as tensor and pipeline parallelism do (2026-12-08).
+    assertEquals("model-parallel", StepInterval.regime(1, 1, 16, 1, 0.2));
+    assertEquals("data-parallel", StepInterval.regime(1, 1, 1, 1, 0.2));
+    assertEquals("fully-sharded", StepInterval.regime(1, 1, 8, 3, 0.2));
   }
 
   @Test
