@@ -103,8 +103,8 @@ class LeaveOneSourceOutTest {
    */
   /** The truly held-out sources over every recorded training run, as the report lists them. */
   private static final String HELD_OUT = "bloom, deepseek2024, dubey2024, glm2022, internlm2023,"
-      + " liu2025, mbcard2026, mbskills2026, megascale2024, mlmoe2026, mtnlg2022, nemotron2024,"
-      + " olmocore2024, trainy2025, wu2023, xtuner2025";
+      + " liu2025, mbcard2026, mbcards2026, mbskills2026, megascale2024, mlmoe2026, mtnlg2022,"
+      + " nemotron2024, olmocore2024, trainy2025, wu2023, xtuner2025";
 
   /** The report's out-of-sample line: group 1 the held-out sources, group 2 their mean. */
   private static Matcher heldOut(String report) {
@@ -123,7 +123,7 @@ class LeaveOneSourceOutTest {
     for (String f : List.of("training", "comm-bound", "context-parallel", "moe", "pipeline",
         "llama3", "deepseek-v3", "nemotron", "bloomberggpt", "moe-folding", "glm", "megascale",
         "titan-deepep", "internlm", "internlm-node", "olmocore", "xtuner", "mbcard", "mlmoe",
-        "trainy", "mbskills")) {
+        "trainy", "mbskills", "mbcards")) {
       files.add(Path.of("..", "docs", "validation", f + "-cases.json"));
     }
     for (Path p : files) {
@@ -157,17 +157,18 @@ class LeaveOneSourceOutTest {
     assertEquals(0, loaded.status(), loaded.err());
     CliTest.assertPrints(Path.of("..", "docs", "validation.md"), r.out());
     assertEquals(HELD_OUT, heldOut(r.out()).group(1));
-    // torchtitan's Blackwell rows, 42 % off with Hopper's carried half dimensions, are within 5 %
-    // with Blackwell's refitted on the other Blackwell sources (docs/validation.md says so).
+    // torchtitan's Blackwell rows, 42 % off with Hopper's carried half dimensions, are within 12 %
+    // with Blackwell's refitted on the other Blackwell sources (docs/validation.md says so; within
+    // 5 % before the GB200 rows of Megatron-Bridge's model cards joined, 2026-12-08).
     Matcher titan = Pattern.compile("\\| titandeepep2025 \\| 6 \\| [0-9.]+ % / [0-9.]+ % \\|"
         + " ([0-9.]+) % / ([0-9.]+) % \\|").matcher(r.out());
     assertTrue(titan.find(), r.out());
-    assertTrue(Double.parseDouble(titan.group(2)) < 5.0, titan.group());
+    assertTrue(Double.parseDouble(titan.group(2)) < 12.0, titan.group());
     // The held-out MoE rows (issue 32), with each source's constants refitted from the shipped
     // kernel entries without it, as docs/validation.md quotes them.
-    assertEquals(14.31, heldOutMoe(r.out())[1], 0.005);
+    assertEquals(13.28, heldOutMoe(r.out())[1], 0.005);
     assertTrue(Files.readString(Path.of("..", "docs", "validation.md"), StandardCharsets.UTF_8)
-        .contains("14.31 % refitted from the shipped\nkernel entries without each source"));
+        .contains("13.28 % refitted from the shipped\nkernel entries without each source"));
     for (String given : List.of("--keep-priors", "--no-keep-priors")) {
       CliTest.Result refused = CliTest.run("validate", given, "--cases", file.toString());
       assertEquals(2, refused.status());
@@ -178,15 +179,15 @@ class LeaveOneSourceOutTest {
 
   /**
    * The held-out MoE rows (issue 32): the table's means of liu2025, deepseek2024, xtuner2025,
-   * mbcard2026, mlmoe2026 and mbskills2026 weighted by their cases, under the shipped catalog (element 0) and
-   * refitted without each source (element 1), in per cent.
+   * mbcard2026, mlmoe2026, mbskills2026 and mbcards2026 weighted by their cases, under the
+   * shipped catalog (element 0) and refitted without each source (element 1), in per cent.
    */
   private static double[] heldOutMoe(String report) {
     double shippedSum = 0;
     double sum = 0;
     int n = 0;
     for (String source : List.of("liu2025", "deepseek2024", "xtuner2025", "mbcard2026",
-        "mlmoe2026", "mbskills2026")) {
+        "mlmoe2026", "mbskills2026", "mbcards2026")) {
       Matcher row = Pattern.compile("\\| " + source + " \\| ([0-9]+) \\| ([0-9.]+) % / [0-9.]+ %"
           + " \\| ([0-9.]+) % /").matcher(report);
       assertTrue(row.find(), source);
@@ -195,7 +196,7 @@ class LeaveOneSourceOutTest {
       sum += rows * Double.parseDouble(row.group(3));
       n += rows;
     }
-    assertEquals(48, n);
+    assertEquals(52, n);
     return new double[] {shippedSum / n, sum / n};
   }
 
@@ -224,9 +225,10 @@ class LeaveOneSourceOutTest {
     // xtuner's Qwen3-235B benchmark on H800, Megatron-Bridge's Qwen3-30B-A3B verification card,
     // Megatron-LM's MoE recipe table and Trainy's H200 runs joined them on 2026-12-07 (54th
     // session), recorded before any prediction, and Megatron-Bridge's expert-overlap A/B pairs
-    // on 16 H100 on 2026-12-08 (55th session).
+    // on 16 H100 and the forced-balance rows of its DeepSeek-V3, Qwen3-235B-A22B and gpt-oss-120b
+    // model cards on 2026-12-08 (55th session).
     assertEquals(HELD_OUT, out.group(1));
-    assertTrue(r.out().contains("| titandeepep2025 | 6 | 42.0 % / 46.0 % | 17.0 % / 20.3 % | no:"
+    assertTrue(r.out().contains("| titandeepep2025 | 6 | 42.0 % / 46.0 % | 13.1 % / 16.3 % | no:"
         + " decision 2026-12-07: Blackwell kernels carry Hopper's fitted matmul half dimensions"),
         r.out());
     double mean = Double.parseDouble(out.group(2));
@@ -239,11 +241,11 @@ class LeaveOneSourceOutTest {
     // The held-out MoE rows (issue 32) under the shipped catalog and refitted without each
     // source from the accelerators' own constants, as docs/validation.md quotes them.
     double[] moe = heldOutMoe(r.out());
-    assertEquals(14.29, moe[0], 0.02);
-    assertEquals(12.74, moe[1], 0.005);
+    assertEquals(14.69, moe[0], 0.02);
+    assertEquals(12.61, moe[1], 0.005);
     assertTrue(Files.readString(Path.of("..", "docs", "validation.md"), StandardCharsets.UTF_8)
-        .contains("the 48 held-out MoE rows are 14.29 % off with the shipped\nconstants and"
-            + " 12.74 %\nrefitted without each source"));
+        .contains("the 52 held-out MoE rows are 14.69 % off with the shipped\nconstants and"
+            + " 12.61 %\nrefitted without each source"));
   }
 
   /** The shipped catalog's intervals of regime serving, or of every other regime. */

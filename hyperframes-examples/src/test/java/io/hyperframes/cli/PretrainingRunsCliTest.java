@@ -418,6 +418,31 @@ class PretrainingRunsCliTest {
     assertTrue(doc.contains("**The alltoall run with overlap is\n  23.21 % too fast**"));
   }
 
+  /**
+   * The forced-balance rows of Megatron-Bridge's DeepSeek-V3, Qwen3-235B-A22B and gpt-oss-120b
+   * verification cards, recorded 2026-12-08 (55th session) before any prediction
+   * (docs/validation.md, "Megatron-Bridge's other model cards"): DeepSeek-V3 on H100 within 2 %,
+   * every GB200 row too fast, the means the report prints.
+   */
+  @Test
+  void megatronBridgeModelCardRows() throws IOException {
+    Map<String, Double> rows = CliTest.stepErrorsInDocs("mbcards-cases.json", 4);
+    double sum = 0;
+    for (Map.Entry<String, Double> e : rows.entrySet()) {
+      double err = e.getValue();
+      if (e.getKey().contains("h100")) {
+        assertTrue(Math.abs(err) < 2.0, e.getKey() + ": " + err);
+      } else {
+        assertTrue(err < -15.0 && err > -45.0, e.getKey() + ": " + err);
+      }
+      sum += Math.abs(err);
+    }
+    assertEquals(19.46, sum / 4, 0.01, "the mean of the printed, rounded errors");
+    String doc = Files.readString(Path.of("..", "docs", "validation.md"), StandardCharsets.UTF_8);
+    assertTrue(doc.contains("**DeepSeek-V3 on 1024 H100 is within 1.1 %; the three GB200 rows are"
+        + " 15-44 % too fast.**"));
+  }
+
   /** {@code estimate --format json} of the request of case {@code id} of {@code casesFile}. */
   private JsonNode estimate(String casesFile, String id) throws IOException {
     JsonNode cases = Json.parseObject(casesFile, Files.readString(
