@@ -9,14 +9,14 @@ import java.util.Set;
 /**
  * The catalog a leave-one-source-out refit starts from when it keeps the kernel priors
  * ({@code validate --leave-one-source-out}, {@code --keep-priors} by default): the shipped
- * catalog's kernel entries
- * of each generation, with the constants the refit fits reset to the accelerator's own values
- * (the starting point {@link Catalog#withoutKernels} gives every constant); every other field of
- * an entry (a fused-attention or matmul prior taken from kernel measurements, a serving constant)
- * is kept. Engine-scoped entries ({@code "hopper@fsdp"}) are left out, as without the priors:
- * the refit makes them again from the generation's. A shipped field that was fitted on a case and
- * is kept makes that case's source in sample ({@link Calibration#inSampleSources} reads the
- * shipped catalog either way), so keeping the priors leaks nothing into a held-out source.
+ * catalog's kernel entries of each generation, with the constants the refit fits reset to the
+ * accelerator's own values (the starting point {@link Catalog#withoutKernels} gives every
+ * constant); every other field of an entry (a fused-attention or matmul prior taken from kernel
+ * measurements, a serving constant) is kept. Engine-scoped entries ({@code "hopper@fsdp"}) are
+ * left out, as without the priors: the refit makes them again from the generation's. A shipped
+ * field that was fitted on a case and is kept makes that case's source in sample
+ * ({@link Calibration#inSampleSources} reads the shipped catalog either way), so keeping the
+ * priors leaks nothing into a held-out source.
  */
 final class PriorStart {
 
